@@ -1,0 +1,129 @@
+# softoffload — GNU make build.  All outputs go under $(BUILD) (default build/),
+# so several builds (e.g. sanitizer, clang) can coexist: make BUILD=build-san SAN=1
+#
+#   make                 library (static + shared), CLI, tests, benchmarks
+#   make check           install missing Debian packages (as root), run every test
+#   make check-sanitize  the unit tests under -fsanitize=address,undefined
+#   make bench           run the benchmarks
+#   make demo            reproduce the before/after experiment (scripts/demo.sh)
+#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make clean
+
+VERSION   := 0.1.0
+SOVERSION := 0
+BUILD     ?= build
+PREFIX    ?= /usr/local
+LIBDIR    ?= $(PREFIX)/lib
+INCDIR    ?= $(PREFIX)/include
+BINDIR    ?= $(PREFIX)/bin
+
+CC        ?= cc
+OPT       ?= -O2
+CFLAGS    ?= $(OPT) -g
+WARN      := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CPPFLAGS  += -D_GNU_SOURCE -Iinclude -Isrc
+ifeq ($(SAN),1)
+CFLAGS    += -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LDFLAGS   += -fsanitize=address,undefined
+endif
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(CPPFLAGS) -fPIC -fvisibility=hidden
+
+# Per-ISA files are compiled with their ISA enabled and only called after a
+# run-time CPUID check (see src/cpu.c).
+ARCH := $(shell $(CC) -dumpmachine)
+ifneq (,$(findstring x86_64,$(ARCH)))
+ISA_avx2   := -mavx2 -mbmi2
+ISA_avx512 := -mavx512f -mavx512bw -mavx512vl -mbmi2
+ISA_gfni   := -mgfni -mavx512f -mavx512bw -mavx512vl
+endif
+
+LIB_SRC   := $(wildcard src/*.c)
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TOOL_SRC  := $(wildcard tools/*.c)
+TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC  := $(wildcard tests/test_*.c)
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_LIB  := $(filter-out $(TEST_SRC),$(wildcard tests/*.c))
+TEST_LOBJ := $(TEST_LIB:%.c=$(BUILD)/%.o)
+BENCH_SRC := $(wildcard bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+BENCH_LIB := $(filter-out $(BENCH_SRC),$(wildcard bench/*.c))
+BENCH_LOBJ:= $(BENCH_LIB:%.c=$(BUILD)/%.o)
+
+STATIC    := $(BUILD)/libsoftoffload.a
+SHARED    := $(BUILD)/libsoftoffload.so.$(VERSION)
+CLI       := $(BUILD)/softoffload
+
+PCAP_LIBS := -lpcap
+CMOCKA    := -lcmocka
+
+.PHONY: all lib cli tests benches check check-sanitize bench demo install clean deps deps-demo fuzz
+all: lib cli tests benches
+
+lib: $(STATIC) $(SHARED) $(BUILD)/softoffload.pc
+cli: $(CLI)
+tests: $(TEST_BIN)
+benches: $(BENCH_BIN)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ISA_$(lastword $(subst _, ,$(basename $(notdir $<))))) -MMD -MP -c $< -o $@
+
+$(STATIC): $(LIB_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libsoftoffload.so.$(SOVERSION) $(LDFLAGS) -o $@ $^
+	ln -sf libsoftoffload.so.$(VERSION) $(BUILD)/libsoftoffload.so.$(SOVERSION)
+	ln -sf libsoftoffload.so.$(VERSION) $(BUILD)/libsoftoffload.so
+
+$(BUILD)/softoffload.pc: softoffload.pc.in Makefile
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+$(CLI): $(TOOL_OBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(TOOL_OBJ) $(STATIC) $(PCAP_LIBS) -lpthread
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LOBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LOBJ) $(STATIC) $(CMOCKA) $(PCAP_LIBS)
+
+$(BUILD)/bench/%: $(BUILD)/bench/%.o $(BENCH_LOBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LOBJ) $(STATIC) -lm
+
+deps:
+	@scripts/deps.sh check
+
+deps-demo:
+	@scripts/deps.sh demo
+
+check: deps
+	$(MAKE) all
+	BUILD=$(BUILD) scripts/run-tests.sh
+
+check-sanitize: deps
+	$(MAKE) BUILD=$(BUILD)-san SAN=1 OPT=-O1 lib tests cli
+	BUILD=$(BUILD)-san SANITIZE=1 scripts/run-tests.sh
+
+bench: all
+	BUILD=$(BUILD) scripts/run-bench.sh
+
+demo: deps-demo
+	$(MAKE) all
+	BUILD=$(BUILD) scripts/demo.sh
+
+install: lib cli
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/softoffload $(DESTDIR)$(BINDIR)
+	install -m 644 include/softoffload/*.h $(DESTDIR)$(INCDIR)/softoffload/
+	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libsoftoffload.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsoftoffload.so.$(SOVERSION)
+	ln -sf libsoftoffload.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsoftoffload.so
+	install -m 644 $(BUILD)/softoffload.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+
+clean:
+	rm -rf build build-*
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

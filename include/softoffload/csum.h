@@ -1,0 +1,175 @@
+/*
+ * softoffload — Internet checksum (RFC 1071, 1624; pseudo-headers RFC 768/793/8200).
+ *
+ * HowTo
+ *   Numbers in this API are plain host integers holding the RFC's 16-bit
+ *   big-endian word arithmetic: the RFC 1071 §3 example bytes
+ *   00 01 f2 03 f4 f5 f6 f7 give sofl_csum() == 0x220d.  To store a checksum
+ *   into a packet use sofl_put16() (or htons()).
+ *
+ *   A "sum" (uint32_t) is an unfolded ones'-complement accumulator: add
+ *   buffers with sofl_csum_add(), pseudo-headers with sofl_csum_pseudo_v4/v6(),
+ *   fold it with sofl_csum_fold() and complement for the final checksum.
+ *   Sums can be added with sofl_csum_combine() (one's-complement addition);
+ *   a block that starts at an odd byte offset must be added with
+ *   sofl_csum_block_add().
+ *
+ *   Packet-level helpers (sofl_pkt_csum_*) take a parsed packet (pkt.h).
+ *
+ * Implementations: portable C, AVX2 and AVX-512, chosen once, on first use,
+ * from CPUID; the environment variable SOFL_CSUM_IMPL=generic|avx2|avx512
+ * overrides the choice (an unavailable one falls back to the best available).
+ * All give bit-identical results.
+ *
+ * Thread-safety: every call is reentrant; the one-time dispatch is race-free.
+ * Memory: no call allocates; buffers are only read (or written where stated).
+ */
+#ifndef SOFTOFFLOAD_CSUM_H
+#define SOFTOFFLOAD_CSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "softoffload/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sofl_pkt;
+
+/* sofl_csum_add() :
+ * Adds the 16-bit big-endian words of buf[0..len) to @sum (odd length: the
+ * last byte is the high byte of a final word padded with zero).
+ * @return the new unfolded sum.  buf may be unaligned; len may be 0. */
+SOFL_API uint32_t sofl_csum_add(uint32_t sum, const void *buf, size_t len);
+
+/* sofl_csum_copy() :
+ * Fused copy-and-checksum: memcpy(dst, src, len) and return
+ * sofl_csum_add(sum, src, len).  dst and src must not overlap. */
+SOFL_API uint32_t sofl_csum_copy(void *dst, const void *src, size_t len, uint32_t sum);
+
+/* sofl_csum_fold() : folds a sum to 16 bits (end-around carry), NOT complemented. */
+static inline uint16_t
+sofl_csum_fold(uint32_t sum)
+{
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* sofl_csum_combine() : ones'-complement addition of two sums (never loses a carry). */
+static inline uint32_t
+sofl_csum_combine(uint32_t a, uint32_t b)
+{
+	uint32_t r = a + b;
+	return r + (r < a);
+}
+
+/* sofl_csum_block_add() :
+ * Adds @block (the sum of a buffer) that starts @offset bytes into the data
+ * summed so far; an odd offset swaps the block's bytes (RFC 1071 §2(B)). */
+static inline uint32_t
+sofl_csum_block_add(uint32_t sum, uint32_t block, size_t offset)
+{
+	if (offset & 1) {
+		uint16_t f = sofl_csum_fold(block);
+		block = (uint16_t)((f << 8) | (f >> 8));
+	}
+	return sofl_csum_combine(sum, block);
+}
+
+/* sofl_csum() : the Internet checksum of buf (~fold(sum)). RFC 1071 §3 -> 0x220d. */
+SOFL_API uint16_t sofl_csum(const void *buf, size_t len);
+
+/* sofl_csum_pseudo_v4() / _v6() :
+ * Sum of the pseudo-header: IPv4 src, dst, zero, proto, 16-bit @l4len (RFC 768/793);
+ * IPv6 src, dst, 32-bit upper-layer length, zeros, next header = the
+ * upper-layer protocol (RFC 8200 §8.1).  Addresses in network byte order. */
+SOFL_API uint32_t sofl_csum_pseudo_v4(const void *src4, const void *dst4, uint8_t proto, uint32_t l4len);
+SOFL_API uint32_t sofl_csum_pseudo_v6(const void *src16, const void *dst16, uint8_t proto, uint32_t l4len);
+
+/* sofl_ipv4_hdr_csum() :
+ * The IPv4 header checksum of the @hlen-byte header at @iph, computed as if
+ * the checksum field (bytes 10-11) were zero.  Store it with sofl_put16().
+ * sofl_ipv4_hdr_csum_ok() : 1 when the header as stored verifies, else 0. */
+SOFL_API uint16_t sofl_ipv4_hdr_csum(const void *iph, size_t hlen);
+SOFL_API int sofl_ipv4_hdr_csum_ok(const void *iph, size_t hlen);
+
+/* sofl_csum_replace16() / _replace32() :
+ * Incremental update (RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m')) of checksum
+ * @check when a 16-bit (32-bit) field changes from @old to @new.  Equal
+ * values return @check unchanged (RFC 1624 erratum 4782).  Matches Linux
+ * csum_replace2()/csum_replace4() bit for bit. */
+SOFL_API uint16_t sofl_csum_replace16(uint16_t check, uint16_t old, uint16_t new_);
+SOFL_API uint16_t sofl_csum_replace32(uint16_t check, uint32_t old, uint32_t new_);
+
+/* sofl_csum_complete_partial() :
+ * Completes a partial checksum the way a NIC (or Linux skb_checksum_help) does
+ * for virtio NEEDS_CSUM / CHECKSUM_PARTIAL: the 16-bit field at
+ * csum_start + csum_offset holds the folded pseudo-header sum; sums
+ * frame[csum_start..len) and stores the complemented result there (a result
+ * of 0 is stored as 0xFFFF, as Linux does).
+ * @return 0, or SOFL_EINVAL if csum_start + csum_offset + 2 > len. */
+SOFL_API int sofl_csum_complete_partial(void *frame, size_t len, size_t csum_start, size_t csum_offset);
+
+/* Checksum states reported by sofl_pkt_csum_check(). */
+enum sofl_csum_state {
+	SOFL_CSUM_VALID = 0,   /* verifies */
+	SOFL_CSUM_BAD,         /* does not verify, and is not a partial sum */
+	SOFL_CSUM_PARTIAL,     /* holds exactly the folded pseudo-header sum (CHECKSUM_PARTIAL, TSO/GRO) */
+	SOFL_CSUM_ABSENT,      /* UDP over IPv4 with checksum 0 ("no checksum") */
+	SOFL_CSUM_NONE,        /* no such checksum in this packet (not IPv4 / not TCP-UDP / fragment) */
+};
+
+/* sofl_pkt_csum_check() :
+ * Classifies the IPv4 header checksum (*ip, may be NULL) and the TCP/UDP
+ * checksum (*l4, may be NULL) of a packet parsed by sofl_pkt_parse().  A zero
+ * UDP checksum over IPv6 is SOFL_CSUM_BAD (RFC 8200).  Fragments: l4 NONE. */
+SOFL_API void sofl_pkt_csum_check(const struct sofl_pkt *p, enum sofl_csum_state *ip,
+				  enum sofl_csum_state *l4);
+
+/* sofl_pkt_l4_csum() :
+ * Computes the full TCP/UDP checksum of the parsed packet (field treated as
+ * zero) over the L4 length from the IP header (Ethernet padding excluded).
+ * UDP: a computed 0 is returned as 0xFFFF; TCP never maps 0.
+ * @return the 16-bit checksum (>= 0), or SOFL_E_NOT_TCPUDP / SOFL_E_FRAGMENT. */
+SOFL_API int sofl_pkt_l4_csum(const struct sofl_pkt *p);
+
+/* sofl_pkt_l4_pseudo() :
+ * The folded pseudo-header sum for the packet's L4 length (what a
+ * CHECKSUM_PARTIAL packet carries in its checksum field). Same errors. */
+SOFL_API int sofl_pkt_l4_pseudo(const struct sofl_pkt *p);
+
+/* sofl_pkt_csum_fill() :
+ * Writes the IPv4 header checksum (if IPv4) and the full TCP/UDP checksum
+ * (if TCP/UDP and not a fragment) into @frame, which must be the buffer @p
+ * was parsed from (writable).  UDP over IPv4 with checksum 0 is left 0
+ * unless @udp4_zero_too.  @return 0, or a negative SOFL_E* code. */
+SOFL_API int sofl_pkt_csum_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too);
+
+/* Implementation selection (tests, benchmarks). */
+enum sofl_csum_impl { SOFL_CSUM_GENERIC = 0, SOFL_CSUM_AVX2 = 1, SOFL_CSUM_AVX512 = 2 };
+/* sofl_csum_impl_available() : 1 when the CPU (and build) supports @impl. */
+SOFL_API int sofl_csum_impl_available(enum sofl_csum_impl impl);
+/* sofl_csum_set_impl() : forces @impl for the whole process. Not thread-safe
+ * with concurrent checksum calls. @return 0 or SOFL_ENOTSUP. */
+SOFL_API int sofl_csum_set_impl(enum sofl_csum_impl impl);
+/* sofl_csum_impl_name() : "generic", "avx2" or "avx512" — the one in use. */
+SOFL_API const char *sofl_csum_impl_name(void);
+
+/* Unaligned big-endian load/store helpers used throughout. */
+static inline uint16_t sofl_get16(const void *p)
+{ const uint8_t *b = (const uint8_t *)p; return (uint16_t)(b[0] << 8 | b[1]); }
+static inline uint32_t sofl_get32(const void *p)
+{ const uint8_t *b = (const uint8_t *)p;
+  return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]; }
+static inline void sofl_put16(void *p, uint16_t v)
+{ uint8_t *b = (uint8_t *)p; b[0] = (uint8_t)(v >> 8); b[1] = (uint8_t)v; }
+static inline void sofl_put32(void *p, uint32_t v)
+{ uint8_t *b = (uint8_t *)p; b[0] = (uint8_t)(v >> 24); b[1] = (uint8_t)(v >> 16);
+  b[2] = (uint8_t)(v >> 8); b[3] = (uint8_t)v; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

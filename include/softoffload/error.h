@@ -1,0 +1,84 @@
+/*
+ * softoffload — error codes shared by every module.
+ *
+ * Every call that can fail returns an int: 0 (or a non-negative count) on
+ * success, or one of the negative SOFL_E* codes below.  sofl_strerror() turns
+ * a code into a one-line English message.  Codes are stable: new ones are
+ * appended, existing values never change.
+ *
+ * Thread-safety: everything here is pure; call from any thread.
+ */
+#ifndef SOFTOFFLOAD_ERROR_H
+#define SOFTOFFLOAD_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SOFL_API __attribute__((visibility("default")))
+#else
+#define SOFL_API
+#endif
+
+enum sofl_err {
+	SOFL_OK = 0,
+
+	/* generic */
+	SOFL_EINVAL           = -1,  /* invalid argument (NULL, bad size, bad option) */
+	SOFL_ENOSPC           = -2,  /* caller-provided buffer or array too small */
+	SOFL_ENOMEM           = -3,  /* allocation failed (creation calls only) */
+	SOFL_ENOTSUP          = -4,  /* feature not supported (CPU, protocol, mode) */
+
+	/* packet parsing (pkt.h) */
+	SOFL_E_TRUNC_L2       = -10, /* frame shorter than its Ethernet/VLAN header */
+	SOFL_E_TRUNC_L3       = -11, /* frame shorter than the fixed IP header */
+	SOFL_E_IP_VERSION     = -12, /* IP version field does not match the ethertype / is not 4 or 6 */
+	SOFL_E_IPV4_IHL       = -13, /* IPv4 IHL < 5 */
+	SOFL_E_IPV4_HDR_TRUNC = -14, /* IPv4 header (with options) longer than the frame */
+	SOFL_E_IPV4_TOTLEN_SHORT = -15, /* IPv4 total length smaller than its header */
+	SOFL_E_IPV4_TOTLEN_LONG  = -16, /* IPv4 total length beyond the end of the frame */
+	SOFL_E_IPV6_PLEN_LONG = -17, /* IPv6 payload length beyond the end of the frame */
+	SOFL_E_IPV6_JUMBO     = -18, /* IPv6 payload length 0 (jumbogram) is not supported */
+	SOFL_E_EXTHDR_TRUNC   = -19, /* IPv6 extension header runs past the IP payload */
+	SOFL_E_EXTHDR_CHAIN   = -20, /* IPv6 extension header chain too long (> SOFL_PKT_MAX_EXTHDR) */
+	SOFL_E_TCP_TRUNC      = -21, /* TCP fixed header beyond the IP payload */
+	SOFL_E_TCP_DOFF_SMALL = -22, /* TCP data offset < 5 */
+	SOFL_E_TCP_DOFF_LONG  = -23, /* TCP header (data offset) beyond the IP payload */
+	SOFL_E_UDP_TRUNC      = -24, /* UDP header beyond the IP payload */
+	SOFL_E_UDP_LEN        = -25, /* UDP length < 8 or beyond the IP payload */
+	SOFL_E_NOT_IP         = -26, /* not an IPv4/IPv6 packet (where IP is required) */
+	SOFL_E_NOT_TCPUDP     = -27, /* not TCP or UDP (where one is required) */
+	SOFL_E_FRAGMENT       = -28, /* IP fragment (where a whole datagram is required) */
+	SOFL_E_CSUM           = -29, /* checksum does not verify */
+
+	/* virtio-net header (vnet.h) — one code per rejection rule of the kernel */
+	SOFL_E_VNET_SHORT      = -40, /* buffer shorter than the virtio-net header */
+	SOFL_E_VNET_GSO_TYPE   = -41, /* unknown gso_type */
+	SOFL_E_VNET_GSO_SIZE   = -42, /* GSO with gso_size 0, or GSO_BY_FRAGS (0xFFFF) */
+	SOFL_E_VNET_CSUM_START = -43, /* csum_start outside the packet or before the L4 header */
+	SOFL_E_VNET_CSUM_OFFSET= -44, /* csum_offset wrong for the protocol or beyond the packet */
+	SOFL_E_VNET_NO_CSUM    = -45, /* GSO type requires NEEDS_CSUM (UDP_L4) */
+	SOFL_E_VNET_PROTO      = -46, /* gso_type does not match the packet's L3/L4 protocol */
+	SOFL_E_VNET_TOO_MANY   = -47, /* more segments than allowed (UDP_L4: 128) */
+	SOFL_E_VNET_ECN        = -48, /* ECN bit with a gso_type that does not allow it */
+	SOFL_E_VNET_FLAGS      = -49, /* unknown flag bits */
+
+	/* segmentation (gso.h) */
+	SOFL_E_GSO_SIZE        = -60, /* gso_size 0 or too large for the output */
+	SOFL_E_GSO_TOO_MANY    = -61, /* more segments than the limit */
+	SOFL_E_GSO_PROTO       = -62, /* requested segmentation does not match the packet */
+	SOFL_E_GSO_HDR         = -63, /* headers longer than the packet / than the output allows */
+	SOFL_E_GSO_DF          = -64, /* fragmentation needed but DF set */
+};
+
+/* sofl_strerror() :
+ * @return a static, NUL-terminated English description of @err (a SOFL_E*
+ * code, 0, or any other int — unknown values give "unknown error").
+ * Never NULL; the string must not be freed. */
+SOFL_API const char *sofl_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,8 @@
+/* softoffload — umbrella header: software network offloads.
+ * Link with -lsoftoffload (pkg-config softoffload). */
+#ifndef SOFTOFFLOAD_H
+#define SOFTOFFLOAD_H
+#include "softoffload/error.h"
+#include "softoffload/csum.h"
+#include "softoffload/pkt.h"
+#endif

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install the Debian packages a target needs, when missing and when root.
+#   scripts/deps.sh check   build + test dependencies
+#   scripts/deps.sh demo    + what `make demo` uses (iperf3, iproute2, ethtool, gnuplot)
+#   scripts/deps.sh bench   + DPDK for the side-by-side benchmark
+set -eu
+what=${1:-check}
+pkgs="gcc make pkg-config libcmocka-dev libpcap-dev iproute2 iperf3 procps"
+case $what in
+demo)  pkgs="$pkgs ethtool gnuplot-nox" ;;
+bench) pkgs="$pkgs libdpdk-dev" ;;
+esac
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing Debian packages:$missing (run as root, or apt-get install them)" >&2
+	exit 0
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+stamp=/var/lib/apt/periodic/softoffload-update
+if [ ! -e "$stamp" ]; then
+	apt-get update -qq
+	mkdir -p "$(dirname "$stamp")" && touch "$stamp"
+fi
+# iperf3 asks whether to start a daemon; answer no
+echo "iperf3 iperf3/start_daemon boolean false" | debconf-set-selections 2>/dev/null || true
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,321 @@
+/* Checksum API: run-time dispatch to the per-ISA kernels, pseudo-headers,
+ * incremental updates and packet-level helpers (csum.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "softoffload/csum.h"
+#include "softoffload/pkt.h"
+#include "csum_impl.h"
+
+struct impl {
+	const char *name;
+	sofl_csum_kernel_fn sum;
+	sofl_csum_copy_fn copy;
+};
+
+static const struct impl impls[] = {
+	[SOFL_CSUM_GENERIC] = { "generic", sofl_csum_generic, sofl_csum_copy_generic },
+#if defined(__x86_64__)
+	[SOFL_CSUM_AVX2]    = { "avx2", sofl_csum_avx2, sofl_csum_copy_avx2 },
+	[SOFL_CSUM_AVX512]  = { "avx512", sofl_csum_avx512, sofl_csum_copy_avx512 },
+#endif
+};
+
+static const struct impl *cur;
+
+SOFL_API int
+sofl_csum_impl_available(enum sofl_csum_impl impl)
+{
+	unsigned f = sofl_cpu_features();
+
+	switch (impl) {
+	case SOFL_CSUM_GENERIC: return 1;
+#if defined(__x86_64__)
+	case SOFL_CSUM_AVX2:    return !!(f & SOFL_CPU_AVX2);
+	case SOFL_CSUM_AVX512:  return !!(f & SOFL_CPU_AVX512BW) && !!(f & SOFL_CPU_BMI2);
+#endif
+	default: return 0;
+	}
+}
+
+static const struct impl *
+choose(void)
+{
+	const char *env = getenv("SOFL_CSUM_IMPL");
+	int i;
+
+	if (env) {
+		for (i = (int)(sizeof(impls) / sizeof(impls[0])) - 1; i >= 0; i--)
+			if (impls[i].name && !strcmp(env, impls[i].name) &&
+			    sofl_csum_impl_available((enum sofl_csum_impl)i))
+				return &impls[i];
+	}
+	for (i = (int)(sizeof(impls) / sizeof(impls[0])) - 1; i > 0; i--)
+		if (sofl_csum_impl_available((enum sofl_csum_impl)i))
+			return &impls[i];
+	return &impls[SOFL_CSUM_GENERIC];
+}
+
+static inline const struct impl *
+get_impl(void)
+{
+	const struct impl *c = __atomic_load_n(&cur, __ATOMIC_ACQUIRE);
+
+	if (!c) {
+		c = choose();	/* idempotent: racing threads choose the same */
+		__atomic_store_n(&cur, c, __ATOMIC_RELEASE);
+	}
+	return c;
+}
+
+SOFL_API int
+sofl_csum_set_impl(enum sofl_csum_impl impl)
+{
+	if ((unsigned)impl >= sizeof(impls) / sizeof(impls[0]) || !impls[impl].sum ||
+	    !sofl_csum_impl_available(impl))
+		return SOFL_ENOTSUP;
+	__atomic_store_n(&cur, &impls[impl], __ATOMIC_RELEASE);
+	return 0;
+}
+
+SOFL_API const char *
+sofl_csum_impl_name(void)
+{
+	return get_impl()->name;
+}
+
+/* kernel results are in memory order; the API speaks big-endian words */
+static inline uint32_t
+to_be(uint32_t s16)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return s16;
+#else
+	return ((s16 & 0xff) << 8) | (s16 >> 8);
+#endif
+}
+
+SOFL_API uint32_t
+sofl_csum_add(uint32_t sum, const void *buf, size_t len)
+{
+	return sofl_csum_combine(sum, to_be(get_impl()->sum(buf, len)));
+}
+
+SOFL_API uint32_t
+sofl_csum_copy(void *dst, const void *src, size_t len, uint32_t sum)
+{
+	return sofl_csum_combine(sum, to_be(get_impl()->copy(dst, src, len)));
+}
+
+SOFL_API uint16_t
+sofl_csum(const void *buf, size_t len)
+{
+	return (uint16_t)~sofl_csum_fold(sofl_csum_add(0, buf, len));
+}
+
+static inline uint32_t
+sum_words(const uint8_t *b, size_t n)	/* n even, small */
+{
+	uint32_t s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i += 2)
+		s += (uint32_t)b[i] << 8 | b[i + 1];
+	return s;
+}
+
+SOFL_API uint32_t
+sofl_csum_pseudo_v4(const void *src4, const void *dst4, uint8_t proto, uint32_t l4len)
+{
+	uint32_t s = sum_words(src4, 4) + sum_words(dst4, 4) + proto + (l4len & 0xffff);
+	return sofl_csum_fold(s);
+}
+
+SOFL_API uint32_t
+sofl_csum_pseudo_v6(const void *src16, const void *dst16, uint8_t proto, uint32_t l4len)
+{
+	uint32_t s = sum_words(src16, 16) + sum_words(dst16, 16);
+
+	s = sofl_csum_combine(s, proto);
+	s = sofl_csum_combine(s, (l4len >> 16) + (l4len & 0xffff));
+	return sofl_csum_fold(s);
+}
+
+SOFL_API uint16_t
+sofl_ipv4_hdr_csum(const void *iph, size_t hlen)
+{
+	const uint8_t *h = iph;
+	uint32_t s = sum_words(h, 10) + sum_words(h + 12, (hlen - 12) & ~(size_t)1);
+
+	return (uint16_t)~sofl_csum_fold(s);
+}
+
+SOFL_API int
+sofl_ipv4_hdr_csum_ok(const void *iph, size_t hlen)
+{
+	return sofl_csum_fold(sum_words(iph, hlen & ~(size_t)1)) == 0xffff;
+}
+
+SOFL_API uint16_t
+sofl_csum_replace16(uint16_t check, uint16_t old, uint16_t new_)
+{
+	uint32_t s;
+
+	if (old == new_)
+		return check;
+	/* ~(~HC + ~m + m'), with 16-bit end-around-carry adds like csum16_add */
+	s = (uint16_t)~check;
+	s += (uint16_t)~old;
+	s = (s & 0xffff) + (s >> 16);
+	s += new_;
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+SOFL_API uint16_t
+sofl_csum_replace32(uint16_t check, uint32_t old, uint32_t new_)
+{
+	uint32_t s;
+
+	if (old == new_)
+		return check;
+	/* csum_replace4: ~csum_fold(csum_add(csum_sub(~csum_unfold(check), old), new)) */
+	s = (uint16_t)~check;
+	s = sofl_csum_combine(s, ~old);
+	s = sofl_csum_combine(s, new_);
+	return (uint16_t)~sofl_csum_fold(s);
+}
+
+SOFL_API int
+sofl_csum_complete_partial(void *frame, size_t len, size_t csum_start, size_t csum_offset)
+{
+	uint8_t *f = frame;
+	uint16_t c;
+
+	if (!f || csum_start > len || csum_offset > len - csum_start ||
+	    len - csum_start - csum_offset < 2)
+		return SOFL_EINVAL;
+	c = (uint16_t)~sofl_csum_fold(sofl_csum_add(0, f + csum_start, len - csum_start));
+	sofl_put16(f + csum_start + csum_offset, c ? c : 0xffff);
+	return 0;
+}
+
+/* ---- packet-level helpers ---- */
+
+static int
+l4_checkable(const struct sofl_pkt *p)
+{
+	if (!(p->layers & SOFL_LAYER_L4))
+		return p->is_frag ? SOFL_E_FRAGMENT : SOFL_E_NOT_TCPUDP;
+	return 0;
+}
+
+static uint32_t
+pkt_pseudo(const struct sofl_pkt *p, uint32_t l4len)
+{
+	if (p->ipv == 4)
+		return sofl_csum_pseudo_v4(p->key.src, p->key.dst, p->l4_proto, l4len);
+	return sofl_csum_pseudo_v6(p->key.src, p->key.dst, p->l4_proto, l4len);
+}
+
+static uint32_t
+pkt_l4len(const struct sofl_pkt *p)
+{
+	/* UDP: the UDP length field (pay_len + 8); TCP: up to the IP end */
+	return p->l4_proto == 17 ? p->pay_len + 8 : p->ip_end - p->l4_off;
+}
+
+static inline unsigned
+check_off(const struct sofl_pkt *p)
+{
+	return p->l4_proto == 17 ? 6 : 16;
+}
+
+SOFL_API int
+sofl_pkt_l4_pseudo(const struct sofl_pkt *p)
+{
+	int err = l4_checkable(p);
+
+	if (err)
+		return err;
+	return sofl_csum_fold(pkt_pseudo(p, pkt_l4len(p)));
+}
+
+SOFL_API int
+sofl_pkt_l4_csum(const struct sofl_pkt *p)
+{
+	const uint8_t *l4;
+	uint32_t len, s;
+	unsigned co;
+	uint16_t c;
+	int err = l4_checkable(p);
+
+	if (err)
+		return err;
+	l4 = p->data + p->l4_off;
+	len = pkt_l4len(p);
+	co = check_off(p);
+	s = pkt_pseudo(p, len);
+	s = sofl_csum_add(s, l4, co);
+	s = sofl_csum_add(s, l4 + co + 2, len - co - 2);
+	c = (uint16_t)~sofl_csum_fold(s);
+	if (p->l4_proto == 17 && c == 0)
+		c = 0xffff;
+	return c;
+}
+
+SOFL_API void
+sofl_pkt_csum_check(const struct sofl_pkt *p, enum sofl_csum_state *ip, enum sofl_csum_state *l4)
+{
+	if (ip) {
+		if (p->ipv == 4 && (p->layers & SOFL_LAYER_L3))
+			*ip = sofl_ipv4_hdr_csum_ok(p->data + p->l3_off, p->l3_len) ?
+			      SOFL_CSUM_VALID : SOFL_CSUM_BAD;
+		else
+			*ip = SOFL_CSUM_NONE;
+	}
+	if (l4) {
+		const uint8_t *h;
+		uint16_t field;
+		uint32_t len;
+
+		if (l4_checkable(p)) {
+			*l4 = SOFL_CSUM_NONE;
+			return;
+		}
+		h = p->data + p->l4_off;
+		field = sofl_get16(h + check_off(p));
+		len = pkt_l4len(p);
+		if (p->l4_proto == 17 && field == 0) {
+			*l4 = p->ipv == 4 ? SOFL_CSUM_ABSENT : SOFL_CSUM_BAD;
+			return;
+		}
+		if (sofl_csum_fold(sofl_csum_add(pkt_pseudo(p, len), h, len)) == 0xffff)
+			*l4 = SOFL_CSUM_VALID;
+		else if (field == sofl_csum_fold(pkt_pseudo(p, len)))
+			*l4 = SOFL_CSUM_PARTIAL;
+		else
+			*l4 = SOFL_CSUM_BAD;
+	}
+}
+
+SOFL_API int
+sofl_pkt_csum_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too)
+{
+	uint8_t *f = frame;
+	int c;
+
+	if (!f || !p || f != p->data)
+		return SOFL_EINVAL;
+	if (p->ipv == 4 && (p->layers & SOFL_LAYER_L3))
+		sofl_put16(f + p->l3_off + 10, sofl_ipv4_hdr_csum(f + p->l3_off, p->l3_len));
+	if (!(p->layers & SOFL_LAYER_L4))
+		return 0;
+	if (p->l4_proto == 17 && p->ipv == 4 && !udp4_zero_too &&
+	    sofl_get16(f + p->l4_off + 6) == 0)
+		return 0;
+	c = sofl_pkt_l4_csum(p);
+	if (c < 0)
+		return c;
+	sofl_put16(f + p->l4_off + check_off(p), (uint16_t)c);
+	return 0;
+}

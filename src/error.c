@@ -1,0 +1,50 @@
+/* Error strings for enum sofl_err. */
+#include "softoffload/error.h"
+
+SOFL_API const char *
+sofl_strerror(int err)
+{
+	switch (err) {
+	case SOFL_OK:               return "success";
+	case SOFL_EINVAL:           return "invalid argument";
+	case SOFL_ENOSPC:           return "output buffer too small";
+	case SOFL_ENOMEM:           return "out of memory";
+	case SOFL_ENOTSUP:          return "not supported";
+	case SOFL_E_TRUNC_L2:       return "frame shorter than its Ethernet/VLAN header";
+	case SOFL_E_TRUNC_L3:       return "frame shorter than the IP header";
+	case SOFL_E_IP_VERSION:     return "bad IP version";
+	case SOFL_E_IPV4_IHL:       return "IPv4 header length (IHL) < 5";
+	case SOFL_E_IPV4_HDR_TRUNC: return "IPv4 header with options runs past the frame";
+	case SOFL_E_IPV4_TOTLEN_SHORT: return "IPv4 total length smaller than the header";
+	case SOFL_E_IPV4_TOTLEN_LONG:  return "IPv4 total length beyond the frame";
+	case SOFL_E_IPV6_PLEN_LONG: return "IPv6 payload length beyond the frame";
+	case SOFL_E_IPV6_JUMBO:     return "IPv6 jumbogram (payload length 0) not supported";
+	case SOFL_E_EXTHDR_TRUNC:   return "IPv6 extension header truncated";
+	case SOFL_E_EXTHDR_CHAIN:   return "IPv6 extension header chain too long";
+	case SOFL_E_TCP_TRUNC:      return "TCP header truncated";
+	case SOFL_E_TCP_DOFF_SMALL: return "TCP data offset < 5";
+	case SOFL_E_TCP_DOFF_LONG:  return "TCP data offset beyond the IP payload";
+	case SOFL_E_UDP_TRUNC:      return "UDP header truncated";
+	case SOFL_E_UDP_LEN:        return "bad UDP length";
+	case SOFL_E_NOT_IP:         return "not an IP packet";
+	case SOFL_E_NOT_TCPUDP:     return "not a TCP or UDP packet";
+	case SOFL_E_FRAGMENT:       return "IP fragment";
+	case SOFL_E_CSUM:           return "bad checksum";
+	case SOFL_E_VNET_SHORT:     return "buffer shorter than the virtio-net header";
+	case SOFL_E_VNET_GSO_TYPE:  return "virtio-net header: unknown gso_type";
+	case SOFL_E_VNET_GSO_SIZE:  return "virtio-net header: bad gso_size";
+	case SOFL_E_VNET_CSUM_START:return "virtio-net header: bad csum_start";
+	case SOFL_E_VNET_CSUM_OFFSET:return "virtio-net header: bad csum_offset";
+	case SOFL_E_VNET_NO_CSUM:   return "virtio-net header: GSO type requires NEEDS_CSUM";
+	case SOFL_E_VNET_PROTO:     return "virtio-net header: gso_type does not match the packet";
+	case SOFL_E_VNET_TOO_MANY:  return "virtio-net header: too many segments";
+	case SOFL_E_VNET_ECN:       return "virtio-net header: ECN not allowed with this gso_type";
+	case SOFL_E_VNET_FLAGS:     return "virtio-net header: unknown flags";
+	case SOFL_E_GSO_SIZE:       return "segmentation: bad segment size";
+	case SOFL_E_GSO_TOO_MANY:   return "segmentation: too many segments";
+	case SOFL_E_GSO_PROTO:      return "segmentation: type does not match the packet";
+	case SOFL_E_GSO_HDR:        return "segmentation: headers too long";
+	case SOFL_E_GSO_DF:         return "fragmentation needed but DF set";
+	}
+	return "unknown error";
+}

@@ -1,0 +1,276 @@
+/* The one packet parser every engine consumes (pkt.h). */
+#include <string.h>
+#include "softoffload/pkt.h"
+#include "softoffload/csum.h"
+
+#define ETH_HLEN   14
+#define ETH_P_IP   0x0800
+#define ETH_P_IPV6 0x86DD
+#define ETH_P_8021Q  0x8100
+#define ETH_P_8021AD 0x88A8
+
+static int
+parse_l2(struct sofl_pkt *p, uint32_t *off)
+{
+	const uint8_t *d = p->data;
+	uint32_t o = ETH_HLEN;
+	uint16_t type;
+
+	if (p->len < ETH_HLEN)
+		return SOFL_E_TRUNC_L2;
+	type = sofl_get16(d + 12);
+	while (type == ETH_P_8021Q || type == ETH_P_8021AD) {
+		if (p->key.nvlan == SOFL_PKT_MAX_VLAN)
+			break;		/* a third tag: treated as an unknown ethertype */
+		if (p->len < o + 4)
+			return SOFL_E_TRUNC_L2;
+		p->vlan_tpid[p->key.nvlan] = type;
+		p->vlan_tci[p->key.nvlan] = sofl_get16(d + o);
+		p->key.vlan[p->key.nvlan] = sofl_get16(d + o) & 0x0fff;
+		p->key.nvlan++;
+		type = sofl_get16(d + o + 2);
+		o += 4;
+	}
+	p->ethertype = type;
+	p->layers |= SOFL_LAYER_L2;
+	*off = o;
+	return 0;
+}
+
+static int
+parse_ipv4(struct sofl_pkt *p, uint32_t o)
+{
+	const uint8_t *ip = p->data + o;
+	uint32_t hl, tot;
+	uint16_t frag;
+
+	if (p->len < o + 20)
+		return SOFL_E_TRUNC_L3;
+	if ((ip[0] >> 4) != 4)
+		return SOFL_E_IP_VERSION;
+	hl = (uint32_t)(ip[0] & 0x0f) * 4;
+	if (hl < 20)
+		return SOFL_E_IPV4_IHL;
+	if (p->len < o + hl)
+		return SOFL_E_IPV4_HDR_TRUNC;
+	tot = sofl_get16(ip + 2);
+	if (tot < hl)
+		return SOFL_E_IPV4_TOTLEN_SHORT;
+	if (o + tot > p->len)
+		return SOFL_E_IPV4_TOTLEN_LONG;
+	p->ipv = 4;
+	p->l3_off = (uint16_t)o;
+	p->l3_len = (uint16_t)hl;
+	p->ip_hl_opts = (uint16_t)(hl - 20);
+	p->ip_end = o + tot;
+	p->l4_proto = ip[9];
+	frag = sofl_get16(ip + 6);
+	if (frag & 0x3fff) {
+		p->is_frag = 1;
+		p->frag_first = (frag & 0x1fff) == 0;
+	}
+	p->key.family = 4;
+	p->key.proto = ip[9];
+	memcpy(p->key.src, ip + 12, 4);
+	memcpy(p->key.dst, ip + 16, 4);
+	p->layers |= SOFL_LAYER_L3;
+	return 0;
+}
+
+static int
+parse_ipv6(struct sofl_pkt *p, uint32_t o)
+{
+	const uint8_t *ip = p->data + o;
+	uint32_t plen, end, h;
+	uint8_t nh;
+
+	if (p->len < o + 40)
+		return SOFL_E_TRUNC_L3;
+	if ((ip[0] >> 4) != 6)
+		return SOFL_E_IP_VERSION;
+	plen = sofl_get16(ip + 4);
+	if (plen == 0 && ip[6] == 0)
+		return SOFL_E_IPV6_JUMBO;	/* jumbogram (RFC 2675) or empty HBH */
+	end = o + 40 + plen;
+	if (end > p->len)
+		return SOFL_E_IPV6_PLEN_LONG;
+	p->ipv = 6;
+	p->l3_off = (uint16_t)o;
+	p->ip_end = end;
+	p->key.family = 6;
+	p->key.flow_label = sofl_get32(ip) & 0x000fffff;
+	memcpy(p->key.src, ip + 8, 16);
+	memcpy(p->key.dst, ip + 24, 16);
+
+	nh = ip[6];
+	h = o + 40;
+	for (;;) {
+		uint32_t elen;
+		uint8_t bit;
+
+		switch (nh) {
+		case 0:  bit = SOFL_EXT_HOP; break;
+		case 43: bit = SOFL_EXT_ROUTE; break;
+		case 60: bit = SOFL_EXT_DEST; break;
+		case 44: bit = SOFL_EXT_FRAG; break;
+		default: bit = 0; break;
+		}
+		if (!bit)
+			break;
+		if (nh == 0 && h != o + 40)
+			break;		/* HBH only first (RFC 8200 §4.1): treat as upper layer */
+		if (p->n_exthdr == SOFL_PKT_MAX_EXTHDR)
+			return SOFL_E_EXTHDR_CHAIN;
+		if (h + 8 > end)
+			return SOFL_E_EXTHDR_TRUNC;
+		if (nh == 44) {
+			uint16_t fo = sofl_get16(p->data + h + 2);
+			elen = 8;
+			p->frag_off_hdr = (uint16_t)h;
+			p->is_frag = 1;
+			p->frag_first = (fo & 0xfff8) == 0;
+		} else {
+			elen = ((uint32_t)p->data[h + 1] + 1) * 8;
+			if (h + elen > end)
+				return SOFL_E_EXTHDR_TRUNC;
+		}
+		p->exthdr |= bit;
+		p->n_exthdr++;
+		nh = p->data[h];
+		h += elen;
+		if (bit == SOFL_EXT_FRAG)
+			break;	/* what follows belongs to the reassembled datagram */
+	}
+	p->l3_len = (uint16_t)(h - o);
+	p->l4_proto = nh;
+	p->key.proto = nh;
+	p->layers |= SOFL_LAYER_L3;
+	return 0;
+}
+
+static void
+parse_tcp_options(struct sofl_pkt *p)
+{
+	const uint8_t *d = p->data;
+	uint32_t i = p->l4_off + 20, end = p->l4_off + p->l4_len;
+
+	while (i < end) {
+		uint8_t kind = d[i], olen;
+
+		if (kind == 0)		/* EOL */
+			break;
+		if (kind == 1) {	/* NOP */
+			i++;
+			continue;
+		}
+		if (i + 1 >= end) {
+			p->tcp_opt_bad = 1;
+			break;
+		}
+		olen = d[i + 1];
+		if (olen < 2 || i + olen > end) {
+			p->tcp_opt_bad = 1;
+			break;
+		}
+		switch (kind) {
+		case 2:  if (olen == 4) p->opt_mss = (uint16_t)i; else p->tcp_opt_bad = 1; break;
+		case 3:  if (olen == 3) p->opt_ws = (uint16_t)i; else p->tcp_opt_bad = 1; break;
+		case 4:  if (olen == 2) p->opt_sackok = (uint16_t)i; else p->tcp_opt_bad = 1; break;
+		case 5:  if (olen >= 10 && (olen - 2) % 8 == 0) p->opt_sack = (uint16_t)i;
+			 else p->tcp_opt_bad = 1;
+			 break;
+		case 8:  if (olen == 10) p->opt_ts = (uint16_t)i; else p->tcp_opt_bad = 1; break;
+		default: break;
+		}
+		i += olen;
+	}
+}
+
+static int
+parse_l4(struct sofl_pkt *p)
+{
+	const uint8_t *d = p->data;
+	uint32_t o = p->l3_off + p->l3_len, avail = p->ip_end - o;
+
+	p->l4_off = (uint16_t)o;
+	p->pay_off = o;
+	p->pay_len = avail;
+	if (p->is_frag)
+		return 0;
+	if (p->l4_proto == 6) {
+		uint32_t hl;
+
+		if (avail < 20)
+			return SOFL_E_TCP_TRUNC;
+		hl = (uint32_t)(d[o + 12] >> 4) * 4;
+		if (hl < 20)
+			return SOFL_E_TCP_DOFF_SMALL;
+		if (hl > avail)
+			return SOFL_E_TCP_DOFF_LONG;
+		p->l4_len = (uint16_t)hl;
+		p->tcp_flags = d[o + 13];
+		p->tcp_seq = sofl_get32(d + o + 4);
+		p->tcp_ack = sofl_get32(d + o + 8);
+		p->key.sport = sofl_get16(d + o);
+		p->key.dport = sofl_get16(d + o + 2);
+		p->pay_off = o + hl;
+		p->pay_len = avail - hl;
+		p->layers |= SOFL_LAYER_L4;
+		if (hl > 20)
+			parse_tcp_options(p);
+	} else if (p->l4_proto == 17) {
+		uint32_t ulen;
+
+		if (avail < 8)
+			return SOFL_E_UDP_TRUNC;
+		ulen = sofl_get16(d + o + 4);
+		if (ulen < 8 || ulen > avail)
+			return SOFL_E_UDP_LEN;
+		p->l4_len = 8;
+		p->key.sport = sofl_get16(d + o);
+		p->key.dport = sofl_get16(d + o + 2);
+		p->pay_off = o + 8;
+		p->pay_len = ulen - 8;
+		p->layers |= SOFL_LAYER_L4;
+	}
+	return 0;
+}
+
+SOFL_API int
+sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
+{
+	uint32_t off = 0;
+	int err;
+
+	if (!p || (!frame && len) || len > UINT32_MAX)
+		return SOFL_EINVAL;
+	memset(p, 0, sizeof(*p));
+	p->data = frame;
+	p->len = (uint32_t)len;
+	p->link = (uint8_t)link;
+
+	if (link == SOFL_LINK_ETH) {
+		err = parse_l2(p, &off);
+		if (err)
+			return err;
+		if (p->ethertype == ETH_P_IP)
+			err = parse_ipv4(p, off);
+		else if (p->ethertype == ETH_P_IPV6)
+			err = parse_ipv6(p, off);
+		else
+			return 0;	/* not IP: fine, just not ours */
+	} else if (link == SOFL_LINK_RAW) {
+		if (len < 1)
+			return SOFL_E_TRUNC_L3;
+		switch (p->data[0] >> 4) {
+		case 4:  err = parse_ipv4(p, 0); break;
+		case 6:  err = parse_ipv6(p, 0); break;
+		default: return SOFL_E_IP_VERSION;
+		}
+	} else {
+		return SOFL_EINVAL;
+	}
+	if (err)
+		return err;
+	return parse_l4(p);
+}

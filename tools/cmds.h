@@ -1,0 +1,4 @@
+/* The CLI's subcommands: one line each, CMD(name, one-line summary).
+ * Each is implemented in tools/cmd_<name>.c as int cmd_<name>(int argc, char **argv)
+ * (argv[0] is the subcommand name).  Exit codes: 0 ok, 1 "found something bad"
+ * (where the command defines it), 2 usage or I/O error. */

@@ -1,0 +1,178 @@
+/* pcap/pcapng in, pcap out, on libpcap (pcapio.h). */
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "pcapio.h"
+
+#ifndef DLT_IPV4
+#define DLT_IPV4 228
+#endif
+#ifndef DLT_IPV6
+#define DLT_IPV6 229
+#endif
+
+struct pcap_in {
+	pcap_t *p;
+	const char *path;
+};
+
+struct pcap_out {
+	pcap_t *dead;
+	pcap_dumper_t *d;
+	uint8_t *buf;		/* gather buffer for iovec records */
+	size_t cap;
+	int err;
+};
+
+struct pcap_in *
+pcapin_open(const char *path, enum sofl_link *link, int *dlt)
+{
+	char eb[PCAP_ERRBUF_SIZE];
+	struct pcap_in *in;
+	pcap_t *p;
+	int t;
+
+	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+	if (!p) {
+		cli_error("%s: %s", path, eb);
+		return NULL;
+	}
+	t = pcap_datalink(p);
+	switch (t) {
+	case DLT_EN10MB:
+		*link = SOFL_LINK_ETH;
+		break;
+	case 12: case 14: case 101: case DLT_IPV4: case DLT_IPV6:
+		*link = SOFL_LINK_RAW;
+		break;
+	default:
+		cli_error("%s: unsupported link type %d (%s); need Ethernet or raw IP", path, t,
+			  pcap_datalink_val_to_name(t) ? pcap_datalink_val_to_name(t) : "?");
+		pcap_close(p);
+		return NULL;
+	}
+	in = calloc(1, sizeof(*in));
+	if (!in) {
+		pcap_close(p);
+		cli_error("out of memory");
+		return NULL;
+	}
+	in->p = p;
+	in->path = path;
+	if (dlt)
+		*dlt = t;
+	return in;
+}
+
+int
+pcapin_next(struct pcap_in *in, struct pcap_rec *rec)
+{
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	int rc = pcap_next_ex(in->p, &h, &d);
+
+	if (rc == 1) {
+		rec->data = d;
+		rec->caplen = h->caplen;
+		rec->len = h->len;
+		rec->ts = h->ts;	/* tv_usec holds nanoseconds (NANO precision) */
+		rec->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+		return 1;
+	}
+	if (rc == PCAP_ERROR_BREAK)
+		return 0;
+	/* libpcap reports a truncated last record as an error */
+	cli_error("%s: %s", in->path, pcap_geterr(in->p));
+	return -1;
+}
+
+void
+pcapin_close(struct pcap_in *in)
+{
+	if (!in)
+		return;
+	pcap_close(in->p);
+	free(in);
+}
+
+struct pcap_out *
+pcapout_open(const char *path, int dlt)
+{
+	struct pcap_out *out = calloc(1, sizeof(*out));
+
+	if (!out) {
+		cli_error("out of memory");
+		return NULL;
+	}
+	out->dead = pcap_open_dead_with_tstamp_precision(dlt, 262144, PCAP_TSTAMP_PRECISION_NANO);
+	if (!out->dead) {
+		free(out);
+		cli_error("pcap_open_dead failed");
+		return NULL;
+	}
+	out->d = pcap_dump_open(out->dead, path);
+	if (!out->d) {
+		cli_error("%s: %s", path, pcap_geterr(out->dead));
+		pcap_close(out->dead);
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+int
+pcapout_write(struct pcap_out *out, const struct timeval *ts, const void *data, uint32_t len,
+	      uint32_t wire_len)
+{
+	struct pcap_pkthdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.ts = *ts;
+	h.caplen = len;
+	h.len = wire_len > len ? wire_len : len;
+	pcap_dump((u_char *)out->d, &h, data);
+	return 0;
+}
+
+int
+pcapout_writev(struct pcap_out *out, const struct timeval *ts, const struct iovec *iov, int iovcnt)
+{
+	size_t n = 0, o = 0;
+	int i;
+
+	for (i = 0; i < iovcnt; i++)
+		n += iov[i].iov_len;
+	if (n > out->cap) {
+		uint8_t *b = realloc(out->buf, n);
+		if (!b) {
+			out->err = 1;
+			return cli_error("out of memory");
+		}
+		out->buf = b;
+		out->cap = n;
+	}
+	for (i = 0; i < iovcnt; i++) {
+		memcpy(out->buf + o, iov[i].iov_base, iov[i].iov_len);
+		o += iov[i].iov_len;
+	}
+	return pcapout_write(out, ts, out->buf, (uint32_t)n, 0);
+}
+
+int
+pcapout_close(struct pcap_out *out)
+{
+	int rc = 0;
+
+	if (!out)
+		return 0;
+	if (pcap_dump_flush(out->d) != 0 || out->err) {
+		cli_error("write failed");
+		rc = -1;
+	}
+	pcap_dump_close(out->d);
+	pcap_close(out->dead);
+	free(out->buf);
+	free(out);
+	return rc;
+}

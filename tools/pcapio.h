@@ -1,0 +1,42 @@
+/* Capture files for the CLI: read pcap/pcapng with libpcap, write pcap.
+ * Link types: DLT_EN10MB -> SOFL_LINK_ETH; DLT_RAW (12/14/101), DLT_IPV4,
+ * DLT_IPV6 -> SOFL_LINK_RAW.  Anything else is refused with a message. */
+#ifndef SOFL_PCAPIO_H
+#define SOFL_PCAPIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/time.h>
+#include <sys/uio.h>
+#include "softoffload/pkt.h"
+
+struct pcap_in;
+struct pcap_out;
+
+struct pcap_rec {
+	const uint8_t *data;	/* valid until the next pcapin_next() */
+	uint32_t caplen;	/* bytes captured (data length) */
+	uint32_t len;		/* original length on the wire; > caplen = truncated */
+	struct timeval ts;
+	uint64_t ts_ns;		/* ts as nanoseconds */
+};
+
+/* Open @path; *link gets the packets' link type, *dlt the capture's DLT.
+ * NULL on error, with the message already printed. */
+struct pcap_in *pcapin_open(const char *path, enum sofl_link *link, int *dlt);
+/* 1 = a record, 0 = end of file, -1 = read error (message printed). */
+int pcapin_next(struct pcap_in *in, struct pcap_rec *rec);
+void pcapin_close(struct pcap_in *in);
+
+/* Create @path ("-" = stdout) with link type @dlt. NULL on error (printed). */
+struct pcap_out *pcapout_open(const char *path, int dlt);
+/* Write one record from a contiguous buffer or from an iovec list.
+ * @wire_len: original length (>= the bytes given; pass 0 for "same"). */
+int pcapout_write(struct pcap_out *out, const struct timeval *ts, const void *data,
+		  uint32_t len, uint32_t wire_len);
+int pcapout_writev(struct pcap_out *out, const struct timeval *ts, const struct iovec *iov,
+		   int iovcnt);
+/* Flush and close; returns 0, or -1 if any write failed (message printed). */
+int pcapout_close(struct pcap_out *out);
+
+#endif

@@ -2,3 +2,4 @@
  * Each is implemented in tools/cmd_<name>.c as int cmd_<name>(int argc, char **argv)
  * (argv[0] is the subcommand name).  Exit codes: 0 ok, 1 "found something bad"
  * (where the command defines it), 2 usage or I/O error. */
+CMD(csum, "classify IPv4/TCP/UDP checksums in a capture; --fix completes them")

@@ -1,0 +1,380 @@
+/* softoffload csum: classify (and optionally complete) every IPv4 header and
+ * TCP/UDP checksum of a capture.
+ *
+ * Each record is parsed once with sofl_pkt_parse() and classified with
+ * sofl_pkt_csum_check().  Partial checksums (the pseudo-header sum a kernel
+ * leaves for the NIC under TSO/GRO/CHECKSUM_PARTIAL) are counted apart from
+ * bad ones and are not errors: a capture taken on a sending host is full of
+ * them.  With --fix every record is written out, in order, whether or not it
+ * could be fixed, so the output has exactly as many records as the input. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "pcapio.h"
+#include "softoffload/csum.h"
+#include "softoffload/pkt.h"
+
+#define NERR 64			/* parse errors are -1 .. -63 */
+
+struct l4_count {
+	unsigned long long checked, valid, bad, partial, absent, truncated, fixed;
+};
+
+struct csum_stats {
+	unsigned long long records, truncated, written;
+	unsigned long long ip4, ip4_valid, ip4_bad, ip4_fixed, ip4_trunc;
+	unsigned long long ip6, not_ip, other_l4, frags;
+	struct l4_count tcp, udp;
+	unsigned long long malformed;
+	unsigned long long err[NERR];	/* by -code */
+};
+
+struct csum_opts {
+	const char *in, *out;
+	int fix, udp_zero, quiet;
+};
+
+static int
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: softoffload csum FILE [--fix -o OUT.pcap [--udp-zero]] [-q]\n"
+"\n"
+"Classifies every IPv4 header checksum and every TCP/UDP checksum in FILE\n"
+"(pcap or pcapng; Ethernet or raw IP) as valid, bad, partial or absent, and\n"
+"prints the counts.\n"
+"\n"
+"  partial   the field holds only the pseudo-header sum: the packet was\n"
+"            captured before a NIC (or GSO/GRO) would complete it.  Normal\n"
+"            on the sending host; NOT counted as bad.\n"
+"  absent    UDP over IPv4 with checksum 0 (\"no checksum\", RFC 768).\n"
+"            UDP over IPv6 with 0 is bad (RFC 8200).\n"
+"\n"
+"Records with caplen < len are classified as far as the captured bytes\n"
+"allow; their transport checksum is reported as not verifiable.\n"
+"Malformed packets are counted by parse error.\n"
+"\n"
+"  --fix       write OUT with every bad or partial checksum completed;\n"
+"              every record is written, unfixable ones unchanged\n"
+"  -o OUT      output file (pcap; '-' = stdout; requires --fix)\n"
+"  --udp-zero  with --fix, also fill absent UDP/IPv4 checksums\n"
+"  -q          print nothing; only the exit status\n"
+"\n"
+"Exit status: 0 nothing bad (partial, absent and truncated are fine),\n"
+"1 at least one bad checksum or malformed packet, 2 usage or file error.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int
+parse_args(int argc, char **argv, struct csum_opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return 1;
+		if (!strcmp(a, "--fix"))
+			o->fix = 1;
+		else if (!strcmp(a, "--udp-zero"))
+			o->udp_zero = 1;
+		else if (!strcmp(a, "-q"))
+			o->quiet = 1;
+		else if (!strcmp(a, "-o")) {
+			if (++i == argc)
+				return cli_error("csum: -o needs a file name");
+			o->out = argv[i];
+		} else if (a[0] == '-' && a[1] != '\0')
+			return cli_error("csum: unknown option '%s' (see --help)", a);
+		else if (o->in)
+			return cli_error("csum: more than one input file");
+		else
+			o->in = a;
+	}
+	if (!o->in)
+		return cli_error("csum: no input file (see --help)");
+	if (o->fix && !o->out)
+		return cli_error("csum: --fix needs -o OUT.pcap");
+	if (o->out && !o->fix)
+		return cli_error("csum: -o is only used with --fix");
+	if (o->udp_zero && !o->fix)
+		return cli_error("csum: --udp-zero is only used with --fix");
+	return 0;
+}
+
+/* A parse error caused by the capture cutting the frame short, rather than
+ * by the packet itself: all of them are "this length runs past the data". */
+static int
+is_trunc_error(int err)
+{
+	return err == SOFL_E_TRUNC_L2 || err == SOFL_E_TRUNC_L3 ||
+	    err == SOFL_E_IPV4_HDR_TRUNC || err == SOFL_E_IPV4_TOTLEN_LONG ||
+	    err == SOFL_E_IPV6_PLEN_LONG;
+}
+
+/* The IPv4 header of a record whose IP packet was cut by the snapshot
+ * length: the parser stops before it, but its checksum is still checkable
+ * when the whole header was captured.  NULL when it was not. */
+static uint8_t *
+trunc_ipv4_hdr(const struct sofl_pkt *p, uint8_t *buf, uint32_t caplen, uint32_t *hlen)
+{
+	uint32_t off;
+
+	if (p->link == SOFL_LINK_ETH) {
+		if (!(p->layers & SOFL_LAYER_L2) || p->ethertype != 0x0800)
+			return NULL;
+		off = 14 + 4u * p->key.nvlan;
+	} else
+		off = 0;
+	if (caplen < off + 20 || buf[off] >> 4 != 4 || (buf[off] & 0x0f) < 5)
+		return NULL;
+	*hlen = (buf[off] & 0x0fu) * 4;
+	if (caplen < off + *hlen)
+		return NULL;
+	return buf + off;
+}
+
+static int
+is_ipv6(const struct sofl_pkt *p, const uint8_t *buf, uint32_t caplen)
+{
+	if (p->link == SOFL_LINK_ETH)
+		return (p->layers & SOFL_LAYER_L2) && p->ethertype == 0x86DD;
+	return caplen > 0 && buf[0] >> 4 == 6;
+}
+
+static void
+count_ip4(struct csum_stats *st, enum sofl_csum_state s)
+{
+	st->ip4++;
+	if (s == SOFL_CSUM_VALID)
+		st->ip4_valid++;
+	else
+		st->ip4_bad++;
+}
+
+static void
+count_l4(struct l4_count *c, enum sofl_csum_state s)
+{
+	c->checked++;
+	switch (s) {
+	case SOFL_CSUM_VALID:   c->valid++; break;
+	case SOFL_CSUM_BAD:     c->bad++; break;
+	case SOFL_CSUM_PARTIAL: c->partial++; break;
+	case SOFL_CSUM_ABSENT:  c->absent++; break;
+	case SOFL_CSUM_NONE:    break;
+	}
+}
+
+/* Classifies one record in buf (a private, writable copy) and, when asked,
+ * completes its checksums in place. */
+static void
+csum_record(struct csum_stats *st, const struct csum_opts *o, uint8_t *buf,
+	    uint32_t caplen, uint32_t wirelen, enum sofl_link link)
+{
+	struct sofl_pkt p;
+	enum sofl_csum_state ip, l4;
+	struct l4_count *c;
+	int err, trunc = caplen < wirelen;
+
+	st->records++;
+	if (trunc)
+		st->truncated++;
+	err = sofl_pkt_parse(&p, buf, caplen, link);
+	if (err < 0 && trunc && is_trunc_error(err)) {
+		uint32_t hlen;
+		uint8_t *h = trunc_ipv4_hdr(&p, buf, caplen, &hlen);
+
+		if (h) {
+			count_ip4(st, sofl_ipv4_hdr_csum_ok(h, hlen) ?
+			    SOFL_CSUM_VALID : SOFL_CSUM_BAD);
+			st->ip4_trunc++;
+			if (o->fix && !sofl_ipv4_hdr_csum_ok(h, hlen)) {
+				sofl_put16(h + 10, sofl_ipv4_hdr_csum(h, hlen));
+				st->ip4_fixed++;
+			}
+		}
+		if (h && (h[9] == 6 || h[9] == 17))
+			(h[9] == 6 ? &st->tcp : &st->udp)->truncated++;
+		else if (!h && is_ipv6(&p, buf, caplen))
+			st->ip6++;
+		return;
+	}
+	if (err < 0) {
+		st->malformed++;
+		if (-err < NERR)
+			st->err[-err]++;
+	}
+	sofl_pkt_csum_check(&p, &ip, &l4);
+	if (ip != SOFL_CSUM_NONE) {
+		count_ip4(st, ip);
+		if (o->fix && ip == SOFL_CSUM_BAD) {
+			sofl_put16(buf + p.l3_off + 10, sofl_ipv4_hdr_csum(buf + p.l3_off, p.l3_len));
+			st->ip4_fixed++;
+		}
+	} else if (p.ipv == 6 && (p.layers & SOFL_LAYER_L3))
+		st->ip6++;
+	else if (err == 0 && !(p.layers & SOFL_LAYER_L3))
+		st->not_ip++;
+	if (err < 0)
+		return;
+	if (!(p.layers & SOFL_LAYER_L4)) {
+		if (p.is_frag)
+			st->frags++;
+		else
+			st->other_l4++;
+		return;
+	}
+	c = p.l4_proto == 6 ? &st->tcp : &st->udp;
+	count_l4(c, l4);
+	if (!o->fix)
+		return;
+	if (l4 == SOFL_CSUM_BAD || l4 == SOFL_CSUM_PARTIAL ||
+	    (l4 == SOFL_CSUM_ABSENT && o->udp_zero)) {
+		int v = sofl_pkt_l4_csum(&p);
+
+		if (v >= 0) {
+			sofl_put16(buf + p.l4_off + (p.l4_proto == 6 ? 16 : 6), (uint16_t)v);
+			c->fixed++;
+		}
+	}
+}
+
+static void
+line(FILE *f, unsigned long long n, const char *what)
+{
+	fprintf(f, "\t%llu %s\n", n, what);
+}
+
+static void
+print_l4(FILE *f, const char *name, const char *unit, const struct l4_count *c, int fix)
+{
+	char b[96];
+
+	fprintf(f, "%s:\n", name);
+	snprintf(b, sizeof(b), "%s checked", unit);
+	line(f, c->checked, b);
+	line(f, c->valid, "with a valid checksum");
+	line(f, c->bad, "with a bad checksum");
+	line(f, c->partial, "with a partial checksum (pseudo-header only)");
+	if (c->absent || !strcmp(name, "udp"))
+		line(f, c->absent, "without checksum (IPv4, zero)");
+	if (c->truncated)
+		line(f, c->truncated, "not verifiable (truncated by the capture)");
+	if (fix) {
+		snprintf(b, sizeof(b), "%s software-checksummed", unit);
+		line(f, c->fixed, b);
+	}
+}
+
+static void
+print_stats(FILE *f, const struct csum_stats *st, const struct csum_opts *o, int link)
+{
+	int i;
+
+	fprintf(f, "%s: %llu records (%s)\n", o->in, st->records,
+	    link == SOFL_LINK_ETH ? "Ethernet" : "raw IP");
+	fprintf(f, "ip:\n");
+	line(f, st->ip4, "IPv4 headers checked");
+	line(f, st->ip4_valid, "with a valid header checksum");
+	line(f, st->ip4_bad, "with a bad header checksum");
+	if (o->fix)
+		line(f, st->ip4_fixed, "IPv4 headers software-checksummed");
+	line(f, st->ip6, "IPv6 packets (no header checksum)");
+	print_l4(f, "tcp", "segments", &st->tcp, o->fix);
+	print_l4(f, "udp", "datagrams", &st->udp, o->fix);
+	fprintf(f, "other:\n");
+	line(f, st->not_ip, "packets not IP (ARP, ...)");
+	line(f, st->other_l4, "IP packets neither TCP nor UDP (ICMP, ...)");
+	line(f, st->frags, "IP fragments (transport checksum not checked)");
+	fprintf(f, "capture:\n");
+	line(f, st->truncated, "records truncated (caplen < len)");
+	line(f, st->malformed, "malformed packets");
+	for (i = 1; i < NERR; i++) {
+		char b[128];
+
+		if (!st->err[i])
+			continue;
+		snprintf(b, sizeof(b), "malformed: %s", sofl_strerror(-i));
+		line(f, st->err[i], b);
+	}
+	if (o->fix) {
+		char b[1100];
+
+		snprintf(b, sizeof(b), "records written to %.1000s", o->out);
+		line(f, st->written, b);
+	}
+}
+
+static int
+run(const struct csum_opts *o, struct csum_stats *st, enum sofl_link *linkp)
+{
+	struct pcap_in *in;
+	struct pcap_out *out = NULL;
+	struct pcap_rec r;
+	uint8_t *buf = NULL;
+	size_t cap = 0;
+	int dlt, rc, ret = 0;
+
+	in = pcapin_open(o->in, linkp, &dlt);
+	if (!in)
+		return 2;
+	if (o->fix && !(out = pcapout_open(o->out, dlt))) {
+		pcapin_close(in);
+		return 2;
+	}
+	while ((rc = pcapin_next(in, &r)) == 1) {
+		if (r.caplen > cap) {
+			uint8_t *nb = realloc(buf, r.caplen);
+
+			if (!nb) {
+				ret = cli_error("out of memory");
+				break;
+			}
+			buf = nb;
+			cap = r.caplen;
+		}
+		/* work on a copy: --fix writes into it, and the parser's
+		 * result must point at the bytes that get written */
+		if (r.caplen)
+			memcpy(buf, r.data, r.caplen);
+		csum_record(st, o, buf, r.caplen, r.len, *linkp);
+		if (out) {
+			pcapout_write(out, &r.ts, buf, r.caplen, r.len);
+			st->written++;
+		}
+	}
+	if (rc < 0)
+		ret = 2;
+	if (out && pcapout_close(out) != 0)
+		ret = 2;
+	pcapin_close(in);
+	free(buf);
+	return ret;
+}
+
+int
+cmd_csum(int argc, char **argv)
+{
+	struct csum_opts o;
+	struct csum_stats st;
+	enum sofl_link link = SOFL_LINK_ETH;
+	int rc;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc == 1)
+		return usage(stdout);
+	if (rc)
+		return rc;
+	memset(&st, 0, sizeof(st));
+	rc = run(&o, &st, &link);
+	if (st.records == 0 && rc == 2)
+		return 2;
+	/* statistics go to stderr when the capture itself goes to stdout */
+	if (!o.quiet)
+		print_stats(o.out && !strcmp(o.out, "-") ? stderr : stdout, &st, &o, link);
+	if (rc)
+		return rc;
+	return st.ip4_bad || st.tcp.bad || st.udp.bad || st.malformed ? 1 : 0;
+}

@@ -195,3 +195,30 @@ t_hexdump(const char *what, const void *buf, size_t len)
 		fprintf(stderr, "%s%02x", i % 16 ? " " : "\n  ", b[i]);
 	fprintf(stderr, "\n");
 }
+
+size_t
+t_build_arp(uint8_t *buf, size_t cap, const struct t_spec *s)
+{
+	size_t o = 12, i;
+
+	need(cap, 42 + 4 * (size_t)s->nvlan);
+	memset(buf, 0xff, 6);
+	memcpy(buf + 6, s->mac_src, 6);
+	for (i = 0; i < (size_t)s->nvlan; i++) {
+		sofl_put16(buf + o, s->vlan_tpid[i]);
+		sofl_put16(buf + o + 2, s->vlan_tci[i]);
+		o += 4;
+	}
+	sofl_put16(buf + o, 0x0806);
+	o += 2;
+	sofl_put16(buf + o, 1);		/* hardware: Ethernet */
+	sofl_put16(buf + o + 2, 0x0800);
+	buf[o + 4] = 6;
+	buf[o + 5] = 4;
+	sofl_put16(buf + o + 6, 1);	/* request */
+	memcpy(buf + o + 8, s->mac_src, 6);
+	memcpy(buf + o + 14, s->src, 4);
+	memset(buf + o + 18, 0, 6);
+	memcpy(buf + o + 24, s->dst, 4);
+	return o + 28;
+}

@@ -73,4 +73,9 @@ uint64_t t_rand(uint64_t *state);
 /* Print a hex dump of a buffer to stderr (for failures). */
 void t_hexdump(const char *what, const void *buf, size_t len);
 
+/* Build an Ethernet ARP request (with s->nvlan VLAN tags) from s->mac_src to
+ * broadcast, asking for s->dst from s->src (IPv4 addresses).  A non-IP frame
+ * for the parser and the CLI.  @return its length (42 + 4 * nvlan). */
+size_t t_build_arp(uint8_t *buf, size_t cap, const struct t_spec *s);
+
 #endif

@@ -215,10 +215,12 @@ csum_record(struct csum_stats *st, const struct csum_opts *o, uint8_t *buf,
 		}
 	} else if (p.ipv == 6 && (p.layers & SOFL_LAYER_L3))
 		st->ip6++;
-	else if (err == 0 && !(p.layers & SOFL_LAYER_L3))
-		st->not_ip++;
 	if (err < 0)
 		return;
+	if (!(p.layers & SOFL_LAYER_L3)) {
+		st->not_ip++;
+		return;
+	}
 	if (!(p.layers & SOFL_LAYER_L4)) {
 		if (p.is_frag)
 			st->frags++;

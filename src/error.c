@@ -40,6 +40,7 @@ sofl_strerror(int err)
 	case SOFL_E_VNET_TOO_MANY:  return "virtio-net header: too many segments";
 	case SOFL_E_VNET_ECN:       return "virtio-net header: ECN not allowed with this gso_type";
 	case SOFL_E_VNET_FLAGS:     return "virtio-net header: unknown flags";
+	case SOFL_E_VNET_L4_TRUNC:  return "virtio-net header: L4 header runs past the packet";
 	case SOFL_E_GSO_SIZE:       return "segmentation: bad segment size";
 	case SOFL_E_GSO_TOO_MANY:   return "segmentation: too many segments";
 	case SOFL_E_GSO_PROTO:      return "segmentation: type does not match the packet";

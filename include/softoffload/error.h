@@ -63,6 +63,7 @@ enum sofl_err {
 	SOFL_E_VNET_TOO_MANY   = -47, /* more segments than allowed (UDP_L4: 128) */
 	SOFL_E_VNET_ECN        = -48, /* ECN bit with a gso_type that does not allow it */
 	SOFL_E_VNET_FLAGS      = -49, /* unknown flag bits */
+	SOFL_E_VNET_L4_TRUNC   = -50, /* TCP/UDP header the gso_type/csum_start implies runs past the packet */
 
 	/* segmentation (gso.h) */
 	SOFL_E_GSO_SIZE        = -60, /* gso_size 0 or too large for the output */

@@ -5,4 +5,5 @@
 #include "softoffload/error.h"
 #include "softoffload/csum.h"
 #include "softoffload/pkt.h"
+#include "softoffload/rss.h"
 #endif

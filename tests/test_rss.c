@@ -1,0 +1,591 @@
+/* Description: RSS Toeplitz: the 16 Microsoft verification values (bytes and built packets), table and GFNI paths against the bit-serial definition on random keys/inputs, symmetric mode, tuple choice (fragments, ICMP, non-IP, VLAN, raw IP, truncated L4), indirection table and argument errors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <cmocka.h>
+#include "helpers.h"
+#include "softoffload/rss.h"
+
+static struct sofl_rss rss, rss_sym;	/* 38 KiB each: not on the stack */
+
+/* offload-rules.md §6.3: destination first in the table, hashed source first. */
+struct msv {
+	const char *dst, *src;
+	uint16_t dport, sport;
+	uint32_t h2, h4;
+};
+
+static const struct msv v4[] = {
+	{ "161.142.100.80", "66.9.149.187", 1766, 2794, 0x323e8fc2, 0x51ccc178 },
+	{ "65.69.140.83", "199.92.111.2", 4739, 14230, 0xd718262a, 0xc626b0ea },
+	{ "12.22.207.184", "24.19.198.95", 38024, 12898, 0xd2d0a5de, 0x5c2b394a },
+	{ "209.142.163.6", "38.27.205.30", 2217, 48228, 0x82989176, 0xafc7327f },
+	{ "202.188.127.2", "153.39.163.191", 1303, 44251, 0x5d1809c5, 0x10e828a2 },
+};
+
+static const struct msv v6[] = {
+	{ "3ffe:2501:200:3::1", "3ffe:2501:200:1fff::7", 1766, 2794, 0x2cc18cd5, 0x40207d3d },
+	{ "ff02::1", "3ffe:501:8::260:97ff:fe40:efab", 4739, 14230, 0x0f0c461c, 0xdde51bbf },
+	{ "fe80::200:f8ff:fe21:67cf", "3ffe:1900:4545:3:200:f8ff:fe21:67cf", 38024, 44251,
+	  0x4b61e985, 0x02d1feef },
+};
+
+static void
+addr(int ipv, const char *s, uint8_t *out)
+{
+	assert_int_equal(inet_pton(ipv == 4 ? AF_INET : AF_INET6, s, out), 1);
+}
+
+/* src dst [sport dport] as the hash reads them */
+static size_t
+msv_bytes(int ipv, const struct msv *v, int ports, uint8_t *b)
+{
+	size_t a = ipv == 4 ? 4 : 16;
+
+	addr(ipv, v->src, b);
+	addr(ipv, v->dst, b + a);
+	if (!ports)
+		return 2 * a;
+	sofl_put16(b + 2 * a, v->sport);
+	sofl_put16(b + 2 * a + 2, v->dport);
+	return 2 * a + 4;
+}
+
+/* Every implementation this machine has, on @r: hash_bytes must give @want. */
+static void
+check_impls(struct sofl_rss *r, const uint8_t *b, size_t len, uint32_t want)
+{
+	int i;
+
+	for (i = SOFL_RSS_IMPL_TABLE; i <= SOFL_RSS_IMPL_GFNI; i++) {
+		uint32_t h = 0xdeadbeef;
+
+		if (!sofl_rss_impl_available((enum sofl_rss_impl)i))
+			continue;
+		assert_int_equal(sofl_rss_set_impl(r, (enum sofl_rss_impl)i), 0);
+		assert_int_equal(sofl_rss_hash_bytes(r, b, len, &h), 0);
+		if (h != want) {
+			fprintf(stderr, "impl %s len %zu: got 0x%08x want 0x%08x\n",
+				sofl_rss_impl_name(r), len, h, want);
+			t_hexdump("input", b, len);
+			fail();
+		}
+	}
+}
+
+static void
+test_reference_vector(void **state)
+{
+	/* §6.3: the byte string of row 1, IPv4+TCP */
+	static const uint8_t b[12] = { 0x42, 0x09, 0x95, 0xbb, 0xa1, 0x8e, 0x64, 0x50,
+				       0x0a, 0xea, 0x06, 0xe6 };
+	(void)state;
+	assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, b, 12), 0x51ccc178);
+	assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, b, 8), 0x323e8fc2);
+	assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, b, 0), 0);
+	/* one set bit selects the key window at that bit */
+	{
+		uint8_t one[2] = { 0x00, 0x01 };
+		/* bit 15: key bits 15..46 of 6d 5a 56 da 25 5b (48 bits) */
+		uint32_t w = (uint32_t)((0x6d5a56da255bull >> 1) & 0xffffffffu);
+		assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, one, 2), w);
+	}
+}
+
+static void
+test_microsoft_vectors(void **state)
+{
+	uint8_t b[SOFL_RSS_INPUT_MAX];
+	size_t i, n;
+	(void)state;
+
+	for (i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		n = msv_bytes(4, &v4[i], 0, b);
+		assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, b, n), v4[i].h2);
+		check_impls(&rss, b, n, v4[i].h2);
+		n = msv_bytes(4, &v4[i], 1, b);
+		assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, b, n), v4[i].h4);
+		check_impls(&rss, b, n, v4[i].h4);
+	}
+	for (i = 0; i < sizeof(v6) / sizeof(v6[0]); i++) {
+		n = msv_bytes(6, &v6[i], 0, b);
+		assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, b, n), v6[i].h2);
+		check_impls(&rss, b, n, v6[i].h2);
+		n = msv_bytes(6, &v6[i], 1, b);
+		assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, b, n), v6[i].h4);
+		check_impls(&rss, b, n, v6[i].h4);
+	}
+}
+
+/* Parses a t_spec-built packet and hashes it with @r under every implementation. */
+static int
+pkt_rss(struct sofl_rss *r, const struct t_spec *s, struct sofl_rss_out *o)
+{
+	uint8_t buf[2048];
+	struct sofl_pkt p;
+	size_t len = t_build(buf, sizeof(buf), s);
+	int i, type = -1;
+
+	assert_int_equal(sofl_pkt_parse(&p, buf, len, (enum sofl_link)s->link), 0);
+	for (i = SOFL_RSS_IMPL_TABLE; i <= SOFL_RSS_IMPL_GFNI; i++) {
+		struct sofl_rss_out x;
+
+		if (!sofl_rss_impl_available((enum sofl_rss_impl)i))
+			continue;
+		assert_int_equal(sofl_rss_set_impl(r, (enum sofl_rss_impl)i), 0);
+		memset(&x, 0xa5, sizeof(x));
+		type = sofl_rss_pkt(r, &p, &x);
+		assert_int_equal(type, x.type);
+		if (i == SOFL_RSS_IMPL_TABLE)
+			*o = x;
+		assert_int_equal(x.hash, o->hash);
+		assert_int_equal(x.queue, o->queue);
+	}
+	return type;
+}
+
+static void
+spec_msv(struct t_spec *s, int ipv, int proto, const struct msv *v)
+{
+	t_spec_init(s, ipv, proto);
+	addr(ipv, v->src, s->src);
+	addr(ipv, v->dst, s->dst);
+	s->sport = v->sport;
+	s->dport = v->dport;
+	s->pay_len = 10;
+}
+
+static void
+test_microsoft_packets(void **state)
+{
+	struct t_spec s;
+	struct sofl_rss_out o;
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		spec_msv(&s, 4, 6, &v4[i]);
+		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4_TCP);
+		assert_int_equal(o.hash, v4[i].h4);
+		assert_int_equal(o.queue, (v4[i].h4 & 127) % 4);
+		spec_msv(&s, 4, 17, &v4[i]);
+		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4_UDP);
+		assert_int_equal(o.hash, v4[i].h4);
+		spec_msv(&s, 4, 1, &v4[i]);	/* ICMP: 2-tuple */
+		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4);
+		assert_int_equal(o.hash, v4[i].h2);
+	}
+	for (i = 0; i < sizeof(v6) / sizeof(v6[0]); i++) {
+		spec_msv(&s, 6, 6, &v6[i]);
+		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6_TCP);
+		assert_int_equal(o.hash, v6[i].h4);
+		spec_msv(&s, 6, 17, &v6[i]);
+		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6_UDP);
+		assert_int_equal(o.hash, v6[i].h4);
+		spec_msv(&s, 6, 58, &v6[i]);	/* ICMPv6: 2-tuple */
+		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6);
+		assert_int_equal(o.hash, v6[i].h2);
+		/* extension headers before TCP do not change the 4-tuple */
+		spec_msv(&s, 6, 6, &v6[i]);
+		s.ext[0].type = 0;
+		s.ext[0].len = 8;
+		s.ext[1].type = 60;
+		s.ext[1].len = 16;
+		s.n_ext = 2;
+		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6_TCP);
+		assert_int_equal(o.hash, v6[i].h4);
+	}
+}
+
+/* Random keys (40 and 52 bytes), lengths 0..36, inputs: table and GFNI == bit-serial. */
+static void
+test_random_cross_check(void **state)
+{
+	static struct sofl_rss r;
+	uint64_t st = 0x5EED;
+	uint8_t key[SOFL_RSS_KEY_MAX], in[SOFL_RSS_INPUT_MAX];
+	int k, i;
+	size_t j, len;
+	(void)state;
+
+	for (k = 0; k < 24; k++) {
+		size_t klen = k % 3 == 2 ? SOFL_RSS_KEY_MAX : SOFL_RSS_KEY_LEN;
+
+		for (j = 0; j < klen; j++)
+			key[j] = (uint8_t)t_rand(&st);
+		if (k == 0)
+			memset(key, 0xff, klen);	/* all ones: every window is 0xffffffff */
+		assert_int_equal(sofl_rss_init(&r, key, klen, 8, 0), 0);
+		for (i = 0; i < 2000; i++) {
+			len = (size_t)(t_rand(&st) % (SOFL_RSS_INPUT_MAX + 1));
+			for (j = 0; j < len; j++)
+				in[j] = (uint8_t)t_rand(&st);
+			if (i % 100 == 0)
+				memset(in, i % 200 ? 0xff : 0x00, len);
+			check_impls(&r, in, len, sofl_rss_toeplitz(key, klen, in, len));
+		}
+	}
+	/* linearity, a property of the definition itself: h(a ^ b) = h(a) ^ h(b) */
+	for (i = 0; i < 1000; i++) {
+		uint8_t a[36], b[36], c[36];
+
+		for (j = 0; j < 36; j++) {
+			a[j] = (uint8_t)t_rand(&st);
+			b[j] = (uint8_t)t_rand(&st);
+			c[j] = a[j] ^ b[j];
+		}
+		assert_int_equal(sofl_rss_toeplitz(key, 40, c, 36),
+				 sofl_rss_toeplitz(key, 40, a, 36) ^ sofl_rss_toeplitz(key, 40, b, 36));
+	}
+}
+
+static void
+rand_spec(struct t_spec *s, uint64_t *st)
+{
+	int ipv = t_rand(st) & 1 ? 4 : 6, proto = t_rand(st) & 1 ? 6 : 17;
+	int i;
+
+	t_spec_init(s, ipv, proto);
+	for (i = 0; i < 16; i++) {
+		s->src[i] = (uint8_t)t_rand(st);
+		s->dst[i] = (uint8_t)t_rand(st);
+	}
+	s->sport = (uint16_t)t_rand(st);
+	s->dport = (uint16_t)t_rand(st);
+	if (t_rand(st) % 8 == 0)	/* equal ports / equal addresses */
+		s->dport = s->sport;
+	if (t_rand(st) % 8 == 0)
+		memcpy(s->dst, s->src, 16);
+	s->pay_len = 5;
+}
+
+static void
+reverse(struct t_spec *s)
+{
+	uint8_t a[16];
+	uint16_t p = s->sport;
+
+	memcpy(a, s->src, 16);
+	memcpy(s->src, s->dst, 16);
+	memcpy(s->dst, a, 16);
+	s->sport = s->dport;
+	s->dport = p;
+}
+
+/* Symmetric mode: both directions alike, and exactly the documented sort. */
+static void
+test_symmetric(void **state)
+{
+	uint64_t st = 7;
+	struct t_spec s;
+	struct sofl_rss_out a, b, plain;
+	int i, asym = 0;
+	(void)state;
+
+	for (i = 0; i < 4000; i++) {
+		uint8_t in[36];
+		size_t al;
+		int ta, tb;
+
+		rand_spec(&s, &st);
+		if (i % 5 == 0)
+			s.proto = s.ipv == 4 ? 1 : 58;	/* 2-tuple */
+		al = s.ipv == 4 ? 4 : 16;
+		ta = pkt_rss(&rss_sym, &s, &a);
+		pkt_rss(&rss, &s, &plain);
+		reverse(&s);
+		tb = pkt_rss(&rss_sym, &s, &b);
+		assert_int_equal(ta, tb);
+		assert_int_equal(a.hash, b.hash);
+		assert_int_equal(a.queue, b.queue);
+		/* expected: addresses sorted, ports sorted independently */
+		reverse(&s);
+		memcpy(in, memcmp(s.src, s.dst, al) <= 0 ? s.src : s.dst, al);
+		memcpy(in + al, memcmp(s.src, s.dst, al) <= 0 ? s.dst : s.src, al);
+		sofl_put16(in + 2 * al, s.sport < s.dport ? s.sport : s.dport);
+		sofl_put16(in + 2 * al + 2, s.sport < s.dport ? s.dport : s.sport);
+		assert_int_equal(a.hash, sofl_rss_toeplitz(sofl_rss_default_key, 40, in,
+				 ta == SOFL_RSS_IPV4 || ta == SOFL_RSS_IPV6 ? 2 * al : 2 * al + 4));
+		/* already sorted endpoints hash as in plain mode */
+		if (memcmp(s.src, s.dst, al) <= 0 && s.sport <= s.dport)
+			assert_int_equal(a.hash, plain.hash);
+		/* plain mode is not symmetric (checked below over many tuples) */
+		pkt_rss(&rss, &s, &a);
+		reverse(&s);
+		pkt_rss(&rss, &s, &b);
+		asym += a.hash != b.hash;
+	}
+	assert_true(asym > 3000);
+	/* §6.3 row 1 both ways */
+	spec_msv(&s, 4, 6, &v4[0]);
+	pkt_rss(&rss_sym, &s, &a);
+	reverse(&s);
+	pkt_rss(&rss_sym, &s, &b);
+	assert_int_equal(a.hash, b.hash);
+	/* 66.9.149.187 < 161.142.100.80 and 1766 < 2794: (src, dst, dport, sport) */
+	{
+		uint8_t in[12];
+		addr(4, v4[0].src, in);
+		addr(4, v4[0].dst, in + 4);
+		sofl_put16(in + 8, 1766);
+		sofl_put16(in + 10, 2794);
+		assert_int_equal(a.hash, sofl_rss_toeplitz(sofl_rss_default_key, 40, in, 12));
+	}
+}
+
+/* What is hashed: fragments, non-IP, VLAN, raw IP, truncated L4. */
+static void
+test_tuple_choice(void **state)
+{
+	struct t_spec s;
+	struct sofl_rss_out o, ref;
+	uint8_t buf[2048];
+	struct sofl_pkt p;
+	size_t len;
+	int err;
+	(void)state;
+
+	spec_msv(&s, 4, 6, &v4[1]);
+	assert_int_equal(pkt_rss(&rss, &s, &ref), SOFL_RSS_IPV4_TCP);
+	/* VLAN tags and raw IP framing do not change the hash */
+	s.nvlan = 2;
+	s.vlan_tci[0] = 100;
+	s.vlan_tci[1] = 200;
+	s.vlan_tpid[0] = 0x88a8;
+	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4_TCP);
+	assert_int_equal(o.hash, ref.hash);
+	s.nvlan = 0;
+	s.link = SOFL_LINK_RAW;
+	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4_TCP);
+	assert_int_equal(o.hash, ref.hash);
+	s.link = SOFL_LINK_ETH;
+
+	/* IPv4 fragments, the first one included, use the 2-tuple */
+	s.df = 0;
+	s.frag = 0x2000;		/* MF, offset 0 */
+	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4);
+	assert_int_equal(o.hash, v4[1].h2);
+	s.frag = 185;			/* last fragment, offset 1480 */
+	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4);
+	assert_int_equal(o.hash, v4[1].h2);
+
+	/* IPv6 fragment header */
+	spec_msv(&s, 6, 17, &v6[2]);
+	s.ext[0].type = 44;
+	s.ext[0].frag_mf = 1;
+	s.n_ext = 1;
+	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6);
+	assert_int_equal(o.hash, v6[2].h2);
+
+	/* non-IP: no hash, hash 0, queue 0 */
+	t_spec_init(&s, 4, 6);
+	len = t_build_arp(buf, sizeof(buf), &s);
+	assert_int_equal(sofl_pkt_parse(&p, buf, len, SOFL_LINK_ETH), 0);
+	memset(&o, 0xa5, sizeof(o));
+	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_NONE);
+	assert_int_equal(o.type, SOFL_RSS_NONE);
+	assert_int_equal(o.hash, 0);
+	assert_int_equal(o.queue, 0);
+
+	/* TCP header cut off (parse error after L3): the 2-tuple of what parsed */
+	spec_msv(&s, 4, 6, &v4[3]);
+	len = t_build(buf, sizeof(buf), &s);
+	sofl_put16(buf + 14 + 2, 20 + 10);	/* IP total length: 10 bytes of TCP */
+	err = sofl_pkt_parse(&p, buf, len, SOFL_LINK_ETH);
+	assert_int_equal(err, SOFL_E_TCP_TRUNC);
+	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_IPV4);
+	assert_int_equal(o.hash, v4[3].h2);
+
+	/* frame shorter than an IP header: no hash */
+	err = sofl_pkt_parse(&p, buf, 20, SOFL_LINK_ETH);
+	assert_true(err < 0);
+	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_NONE);
+	/* an all-zero sofl_pkt (never parsed): no hash */
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_NONE);
+}
+
+static void
+test_burst(void **state)
+{
+	static struct sofl_pkt pk[64];
+	static uint8_t bufs[64][256];
+	struct sofl_rss_out out[64], one;
+	uint64_t st = 99;
+	struct t_spec s;
+	int i, want = 0;
+	(void)state;
+
+	for (i = 0; i < 64; i++) {
+		size_t len;
+
+		rand_spec(&s, &st);
+		if (i % 7 == 3) {
+			len = t_build_arp(bufs[i], sizeof(bufs[i]), &s);
+		} else {
+			len = t_build(bufs[i], sizeof(bufs[i]), &s);
+			want++;
+		}
+		assert_int_equal(sofl_pkt_parse(&pk[i], bufs[i], len, SOFL_LINK_ETH), 0);
+	}
+	assert_int_equal(sofl_rss_burst(&rss, pk, 64, out), want);
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(sofl_rss_pkt(&rss, &pk[i], &one), out[i].type);
+		assert_int_equal(one.hash, out[i].hash);
+		assert_int_equal(one.queue, out[i].queue);
+		assert_int_equal(out[i].queue, sofl_rss_reta_get(&rss, out[i].hash & 127));
+	}
+	assert_int_equal(sofl_rss_burst(&rss, pk, 0, out), 0);
+	assert_int_equal(sofl_rss_burst(NULL, NULL, 0, NULL), 0);
+	assert_int_equal(sofl_rss_burst(&rss, NULL, 1, out), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_burst(&rss, pk, 1, NULL), SOFL_EINVAL);
+}
+
+static void
+count_queues(const struct sofl_rss *r, unsigned *cnt, unsigned n)
+{
+	unsigned i;
+
+	memset(cnt, 0, n * sizeof(*cnt));
+	for (i = 0; i < sofl_rss_reta_size(r); i++) {
+		int q = sofl_rss_reta_get(r, i);
+		assert_true(q >= 0 && (unsigned)q < n);
+		cnt[q]++;
+	}
+}
+
+static void
+test_reta(void **state)
+{
+	static struct sofl_rss r;
+	unsigned cnt[8], i;
+	unsigned w1[3] = { 1, 2, 1 }, w2[3] = { 3, 0, 1 }, w3[3] = { 1, 1, 1 }, w0[2] = { 0, 0 };
+	(void)state;
+
+	assert_int_equal(sofl_rss_init(&r, NULL, 0, 3, 0), 0);
+	assert_int_equal(sofl_rss_reta_size(&r), 128);
+	assert_int_equal(sofl_rss_nqueues(&r), 3);
+	for (i = 0; i < 128; i++)
+		assert_int_equal(sofl_rss_reta_get(&r, i), i % 3);
+	assert_int_equal(sofl_rss_queue(&r, 0x51ccc178), (0x51ccc178 & 127) % 3);
+	assert_int_equal(sofl_rss_queue(&r, 0xffffff80), 0);	/* only the low 7 bits count */
+
+	/* entry by entry, as ethtool -X */
+	assert_int_equal(sofl_rss_reta_set(&r, 0x78, 0), 0);
+	assert_int_equal(sofl_rss_queue(&r, 0x51ccc178), 0);
+	assert_int_equal(sofl_rss_reta_set(&r, 128, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_set(&r, 0, 3), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_get(&r, 128), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_get(&r, 0x78), 0);
+
+	/* round-robin resize */
+	assert_int_equal(sofl_rss_reta_fill(&r, 512, 8), 0);
+	count_queues(&r, cnt, 8);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(cnt[i], 64);
+	assert_int_equal(sofl_rss_queue(&r, 0x1ff), 7);
+	assert_int_equal(sofl_rss_reta_fill(&r, 1, 1), 0);
+	assert_int_equal(sofl_rss_queue(&r, 0xffffffff), 0);
+	assert_int_equal(sofl_rss_reta_fill(&r, 96, 4), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_fill(&r, 1024, 4), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_fill(&r, 0, 4), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_fill(&r, 128, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_size(&r), 1);	/* unchanged by the failures */
+
+	/* weights, contiguous runs as ethtool's "weight" */
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, w1, 3), 0);
+	count_queues(&r, cnt, 3);
+	assert_int_equal(cnt[0], 32);
+	assert_int_equal(cnt[1], 64);
+	assert_int_equal(cnt[2], 32);
+	assert_int_equal(sofl_rss_reta_get(&r, 31), 0);
+	assert_int_equal(sofl_rss_reta_get(&r, 32), 1);
+	assert_int_equal(sofl_rss_reta_get(&r, 96), 2);
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, w2, 3), 0);
+	count_queues(&r, cnt, 3);
+	assert_int_equal(cnt[0], 96);
+	assert_int_equal(cnt[1], 0);
+	assert_int_equal(cnt[2], 32);
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, w3, 3), 0);
+	count_queues(&r, cnt, 3);	/* floor(128/3) = 42, floor(256/3) = 85 */
+	assert_int_equal(cnt[0], 42);
+	assert_int_equal(cnt[1], 43);
+	assert_int_equal(cnt[2], 43);
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, w0, 2), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_weights(&r, 100, w1, 3), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, NULL, 3), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, w1, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_nqueues(&r), 3);
+}
+
+static void
+test_args(void **state)
+{
+	static struct sofl_rss r;
+	uint8_t key[SOFL_RSS_KEY_MAX + 1] = { 0 }, in[40] = { 0 };
+	uint32_t h;
+	(void)state;
+
+	assert_int_equal(sofl_rss_init(NULL, NULL, 0, 1, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 0, 0, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 0, 65536, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 0, 1, 0x80), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 12, 1, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_init(&r, key, 39, 1, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_init(&r, key, 53, 1, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 40, 65535, SOFL_RSS_SYMMETRIC), 0);
+	assert_int_equal(sofl_rss_init(&r, key, 52, 2, 0), 0);
+	/* an all-zero key hashes everything to 0 */
+	memset(in, 0xff, sizeof(in));
+	assert_int_equal(sofl_rss_hash_bytes(&r, in, 36, &h), 0);
+	assert_int_equal(h, 0);
+	assert_int_equal(sofl_rss_hash_bytes(&r, in, 37, &h), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bytes(&r, NULL, 1, &h), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bytes(&r, in, 1, NULL), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bytes(NULL, in, 1, &h), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bytes(&r, NULL, 0, &h), 0);
+	assert_int_equal(sofl_rss_pkt(&r, NULL, NULL), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_set_impl(&r, (enum sofl_rss_impl)7), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_TABLE), 0);
+	assert_string_equal(sofl_rss_impl_name(&r), "table");
+	if (sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI)) {
+		assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_GFNI), 0);
+		assert_string_equal(sofl_rss_impl_name(&r), "gfni");
+	} else {
+		assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_GFNI), SOFL_ENOTSUP);
+		fprintf(stderr, "note: GFNI path not available here; table path only\n");
+	}
+	/* the bit-serial reference tolerates anything */
+	assert_int_equal(sofl_rss_toeplitz(NULL, 0, in, 4), 0);
+	assert_int_equal(sofl_rss_toeplitz(key, 4, NULL, 4), 0);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	if (sofl_rss_init(&rss, NULL, 0, 4, 0) || sofl_rss_init(&rss_sym, NULL, 0, 4, SOFL_RSS_SYMMETRIC))
+		return -1;
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reference_vector),
+		cmocka_unit_test(test_microsoft_vectors),
+		cmocka_unit_test(test_microsoft_packets),
+		cmocka_unit_test(test_random_cross_check),
+		cmocka_unit_test(test_symmetric),
+		cmocka_unit_test(test_tuple_choice),
+		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_reta),
+		cmocka_unit_test(test_args),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -89,8 +89,58 @@ $(CLI): $(TOOL_OBJ) $(STATIC)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TEST_LOBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $< $(TEST_LOBJ) $(STATIC) $(CMOCKA) $(PCAP_LIBS)
 
+# Kernel-oracle programs (tests/kernel/, docs/kernel-oracle.md), driven by
+# tests/gro_kernel.sh and tests/gso_kernel.sh: each tests/kernel/<name>.c is
+# one binary, linked with kutil.c, the test helpers, the library and libpcap.
+KTEST_SRC := $(filter-out tests/kernel/kutil.c,$(wildcard tests/kernel/*.c))
+KTEST_BIN := $(KTEST_SRC:tests/kernel/%.c=$(BUILD)/tests/kernel/%)
+KTEST_LOBJ:= $(BUILD)/tests/kernel/kutil.o $(BUILD)/tests/helpers.o
+tests: $(KTEST_BIN)
+
+$(KTEST_BIN): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(KTEST_LOBJ) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(KTEST_LOBJ) $(STATIC) $(PCAP_LIBS)
+
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BENCH_LOBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LOBJ) $(STATIC) -lm
+
+# Side-by-side benchmark against DPDK 22.11 (bench/dpdk/): `make bench-dpdk`,
+# built only when pkg-config finds libdpdk (scripts/deps.sh bench installs it);
+# `make bench` then runs it with the others.  The DPDK-side files get DPDK's
+# own flags (its headers as system headers, so they don't trip -Werror), and
+# the header-inline kernels are compiled twice: Debian's -march=corei7 and
+# -march=native, because their speed is set by the caller's flags.
+HAVE_DPDK := $(shell pkg-config --exists libdpdk 2>/dev/null && echo 1)
+DPDK_BIN  := $(BUILD)/bench/bench_vs_dpdk
+.PHONY: bench-dpdk
+ifeq ($(HAVE_DPDK),1)
+DPDK_CFLAGS := $(WARN) -O3 -g -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API \
+	$(patsubst -I%,-isystem %,$(shell pkg-config --cflags libdpdk))
+DPDK_LIBS   := $(shell pkg-config --libs libdpdk)
+DPDK_OBJ    := $(BUILD)/bench/dpdk/bench_vs_dpdk.o $(BUILD)/bench/dpdk/dpdk_side.o \
+	$(BUILD)/bench/dpdk/dpdk_kern_generic.o $(BUILD)/bench/dpdk/dpdk_kern_native.o
+
+$(BUILD)/bench/dpdk/dpdk_side.o: bench/dpdk/dpdk_side.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DPDK_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/bench/dpdk/dpdk_kern_generic.o: bench/dpdk/dpdk_kern.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DPDK_CFLAGS) -DDK_SFX=generic -MMD -MP -c $< -o $@
+
+$(BUILD)/bench/dpdk/dpdk_kern_native.o: bench/dpdk/dpdk_kern.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DPDK_CFLAGS) -march=native -DDK_NATIVE -DDK_SFX=native -MMD -MP -c $< -o $@
+
+$(DPDK_BIN): $(DPDK_OBJ) $(BENCH_LOBJ) $(BUILD)/tests/helpers.o $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(DPDK_OBJ) $(BENCH_LOBJ) $(BUILD)/tests/helpers.o $(STATIC) \
+	    $(DPDK_LIBS) -lm
+
+bench-dpdk: $(DPDK_BIN)
+bench: bench-dpdk
+else
+bench-dpdk:
+	@echo "bench-dpdk: libdpdk not found by pkg-config (scripts/deps.sh bench installs it)"
+endif
 
 deps:
 	@scripts/deps.sh check

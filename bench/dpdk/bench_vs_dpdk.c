@@ -1,0 +1,1101 @@
+/* bench_vs_dpdk: softoffload and DPDK 22.11 side by side, in one process, on
+ * identical input bytes, with the workloads and the method of
+ * reference/dpdk-anchor.md:
+ *
+ *   - every row is registered and checked first (both sides must produce the
+ *     expected output), then repetitions are interleaved: rep 1 of every row,
+ *     rep 2 of every row, ... so slow phases of the shared host hit all rows;
+ *   - per-call rows (GRO bursts, GSO super-packets) time only the call with
+ *     lfence/rdtsc ... rdtscp/lfence and subtract the median cost of an empty
+ *     timer pair; the input restore before each call is untimed; one
+ *     repetition = the median over its calls;
+ *   - loop rows (checksums, Toeplitz) time a whole loop;
+ *   - headline = median over repetitions; the ratio DPDK / softoffload is
+ *     computed per repetition (both rows ran within milliseconds of each
+ *     other) and reported as median [min..max].
+ *
+ * Usage: bench_vs_dpdk [-r reps] [-s scale] [-o csum,rss,gro,gso] [-v]
+ *                      [-- EAL arguments]
+ * Without EAL arguments it uses the flags that work on this machine without
+ * hugepages: -l <cpu> --no-huge --no-pci -m 512 --no-shconf --no-telemetry
+ * --log-level=1.  $SOFL_BENCH_REPS sets the repetitions (default 15).
+ * Exit status: 0, 1 when a correctness check failed, 2 on set-up failure. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <x86intrin.h>
+#include "softoffload/softoffload.h"
+#include "../util.h"
+#include "../../tests/helpers.h"
+#include "dpdk_kern.h"
+#include "dpdk_side.h"
+
+#define MAXREP	64
+#define MAXROW	160
+#define MAXCMP	96
+#define MAXCALL	512
+#define MB	(1024u * 1024u)
+
+/* ---- timing ---- */
+
+static double tsc_per_ns;	/* TSC ticks per ns, calibrated at start */
+static double timer_ovh;	/* ticks of an empty tic()/toc() pair */
+
+static inline uint64_t
+tic(void)
+{
+	uint64_t t;
+
+	_mm_lfence();
+	t = __rdtsc();
+	_mm_lfence();
+	return t;
+}
+
+static inline uint64_t
+toc(void)
+{
+	unsigned aux;
+	uint64_t t = __rdtscp(&aux);
+
+	_mm_lfence();
+	return t;
+}
+
+/* Hides a pointer from the optimiser so a call on the same input is not
+ * hoisted out of a timing loop. */
+#define LAUNDER(p) __asm__ volatile("" : "+r"(p) : : "memory")
+
+static void
+calibrate(void)
+{
+	double v[101];
+	uint64_t n0 = bench_ns(), t0 = tic(), n1, t1;
+
+	do {
+		n1 = bench_ns();
+	} while (n1 - n0 < 100000000);
+	t1 = toc();
+	tsc_per_ns = (double)(t1 - t0) / (double)(n1 - n0);
+	for (int i = 0; i < 101; i++) {
+		uint64_t a = tic(), b = toc();
+		v[i] = (double)(b - a);
+	}
+	timer_ovh = bench_median(v, 101);
+}
+
+/* Median over @calls of one call's ticks (minus the timer), in ns. */
+static double
+ticks_median_ns(double *v, int calls)
+{
+	return bench_median(v, calls) / tsc_per_ns;
+}
+
+/* ---- rows and comparisons ---- */
+
+typedef double (*measure_fn)(void *arg);	/* one repetition: ns per unit */
+
+struct row {
+	const char *sec;
+	char name[80];
+	const char *unit;	/* "pkt", "seg", "hash", "call" */
+	measure_fn fn;
+	void *arg;
+	double bytes;		/* bytes per unit: also report GB/s (0: not) */
+	double s[MAXREP];
+};
+
+struct cmp {
+	int d, o;		/* DPDK row, softoffload row */
+};
+
+static struct row rows[MAXROW];
+static int nrows;
+static struct cmp cmps[MAXCMP];
+static int ncmps;
+static int failures;
+static int verbose;
+static double scale = 1.0;
+
+static int
+add_row(const char *sec, const char *unit, measure_fn fn, void *arg, double bytes,
+	const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static int
+add_row(const char *sec, const char *unit, measure_fn fn, void *arg, double bytes,
+	const char *fmt, ...)
+{
+	struct row *r;
+	va_list ap;
+
+	if (nrows == MAXROW) {
+		fprintf(stderr, "bench_vs_dpdk: too many rows\n");
+		exit(2);
+	}
+	r = &rows[nrows];
+	r->sec = sec;
+	r->unit = unit;
+	r->fn = fn;
+	r->arg = arg;
+	r->bytes = bytes;
+	va_start(ap, fmt);
+	vsnprintf(r->name, sizeof(r->name), fmt, ap);
+	va_end(ap);
+	return nrows++;
+}
+
+static void
+add_cmp(int d, int o)
+{
+	if (ncmps < MAXCMP && d >= 0 && o >= 0)
+		cmps[ncmps++] = (struct cmp){ d, o };
+}
+
+static void
+check(int ok, const char *what, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+check(int ok, const char *what, ...)
+{
+	va_list ap;
+
+	if (ok && !verbose)
+		return;
+	va_start(ap, what);
+	printf("check %-4s ", ok ? "ok" : "FAIL");
+	vprintf(what, ap);
+	printf("\n");
+	va_end(ap);
+	if (!ok)
+		failures++;
+}
+
+static void *
+xalloc(size_t len)
+{
+	void *p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+
+	if (p == NULL) {
+		fprintf(stderr, "bench_vs_dpdk: out of memory\n");
+		exit(2);
+	}
+	memset(p, 0, len);
+	return p;
+}
+
+static size_t
+iters_for(double want)
+{
+	double n = want * scale;
+
+	return n < 1 ? 1 : (size_t)n;
+}
+
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void
+fill_random(uint8_t *buf, size_t len, uint64_t seed)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t v = splitmix64(&seed);
+		memcpy(buf + i, &v, 8);	/* little-endian bytes on x86 */
+	}
+	for (; i < len; i++)
+		buf[i] = (uint8_t)splitmix64(&seed);
+}
+
+/* ---- the workloads of dpdk-anchor.md ---- */
+
+#define MSS	1448
+#define HDRS	66
+
+static uint32_t
+flow_isn(int flow)
+{
+	return 0x10000000u + (uint32_t)flow * 0x01000000u;
+}
+
+/* TCP/IPv4 segment @seg of flow @flow carrying @pay bytes (build_tcp4_frame). */
+static size_t
+tcp4_frame(uint8_t *buf, size_t cap, int flow, uint32_t seg, size_t pay, uint8_t flags)
+{
+	static const uint8_t s4[4] = { 10, 0, 0, 1 }, d4[4] = { 10, 0, 0, 2 };
+	uint8_t opt[12];
+	struct t_spec s;
+
+	t_spec_init(&s, 4, 6);
+	memcpy(s.src, s4, 4);
+	memcpy(s.dst, d4, 4);
+	s.sport = (uint16_t)(40000 + flow);
+	s.dport = 5201;
+	s.seq = flow_isn(flow) + seg * MSS;
+	s.ack = 0x20000000u;
+	s.win = 502;
+	s.flags = flags;
+	s.ip_id = (uint16_t)(0x1000 + flow * 0x100 + seg);
+	t_opt_ts_set(opt, 0x00a00000u + (uint32_t)flow, 0x00b00000u);
+	s.tcp_opts = opt;
+	s.tcp_opts_len = sizeof(opt);
+	s.pay_len = pay;
+	s.pay_off = seg * MSS;
+	s.pay_seed = (uint8_t)(7 * flow);
+	return t_build(buf, cap, &s);
+}
+
+/* UDP/IPv4 datagram, DF clear, for the GSO (fragmentation / USO) rows. */
+static size_t
+udp4_frame(uint8_t *buf, size_t cap, size_t pay)
+{
+	static const uint8_t s4[4] = { 10, 0, 0, 1 }, d4[4] = { 10, 0, 0, 2 };
+	struct t_spec s;
+
+	t_spec_init(&s, 4, 17);
+	memcpy(s.src, s4, 4);
+	memcpy(s.dst, d4, 4);
+	s.sport = 40000;
+	s.dport = 5201;
+	s.df = 0;
+	s.ip_id = 0x1000;
+	s.pay_len = pay;
+	return t_build(buf, cap, &s);
+}
+
+/* One GRO input burst. */
+struct burst {
+	const char *id;
+	int n;
+	uint8_t *frame[1024];
+	uint32_t len[1024];
+	const char *expect_dpdk;	/* output description (see describe()) */
+	int nout_dpdk;
+};
+
+enum { W1, W2, W3, W4, WX, NW };
+
+static struct burst bursts[NW];
+static struct burst heavy;		/* W2 pattern x 1024 */
+
+static void
+burst_add(struct burst *b, int flow, uint32_t seg, uint8_t flags)
+{
+	uint8_t *f = xalloc(2048);
+
+	b->len[b->n] = (uint32_t)tcp4_frame(f, 2048, flow, seg, MSS, flags);
+	b->frame[b->n++] = f;
+}
+
+static void
+build_bursts(void)
+{
+	for (int k = 0; k < 32; k++) {
+		burst_add(&bursts[W1], 0, (uint32_t)k, SOFL_TCP_ACK);
+		burst_add(&bursts[W2], k % 4, (uint32_t)(k / 4), SOFL_TCP_ACK);
+		burst_add(&bursts[W3], k, 0, SOFL_TCP_ACK);
+		burst_add(&bursts[W4], 0, (uint32_t)k,
+			  SOFL_TCP_ACK | (k % 8 == 7 ? SOFL_TCP_PSH : 0));
+		burst_add(&bursts[WX], 0, (uint32_t)k, SOFL_TCP_ACK);
+	}
+	for (int k = 0; k < 1024; k++)
+		burst_add(&heavy, k % 4, (uint32_t)(k / 4), SOFL_TCP_ACK);
+	bursts[W1].id = "W1_1flow_inorder";
+	bursts[W1].expect_dpdk = "f0:s0-31";
+	bursts[W1].nout_dpdk = 1;
+	bursts[W2].id = "W2_4flows_rr";
+	bursts[W2].expect_dpdk = "f0:s0-7 f1:s0-7 f2:s0-7 f3:s0-7";
+	bursts[W2].nout_dpdk = 4;
+	bursts[W3].id = "W3_32flows_nomerge";
+	bursts[W3].nout_dpdk = 32;
+	bursts[W4].id = "W4_1flow_psh_every8";
+	/* DPDK 22.11 returns PSH segments unmerged, after the merged runs */
+	bursts[W4].expect_dpdk = "f0:s0-6 f0:s8-14 f0:s16-22 f0:s24-30 f0:s7P f0:s15P f0:s23P f0:s31P";
+	bursts[W4].nout_dpdk = 8;
+	bursts[WX].id = "X_32_not_eligible";
+	bursts[WX].nout_dpdk = 32;
+	heavy.id = "H_W2x1024";
+}
+
+/* Describes one TCP/IPv4 output packet of the anchor flows as
+ * "f<flow>:s<first>[-<last>][P]" after checking it: IPv4 total length =
+ * frame - 14, payload = the contiguous stream bytes of its flow, whole
+ * segments.  *ipsum_ok tells whether its IPv4 header checksum verifies.
+ * @return 0, or -1 (with a reason in @out) when the packet is wrong. */
+static int
+describe(const uint8_t *pkt, long len, char *out, size_t cap, int *ipsum_ok)
+{
+	struct sofl_pkt p;
+	int flow;
+	uint32_t off, first, nseg;
+
+	if (len < 0) {
+		snprintf(out, cap, "<inconsistent mbuf chain>");
+		return -1;
+	}
+	if (sofl_pkt_parse(&p, pkt, (size_t)len, SOFL_LINK_ETH) != 0 || p.ipv != 4 ||
+	    p.l4_proto != 6 || !(p.layers & SOFL_LAYER_L4) || p.ip_end != (uint32_t)len) {
+		snprintf(out, cap, "<not a whole TCP/IPv4 packet, %ld B>", len);
+		return -1;
+	}
+	flow = (int)p.key.sport - 40000;
+	off = p.tcp_seq - flow_isn(flow);
+	if (flow < 0 || flow > 31 || off % MSS || p.pay_len % MSS || p.pay_len == 0) {
+		snprintf(out, cap, "<unexpected flow/seq/len %d %u %u>", flow, off, p.pay_len);
+		return -1;
+	}
+	for (uint32_t i = 0; i < p.pay_len; i++)
+		if (pkt[p.pay_off + i] != (uint8_t)(off + i + 7u * (unsigned)flow)) {
+			snprintf(out, cap, "<payload byte %u of f%d wrong>", i, flow);
+			return -1;
+		}
+	*ipsum_ok = sofl_ipv4_hdr_csum_ok(pkt + p.l3_off, p.l3_len);
+	first = off / MSS;
+	nseg = p.pay_len / MSS;
+	if (nseg == 1)
+		snprintf(out, cap, "f%d:s%u%s", flow, first, p.tcp_flags & SOFL_TCP_PSH ? "P" : "");
+	else
+		snprintf(out, cap, "f%d:s%u-%u%s", flow, first, first + nseg - 1,
+			 p.tcp_flags & SOFL_TCP_PSH ? "P" : "");
+	return 0;
+}
+
+/* Output i of some engine, linearised: the checker's only view of it. */
+typedef long (*out_fn)(void *eng, int i, uint8_t *buf, size_t cap);
+
+static uint8_t outbuf[1 << 17];
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Builds the description of outputs 0..n-1 (sorted when @sorted: the heavy
+ * table flushes flows in table order, which is not part of the contract).
+ * @return the number of outputs whose IPv4 header checksum is stale. */
+static int
+describe_all(void *eng, out_fn out, int n, int sorted, char *desc, size_t cap, int *bad)
+{
+	static char tok[1024][96];
+	char *p[1024];
+	int stale = 0;
+	size_t o = 0;
+
+	*bad = 0;
+	for (int i = 0; i < n && i < 1024; i++) {
+		int ok = 1;
+		if (describe(outbuf, out(eng, i, outbuf, sizeof(outbuf)), tok[i], sizeof(tok[i]),
+			     &ok) != 0)
+			(*bad)++;
+		stale += !ok;
+		p[i] = tok[i];
+	}
+	if (sorted)
+		qsort(p, (size_t)n, sizeof(p[0]), cmp_str);
+	desc[0] = 0;
+	for (int i = 0; i < n && i < 1024; i++)
+		o += (size_t)snprintf(desc + o, o < cap ? cap - o : 0, "%s%s", i ? " " : "", p[i]);
+	return stale;
+}
+
+/* "f0:s0-7 f1:s0-7 ..." for the W3 / X shapes: every input a singleton. */
+static void
+singletons(const struct burst *b, char *desc, size_t cap)
+{
+	size_t o = 0;
+
+	for (int i = 0; i < b->n; i++) {
+		char t[96];
+		int ok;
+		describe(b->frame[i], b->len[i], t, sizeof(t), &ok);
+		o += (size_t)snprintf(desc + o, o < cap ? cap - o : 0, "%s%s", i ? " " : "", t);
+	}
+}
+
+/* Heavyweight expectation: per flow, runs of @run segments over 256. */
+static void
+heavy_expect(int run, char *desc, size_t cap)
+{
+	char *p[1024];
+	static char tok[1024][96];
+	int n = 0;
+	size_t o = 0;
+
+	for (int f = 0; f < 4; f++)
+		for (int s = 0; s < 256; s += run) {
+			int last = s + run - 1 < 255 ? s + run - 1 : 255;
+			snprintf(tok[n], sizeof(tok[n]), "f%d:s%d-%d", f, s, last);
+			p[n] = tok[n];
+			n++;
+		}
+	qsort(p, (size_t)n, sizeof(p[0]), cmp_str);
+	desc[0] = 0;
+	for (int i = 0; i < n; i++)
+		o += (size_t)snprintf(desc + o, o < cap ? cap - o : 0, "%s%s", i ? " " : "", p[i]);
+}
+
+/* ---- checksum rows ---- */
+
+enum csum_kind { CK_DPDK_GENERIC, CK_DPDK_NATIVE, CK_OURS };
+
+struct csum_arg {
+	const uint8_t *buf;
+	size_t len, iters, chunk;	/* chunk: one pass in chunk-size calls */
+	int kind, impl;
+};
+
+static const char *const impl_names[] = { "generic", "avx2", "avx512" };
+
+static void
+use_impl(int impl)
+{
+	if (sofl_csum_set_impl((enum sofl_csum_impl)impl) != 0) {
+		fprintf(stderr, "bench_vs_dpdk: csum impl %d unavailable\n", impl);
+		exit(2);
+	}
+}
+
+static uint64_t
+ours_sum_loop(const uint8_t *buf, size_t len, size_t iters)
+{
+	uint64_t acc = 0;
+
+	for (size_t i = 0; i < iters; i++) {
+		const uint8_t *p = buf;
+		LAUNDER(p);
+		acc += sofl_csum_fold(sofl_csum_add(0, p, len));
+	}
+	return acc;
+}
+
+static uint64_t
+ours_sum_chunks(const uint8_t *buf, size_t len, size_t chunk)
+{
+	uint64_t acc = 0;
+
+	for (size_t off = 0; off < len; off += chunk)
+		acc += sofl_csum_fold(sofl_csum_add(0, buf + off,
+						    len - off < chunk ? len - off : chunk));
+	return acc;
+}
+
+static double
+m_csum(void *arg)
+{
+	struct csum_arg *a = arg;
+	uint64_t t0, t1, acc;
+
+	if (a->kind == CK_OURS)
+		use_impl(a->impl);
+	t0 = tic();
+	if (a->chunk) {
+		if (a->kind == CK_DPDK_GENERIC)
+			acc = dk_raw_cksum_chunks_generic(a->buf, a->len, a->chunk);
+		else if (a->kind == CK_DPDK_NATIVE)
+			acc = dk_raw_cksum_chunks_native(a->buf, a->len, a->chunk);
+		else
+			acc = ours_sum_chunks(a->buf, a->len, a->chunk);
+	} else {
+		if (a->kind == CK_DPDK_GENERIC)
+			acc = dk_raw_cksum_loop_generic(a->buf, a->len, a->iters);
+		else if (a->kind == CK_DPDK_NATIVE)
+			acc = dk_raw_cksum_loop_native(a->buf, a->len, a->iters);
+		else
+			acc = ours_sum_loop(a->buf, a->len, a->iters);
+	}
+	t1 = toc();
+	bench_sink(acc);
+	return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns / (double)(a->chunk ? 1 : a->iters);
+}
+
+/* Packet-level checksum rows on the 1514-byte frame. */
+enum pk_kind {
+	PK_DPDK_L4_GENERIC, PK_DPDK_L4_NATIVE,		/* rte_ipv4_udptcp_cksum */
+	PK_DPDK_VERIFY_GENERIC, PK_DPDK_VERIFY_NATIVE,	/* rte_ipv4_cksum + _verify */
+	PK_OURS_L4,					/* sofl_pkt_l4_csum, pre-parsed */
+	PK_OURS_VERIFY,					/* sofl_pkt_parse + csum_check */
+};
+
+struct pk_arg {
+	const uint8_t *frame;
+	uint32_t len;
+	struct sofl_pkt p;
+	size_t iters;
+	int kind, impl;
+};
+
+static double
+m_pkt(void *arg)
+{
+	struct pk_arg *a = arg;
+	uint64_t t0, t1, acc = 0;
+
+	if (a->kind >= PK_OURS_L4)
+		use_impl(a->impl);
+	t0 = tic();
+	switch (a->kind) {
+	case PK_DPDK_L4_GENERIC:
+		acc = dk_l4_cksum_loop_generic(a->frame, a->iters);
+		break;
+	case PK_DPDK_L4_NATIVE:
+		acc = dk_l4_cksum_loop_native(a->frame, a->iters);
+		break;
+	case PK_DPDK_VERIFY_GENERIC:
+		acc = dk_l4_verify_loop_generic(a->frame, a->iters);
+		break;
+	case PK_DPDK_VERIFY_NATIVE:
+		acc = dk_l4_verify_loop_native(a->frame, a->iters);
+		break;
+	case PK_OURS_L4:
+		for (size_t i = 0; i < a->iters; i++) {
+			struct sofl_pkt *p = &a->p;
+			LAUNDER(p);
+			acc += (uint64_t)sofl_pkt_l4_csum(p);
+		}
+		break;
+	case PK_OURS_VERIFY:
+		for (size_t i = 0; i < a->iters; i++) {
+			const uint8_t *f = a->frame;
+			struct sofl_pkt p;
+			enum sofl_csum_state ip, l4;
+			LAUNDER(f);
+			sofl_pkt_parse(&p, f, a->len, SOFL_LINK_ETH);
+			sofl_pkt_csum_check(&p, &ip, &l4);
+			acc += (uint64_t)ip + (uint64_t)l4;
+		}
+		break;
+	}
+	t1 = toc();
+	bench_sink(acc);
+	return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns / (double)a->iters;
+}
+
+static int
+best_impl(void)
+{
+	for (int i = SOFL_CSUM_AVX512; i > 0; i--)
+		if (sofl_csum_impl_available((enum sofl_csum_impl)i))
+			return i;
+	return SOFL_CSUM_GENERIC;
+}
+
+static uint16_t
+bswap16(uint16_t v)
+{
+	return (uint16_t)(v << 8 | v >> 8);
+}
+
+static void
+setup_csum(void)
+{
+	static const size_t sizes[] = { 64, 1500, 9000, 65536 };
+	static const char *const kn[] = { "dpdk_generic", "dpdk_native" };
+	static uint8_t frame[2048];
+	uint8_t *hot = xalloc(65536), *big = xalloc(64 * MB);
+	int d[2], o, best = best_impl();
+
+	fill_random(hot, 65536, 1);
+	fill_random(big, 64 * MB, 2);
+	for (size_t k = 0; k < 4; k++) {
+		size_t n = sizes[k], it = iters_for(64.0 * MB / (double)n);
+		uint16_t want = sofl_csum_fold(sofl_csum_add(0, hot, n));
+
+		/* rte_raw_cksum sums host-order (little-endian) words: its folded
+		 * sum is ours byte-swapped (RFC 1071 §2(B), byte order independence) */
+		check(dk_raw_cksum_generic(hot, n) == bswap16(want) &&
+		      dk_raw_cksum_native(hot, n) == bswap16(want),
+		      "csum %zu B: rte_raw_cksum == sofl_csum_add", n);
+		for (int kind = CK_DPDK_GENERIC; kind <= CK_DPDK_NATIVE; kind++) {
+			struct csum_arg *a = xalloc(sizeof(*a));
+			*a = (struct csum_arg){ hot, n, it, 0, kind, 0 };
+			d[kind] = add_row("csum", "call", m_csum, a, (double)n,
+					  "rte_raw_cksum_%zuB_%s", n, kn[kind]);
+		}
+		for (int impl = SOFL_CSUM_GENERIC; impl <= SOFL_CSUM_AVX512; impl++) {
+			struct csum_arg *a;
+			if (!sofl_csum_impl_available((enum sofl_csum_impl)impl))
+				continue;
+			use_impl(impl);
+			check(sofl_csum_fold(sofl_csum_add(0, hot, n)) == want,
+			      "csum %zu B: %s == generic", n, impl_names[impl]);
+			a = xalloc(sizeof(*a));
+			*a = (struct csum_arg){ hot, n, it, 0, CK_OURS, impl };
+			o = add_row("csum", "call", m_csum, a, (double)n, "sofl_csum_add_%zuB_%s", n,
+				    impl_names[impl]);
+			/* generic vs Debian's build; SIMD vs DPDK at its best (-march=native) */
+			add_cmp(impl == SOFL_CSUM_GENERIC ? d[0] : d[1], o);
+		}
+	}
+	/* 64 MB, one pass, 64 KiB per call (rte_raw_cksum's accumulator limit) */
+	{
+		uint64_t want = ours_sum_chunks(big, 64 * MB, 65536);
+		for (int kind = CK_DPDK_GENERIC; kind <= CK_DPDK_NATIVE; kind++) {
+			struct csum_arg *a = xalloc(sizeof(*a));
+			*a = (struct csum_arg){ big, 64 * MB, 1, 65536, kind, 0 };
+			d[kind] = add_row("csum", "pass", m_csum, a, 64.0 * MB,
+					  "rte_raw_cksum_64MB_%s", kn[kind]);
+		}
+		for (int impl = SOFL_CSUM_GENERIC; impl <= SOFL_CSUM_AVX512; impl++) {
+			struct csum_arg *a;
+			if (!sofl_csum_impl_available((enum sofl_csum_impl)impl))
+				continue;
+			use_impl(impl);
+			check(ours_sum_chunks(big, 64 * MB, 65536) == want,
+			      "csum 64 MB: %s == generic", impl_names[impl]);
+			a = xalloc(sizeof(*a));
+			*a = (struct csum_arg){ big, 64 * MB, 1, 65536, CK_OURS, impl };
+			o = add_row("csum", "pass", m_csum, a, 64.0 * MB, "sofl_csum_add_64MB_%s",
+				    impl_names[impl]);
+			add_cmp(impl == SOFL_CSUM_GENERIC ? d[0] : d[1], o);
+		}
+	}
+	/* the 1514-byte TCP/IPv4 frame: 1480 bytes summed + pseudo-header */
+	{
+		uint32_t len = (uint32_t)tcp4_frame(frame, sizeof(frame), 0, 0, MSS, SOFL_TCP_ACK);
+		size_t it = iters_for(20000);
+		struct sofl_pkt p;
+		int dl[2], dv[2], ol, ov;
+
+		sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
+		use_impl(best);
+		check(dk_l4_cksum_verify_generic(frame) == 0 && dk_l4_cksum_verify_native(frame) == 0,
+		      "csum 1514 B frame: rte_ipv4_udptcp_cksum_verify accepts it");
+		{
+			uint8_t tmp[2048];
+			memcpy(tmp, frame, len);
+			tmp[50] = tmp[51] = 0;	/* TCP checksum field */
+			check(dk_l4_cksum_generic(tmp) == sofl_get16(frame + 50) ||
+			      dk_l4_cksum_generic(tmp) == bswap16(sofl_get16(frame + 50)),
+			      "csum 1514 B frame: rte_ipv4_udptcp_cksum reproduces the checksum");
+			check(sofl_pkt_l4_csum(&p) == sofl_get16(frame + 50),
+			      "csum 1514 B frame: sofl_pkt_l4_csum reproduces the checksum");
+		}
+		for (int kind = 0; kind < 2; kind++) {
+			struct pk_arg *a = xalloc(sizeof(*a)), *b = xalloc(sizeof(*b));
+			*a = (struct pk_arg){ frame, len, p, it, PK_DPDK_L4_GENERIC + kind, 0 };
+			*b = (struct pk_arg){ frame, len, p, it, PK_DPDK_VERIFY_GENERIC + kind, 0 };
+			dl[kind] = add_row("csum", "pkt", m_pkt, a, 0, "rte_ipv4_udptcp_cksum_1514B_%s",
+					   kn[kind]);
+			dv[kind] = add_row("csum", "pkt", m_pkt, b, 0,
+					   "rte_ipv4_cksum+udptcp_verify_1514B_%s", kn[kind]);
+		}
+		{
+			struct pk_arg *a = xalloc(sizeof(*a)), *b = xalloc(sizeof(*b));
+			*a = (struct pk_arg){ frame, len, p, it, PK_OURS_L4, best };
+			*b = (struct pk_arg){ frame, len, p, it, PK_OURS_VERIFY, best };
+			ol = add_row("csum", "pkt", m_pkt, a, 0, "sofl_pkt_l4_csum_1514B_%s",
+				     impl_names[best]);
+			ov = add_row("csum", "pkt", m_pkt, b, 0, "sofl_pkt_parse+csum_check_1514B_%s",
+				     impl_names[best]);
+		}
+		add_cmp(dl[0], ol);
+		add_cmp(dl[1], ol);
+		add_cmp(dv[0], ov);
+		add_cmp(dv[1], ov);
+	}
+}
+
+/* ---- GRO rows (DPDK side; ours are added by setup_gro_ours) ---- */
+
+struct gro_arg {
+	struct dg *g;
+	struct dh *h;
+	int n, calls, parse, expect;
+};
+
+static double
+m_dpdk_gro(void *arg)
+{
+	struct gro_arg *a = arg;
+	double v[MAXCALL];
+
+	for (int c = 0; c < a->calls; c++) {
+		uint64_t t0, t1;
+		int n;
+
+		if (a->g) {
+			dg_restore(a->g);
+			t0 = tic();
+			n = a->parse ? dg_run_parse(a->g) : dg_run(a->g);
+			t1 = toc();
+		} else {
+			dh_restore(a->h);
+			t0 = tic();
+			n = dh_run(a->h);
+			t1 = toc();
+		}
+		if (n != a->expect)
+			check(0, "gro: DPDK produced %d packets instead of %d", n, a->expect);
+		v[c] = (double)(t1 - t0) - timer_ovh;
+	}
+	return ticks_median_ns(v, a->calls) / (double)a->n;
+}
+
+static long
+dg_out_fn(void *eng, int i, uint8_t *buf, size_t cap)
+{
+	return dg_out(eng, i, buf, cap);
+}
+
+static long
+dh_out_fn(void *eng, int i, uint8_t *buf, size_t cap)
+{
+	return dh_out(eng, i, buf, cap);
+}
+
+static int dpdk_gro_row[NW][2];	/* [workload][parse] */
+static int dpdk_heavy_row[2];	/* [flush_every] */
+
+static void
+setup_gro_dpdk(void)
+{
+	static char desc[65536], want[65536];
+	int calls = (int)iters_for(200) > MAXCALL ? MAXCALL : (int)iters_for(200);
+
+	for (int w = 0; w < NW; w++) {
+		struct burst *b = &bursts[w];
+		struct dg *g = dg_new((const uint8_t *const *)b->frame, b->len, b->n, w != WX);
+		int bad, stale, n;
+
+		if (g == NULL)
+			exit(2);
+		n = dg_run(g);
+		stale = describe_all(g, dg_out_fn, n, 0, desc, sizeof(desc), &bad);
+		if (b->expect_dpdk)
+			snprintf(want, sizeof(want), "%s", b->expect_dpdk);
+		else
+			singletons(b, want, sizeof(want));
+		check(n == b->nout_dpdk && bad == 0 && strcmp(desc, want) == 0,
+		      "gro %s: DPDK %d -> %d: %s", b->id, b->n, n, desc);
+		if (stale)
+			printf("note gro %s: DPDK left %d of %d IPv4 header checksums stale\n", b->id,
+			       stale, n);
+		for (int parse = 0; parse < 2; parse++) {
+			struct gro_arg *a = xalloc(sizeof(*a));
+			/* X's frames are TCP labelled UDP: a parser would see TCP */
+			if (w == WX && parse) {
+				dpdk_gro_row[w][parse] = -1;
+				continue;
+			}
+			*a = (struct gro_arg){ g, NULL, b->n, calls, parse, b->nout_dpdk };
+			dpdk_gro_row[w][parse] = add_row("gro", "pkt", m_dpdk_gro, a, 0, "dpdk_%s%s",
+							 b->id, parse ? "_swparse" : "");
+		}
+	}
+	for (int fe = 1; fe >= 0; fe--) {
+		struct dh *h = dh_new((const uint8_t *const *)heavy.frame, heavy.len, heavy.n, 32, fe);
+		struct gro_arg *a;
+		int bad, n;
+
+		if (h == NULL)
+			exit(2);
+		n = dh_run(h);
+		describe_all(h, dh_out_fn, n, 1, desc, sizeof(desc), &bad);
+		heavy_expect(fe ? 8 : 45, want, sizeof(want));
+		check(bad == 0 && strcmp(desc, want) == 0, "gro %s flush %s: DPDK 1024 -> %d%s%s",
+		      heavy.id, fe ? "every burst" : "at end", n, verbose ? ": " : "",
+		      verbose ? desc : "");
+		a = xalloc(sizeof(*a));
+		*a = (struct gro_arg){ NULL, h, heavy.n, calls / 10 > 0 ? calls / 10 : 1, 0, n };
+		dpdk_heavy_row[fe] = add_row("gro", "pkt", m_dpdk_gro, a, 0, "dpdk_%s_flush_%s",
+					     heavy.id, fe ? "every_burst" : "at_end");
+	}
+}
+
+/* ---- GSO rows (DPDK side) ---- */
+
+enum gs_kind { GS_SEG, GS_SEG_FREE, GS_SEG_CSUM };
+
+struct gso_arg {
+	struct ds *s;
+	int calls, kind, nseg;
+};
+
+static double
+m_dpdk_gso(void *arg)
+{
+	struct gso_arg *a = arg;
+	double v[MAXCALL];
+
+	for (int c = 0; c < a->calls; c++) {
+		uint64_t t0, t1;
+		int n;
+
+		t0 = tic();
+		n = ds_run(a->s);
+		if (a->kind == GS_SEG_FREE)
+			ds_free(a->s);
+		else if (a->kind == GS_SEG_CSUM)
+			ds_csum(a->s);
+		t1 = toc();
+		ds_free(a->s);
+		if (n != a->nseg)
+			check(0, "gso: DPDK produced %d segments instead of %d", n, a->nseg);
+		v[c] = (double)(t1 - t0) - timer_ovh;
+	}
+	return ticks_median_ns(v, a->calls) / (double)a->nseg;
+}
+
+static uint8_t *gso_tcp_frame, *gso_udp_frame;
+static uint32_t gso_tcp_len, gso_udp_len;
+static int dpdk_gso_row[2][3];	/* [udp][kind] */
+
+/* The TCP super-packet's segment i as Linux/DPDK must emit it. */
+static size_t
+tcp_seg_expected(uint8_t *buf, size_t cap, int i, int last)
+{
+	return tcp4_frame(buf, cap, 0, (uint32_t)i, MSS,
+			  SOFL_TCP_ACK | (last ? SOFL_TCP_PSH : 0));
+}
+
+static void
+check_dpdk_gso_tcp(struct ds *s, int n)
+{
+	static uint8_t want[2048];
+	int zc = 0, same = 0;
+
+	for (int i = 0; i < n; i++) {
+		long l = ds_out(s, i, outbuf, sizeof(outbuf));
+		size_t wl = tcp_seg_expected(want, sizeof(want), i, i == n - 1);
+		zc += ds_out_zero_copy(s, i);
+		same += l == (long)wl && memcmp(outbuf, want, wl) == 0;
+	}
+	check(n == 45 && zc == n && ds_in_refcnt(s) == n + 1,
+	      "gso tcp4 64K: DPDK 45 segments, zero-copy %d/%d, input refcnt %d", zc, n,
+	      ds_in_refcnt(s));
+	check(same == n, "gso tcp4 64K: DPDK + software checksums byte-identical %d/%d", same, n);
+}
+
+static void
+check_dpdk_gso_udp(struct ds *s, int n)
+{
+	const uint32_t fpay = (1514 - 34) & ~7u;	/* 1480 */
+	const uint8_t *ip0 = gso_udp_frame + 14;
+	uint32_t dgram = gso_udp_len - 34, off = 0;
+	int zc = 0, good = 0;
+
+	for (int i = 0; i < n; i++) {
+		long l = ds_out(s, i, outbuf, sizeof(outbuf));
+		const uint8_t *ip = outbuf + 14;
+		uint32_t plen = dgram - off < fpay ? dgram - off : fpay;
+		int last = off + plen == dgram;
+
+		zc += ds_out_zero_copy(s, i);
+		good += l == (long)(34 + plen) && sofl_get16(ip + 2) == 20 + plen &&
+			sofl_get16(ip + 6) == (uint16_t)((last ? 0 : 0x2000) | off / 8) &&
+			sofl_ipv4_hdr_csum_ok(ip, 20) && memcmp(ip + 20, ip0 + 20 + off, plen) == 0 &&
+			memcmp(outbuf, gso_udp_frame, 14) == 0;
+		off += plen;
+	}
+	check(n == 44 && zc == n && good == n && off == dgram,
+	      "gso udp4 64K: DPDK 44 IPv4 fragments, %d/%d correct, zero-copy %d/%d", good, n, zc,
+	      n);
+}
+
+static void
+setup_gso_dpdk(void)
+{
+	int calls = (int)iters_for(200) > MAXCALL ? MAXCALL : (int)iters_for(200);
+
+	gso_tcp_frame = xalloc(70000);
+	gso_udp_frame = xalloc(70000);
+	gso_tcp_len = (uint32_t)tcp4_frame(gso_tcp_frame, 70000, 0, 0, 45 * MSS,
+					   SOFL_TCP_ACK | SOFL_TCP_PSH);
+	gso_udp_len = (uint32_t)udp4_frame(gso_udp_frame, 70000, 65000);
+	for (int udp = 0; udp < 2; udp++) {
+		struct ds *s = ds_new(udp ? gso_udp_frame : gso_tcp_frame,
+				      udp ? gso_udp_len : gso_tcp_len, udp, 1514);
+		int n;
+
+		if (s == NULL)
+			exit(2);
+		n = ds_run(s);
+		ds_csum(s);
+		if (udp)
+			check_dpdk_gso_udp(s, n);
+		else
+			check_dpdk_gso_tcp(s, n);
+		ds_free(s);
+		check(ds_in_refcnt(s) == 1, "gso: input refcnt back to 1 after freeing segments");
+		for (int k = GS_SEG; k <= GS_SEG_CSUM; k++) {
+			static const char *const kn[] = { "segment", "segment+free", "segment+swcsum" };
+			struct gso_arg *a = xalloc(sizeof(*a));
+			*a = (struct gso_arg){ s, calls, k, udp ? 44 : 45 };
+			dpdk_gso_row[udp][k] = add_row("gso", "seg", m_dpdk_gso, a, 0, "dpdk_%s_%s",
+						       udp ? "udp4_65000B_ipfrag" : "tcp4_65160B_mss1448",
+						       kn[k]);
+		}
+	}
+}
+
+/* ---- machine probe: is the host in a slow phase? ---- */
+
+static double
+m_probe(void *arg)
+{
+	uint64_t x = 1, t0, t1, n = 20000000;
+
+	(void)arg;
+	t0 = tic();
+	for (uint64_t i = 0; i < n; i++)
+		__asm__ volatile("add %1, %0" : "+r"(x) : "r"(i));
+	t1 = toc();
+	bench_sink(x);
+	/* one dependent add per cycle (plus loop overhead on a separate chain):
+	 * report the clock in GHz as "ns per unit" = adds per ns */
+	return (double)n / (((double)(t1 - t0) - timer_ovh) / tsc_per_ns);
+}
+
+/* ---- main ---- */
+
+static int
+want_sec(const char *only, const char *sec)
+{
+	const char *p;
+	size_t l = strlen(sec);
+
+	if (only == NULL)
+		return 1;
+	for (p = only; (p = strstr(p, sec)) != NULL; p += l)
+		if ((p == only || p[-1] == ',') && (p[l] == 0 || p[l] == ','))
+			return 1;
+	return 0;
+}
+
+static void
+report(int reps)
+{
+	double tmp[MAXREP];
+
+	printf("\n# results: median of %d interleaved repetitions (min..max)\n", reps);
+	for (int i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		char metric[32];
+
+		if (strcmp(r->unit, "probe") == 0) {
+			memcpy(tmp, r->s, sizeof(double) * (size_t)reps);
+			bench_report("probe", r->name, "dep_adds_per_ns", "GHz", tmp, reps);
+			continue;
+		}
+		snprintf(metric, sizeof(metric), "ns_per_%s", r->unit);
+		memcpy(tmp, r->s, sizeof(double) * (size_t)reps);
+		bench_report(r->sec, r->name, metric, "ns", tmp, reps);
+		if (r->bytes > 0) {
+			for (int k = 0; k < reps; k++)
+				tmp[k] = r->bytes / r->s[k];
+			bench_report(r->sec, r->name, "GBps", "GB/s", tmp, reps);
+		}
+	}
+	printf("\n# DPDK / softoffload: time ratio per repetition (> 1: softoffload faster)\n");
+	printf("%-44s %10s  %-44s %10s %8s  %s\n", "DPDK", "ns", "softoffload", "ns", "ratio",
+	       "min..max");
+	for (int c = 0; c < ncmps; c++) {
+		struct row *d = &rows[cmps[c].d], *o = &rows[cmps[c].o];
+		double rt[MAXREP], dm, om, lo, hi, med;
+		char name[200];
+
+		for (int k = 0; k < reps; k++)
+			rt[k] = d->s[k] / o->s[k];
+		memcpy(tmp, d->s, sizeof(double) * (size_t)reps);
+		dm = bench_median(tmp, reps);
+		memcpy(tmp, o->s, sizeof(double) * (size_t)reps);
+		om = bench_median(tmp, reps);
+		lo = bench_min(rt, reps);
+		hi = bench_max(rt, reps);
+		memcpy(tmp, rt, sizeof(double) * (size_t)reps);
+		med = bench_median(tmp, reps);
+		printf("%-44s %10.4g  %-44s %10.4g %7.3gx  %.3g..%.3g\n", d->name, dm, o->name, om,
+		       med, lo, hi);
+		snprintf(name, sizeof(name), "%s/%s", d->name, o->name);
+		printf("CSV,ratio,%s,dpdk_over_sofl,x,%.4g,%.4g,%.4g\n", name, med, lo, hi);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	char *eal[32], lcore[24];
+	const char *only = NULL;
+	int neal = 0, reps = bench_reps(15), sep = 0, opt;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			sep = i;
+	eal[neal++] = argv[0];
+	if (sep) {
+		for (int i = sep + 1; i < argc && neal < 31; i++)
+			eal[neal++] = argv[i];
+		argc = sep;
+	} else {
+		static char *def[] = { "-l", NULL, "--no-huge", "--no-pci", "-m", "512",
+				       "--no-shconf", "--no-telemetry", "--log-level=1" };
+		/* the last CPU: with 2 vCPUs, CPU 1, away from most interrupts */
+		snprintf(lcore, sizeof(lcore), "%ld", sysconf(_SC_NPROCESSORS_ONLN) - 1);
+		def[1] = lcore;
+		for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++)
+			eal[neal++] = def[i];
+	}
+	eal[neal] = NULL;
+	while ((opt = getopt(argc, argv, "r:s:o:v")) != -1) {
+		switch (opt) {
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 's':
+			scale = atof(optarg);
+			break;
+		case 'o':
+			only = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-r reps] [-s scale] [-o csum,rss,gro,gso] [-v] "
+				"[-- EAL args]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > MAXREP || !(scale > 0)) {
+		fprintf(stderr, "bench_vs_dpdk: reps 1..%d, scale > 0\n", MAXREP);
+		return 2;
+	}
+	if (dpdk_init(neal, eal) < 0)
+		return 2;
+	calibrate();
+	printf("# bench_vs_dpdk: softoffload vs DPDK 22.11, one process, interleaved\n");
+	printf("# TSC %.4f GHz, timer pair %.0f ticks (subtracted), %d repetitions, scale %g\n",
+	       tsc_per_ns, timer_ovh, reps, scale);
+	add_row("probe", "probe", m_probe, NULL, 0, "dep_add_clock");
+	if (want_sec(only, "csum"))
+		setup_csum();
+	if (want_sec(only, "gro") || want_sec(only, "gso"))
+		build_bursts();
+	if (want_sec(only, "gro"))
+		setup_gro_dpdk();
+	if (want_sec(only, "gso"))
+		setup_gso_dpdk();
+	printf("# %d rows, %d comparisons, %d failed checks\n", nrows, ncmps, failures);
+	fflush(stdout);
+	/* one untimed round first: page faults, caches, branch predictors */
+	for (int i = 0; i < nrows; i++)
+		rows[i].fn(rows[i].arg);
+	for (int k = 0; k < reps; k++)
+		for (int i = 0; i < nrows; i++)
+			rows[i].s[k] = rows[i].fn(rows[i].arg);
+	report(reps);
+	if (failures)
+		printf("# %d correctness check(s) FAILED\n", failures);
+	dpdk_fini();
+	return failures ? 1 : 0;
+}

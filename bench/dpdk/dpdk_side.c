@@ -1,0 +1,380 @@
+/* The DPDK side of bench_vs_dpdk (see dpdk_side.h).  Compiled with exactly
+ * `pkg-config --cflags libdpdk` (Debian: -march=corei7) and -O3, as the
+ * anchor measurements were; rte_gro/rte_gso themselves are Debian's shared
+ * library code, so their speed does not depend on these flags. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_gro.h>
+#include <rte_gso.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_net.h>
+#include "dpdk_side.h"
+
+#define MAX_BURST 1024
+
+static struct rte_mempool *gro_pool;	/* 2 KB data room, as an RX ring's */
+static struct rte_mempool *big_pool;	/* 64 KB super-packets */
+static struct rte_mempool *direct_pool, *indirect_pool;
+
+int
+dpdk_init(int argc, char **argv)
+{
+	if (rte_eal_init(argc, argv) < 0) {
+		fprintf(stderr, "rte_eal_init: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	gro_pool = rte_pktmbuf_pool_create("gro", 4095, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	    (int)rte_socket_id());
+	big_pool = rte_pktmbuf_pool_create("big", 7, 0, 0, UINT16_MAX, (int)rte_socket_id());
+	/* what testpmd sets up for GSO: 8191-entry pools, 256-entry cache */
+	direct_pool = rte_pktmbuf_pool_create("gso_direct", 8191, 256, 0,
+	    RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	indirect_pool = rte_pktmbuf_pool_create("gso_indirect", 8191, 256, 0, 0,
+	    (int)rte_socket_id());
+	if (!gro_pool || !big_pool || !direct_pool || !indirect_pool) {
+		fprintf(stderr, "rte_pktmbuf_pool_create: %s\n", rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+void
+dpdk_fini(void)
+{
+	rte_eal_cleanup();
+}
+
+/* Header bytes of an Ethernet/IPv4/TCP-or-UDP frame: what GRO/GSO may edit. */
+static uint32_t
+hdr_len(const uint8_t *f, int tcp, uint8_t *l3, uint8_t *l4)
+{
+	*l3 = (uint8_t)((f[14] & 0x0f) * 4);
+	*l4 = tcp ? (uint8_t)((f[14 + *l3 + 12] >> 4) * 4) : 8;
+	return 14u + *l3 + *l4;
+}
+
+/* One input packet: its mbuf and what restoring it needs. */
+struct slot {
+	struct rte_mbuf *m;
+	const uint8_t *frame;
+	uint32_t len, hlen;
+	uint8_t l3, l4;
+};
+
+static int
+slot_init(struct slot *s, const uint8_t *frame, uint32_t len, int tcp)
+{
+	s->m = rte_pktmbuf_alloc(gro_pool);
+	if (s->m == NULL || len > rte_pktmbuf_tailroom(s->m))
+		return -1;
+	s->frame = frame;
+	s->len = len;
+	s->hlen = hdr_len(frame, tcp, &s->l3, &s->l4);
+	memcpy(rte_pktmbuf_mtod(s->m, uint8_t *), frame, len);
+	return 0;
+}
+
+static void
+slot_restore(struct slot *s, uint32_t ptype)
+{
+	struct rte_mbuf *m = s->m;
+
+	m->next = NULL;
+	m->nb_segs = 1;
+	m->data_off = RTE_PKTMBUF_HEADROOM;
+	m->data_len = (uint16_t)s->len;
+	m->pkt_len = s->len;
+	m->ol_flags = 0;
+	m->packet_type = ptype;
+	m->l2_len = 14;
+	m->l3_len = s->l3;
+	m->l4_len = s->l4;
+	/* GRO rewrites the head's IPv4 length (and may OR in flags) and strips
+	 * the headers of merged tails by moving data_off; payload is untouched */
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *), s->frame, s->hlen);
+}
+
+/* Linearises a chain, checking its bookkeeping as the anchor did. */
+static long
+chain_out(const struct rte_mbuf *m, uint8_t *buf, size_t cap)
+{
+	uint32_t sum = 0;
+	uint16_t segs = 0;
+
+	for (const struct rte_mbuf *s = m; s != NULL; s = s->next) {
+		if (sum + s->data_len > cap)
+			return -1;
+		memcpy(buf + sum, rte_pktmbuf_mtod(s, const uint8_t *), s->data_len);
+		sum += s->data_len;
+		segs++;
+	}
+	if (segs != m->nb_segs || sum != m->pkt_len)
+		return -1;
+	return (long)sum;
+}
+
+struct dg {
+	int n, tcp;
+	uint32_t ptype;
+	struct slot slot[RTE_GRO_MAX_BURST_ITEM_NUM];
+	struct rte_mbuf *pkts[RTE_GRO_MAX_BURST_ITEM_NUM];
+	int nout;
+};
+
+struct dg *
+dg_new(const uint8_t *const *frames, const uint32_t *lens, int n, int tcp)
+{
+	struct dg *g = calloc(1, sizeof(*g));
+
+	if (g == NULL || n < 1 || n > (int)RTE_GRO_MAX_BURST_ITEM_NUM)
+		goto fail;
+	g->n = n;
+	g->tcp = tcp;
+	g->ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
+	    (tcp ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
+	for (int i = 0; i < n; i++)
+		if (slot_init(&g->slot[i], frames[i], lens[i], tcp) < 0)
+			goto fail;
+	dg_restore(g);
+	return g;
+fail:
+	fprintf(stderr, "dg_new: cannot set up %d mbufs\n", n);
+	free(g);
+	return NULL;
+}
+
+void
+dg_restore(struct dg *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		slot_restore(&g->slot[i], g->ptype);
+		g->pkts[i] = g->slot[i].m;
+	}
+}
+
+int
+dg_run(struct dg *g)
+{
+	/* the 32x32 limits of the anchor workloads */
+	struct rte_gro_param p = {
+		.gro_types = RTE_GRO_TCP_IPV4,
+		.max_flow_num = 32,
+		.max_item_per_flow = 32,
+	};
+
+	g->nout = rte_gro_reassemble_burst(g->pkts, (uint16_t)g->n, &p);
+	return g->nout;
+}
+
+int
+dg_run_parse(struct dg *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		struct rte_mbuf *m = g->pkts[i];
+		struct rte_net_hdr_lens hl;
+
+		m->packet_type = rte_net_get_ptype(m, &hl, RTE_PTYPE_ALL_MASK);
+		m->l2_len = hl.l2_len;
+		m->l3_len = hl.l3_len;
+		m->l4_len = hl.l4_len;
+	}
+	return dg_run(g);
+}
+
+long
+dg_out(struct dg *g, int i, uint8_t *buf, size_t cap)
+{
+	if (i < 0 || i >= g->nout)
+		return -1;
+	return chain_out(g->pkts[i], buf, cap);
+}
+
+struct dh {
+	int n, burst, flush_every, nout;
+	void *ctx;
+	struct slot *slot;
+	struct rte_mbuf **in, **out;
+};
+
+struct dh *
+dh_new(const uint8_t *const *frames, const uint32_t *lens, int n, int burst, int flush_every)
+{
+	struct rte_gro_param p = {
+		.gro_types = RTE_GRO_TCP_IPV4,
+		.max_flow_num = 32,
+		.max_item_per_flow = 32,
+		.socket_id = rte_socket_id(),
+	};
+	struct dh *h = calloc(1, sizeof(*h));
+
+	if (h == NULL || n < 1 || n > MAX_BURST || burst < 1 || burst > n)
+		goto fail;
+	h->n = n;
+	h->burst = burst;
+	h->flush_every = flush_every;
+	h->slot = calloc((size_t)n, sizeof(*h->slot));
+	h->in = calloc((size_t)n, sizeof(*h->in));
+	h->out = calloc((size_t)n, sizeof(*h->out));
+	h->ctx = rte_gro_ctx_create(&p);
+	if (!h->slot || !h->in || !h->out || !h->ctx)
+		goto fail;
+	for (int i = 0; i < n; i++)
+		if (slot_init(&h->slot[i], frames[i], lens[i], 1) < 0)
+			goto fail;
+	dh_restore(h);
+	return h;
+fail:
+	fprintf(stderr, "dh_new: cannot set up %d mbufs\n", n);
+	return NULL;	/* the process exits on set-up failure */
+}
+
+void
+dh_restore(struct dh *h)
+{
+	uint32_t ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP;
+
+	for (int i = 0; i < h->n; i++) {
+		slot_restore(&h->slot[i], ptype);
+		h->in[i] = h->slot[i].m;
+	}
+}
+
+int
+dh_run(struct dh *h)
+{
+	int nout = 0;
+
+	for (int b = 0; b < h->n; b += h->burst) {
+		uint16_t k = rte_gro_reassemble(h->in + b, (uint16_t)h->burst, h->ctx);
+
+		/* packets GRO did not take are returned in place */
+		for (uint16_t i = 0; i < k; i++)
+			h->out[nout++] = h->in[b + i];
+		if (h->flush_every)
+			nout += rte_gro_timeout_flush(h->ctx, 0, RTE_GRO_TCP_IPV4, h->out + nout,
+			    (uint16_t)(h->n - nout));
+	}
+	while (rte_gro_get_pkt_count(h->ctx) > 0 && nout < h->n)
+		nout += rte_gro_timeout_flush(h->ctx, 0, RTE_GRO_TCP_IPV4, h->out + nout,
+		    (uint16_t)(h->n - nout));
+	h->nout = nout;
+	return nout;
+}
+
+long
+dh_out(struct dh *h, int i, uint8_t *buf, size_t cap)
+{
+	if (i < 0 || i >= h->nout)
+		return -1;
+	return chain_out(h->out[i], buf, cap);
+}
+
+struct ds {
+	struct rte_mbuf *in;
+	struct rte_gso_ctx ctx;
+	uint64_t ol_flags;
+	int udp, nout;
+	struct rte_mbuf *out[128];
+};
+
+struct ds *
+ds_new(const uint8_t *frame, uint32_t len, int udp, uint16_t gso_size)
+{
+	struct ds *s = calloc(1, sizeof(*s));
+	uint8_t l3, l4;
+
+	if (s == NULL)
+		return NULL;
+	s->in = rte_pktmbuf_alloc(big_pool);
+	if (s->in == NULL || len > rte_pktmbuf_tailroom(s->in)) {
+		fprintf(stderr, "ds_new: no %u-byte mbuf\n", len);
+		free(s);
+		return NULL;
+	}
+	memcpy(rte_pktmbuf_mtod(s->in, uint8_t *), frame, len);
+	s->in->data_len = (uint16_t)len;
+	s->in->pkt_len = len;
+	hdr_len(frame, !udp, &l3, &l4);
+	s->in->l2_len = 14;
+	s->in->l3_len = l3;
+	s->in->l4_len = l4;
+	s->udp = udp;
+	s->ol_flags = (udp ? RTE_MBUF_F_TX_UDP_SEG : RTE_MBUF_F_TX_TCP_SEG) |
+	    RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	s->in->ol_flags = s->ol_flags;
+	s->ctx.direct_pool = direct_pool;
+	s->ctx.indirect_pool = indirect_pool;
+	s->ctx.flag = 0;	/* IPv4 ID + 1 per segment */
+	s->ctx.gso_types = RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_UDP_TSO;
+	s->ctx.gso_size = gso_size;
+	return s;
+}
+
+int
+ds_run(struct ds *s)
+{
+	int r = rte_gso_segment(s->in, &s->ctx, s->out, RTE_DIM(s->out));
+
+	s->nout = r > 0 ? r : 0;
+	return r;
+}
+
+void
+ds_csum(struct ds *s)
+{
+	for (int i = 0; i < s->nout; i++) {
+		struct rte_mbuf *m = s->out[i];
+		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
+
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		if (s->udp)	/* fragments: the datagram's UDP checksum stays valid */
+			continue;
+		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + m->l3_len);
+		th->cksum = 0;
+		th->cksum = rte_ipv4_udptcp_cksum_mbuf(m, ip, (uint16_t)(14 + m->l3_len));
+	}
+}
+
+void
+ds_free(struct ds *s)
+{
+	for (int i = 0; i < s->nout; i++)
+		rte_pktmbuf_free(s->out[i]);
+	s->nout = 0;
+	/* rte_gso_segment clears TX_*_SEG in the input it has segmented */
+	s->in->ol_flags = s->ol_flags;
+}
+
+long
+ds_out(struct ds *s, int i, uint8_t *buf, size_t cap)
+{
+	if (i < 0 || i >= s->nout)
+		return -1;
+	return chain_out(s->out[i], buf, cap);
+}
+
+int
+ds_out_zero_copy(struct ds *s, int i)
+{
+	const struct rte_mbuf *m, *pay;
+
+	if (i < 0 || i >= s->nout)
+		return 0;
+	m = s->out[i];
+	pay = m->next;
+	return m->nb_segs == 2 && RTE_MBUF_DIRECT(m) && pay != NULL && pay->next == NULL &&
+	    RTE_MBUF_CLONED(pay) && rte_mbuf_from_indirect((struct rte_mbuf *)(uintptr_t)pay) == s->in;
+}
+
+int
+ds_in_refcnt(struct ds *s)
+{
+	return rte_mbuf_refcnt_read(s->in);
+}

@@ -1,0 +1,60 @@
+/* The DPDK side of bench_vs_dpdk: EAL, mbuf pools, rte_gro and rte_gso,
+ * behind an interface with no DPDK types (the harness is compiled with our
+ * flags and never includes rte_*.h).  Everything here is set-up, restore or
+ * inspection, except the *_run() calls, which are exactly the DPDK calls the
+ * harness times.  Not thread-safe; one lcore. */
+#ifndef SOFL_BENCH_DPDK_SIDE_H
+#define SOFL_BENCH_DPDK_SIDE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* rte_eal_init() with @argv (argv[0] included).  @return 0 or -1. */
+int dpdk_init(int argc, char **argv);
+void dpdk_fini(void);
+
+/* ---- GRO, lightweight mode: one rte_gro_reassemble_burst() per call ----
+ * The burst's n frames (<= 128) are copied into single-segment mbufs with
+ * packet_type/l2/l3/l4_len set as an RX path would (TCP/IPv4, or UDP/IPv4
+ * when !tcp: GRO then skips every packet).  dg_restore() puts back the input
+ * (unchains mbufs, rewrites the 66 header bytes GRO edits, resets metadata);
+ * it is the untimed part of every repetition. */
+struct dg;
+struct dg *dg_new(const uint8_t *const *frames, const uint32_t *lens, int n, int tcp);
+void dg_restore(struct dg *g);
+int dg_run(struct dg *g);			/* rte_gro_reassemble_burst; @return packets out */
+/* Same, but first classifies every mbuf in software with rte_net_get_ptype()
+ * (packet_type, l2/l3/l4_len), as an application without NIC parsing must:
+ * the like-for-like comparison with an engine that parses. */
+int dg_run_parse(struct dg *g);
+/* Output i of the last run, linearised into buf.  @return its length, -1 if it
+ * does not fit or the chain is inconsistent (nb_segs, pkt_len). */
+long dg_out(struct dg *g, int i, uint8_t *buf, size_t cap);
+
+/* ---- GRO, heavyweight mode: rte_gro_ctx + rte_gro_reassemble() over
+ * n frames fed in bursts of @burst, rte_gro_timeout_flush(ctx, 0) after each
+ * burst (@flush_every) or once at the end.  One dh_run() = the whole stream. */
+struct dh;
+struct dh *dh_new(const uint8_t *const *frames, const uint32_t *lens, int n, int burst,
+		  int flush_every);
+void dh_restore(struct dh *h);
+int dh_run(struct dh *h);
+long dh_out(struct dh *h, int i, uint8_t *buf, size_t cap);
+
+/* ---- GSO: rte_gso_segment() on one super-packet (TCP: TX_TCP_SEG, UDP:
+ * TX_UDP_SEG = IPv4 fragmentation), gso_size = whole output frame. ----
+ * ds_run() segments (outputs live until ds_free()); ds_csum() computes IPv4 +
+ * TCP/UDP checksums of the live outputs in software (rte_ipv4_cksum +
+ * rte_ipv4_udptcp_cksum_mbuf, Debian-flags build); ds_free() frees them. */
+struct ds;
+struct ds *ds_new(const uint8_t *frame, uint32_t len, int udp, uint16_t gso_size);
+int ds_run(struct ds *s);
+void ds_csum(struct ds *s);
+void ds_free(struct ds *s);
+long ds_out(struct ds *s, int i, uint8_t *buf, size_t cap);
+/* 1 when output i is a header mbuf + an indirect mbuf into the input (no
+ * payload copy); the input mbuf's reference count. */
+int ds_out_zero_copy(struct ds *s, int i);
+int ds_in_refcnt(struct ds *s);
+
+#endif

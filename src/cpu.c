@@ -30,6 +30,8 @@ detect(void)
 		f |= SOFL_CPU_AVX512BW;
 		if (c & bit_GFNI)
 			f |= SOFL_CPU_GFNI;
+		if (c & (1u << 11))	/* AVX512_VNNI: CPUID.7.0:ECX[11] */
+			f |= SOFL_CPU_VNNI;
 	}
 	return f;
 }

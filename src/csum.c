@@ -31,7 +31,9 @@ sofl_csum_impl_available(enum sofl_csum_impl impl)
 	case SOFL_CSUM_GENERIC: return 1;
 #if defined(__x86_64__)
 	case SOFL_CSUM_AVX2:    return !!(f & SOFL_CPU_AVX2);
-	case SOFL_CSUM_AVX512:  return !!(f & SOFL_CPU_AVX512BW) && !!(f & SOFL_CPU_BMI2);
+	case SOFL_CSUM_AVX512:
+		return (f & (SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2)) ==
+		       (SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2);
 #endif
 	default: return 0;
 	}

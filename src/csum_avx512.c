@@ -1,73 +1,162 @@
-/* AVX-512 checksum kernels: 32-bit words widened into 64-bit lane accumulators. */
+/* AVX-512 checksum kernels (F, BW, VL, VNNI).
+ *
+ * The ones'-complement sum only needs the plain integer sum of the 16-bit
+ * words, folded at the end.  Each 16-bit word w is flipped to the signed value
+ * w - 32768 (xor 0x8000) and vpdpwssd multiplies those words by 1 and adds
+ * pairs into 32-bit lanes: two instructions per 64 bytes, and they run on
+ * different execution ports (the xor on any vector ALU, the dot product on
+ * the multiply pipes).  The sum of the flipped words is signed and small, so
+ * the true sum is recovered exactly as sum + 32768 * words.  Eight
+ * accumulators hide the dot product's latency.  A lane gains at most 65536 in
+ * magnitude per vector, so blocks of at most BLOCK vectors are reduced to a
+ * 64-bit scalar before any 32-bit lane or the reduced 32-bit total can
+ * overflow.
+ *
+ * Nothing is read outside buf[0..len): the last partial vector is a masked
+ * load (masked-off bytes read as zero and do not fault). */
 #if defined(__x86_64__)
 #include <immintrin.h>
-#include <string.h>
 #include "csum_impl.h"
 
-uint32_t
+#define VNNI __attribute__((target("avx512vnni")))
+
+/* vectors per block: 32768 * 32 words * 1024 = 2^30, far from int32 limits */
+#define BLOCK 1024
+
+static inline VNNI __m512i
+step(__m512i acc, __m512i x)
+{
+	const __m512i flip = _mm512_set1_epi16((short)0x8000);
+	const __m512i one = _mm512_set1_epi16(1);
+
+	return _mm512_dpwssd_epi32(acc, _mm512_xor_si512(x, flip), one);
+}
+
+/* signed sum of the 16 int32 lanes of v (|total| < 2^31 by BLOCK) */
+static inline int64_t
+hsum32(__m512i v)
+{
+	__m256i y = _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+	__m128i x = _mm_add_epi32(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+
+	x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x55));
+	return (int32_t)_mm_cvtsi128_si32(x);
+}
+
+static inline __mmask64
+tail_mask(size_t n)		/* n in 0..64: the low n bits set */
+{
+	return _bzhi_u64(~0ULL, (unsigned)n);
+}
+
+/* The folded word sum of one vector (the path for buffers up to 64 bytes):
+ * words widened into 64-bit lanes, then a horizontal add. */
+static inline uint32_t
+sum_vec(__m512i x)
+{
+	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
+	__m512i s = _mm512_add_epi64(_mm512_and_si512(x, lo32), _mm512_srli_epi64(x, 32));
+	__m256i y = _mm256_add_epi64(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
+	__m128i z = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+
+	z = _mm_add_epi64(z, _mm_unpackhi_epi64(z, z));
+	return sofl_fold64((uint64_t)_mm_cvtsi128_si64(z));
+}
+
+/* One vector: sum it, and store it to @d when copying. */
+#define VEC(acc, off) do {						\
+		__m512i x_ = _mm512_loadu_si512(p + (off));		\
+		if (copy)						\
+			_mm512_storeu_si512(d + (off), x_);		\
+		acc = step(acc, x_);					\
+	} while (0)
+
+/* The exact word sum of p[0..take), take <= BLOCK * 64; copies it to d. */
+static inline __attribute__((always_inline)) VNNI uint64_t
+block(const unsigned char *p, unsigned char *d, size_t take, int copy)
+{
+	const unsigned char *end = p + take;
+	__m512i a0, a1, a2, a3, a4, a5, a6, a7;
+
+	a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = _mm512_setzero_si512();
+	while (end - p >= 512) {
+		VEC(a0, 0); VEC(a1, 64); VEC(a2, 128); VEC(a3, 192);
+		VEC(a4, 256); VEC(a5, 320); VEC(a6, 384); VEC(a7, 448);
+		p += 512;
+		d += 512;
+	}
+	if (end - p >= 256) {
+		VEC(a0, 0); VEC(a1, 64); VEC(a2, 128); VEC(a3, 192);
+		p += 256;
+		d += 256;
+	}
+	if (end - p >= 128) {
+		VEC(a4, 0); VEC(a5, 64);
+		p += 128;
+		d += 128;
+	}
+	if (end - p >= 64) {
+		VEC(a6, 0);
+		p += 64;
+		d += 64;
+	}
+	if (end > p) {
+		__mmask64 m = tail_mask((size_t)(end - p));
+		__m512i x = _mm512_maskz_loadu_epi8(m, p);
+
+		if (copy)
+			_mm512_mask_storeu_epi8(d, m, x);
+		a7 = step(a7, x);
+	}
+	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+	a4 = _mm512_add_epi32(_mm512_add_epi32(a4, a5), _mm512_add_epi32(a6, a7));
+	/* every vector, the masked one too, counted its 32 words as w - 32768 */
+	return (uint64_t)(hsum32(_mm512_add_epi32(a0, a4)) + (int64_t)(((take + 63) / 64) << 20));
+}
+#undef VEC
+
+VNNI uint32_t
 sofl_csum_avx512(const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
-	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
-	__m512i a0 = _mm512_setzero_si512(), a1 = a0, b0 = a0, b1 = a0;
-	uint64_t s;
+	uint64_t total = 0;
 
-	while (len >= 128) {
-		__m512i x = _mm512_loadu_si512((const void *)p);
-		__m512i y = _mm512_loadu_si512((const void *)(p + 64));
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(x, lo32));
-		b0 = _mm512_add_epi64(b0, _mm512_srli_epi64(x, 32));
-		a1 = _mm512_add_epi64(a1, _mm512_and_si512(y, lo32));
-		b1 = _mm512_add_epi64(b1, _mm512_srli_epi64(y, 32));
-		p += 128;
-		len -= 128;
+	if (len <= 64)
+		return sum_vec(_mm512_maskz_loadu_epi8(_bzhi_u64(~0ULL, (unsigned)len), p));
+	while (len) {
+		size_t take = len < BLOCK * 64 ? len : BLOCK * 64;
+
+		total += block(p, NULL, take, 0);
+		p += take;
+		len -= take;
 	}
-	if (len >= 64) {
-		__m512i x = _mm512_loadu_si512((const void *)p);
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(x, lo32));
-		b0 = _mm512_add_epi64(b0, _mm512_srli_epi64(x, 32));
-		p += 64;
-		len -= 64;
-	}
-	if (len) {
-		/* masked load: bytes past len read as zero, nothing read past buf */
-		__mmask64 m = _bzhi_u64(~0ULL, (unsigned)len);
-		__m512i x = _mm512_maskz_loadu_epi8(m, p);
-		a1 = _mm512_add_epi64(a1, _mm512_and_si512(x, lo32));
-		b1 = _mm512_add_epi64(b1, _mm512_srli_epi64(x, 32));
-	}
-	s = _mm512_reduce_add_epi64(_mm512_add_epi64(_mm512_add_epi64(a0, a1),
-						     _mm512_add_epi64(b0, b1)));
-	return sofl_fold64(s);
+	return sofl_fold64(total);
 }
 
-uint32_t
+VNNI uint32_t
 sofl_csum_copy_avx512(void *dst, const void *src, size_t len)
 {
 	const unsigned char *p = src;
 	unsigned char *d = dst;
-	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
-	__m512i a0 = _mm512_setzero_si512(), b0 = a0;
-	uint64_t s;
+	uint64_t total = 0;
 
-	while (len >= 64) {
-		__m512i x = _mm512_loadu_si512((const void *)p);
-		_mm512_storeu_si512((void *)d, x);
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(x, lo32));
-		b0 = _mm512_add_epi64(b0, _mm512_srli_epi64(x, 32));
-		p += 64;
-		d += 64;
-		len -= 64;
-	}
-	if (len) {
+	if (len <= 64) {
 		__mmask64 m = _bzhi_u64(~0ULL, (unsigned)len);
 		__m512i x = _mm512_maskz_loadu_epi8(m, p);
+
 		_mm512_mask_storeu_epi8(d, m, x);
-		a0 = _mm512_add_epi64(a0, _mm512_and_si512(x, lo32));
-		b0 = _mm512_add_epi64(b0, _mm512_srli_epi64(x, 32));
+		return sum_vec(x);
 	}
-	s = _mm512_reduce_add_epi64(_mm512_add_epi64(a0, b0));
-	return sofl_fold64(s);
+	while (len) {
+		size_t take = len < BLOCK * 64 ? len : BLOCK * 64;
+
+		total += block(p, d, take, 1);
+		p += take;
+		d += take;
+		len -= take;
+	}
+	return sofl_fold64(total);
 }
 #else
 typedef int sofl_csum_avx512_unused;

@@ -23,16 +23,18 @@ uint32_t sofl_csum_avx512(const void *buf, size_t len);
 uint32_t sofl_csum_copy_avx512(void *dst, const void *src, size_t len);
 #endif
 
-/* Fold a 64-bit ones'-complement accumulator to 16 bits. */
+/* Fold a 64-bit ones'-complement accumulator to 16 bits (0 only for 0).
+ * x + ror(x, k) holds hi + lo + the carry out of lo + hi in its upper half:
+ * an end-around-carry add of the two halves in three instructions. */
 static inline uint32_t
 sofl_fold64(uint64_t s)
 {
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint32_t)s;
+	uint32_t u;
+
+	s += s >> 32 | s << 32;
+	u = (uint32_t)(s >> 32);
+	u += u >> 16 | u << 16;
+	return u >> 16;
 }
 
 /* CPU feature bits (src/cpu.c). */
@@ -40,6 +42,7 @@ sofl_fold64(uint64_t s)
 #define SOFL_CPU_AVX512BW (1u << 1)  /* AVX-512 F+BW+VL, OS-enabled */
 #define SOFL_CPU_GFNI     (1u << 2)  /* GFNI with AVX-512 */
 #define SOFL_CPU_BMI2     (1u << 3)
+#define SOFL_CPU_VNNI     (1u << 4)  /* AVX512_VNNI (with AVX512BW) */
 unsigned sofl_cpu_features(void);
 
 #endif

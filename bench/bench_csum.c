@@ -1,0 +1,370 @@
+/* bench_csum: Internet checksum throughput per implementation (generic, AVX2,
+ * AVX-512) and buffer size, plus the packet-level calls, on the workloads of
+ * reference/dpdk-anchor.md: splitmix64-filled, 4 KiB-aligned buffers; in-cache
+ * sizes summed repeatedly (64 MB of data per repetition), 64 MB in one pass.
+ *
+ * Two in-process baselines give ratios measured in the same run:
+ *   ref16  a plain 16-bit-word loop into a 32-bit accumulator (the algorithm
+ *          of DPDK's rte_raw_cksum), compiled here at -O3 for AVX-512 the way
+ *          DPDK's header-inline code is compiled with -march=native;
+ *   memcpy glibc memcpy of the same size (for sofl_csum_copy).
+ * The DPDK figures of dpdk-anchor.md (measured on another day, possibly on
+ * another host CPU) are printed next to ours as "anchor" ratios.
+ *
+ * Repetitions are interleaved (rep 1 of every row, then rep 2, ...) so that
+ * slow phases of the shared host hit all rows alike.  $SOFL_BENCH_REPS sets
+ * the count (default 15); "-q" runs 3 repetitions. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "softoffload/softoffload.h"
+#include "util.h"
+
+#define MB		(1024u * 1024u)
+#define HOT_BYTES	(64u * MB)	/* data summed per repetition, in-cache rows */
+#define BIG		(64u * MB)
+#define MAXREP		64
+
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void
+fill_random(uint8_t *buf, size_t len, uint64_t seed)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t v = splitmix64(&seed);
+		memcpy(buf + i, &v, 8);	/* little-endian bytes on x86 */
+	}
+	for (; i < len; i++)
+		buf[i] = (uint8_t)splitmix64(&seed);
+}
+
+static void *
+xalloc(size_t len)
+{
+	void *p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+
+	if (!p) {
+		fprintf(stderr, "bench_csum: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
+/* ---- same-run baselines ---- */
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define REF_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
+#else
+#define REF_TARGET
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define REF_OPT __attribute__((optimize("O3")))
+#else
+#define REF_OPT
+#endif
+
+/* The rte_raw_cksum algorithm (our own code): 16-bit words, 32-bit sum, which
+ * overflows past ~128 KiB, so callers feed it at most 64 KiB at a time. */
+static REF_TARGET REF_OPT __attribute__((noinline)) uint32_t
+ref16(const void *buf, size_t len, uint32_t sum)
+{
+	const uint8_t *p = buf;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2) {
+		uint16_t w;
+		memcpy(&w, p + i, 2);
+		sum += w;
+	}
+	if (len & 1)
+		sum += p[len - 1];
+	return sum;
+}
+
+/* ---- rows ---- */
+
+enum kind { K_SUM, K_REF16, K_BIG, K_BIG_REF16, K_IPHDR, K_L4CSUM, K_VERIFY, K_COPY, K_MEMCPY };
+
+struct row {
+	const char *name;
+	enum kind kind;
+	int impl;		/* enum sofl_csum_impl, or -1 */
+	size_t size;
+	double anchor;		/* DPDK figure from dpdk-anchor.md (0 = none) */
+	const char *unit;	/* "GB/s" or "ns" */
+	double gbs[MAXREP];
+	double ns[MAXREP];
+};
+
+static uint8_t *hot, *hot_dst, *big;
+static uint8_t frame[1514];
+static struct sofl_pkt pkt;
+
+/* TCP/IPv4 1514-byte frame of dpdk-anchor.md (flow 0, segment 0). */
+static void
+build_frame(void)
+{
+	uint8_t *f = frame, *ip = f + 14, *tcp = ip + 20;
+	size_t i;
+
+	memset(f, 0, sizeof(frame));
+	memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00", 14);
+	ip[0] = 0x45;
+	sofl_put16(ip + 2, 1500);
+	sofl_put16(ip + 4, 0x1000);
+	sofl_put16(ip + 6, 0x4000);
+	ip[8] = 64;
+	ip[9] = 6;
+	memcpy(ip + 12, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+	sofl_put16(tcp, 40000);
+	sofl_put16(tcp + 2, 5201);
+	sofl_put32(tcp + 4, 0x10000000);
+	sofl_put32(tcp + 8, 0x20000000);
+	tcp[12] = 8 << 4;
+	tcp[13] = SOFL_TCP_ACK;
+	sofl_put16(tcp + 14, 502);
+	memcpy(tcp + 20, "\x01\x01\x08\x0a", 4);
+	sofl_put32(tcp + 24, 0x00a00000);
+	sofl_put32(tcp + 28, 0x00b00000);
+	for (i = 0; i < 1448; i++)
+		tcp[32 + i] = (uint8_t)i;
+	if (sofl_pkt_parse(&pkt, frame, sizeof(frame), SOFL_LINK_ETH) ||
+	    sofl_pkt_csum_fill(frame, &pkt, 0)) {
+		fprintf(stderr, "bench_csum: frame builder broken\n");
+		exit(2);
+	}
+}
+
+static int
+use_impl(int impl)
+{
+	if (impl >= 0 && sofl_csum_set_impl((enum sofl_csum_impl)impl) != 0)
+		return -1;
+	return 0;
+}
+
+/* Runs one repetition of @r; returns the checksum-ish value for the sink. */
+static uint64_t
+run(struct row *r, int rep)
+{
+	size_t n, i, calls;
+	uint64_t t0, t1, acc = 0;
+	uint32_t s = 0;
+	enum sofl_csum_state a, b;
+
+	use_impl(r->impl);
+	switch (r->kind) {
+	case K_SUM:
+	case K_REF16:
+	case K_COPY:
+	case K_MEMCPY:
+		calls = HOT_BYTES / r->size;
+		break;
+	case K_BIG:
+	case K_BIG_REF16:
+		calls = 1;
+		break;
+	default:
+		calls = 1u << 20;
+		break;
+	}
+	n = r->size;
+	t0 = bench_ns();
+	switch (r->kind) {
+	case K_SUM:
+		for (i = 0; i < calls; i++)
+			s = sofl_csum_add(s, hot, n);
+		acc = s;
+		break;
+	case K_REF16:
+		for (i = 0; i < calls; i++) {
+			/* the buffer "may change": the call cannot be hoisted */
+			__asm__ volatile("" : : "r"(hot) : "memory");
+			s += sofl_csum_fold(ref16(hot, n, 0));
+		}
+		acc = s;
+		break;
+	case K_BIG:
+		acc = sofl_csum_add(0, big, n);
+		break;
+	case K_BIG_REF16:
+		for (i = 0; i < n; i += 65536)
+			s += sofl_csum_fold(ref16(big + i, 65536, 0));
+		acc = s;
+		break;
+	case K_COPY:
+		for (i = 0; i < calls; i++)
+			s = sofl_csum_copy(hot_dst, hot, n, s);
+		acc = s;
+		break;
+	case K_MEMCPY:
+		for (i = 0; i < calls; i++) {
+			memcpy(hot_dst, hot, n);
+			__asm__ volatile("" : : "r"(hot_dst) : "memory");
+		}
+		acc = hot_dst[0];
+		break;
+	case K_IPHDR:
+		for (i = 0; i < calls; i++)
+			acc += sofl_ipv4_hdr_csum(frame + 14, 20);
+		break;
+	case K_L4CSUM:
+		for (i = 0; i < calls; i++)
+			acc += (uint64_t)sofl_pkt_l4_csum(&pkt);
+		break;
+	case K_VERIFY:
+		for (i = 0; i < calls; i++) {
+			sofl_pkt_csum_check(&pkt, &a, &b);
+			acc += (unsigned)a + (unsigned)b;
+		}
+		break;
+	}
+	t1 = bench_ns();
+	r->ns[rep] = (double)(t1 - t0) / (double)calls;
+	r->gbs[rep] = (double)n * (double)calls / (double)(t1 - t0);
+	return acc;
+}
+
+static const char *const impl_names[] = { "generic", "avx2", "avx512" };
+
+static struct row rows[64];
+static char names[64][64];
+static int nrows;
+
+static void
+add_row(enum kind kind, int impl, size_t size, double anchor, const char *unit,
+	const char *fmt, const char *arg)
+{
+	struct row *r = &rows[nrows];
+
+	snprintf(names[nrows], sizeof(names[0]), fmt, arg);
+	memset(r, 0, sizeof(*r));
+	r->name = names[nrows];
+	r->kind = kind;
+	r->impl = impl;
+	r->size = size;
+	r->anchor = anchor;
+	r->unit = unit;
+	nrows++;
+}
+
+static double
+median_of(const double *v, int n)
+{
+	double tmp[MAXREP];
+
+	memcpy(tmp, v, sizeof(double) * (size_t)n);
+	return bench_median(tmp, n);
+}
+
+static const struct row *
+find_ref(const struct row *r)
+{
+	int i;
+
+	for (i = 0; i < nrows; i++) {
+		enum kind want = r->kind == K_SUM ? K_REF16 : r->kind == K_BIG ? K_BIG_REF16 :
+				 r->kind == K_COPY ? K_MEMCPY : K_SUM;
+		if (rows[i].kind == want && rows[i].size == r->size && want != K_SUM)
+			return &rows[i];
+	}
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const size_t sizes[] = { 64, 1500, 9000, 65536 };
+	static const char *const szname[] = { "64B", "1500B", "9000B", "65536B" };
+	/* rte_raw_cksum, -march=native, dpdk-anchor.md */
+	static const double anchor_gbs[] = { 19.0, 51.3, 52.7, 53.6 };
+	const char *def = sofl_csum_impl_name();
+	int reps, rep, i, impl;
+	unsigned k;
+	uint64_t sink = 0;
+	char fmt[64];
+
+	reps = bench_reps(argc > 1 && !strcmp(argv[1], "-q") ? 3 : 15);
+	if (reps > MAXREP)
+		reps = MAXREP;
+	hot = xalloc(65536);
+	hot_dst = xalloc(65536);
+	big = xalloc(BIG);
+	fill_random(hot, 65536, 1);
+	fill_random(big, BIG, 2);
+	build_frame();
+
+	for (impl = 0; impl <= SOFL_CSUM_AVX512; impl++) {
+		if (!sofl_csum_impl_available((enum sofl_csum_impl)impl))
+			continue;
+		for (k = 0; k < 4; k++) {
+			snprintf(fmt, sizeof(fmt), "sum_%s_%%s", szname[k]);
+			add_row(K_SUM, impl, sizes[k], anchor_gbs[k], "GB/s", fmt, impl_names[impl]);
+		}
+		add_row(K_BIG, impl, BIG, 8.08, "GB/s", "sum_64MB_%s", impl_names[impl]);
+	}
+	for (k = 0; k < 4; k++)
+		add_row(K_REF16, -1, sizes[k], anchor_gbs[k], "GB/s", "ref16_%s", szname[k]);
+	add_row(K_BIG_REF16, -1, BIG, 8.08, "GB/s", "ref16_64MB%s", "");
+	for (impl = 0; impl <= SOFL_CSUM_AVX512; impl++) {
+		if (!sofl_csum_impl_available((enum sofl_csum_impl)impl))
+			continue;
+		add_row(K_IPHDR, impl, 20, 4.56, "ns", "ipv4_hdr_csum_20B_%s", impl_names[impl]);
+		add_row(K_L4CSUM, impl, 1480, 31.8, "ns", "pkt_l4_csum_tcp4_1514B_%s",
+			impl_names[impl]);
+		add_row(K_VERIFY, impl, 1480, 0, "ns", "pkt_csum_check_tcp4_1514B_%s",
+			impl_names[impl]);
+		add_row(K_COPY, impl, 1500, 0, "GB/s", "csum_copy_1500B_%s", impl_names[impl]);
+	}
+	add_row(K_MEMCPY, -1, 1500, 136, "GB/s", "memcpy_1500B%s", "");
+
+	/* warm-up, then interleaved repetitions */
+	for (i = 0; i < nrows; i++)
+		sink ^= run(&rows[i], 0);
+	for (rep = 0; rep < reps; rep++)
+		for (i = 0; i < nrows; i++)
+			sink ^= run(&rows[i], rep);
+	bench_sink(sink);
+
+	printf("# bench_csum: default implementation %s, %d interleaved repetitions\n", def, reps);
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		int ns = !strcmp(r->unit, "ns");
+		double tmp[MAXREP];
+
+		memcpy(tmp, ns ? r->ns : r->gbs, sizeof(tmp));
+		bench_report("csum", r->name, ns ? "ns_per_call" : "GBps", r->unit, tmp, reps);
+		if (!ns && r->kind != K_BIG && r->kind != K_BIG_REF16) {
+			memcpy(tmp, r->ns, sizeof(tmp));
+			bench_report("csum", r->name, "ns_per_call", "ns", tmp, reps);
+		}
+	}
+
+	/* summary: medians and ratios */
+	printf("\n# summary (median of %d; same-run ratio vs ref16/memcpy; anchor = DPDK 22.11 "
+	       "figure from dpdk-anchor.md)\n", reps);
+	printf("%-36s %10s %6s %12s %12s\n", "row", "median", "unit", "x same-run", "x anchor");
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i], *ref = find_ref(r);
+		int ns = !strcmp(r->unit, "ns");
+		double m = median_of(ns ? r->ns : r->gbs, reps);
+		char same[16] = "-", anch[16] = "-";
+
+		if (ref && ref != r)
+			snprintf(same, sizeof(same), "%.2f", m / median_of(ref->gbs, reps));
+		if (r->anchor > 0)
+			snprintf(anch, sizeof(anch), "%.2f", ns ? r->anchor / m : m / r->anchor);
+		printf("%-36s %10.3g %6s %12s %12s\n", r->name, m, r->unit, same, anch);
+	}
+	return 0;
+}

@@ -705,6 +705,235 @@ setup_csum(void)
 	}
 }
 
+/* ---- RSS / Toeplitz rows ---- */
+
+enum rss_kind {
+	RK_SOFTRSS_GENERIC, RK_SOFTRSS_NATIVE, RK_SOFTRSS_BE_GENERIC, RK_SOFTRSS_BE_NATIVE,
+	RK_GFNI, RK_GFNI_BULK,			/* DPDK, -march=native only */
+	RK_OURS_ONE, RK_OURS_BULK, RK_OURS_BURST,	/* softoffload */
+};
+
+#define NTUPLE	1024
+#define BULK	32
+
+struct rss_arg {
+	const uint8_t *tuples;		/* NTUPLE x tlen bytes */
+	const void *const *ptr;		/* pointers to each tuple */
+	const struct sofl_pkt *pkts;	/* the tuples as parsed TCP packets */
+	const struct sofl_rss *eng;
+	int tlen, kind;
+	size_t loops;			/* passes over the NTUPLE tuples */
+};
+
+static const uint8_t ms_key[40] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67, 0x25, 0x3d, 0x43, 0xa3,
+	0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb, 0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3,
+	0x80, 0x30, 0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+static uint64_t
+ours_rss_pass(const struct rss_arg *a)
+{
+	uint32_t h[BULK], acc = 0;
+	struct sofl_rss_out out[BULK];
+
+	switch (a->kind) {
+	case RK_OURS_ONE:
+		for (size_t i = 0; i < NTUPLE; i++) {
+			sofl_rss_hash_bytes(a->eng, a->tuples + i * (size_t)a->tlen,
+					    (size_t)a->tlen, &h[0]);
+			acc ^= h[0];
+		}
+		break;
+	case RK_OURS_BULK:
+		for (size_t i = 0; i < NTUPLE; i += BULK) {
+			sofl_rss_hash_bulk(a->eng, a->ptr + i, (size_t)a->tlen, BULK, h);
+			for (int k = 0; k < BULK; k++)
+				acc ^= h[k];
+		}
+		break;
+	case RK_OURS_BURST:
+		for (size_t i = 0; i < NTUPLE; i += BULK) {
+			sofl_rss_burst(a->eng, a->pkts + i, BULK, out);
+			for (int k = 0; k < BULK; k++)
+				acc ^= out[k].hash;
+		}
+		break;
+	}
+	return acc;
+}
+
+static double
+m_rss(void *arg)
+{
+	struct rss_arg *a = arg;
+	uint64_t t0, t1, acc = 0;
+
+	t0 = tic();
+	for (size_t l = 0; l < a->loops; l++) {
+		const uint8_t *t = a->tuples;
+		LAUNDER(t);
+		switch (a->kind) {
+		case RK_SOFTRSS_GENERIC:
+			acc ^= dk_softrss_loop_generic(t, a->tlen, NTUPLE, ms_key);
+			break;
+		case RK_SOFTRSS_NATIVE:
+			acc ^= dk_softrss_loop_native(t, a->tlen, NTUPLE, ms_key);
+			break;
+		case RK_SOFTRSS_BE_GENERIC:
+			acc ^= dk_softrss_be_loop_generic(t, a->tlen, NTUPLE, ms_key);
+			break;
+		case RK_SOFTRSS_BE_NATIVE:
+			acc ^= dk_softrss_be_loop_native(t, a->tlen, NTUPLE, ms_key);
+			break;
+		case RK_GFNI:
+			acc ^= dk_thash_gfni_loop(t, a->tlen, NTUPLE);
+			break;
+		case RK_GFNI_BULK:
+			acc ^= dk_thash_gfni_bulk_loop(t, a->tlen, NTUPLE);
+			break;
+		default:
+			acc ^= ours_rss_pass(a);
+			break;
+		}
+	}
+	t1 = toc();
+	bench_sink(acc);
+	return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns / (double)(a->loops * NTUPLE);
+}
+
+static struct sofl_rss rss_table, rss_gfni;
+
+/* A TCP packet carrying tuple @t (src, dst, sport, dport as bytes). */
+static void
+tuple_pkt(const uint8_t *t, int tlen, uint8_t *frame, size_t cap, struct sofl_pkt *p)
+{
+	struct t_spec s;
+	int al = tlen == 12 ? 4 : 16;
+	size_t len;
+
+	t_spec_init(&s, al == 4 ? 4 : 6, 6);
+	memcpy(s.src, t, (size_t)al);
+	memcpy(s.dst, t + al, (size_t)al);
+	s.sport = sofl_get16(t + 2 * al);
+	s.dport = sofl_get16(t + 2 * al + 2);
+	len = t_build(frame, cap, &s);
+	sofl_pkt_parse(p, frame, len, SOFL_LINK_ETH);
+}
+
+static void
+setup_rss(void)
+{
+	/* Microsoft verification suite, first rows (offload-rules.md §6.3) */
+	static const uint8_t v4[12] = { 66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6 };
+	static const uint8_t v6[36] = {
+		0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x07,
+		0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x01,
+		0x0a, 0xea, 0x06, 0xe6,
+	};
+	static const char *const kn[] = {
+		"rte_softrss_%s_generic", "rte_softrss_%s_native", "rte_softrss_be_%s_generic",
+		"rte_softrss_be_%s_native", "rte_thash_gfni_%s_native",
+		"rte_thash_gfni_bulk32_%s_native",
+	};
+	uint8_t *tuples = xalloc(NTUPLE * 40);
+	int gfni_ours = sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI);
+	int gfni_dpdk = dk_thash_gfni_built();
+	uint64_t seed = 0x5EED;
+
+	if (sofl_rss_init(&rss_table, ms_key, 40, 1, 0) != 0 ||
+	    sofl_rss_init(&rss_gfni, ms_key, 40, 1, 0) != 0 ||
+	    sofl_rss_set_impl(&rss_table, SOFL_RSS_IMPL_TABLE) != 0) {
+		fprintf(stderr, "bench_vs_dpdk: sofl_rss_init failed\n");
+		exit(2);
+	}
+	if (gfni_ours)
+		sofl_rss_set_impl(&rss_gfni, SOFL_RSS_IMPL_GFNI);
+	dk_thash_gfni_prepare(ms_key);
+	/* tuple i = the first 12 / 36 bytes of 5 splitmix64 outputs */
+	for (int i = 0; i < NTUPLE; i++)
+		for (int k = 0; k < 5; k++) {
+			uint64_t v = splitmix64(&seed);
+			memcpy(tuples + i * 40 + k * 8, &v, 8);
+		}
+	for (int tl = 0; tl < 2; tl++) {
+		int tlen = tl ? 36 : 12, d[6], o_one[2], o_bulk[2], o_burst;
+		const char *fam = tl ? "ipv6_36B" : "ipv4_12B";
+		const uint8_t *kv = tl ? v6 : v4;
+		uint32_t want = tl ? 0x40207d3du : 0x51ccc178u, h = 0, hg = 0;
+		uint8_t *packed = xalloc(NTUPLE * (size_t)tlen);
+		const void **ptr = xalloc(NTUPLE * sizeof(*ptr));
+		struct sofl_pkt *pkts = xalloc(NTUPLE * sizeof(*pkts));
+		uint8_t *frames = xalloc(NTUPLE * 128);
+		int agree = 0;
+
+		sofl_rss_hash_bytes(&rss_table, kv, (size_t)tlen, &h);
+		sofl_rss_hash_bytes(&rss_gfni, kv, (size_t)tlen, &hg);
+		check(dk_softrss_generic(kv, tlen, ms_key) == want &&
+		      dk_softrss_native(kv, tlen, ms_key) == want &&
+		      dk_softrss_be_generic(kv, tlen, ms_key) == want &&
+		      dk_softrss_be_native(kv, tlen, ms_key) == want &&
+		      (!gfni_dpdk || dk_thash_gfni(kv, tlen) == want) && h == want && hg == want,
+		      "rss %s Microsoft vector 0x%08x: DPDK and softoffload agree", fam, want);
+		for (int i = 0; i < NTUPLE; i++) {
+			const uint8_t *t = tuples + i * 40;
+			uint32_t a = 0, b = 0, c = dk_softrss_native(t, tlen, ms_key);
+			struct sofl_rss_out out;
+
+			memcpy(packed + i * tlen, t, (size_t)tlen);
+			ptr[i] = packed + i * tlen;
+			tuple_pkt(t, tlen, frames + i * 128, 128, &pkts[i]);
+			sofl_rss_hash_bytes(&rss_table, t, (size_t)tlen, &a);
+			sofl_rss_hash_bytes(&rss_gfni, t, (size_t)tlen, &b);
+			sofl_rss_pkt(&rss_table, &pkts[i], &out);
+			agree += a == c && b == c && out.hash == c &&
+				 dk_softrss_be_generic(t, tlen, ms_key) == c &&
+				 (!gfni_dpdk || dk_thash_gfni(t, tlen) == c);
+		}
+		check(agree == NTUPLE, "rss %s: %d/%d random tuples hash alike in every function",
+		      fam, agree, NTUPLE);
+		for (int k = RK_SOFTRSS_GENERIC; k <= RK_GFNI_BULK; k++) {
+			struct rss_arg *a;
+			d[k] = -1;
+			if (k >= RK_GFNI && !gfni_dpdk)
+				continue;
+			a = xalloc(sizeof(*a));
+			*a = (struct rss_arg){ packed, ptr, pkts, NULL, tlen, k, iters_for(tl ? 8 : 20) };
+			d[k] = add_row("rss", "hash", m_rss, a, 0, kn[k], fam);
+		}
+		for (int impl = 0; impl < 2; impl++) {
+			const struct sofl_rss *e = impl ? &rss_gfni : &rss_table;
+			struct rss_arg *a, *b;
+			o_one[impl] = o_bulk[impl] = -1;
+			if (impl && !gfni_ours)
+				continue;
+			a = xalloc(sizeof(*a));
+			b = xalloc(sizeof(*b));
+			*a = (struct rss_arg){ packed, ptr, pkts, e, tlen, RK_OURS_ONE, iters_for(50) };
+			*b = (struct rss_arg){ packed, ptr, pkts, e, tlen, RK_OURS_BULK, iters_for(50) };
+			o_one[impl] = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_hash_bytes_%s_%s",
+					      fam, impl ? "gfni" : "table");
+			o_bulk[impl] = add_row("rss", "hash", m_rss, b, 0,
+					       "sofl_rss_hash_bulk32_%s_%s", fam,
+					       impl ? "gfni" : "table");
+		}
+		{
+			struct rss_arg *a = xalloc(sizeof(*a));
+			const struct sofl_rss *e = gfni_ours ? &rss_gfni : &rss_table;
+			*a = (struct rss_arg){ packed, ptr, pkts, e, tlen, RK_OURS_BURST, iters_for(50) };
+			o_burst = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_burst32_parsed_%s_%s",
+					  fam, sofl_rss_impl_name(e));
+		}
+		/* portable against portable, SIMD against SIMD */
+		add_cmp(d[RK_SOFTRSS_GENERIC], o_one[0]);
+		add_cmp(d[RK_SOFTRSS_BE_NATIVE], o_one[0]);
+		add_cmp(d[RK_SOFTRSS_BE_NATIVE], o_bulk[0]);
+		add_cmp(d[RK_GFNI], o_one[1]);
+		add_cmp(d[RK_GFNI_BULK], o_bulk[1]);
+		add_cmp(d[RK_GFNI_BULK], o_burst);
+	}
+}
+
 /* ---- GRO rows (DPDK side; ours are added by setup_gro_ours) ---- */
 
 struct gro_arg {
@@ -1079,6 +1308,8 @@ main(int argc, char **argv)
 	add_row("probe", "probe", m_probe, NULL, 0, "dep_add_clock");
 	if (want_sec(only, "csum"))
 		setup_csum();
+	if (want_sec(only, "rss"))
+		setup_rss();
 	if (want_sec(only, "gro") || want_sec(only, "gso"))
 		build_bursts();
 	if (want_sec(only, "gro"))

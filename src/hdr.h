@@ -50,4 +50,81 @@ hdr_l4_pseudo(const struct sofl_pkt *p, uint32_t l4len)
 	return sofl_csum_fold(s);
 }
 
+/* ---- per-segment fix-ups for segmentation (GSO), added by gso ----
+ * Sums that stay the same over all segments of one super-packet are taken
+ * once; each segment then adds only its own fields.  Every result equals the
+ * from-scratch computation (ip_send_check, __tcp_v4_send_check + full sum)
+ * bit for bit: a ones'-complement sum folds to the same 16 bits however it
+ * is grouped. */
+
+/* IPv4: sum of the header with tot_len, ID and checksum taken as zero. */
+static inline uint32_t
+hdr_ipv4_base_sum(const uint8_t *iph, unsigned hlen)
+{
+	uint32_t s = sofl_csum_add(0, iph, 2);
+
+	s = sofl_csum_combine(s, sofl_csum_add(0, iph + 6, 4));
+	return sofl_csum_combine(s, sofl_csum_add(0, iph + 12, hlen - 12));
+}
+
+/* IPv4: set tot_len and ID; header checksum from hdr_ipv4_base_sum() —
+ * the same 16 bits as hdr_ipv4_set_len_id(). */
+static inline void
+hdr_ipv4_set_len_id_sum(uint8_t *iph, uint32_t base, uint16_t ip_len, uint16_t id)
+{
+	uint32_t s = sofl_csum_combine(base, (uint32_t)ip_len + id);
+
+	sofl_put16(iph + 2, ip_len);
+	sofl_put16(iph + 4, id);
+	sofl_put16(iph + 10, (uint16_t)~sofl_csum_fold(s));
+}
+
+/* Pseudo-header sum without the length (add the length per segment). */
+static inline uint32_t
+hdr_l4_pseudo_base(const struct sofl_pkt *p)
+{
+	return p->ipv == 4 ?
+		sofl_csum_pseudo_v4(p->key.src, p->key.dst, p->l4_proto, 0) :
+		sofl_csum_pseudo_v6(p->key.src, p->key.dst, p->l4_proto, 0);
+}
+
+/* TCP: sum of the header with seq, flags byte and checksum taken as zero. */
+static inline uint32_t
+hdr_tcp_base_sum(const uint8_t *th, unsigned thlen)
+{
+	uint32_t s = sofl_csum_add(0, th, 4);
+
+	s = sofl_csum_combine(s, sofl_csum_add(0, th + 8, 4));
+	s = sofl_csum_combine(s, (uint32_t)th[12] << 8);
+	s = sofl_csum_combine(s, sofl_csum_add(0, th + 14, 2));
+	return sofl_csum_combine(s, sofl_csum_add(0, th + 18, thlen - 18));
+}
+
+/* TCP segment: sequence number and flags; @return what they add to the sum. */
+static inline uint32_t
+hdr_tcp_set_seq_flags(uint8_t *th, uint32_t seq, uint8_t flags)
+{
+	sofl_put32(th + 4, seq);
+	th[13] = flags;
+	return (seq >> 16) + (seq & 0xffff) + flags;
+}
+
+/* The L4 checksum of one segment: pseudo sum without length @ps_base, the
+ * segment's L4 length, its header sum (check field as zero) and payload sum.
+ * @full 0: the folded pseudo-header sum (CHECKSUM_PARTIAL, never 0);
+ * else the complemented full sum, a UDP 0 sent as 0xFFFF (CSUM_MANGLED_0),
+ * TCP 0 left 0 (Linux tcp_gso_segment, gso_make_checksum). */
+static inline uint16_t
+hdr_l4_seg_check(uint32_t ps_base, uint32_t l4len, uint32_t hdr_sum, uint32_t pay_sum,
+		 int full, int udp)
+{
+	uint32_t ps = sofl_csum_combine(ps_base, (l4len >> 16) + (l4len & 0xffff));
+	uint16_t c;
+
+	if (!full)
+		return sofl_csum_fold(ps);
+	c = (uint16_t)~sofl_csum_fold(sofl_csum_combine(sofl_csum_combine(ps, hdr_sum), pay_sum));
+	return udp && c == 0 ? 0xffff : c;
+}
+
 #endif

@@ -2,10 +2,62 @@
  * softoffload — virtio-net headers: the offload metadata of TUN/TAP
  * (IFF_VNET_HDR), AF_PACKET (PACKET_VNET_HDR) and vhost.
  *
+ * HowTo
+ *   Receiving from a TAP (read() gives the header, then the frame):
+ *     struct sofl_vnet_hdr h;
+ *     struct sofl_pkt p;
+ *     struct sofl_gso_params gp;
+ *     int n = sofl_vnet_decode(&h, buf, len, SOFL_VNET_HDR_MRG_LEN, SOFL_VNET_LE);
+ *     if (n < 0) ... too short
+ *     sofl_pkt_parse(&p, buf + n, len - n, SOFL_LINK_ETH);
+ *     int r = sofl_vnet_to_gso(&h, &p, 0, &gp);
+ *     if (r < 0) ... the kernel would have refused it: sofl_strerror(r)
+ *     sofl_gso_segment(&gp, &p, NULL, 0, &out);   (gso.h; r == 0 passes through)
+ *   Sending a GRO super-packet to a TAP:
+ *     sofl_vnet_from_pkt(&h, &p, gso_size, SOFL_VNET_MK_CSUM);
+ *     sofl_vnet_encode(hdrbuf, sizeof(hdrbuf), &h, SOFL_VNET_HDR_MRG_LEN, SOFL_VNET_LE);
+ *     writev(fd, {hdrbuf, frame}) ...
+ *
  * struct sofl_vnet_hdr is the *decoded* header in host byte order.  The wire
  * form is 10 bytes (struct virtio_net_hdr) or 12 bytes (with num_buffers,
  * virtio 1.0 / mergeable rx buffers); its 16-bit fields are little-endian for
- * virtio 1.0 devices and host-endian for legacy TUN (selectable).
+ * virtio 1.0 devices (SOFL_VNET_LE, TUNSETVNETLE, the default of modern
+ * vhost) and host-endian for legacy TUN (SOFL_VNET_NATIVE).
+ *
+ * Validation (sofl_vnet_check) applies the rules of Linux
+ * __virtio_net_hdr_to_skb() (reference/offload-rules.md §2.6) in the
+ * kernel's order and reports each with its own code:
+ *   rule 1  unknown gso_type (ECN alone included)   SOFL_E_VNET_GSO_TYPE
+ *   rule 2  GSO with gso_size 0                     SOFL_E_VNET_GSO_SIZE
+ *   rule 3  NEEDS_CSUM: csum_start + L4 header
+ *           (20 TCP, 8 UDP, 0 non-GSO) past the end SOFL_E_VNET_L4_TRUNC
+ *           csum_start + csum_offset + 2 past end   SOFL_E_VNET_CSUM_OFFSET
+ *           csum_start >= 65535, or < 20 (< 40 for
+ *           TCPV6) bytes from the frame start       SOFL_E_VNET_CSUM_START
+ *   rule 4  GSO without NEEDS_CSUM: ethertype (or
+ *           IP version for raw IP) not allowed for
+ *           the gso_type, packet not parseable up to
+ *           a TCP/UDP header, or the L4 protocol is
+ *           not the one gso_type implies            SOFL_E_VNET_PROTO
+ *           ... its L4 header runs past the end     SOFL_E_VNET_L4_TRUNC
+ *   rule 5  UDP_L4 without NEEDS_CSUM               SOFL_E_VNET_NO_CSUM
+ *           UDP_L4 with csum_offset != 6            SOFL_E_VNET_CSUM_OFFSET
+ *           UDP_L4 payload > gso_size * 128         SOFL_E_VNET_TOO_MANY
+ *           UDP_L4 with the ECN bit                 SOFL_E_VNET_ECN
+ *   rule 6  TCPV4/6 + NEEDS_CSUM, csum_offset != 16 SOFL_E_VNET_CSUM_OFFSET
+ *   rule 7  gso_size 0xFFFF (GSO_BY_FRAGS)          SOFL_E_VNET_GSO_SIZE
+ *   extra   (SOFL_VNET_STRICT only) flag bits other
+ *           than NEEDS_CSUM, DATA_VALID, RSC_INFO   SOFL_E_VNET_FLAGS
+ * "Past the end" is against the frame as given (the kernel's pskb_may_pull
+ * on the whole packet).  The kernel does not look at unknown flag bits;
+ * neither do we unless asked.  hdr_len is never trusted: every length is
+ * recomputed from the packet by sofl_pkt_parse().
+ *
+ * sofl_vnet_to_gso() additionally applies what Linux checks later, at
+ * segmentation time (tcp_gso_segment / __udp_gso_segment): for GSO the
+ * checksum must start at the parsed L4 header (SOFL_E_VNET_CSUM_START), and
+ * the packet must parse cleanly as IP + TCP/UDP of the type the header
+ * names (SOFL_E_VNET_PROTO).
  *
  * Thread-safety: pure functions; reentrant.  No allocation.
  */
@@ -15,6 +67,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "softoffload/error.h"
+#include "softoffload/pkt.h"
+#include "softoffload/gso.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +88,9 @@ extern "C" {
 #define SOFL_VNET_HDR_LEN     10	/* struct virtio_net_hdr */
 #define SOFL_VNET_HDR_MRG_LEN 12	/* + num_buffers */
 
+#define SOFL_VNET_UDP_MAX_SEGS 128	/* Linux UDP_MAX_SEGMENTS (6.11+, 5.15.y) */
+#define SOFL_VNET_GSO_BY_FRAGS 0xFFFF
+
 struct sofl_vnet_hdr {
 	uint8_t  flags;		/* SOFL_VNET_F_* */
 	uint8_t  gso_type;	/* SOFL_VNET_GSO_* (| SOFL_VNET_GSO_ECN) */
@@ -43,6 +100,79 @@ struct sofl_vnet_hdr {
 	uint16_t csum_offset;	/* offset from csum_start of the 16-bit checksum field */
 	uint16_t num_buffers;	/* 12-byte form only */
 };
+
+/* Option bits (the @opts arguments below; unknown bits are ignored). */
+#define SOFL_VNET_LE      0x0	/* wire fields little-endian (virtio 1.0) — the default */
+#define SOFL_VNET_NATIVE  0x1	/* wire fields in host order (legacy TUN, virtio 0.9) */
+#define SOFL_VNET_STRICT  0x2	/* check: also reject unknown flag bits */
+#define SOFL_VNET_MK_CSUM 0x4	/* from_pkt: set NEEDS_CSUM with csum_start/offset */
+#define SOFL_VNET_MK_VALID 0x8	/* from_pkt: set DATA_VALID */
+#define SOFL_VNET_MK_ECN  0x10	/* from_pkt: TCP: add the ECN bit to gso_type */
+
+/* sofl_vnet_decode() :
+ * Decodes the @hdr_size-byte (10 or 12) wire header at the start of @buf
+ * (@len bytes available) into *h, in host order.  With a 10-byte header
+ * h->num_buffers is set to 0.
+ * @return @hdr_size (the bytes to skip to reach the frame), or
+ *         SOFL_E_VNET_SHORT (len < hdr_size), SOFL_EINVAL (NULL, bad hdr_size).
+ * Only reads buf[0..hdr_size). */
+SOFL_API int sofl_vnet_decode(struct sofl_vnet_hdr *h, const void *buf, size_t len,
+			      size_t hdr_size, unsigned opts);
+
+/* sofl_vnet_encode() :
+ * Writes *h as a @hdr_size-byte (10 or 12) wire header into @buf (@cap bytes).
+ * @return @hdr_size, or SOFL_ENOSPC (cap < hdr_size), SOFL_EINVAL.
+ * Writes exactly buf[0..hdr_size); no validation of the contents (use
+ * sofl_vnet_check() on what you send). */
+SOFL_API int sofl_vnet_encode(void *buf, size_t cap, const struct sofl_vnet_hdr *h,
+			      size_t hdr_size, unsigned opts);
+
+/* sofl_vnet_check() :
+ * Would Linux accept header @h for the frame that @p describes?  @p is the
+ * result of sofl_pkt_parse() on the frame that follows the header, even
+ * when that call returned an error (p->data and p->len must be set, which
+ * sofl_pkt_parse always does for non-NULL arguments): the NEEDS_CSUM rules
+ * only need the byte count, as in the kernel, and rule 4 uses whatever
+ * layers were parsed.  @opts: SOFL_VNET_STRICT.
+ * @return 1: valid GSO packet (payload longer than gso_size);
+ *         0: valid, not GSO (GSO_NONE, or a GSO header on a packet that fits
+ *            one segment, which Linux silently treats as non-GSO);
+ *         < 0: the rule that fails, as listed at the top of this file, or
+ *            SOFL_EINVAL (NULL argument). */
+SOFL_API int sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p,
+			     unsigned opts);
+
+/* sofl_vnet_to_gso() :
+ * Validates like sofl_vnet_check() (plus the segmentation-time rules above)
+ * and translates the header into segmentation parameters for gso.h:
+ *   TCPV4/TCPV6 -> SOFL_GSO_TCP, UDP_L4 -> SOFL_GSO_UDP_L4,
+ *   UDP (UFO) -> SOFL_GSO_IP_FRAG with SOFL_GSO_F_IGNORE_DF (Linux UFO
+ *   fragments regardless of DF), anything valid but not GSO -> SOFL_GSO_NONE.
+ * gp->gso_size = h->gso_size; the ECN bit keeps Linux 6.18 behaviour (CWR on
+ * the first segment only, i.e. no SOFL_GSO_F_ACCECN); other fields 0.
+ * The header length used later is p->pay_off, recomputed by the parser;
+ * h->hdr_len is ignored.  *gp is written only on success.
+ * @return 1 (segment), 0 (pass through), or a negative SOFL_E_VNET_* code. */
+SOFL_API int sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p,
+			      unsigned opts, struct sofl_gso_params *gp);
+
+/* sofl_vnet_from_pkt() :
+ * Builds the header that describes super-packet @p (a GRO output, or any
+ * packet) for a receiver that will segment it by @gso_size payload bytes:
+ * gso_type from the packet (IPv4/IPv6 TCP -> TCPV4/TCPV6, UDP -> UDP_L4)
+ * when gso_size > 0 and the payload is longer than gso_size, else GSO_NONE
+ * with gso_size 0; hdr_len = p->pay_off (headers only);
+ * SOFL_VNET_MK_CSUM -> NEEDS_CSUM with csum_start = p->l4_off, csum_offset
+ * 16 (TCP) or 6 (UDP) — the packet's checksum field must then hold the
+ * pseudo-header sum over the full L4 length (Linux convention, not DPDK's
+ * length-0 seed); SOFL_VNET_MK_VALID -> DATA_VALID; SOFL_VNET_MK_ECN ->
+ * ECN bit (TCP GSO only).  The result is checked with sofl_vnet_check(), so
+ * a header this returns is one Linux accepts.
+ * @return 0, SOFL_EINVAL (NULL), SOFL_E_NOT_IP / SOFL_E_NOT_TCPUDP /
+ *         SOFL_E_FRAGMENT (GSO or MK_CSUM asked of a packet that cannot
+ *         carry it), or the sofl_vnet_check() error. *h written on success. */
+SOFL_API int sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p,
+				uint16_t gso_size, unsigned opts);
 
 #ifdef __cplusplus
 }

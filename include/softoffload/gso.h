@@ -1,0 +1,192 @@
+/*
+ * softoffload — segmentation: TSO/GSO (TCP), USO (UDP_SEGMENT) and IP
+ * fragmentation (UFO), byte-identical to Linux software GSO.
+ *
+ * HowTo (segment into iovecs, zero-copy)
+ *   struct sofl_pkt p;
+ *   sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
+ *   struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1448 };
+ *   struct sofl_gso_need need;
+ *   sofl_gso_need(&gp, &p, 0, &need);             sizes for the buffers below
+ *   struct sofl_gso_out out = { .mode = SOFL_GSO_ZEROCOPY,
+ *       .seg = segs, .seg_cap = ..., .buf = scratch, .buf_cap = ...,
+ *       .iov = iovs, .iov_cap = ... };
+ *   int n = sofl_gso_segment(&gp, &p, NULL, 0, &out);
+ *   for (i = 0; i < n; i++)
+ *       writev(fd, out.seg[i].iov, out.seg[i].iovcnt);   or one sendmmsg
+ * With .mode = SOFL_GSO_COPY each segment is instead one contiguous frame in
+ * .buf (payload copied and checksummed in one pass), .iov unused.
+ *
+ * What is produced (reference/offload-rules.md §2), per segment:
+ *   TCP    payload cut at gso_size, the last shorter; seq += gso_size; FIN and
+ *          PSH on the last segment only; CWR on the first only unless
+ *          SOFL_GSO_F_ACCECN; every other header byte (options, ACK, window,
+ *          URG pointer, ECE) copied as is.  Input with payload <= gso_size
+ *          passes through (Linux treats it as non-GSO).
+ *   UDP_L4 UDP_SEGMENT semantics: each datagram gso_size bytes, the last
+ *          shorter; UDP length per datagram; at most 128 datagrams.
+ *   IPv4   tot_len per segment; ID = original + i (0, 1, 2 ...) unless
+ *          SOFL_GSO_F_FIXED_ID; header checksum recomputed (ip_send_check);
+ *          options copied to every segment.
+ *   IPv6   payload_len per segment; extension headers copied.
+ *   L4 checksum: complete (software) by default, or with
+ *          SOFL_GSO_F_CSUM_PARTIAL the folded pseudo-header sum for the
+ *          segment's L4 length (what CHECKSUM_PARTIAL / virtio NEEDS_CSUM
+ *          carry; Linux computes it by replacing the length in the
+ *          pseudo sum, which gives the same 16 bits).  TCP 0 is written as 0,
+ *          UDP 0 as 0xFFFF (CSUM_MANGLED_0).
+ *   IP_FRAG (UFO, Linux udp4/udp6_ufo_fragment + inet/ipv6_gso_segment):
+ *          the L4 checksum (TCP or UDP; other protocols untouched) is first
+ *          completed over the whole datagram, then the IP payload is cut into
+ *          fragments.  IPv4: MF on all but the last, offset in 8-byte units,
+ *          DF cleared, the ID kept the same on every fragment (as Linux UFO;
+ *          a datagram's fragments must share it), header incl. options copied
+ *          to every fragment (Linux UFO does not drop non-copy options).
+ *          IPv6: a fragment header (identification gp->frag_id, M on all but
+ *          the last) inserted after the unfragmentable part (hop-by-hop, and
+ *          routing with the destination options before it).
+ * The input checksum fields are never trusted: each segment's checksums are
+ * computed from its own bytes and addresses.  An input whose L4 checksum is a
+ * partial sum (a capture on a sending host, a GRO output, a virtio NEEDS_CSUM
+ * packet) or complete or wrong gives the same output.  (So DPDK's length-0
+ * pseudo-header seed versus Linux's full-length one does not matter here.)
+ *
+ * Memory: everything is caller-owned; nothing allocates; the input is only
+ * read.  Zero-copy segments point into the input (their payload iovecs) and
+ * into out->buf (their headers): both must outlive the use of the segments.
+ * Thread-safety: reentrant; no shared state (only the checksum dispatch,
+ * see csum.h).
+ */
+#ifndef SOFTOFFLOAD_GSO_H
+#define SOFTOFFLOAD_GSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "softoffload/error.h"
+#include "softoffload/pkt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum sofl_gso_type {
+	SOFL_GSO_NONE    = 0,	/* no segmentation: one segment, L4 checksum completed */
+	SOFL_GSO_TCP     = 1,	/* TSO/GSO, TCP over IPv4/IPv6 */
+	SOFL_GSO_UDP_L4  = 2,	/* USO, UDP_SEGMENT */
+	SOFL_GSO_IP_FRAG = 3,	/* UFO: IP fragmentation */
+};
+
+#define SOFL_GSO_F_FIXED_ID     0x01	/* IPv4: every segment keeps the input's ID */
+#define SOFL_GSO_F_CSUM_PARTIAL 0x02	/* L4 checksum left as the pseudo-header sum */
+#define SOFL_GSO_F_ACCECN       0x04	/* TCP: CWR kept on every segment (SKB_GSO_TCP_ACCECN) */
+#define SOFL_GSO_F_IGNORE_DF    0x08	/* IP_FRAG: fragment even with DF set (Linux UFO) */
+
+#define SOFL_GSO_UDP_MAX_SEGS 128	/* UDP_MAX_SEGMENTS */
+#define SOFL_GSO_TCP_MAX_SEGS 65535	/* gso_max_segs default */
+#define SOFL_GSO_FRAG_MAX_SEGS 8192	/* 65535 / 8: IPv4 offsets are 13 bits */
+#define SOFL_GSO_HDR_MAX 256		/* headers of an iovec input must lie within this */
+
+struct sofl_gso_params {
+	uint8_t  type;		/* enum sofl_gso_type */
+	uint8_t  flags;		/* SOFL_GSO_F_* */
+	uint16_t gso_size;	/* TCP/UDP_L4: L4 payload bytes per segment (the MSS, not
+				 * DPDK's whole frame).  IP_FRAG: bytes after the IP
+				 * header (IPv6: after the fragment header) per fragment,
+				 * rounded down to a multiple of 8; 0 = from mtu. */
+	uint16_t max_segs;	/* 0 = the type's default (*_MAX_SEGS above) */
+	uint16_t mtu;		/* 0 = no limit; else no output IP packet may exceed it
+				 * (UDP_SEGMENT's EMSGSIZE rule; IP_FRAG's fragment size) */
+	uint32_t frag_id;	/* IP_FRAG over IPv6: fragment header identification */
+};
+
+/* One output segment. */
+struct sofl_gso_seg {
+	uint8_t *data;		/* COPY: the whole frame; ZEROCOPY: its headers (in out->buf) */
+	uint32_t len;		/* bytes in the segment (frame length) */
+	uint16_t hdr_len;	/* bytes of headers at data */
+	uint16_t iovcnt;	/* ZEROCOPY: iovecs at iov (headers first); COPY: 0 */
+	struct iovec *iov;	/* ZEROCOPY: into out->iov; COPY: NULL */
+};
+
+enum sofl_gso_mode {
+	SOFL_GSO_ZEROCOPY = 0,	/* headers in buf, payload referenced from the input */
+	SOFL_GSO_COPY     = 1,	/* each segment one contiguous frame in buf (fused copy+checksum) */
+};
+
+/* Caller memory for one call.  Segment i's bytes in buf start at
+ * i * (stride from sofl_gso_need()). */
+struct sofl_gso_out {
+	int mode;			/* enum sofl_gso_mode */
+	struct sofl_gso_seg *seg;	/* segments out */
+	size_t seg_cap;
+	uint8_t *buf;			/* header scratch (ZEROCOPY) or frames (COPY) */
+	size_t buf_cap;
+	struct iovec *iov;		/* ZEROCOPY only */
+	size_t iov_cap;
+};
+
+/* What a call needs; from sofl_gso_need(). */
+struct sofl_gso_need {
+	uint32_t nsegs;		/* segments that will be produced */
+	uint32_t stride;	/* bytes of buf per segment (headers, or a whole frame) */
+	size_t buf_bytes;	/* nsegs * stride */
+	size_t iovs;		/* ZEROCOPY: iovecs needed (upper bound for iovec input) */
+};
+
+/* sofl_gso_need() :
+ * Validates @gp against the parsed packet @p and says how many segments and
+ * how much memory sofl_gso_segment() will need in @mode.  @in_iovcnt is the
+ * iovcnt the input will be given as (0 = contiguous).
+ * @return 0, or the error sofl_gso_segment() would return for the same
+ * arguments before writing anything (see below). */
+SOFL_API int sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+			   int mode, int in_iovcnt, struct sofl_gso_need *need);
+
+/* sofl_gso_segment() :
+ * Segments the super-packet @p (parsed by sofl_pkt_parse(), or by
+ * sofl_gso_parse_iov() for an iovec input) as @gp says, into @out.
+ * Payload source: @in == NULL -> p->data (one contiguous frame); else the
+ * iovec list @in/@in_cnt holding the whole frame from its first byte (the
+ * headers, including the TCP/UDP header, are read from p->data; the payload
+ * from @in).  Ethernet padding after the IP packet is not output.
+ * @return the number of segments (>= 1) written to out->seg[0..n), or:
+ *   SOFL_EINVAL          NULL argument, bad mode/type, in_cnt < 0;
+ *   SOFL_E_NOT_IP        not an IPv4/IPv6 packet (the parse did not reach L3);
+ *   SOFL_E_FRAGMENT      the input is itself an IP fragment;
+ *   SOFL_E_GSO_PROTO     TCP/UDP_L4 asked of a packet that is not TCP/UDP
+ *                        (or did not parse up to its L4 header);
+ *   SOFL_E_GSO_SIZE      gso_size 0 (TCP/UDP_L4, or IP_FRAG without mtu), a
+ *                        segment (or the unsegmented packet) larger than mtu,
+ *                        or an IP_FRAG unit smaller than 8 / than the L4 header;
+ *   SOFL_E_GSO_TOO_MANY  more segments than max_segs;
+ *   SOFL_E_GSO_DF        IP_FRAG needed on IPv4 with DF and no IGNORE_DF;
+ *   SOFL_E_GSO_HDR       headers longer than SOFL_GSO_HDR_MAX, or the input
+ *                        iovecs hold fewer bytes than the IP packet;
+ *   SOFL_ENOSPC          out->seg, out->buf or out->iov too small
+ *                        (sofl_gso_need() says how much is needed).
+ * On error nothing has been written to @out.  Never writes past
+ * out->seg[seg_cap], out->buf[buf_cap], out->iov[iov_cap]. */
+SOFL_API int sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+			      const struct iovec *in, int in_cnt, struct sofl_gso_out *out);
+
+/* sofl_gso_parse_iov() :
+ * Parses a super-packet given as an iovec list (@iov/@cnt, whole frame from
+ * its first byte): its first SOFL_GSO_HDR_MAX bytes (or fewer, if the frame
+ * is shorter) are gathered into @hdrbuf (caller's, SOFL_GSO_HDR_MAX bytes) and
+ * parsed by sofl_pkt_parse() with the IP and UDP length fields of that copy
+ * trimmed to it; then p's lengths (ip_end, pay_len) are set back to the
+ * packet's real ones and checked against the total iovec length, as the
+ * parser checks them for a contiguous frame.  p->data = hdrbuf, p->len = the
+ * bytes gathered.  The headers through TCP/UDP must lie within
+ * SOFL_GSO_HDR_MAX bytes.  Use the result only with sofl_gso_segment(...,
+ * iov, cnt, ...).
+ * @return 0, a sofl_pkt_parse() error, SOFL_E_GSO_HDR (headers too long),
+ *         SOFL_EINVAL. */
+SOFL_API int sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
+				int cnt, enum sofl_link link);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,614 @@
+/* Segmentation: TSO/GSO, USO and IP fragmentation (gso.h), following Linux
+ * tcp_gso_segment, __udp_gso_segment, udp4/6_ufo_fragment,
+ * inet_gso_segment and ipv6_gso_segment (reference/offload-rules.md §2).
+ *
+ * One call plans everything first (segment count, sizes, every capacity),
+ * so that an error leaves the output untouched, then emits the segments in
+ * one pass.  Sums that do not change between segments are taken once. */
+#include <string.h>
+#include "softoffload/gso.h"
+#include "softoffload/csum.h"
+#include "hdr.h"
+
+#define IP4_DF 0x4000
+#define IP4_MF 0x2000
+#define FRAG6_LEN 8
+
+enum kind { K_PASS, K_SEG, K_FRAG };
+
+/* A walk over the frame's bytes as the caller holds them (iovecs). */
+struct cursor {
+	const struct iovec *iov;
+	int cnt, i;
+	size_t base;		/* frame offset of iov[i] */
+};
+
+struct job {
+	const struct sofl_gso_params *gp;
+	const struct sofl_pkt *p;
+	struct cursor cur;
+	struct iovec one;	/* contiguous input as a single iovec */
+	int mode, kind, full, udp;
+	uint32_t n, unit;	/* segments, payload bytes per segment */
+	uint32_t cut_off;	/* frame offset where the cut data starts */
+	uint32_t cut_len;
+	uint32_t hlen;		/* header bytes copied from the input to every segment */
+	uint32_t extra;		/* FRAG: bytes after hlen in the first fragment's header */
+	uint32_t stride;
+	uint32_t ip_base, ps_base, l4_base;
+	uint16_t id0;
+	uint16_t frag_nh_pos;	/* FRAG v6: where the next-header byte becomes 44 */
+	uint8_t frag_nh;	/* FRAG v6: the next header the fragment header carries */
+	uint16_t l4_check;	/* FRAG: the datagram's complete L4 checksum */
+};
+
+static void
+cur_init(struct cursor *c, const struct iovec *iov, int cnt)
+{
+	c->iov = iov;
+	c->cnt = cnt;
+	c->i = 0;
+	c->base = 0;
+}
+
+/* Visits frame bytes [off, off+len) slice by slice; the cursor only moves
+ * forward, so one pass over all segments costs O(segments + iovecs).
+ * Slices are summed (sum != NULL, with their offset parity), recorded as
+ * iovecs (iov != NULL) and/or copied to dst. */
+static uint32_t
+cur_take(struct cursor *c, size_t off, size_t len, struct iovec *iov, unsigned *niov,
+	 uint8_t *dst, int sum)
+{
+	uint32_t s = 0;
+	size_t done = 0;
+
+	while (c->i < c->cnt && c->base + c->iov[c->i].iov_len <= off) {
+		c->base += c->iov[c->i].iov_len;
+		c->i++;
+	}
+	while (done < len) {
+		const struct iovec *v = &c->iov[c->i];
+		size_t at = off + done - c->base;
+		size_t k = v->iov_len - at;
+		const uint8_t *src = (const uint8_t *)v->iov_base + at;
+		uint32_t part;
+
+		if (k > len - done)
+			k = len - done;
+		if (iov && k) {
+			iov[*niov].iov_base = (void *)(uintptr_t)src;
+			iov[(*niov)++].iov_len = k;
+		}
+		if (dst && sum)
+			part = sofl_csum_copy(dst + done, src, k, 0);
+		else if (dst)
+			memcpy(dst + done, src, k), part = 0;
+		else
+			part = sum ? sofl_csum_add(0, src, k) : 0;
+		if (sum)
+			s = sofl_csum_block_add(s, part, done);
+		done += k;
+		if (at + k == v->iov_len) {
+			c->base += v->iov_len;
+			c->i++;
+		}
+	}
+	return s;
+}
+
+static unsigned
+max_segs(const struct sofl_gso_params *gp)
+{
+	if (gp->max_segs)
+		return gp->max_segs;
+	switch (gp->type) {
+	case SOFL_GSO_UDP_L4:  return SOFL_GSO_UDP_MAX_SEGS;
+	case SOFL_GSO_IP_FRAG: return SOFL_GSO_FRAG_MAX_SEGS;
+	default:               return SOFL_GSO_TCP_MAX_SEGS;
+	}
+}
+
+/* IPv6: end of the unfragmentable part (RFC 8200 §4.5: hop-by-hop, and
+ * everything up to a routing header), and the next-header byte that will
+ * point at the fragment header.  The parser has validated the chain. */
+static void
+ipv6_unfrag(const struct sofl_pkt *p, uint32_t *end, uint16_t *nh_pos)
+{
+	const uint8_t *d = p->data;
+	uint32_t o = p->l3_off + 40u, stop = (uint32_t)p->l3_off + p->l3_len;
+	uint16_t pos = (uint16_t)(p->l3_off + 6);
+	uint8_t nh = d[p->l3_off + 6];
+
+	*end = o;
+	*nh_pos = pos;
+	while (o < stop && (nh == 0 || nh == 43 || nh == 60)) {
+		uint32_t len = ((uint32_t)d[o + 1] + 1) * 8;
+
+		if (nh != 60) {		/* HBH or routing: must be in every fragment */
+			*end = o + len;
+			*nh_pos = (uint16_t)o;
+		}
+		nh = d[o];
+		o += len;
+	}
+}
+
+static int
+plan_pass(struct job *j)
+{
+	const struct sofl_pkt *p = j->p;
+
+	j->kind = K_PASS;
+	j->n = 1;
+	j->hlen = p->pay_off;
+	j->cut_off = p->pay_off;
+	j->cut_len = p->ip_end - p->pay_off;	/* UDP: may go past its length */
+	j->unit = j->cut_len;
+	if (j->gp->mtu && p->ip_end - p->l3_off > j->gp->mtu)
+		return SOFL_E_GSO_SIZE;
+	return 0;
+}
+
+static int
+plan_seg(struct job *j)
+{
+	const struct sofl_gso_params *gp = j->gp;
+	const struct sofl_pkt *p = j->p;
+	uint32_t g = gp->gso_size;
+
+	if (!(p->layers & SOFL_LAYER_L4) ||
+	    p->l4_proto != (gp->type == SOFL_GSO_TCP ? 6 : 17))
+		return SOFL_E_GSO_PROTO;
+	if (g == 0)
+		return SOFL_E_GSO_SIZE;
+	if (p->pay_len <= g)	/* not GSO (tcp_gso_segment, udp_send_skb) */
+		return plan_pass(j);
+	if (gp->mtu && p->pay_off - p->l3_off + g > gp->mtu)
+		return SOFL_E_GSO_SIZE;
+	j->kind = K_SEG;
+	j->unit = g;
+	j->n = (p->pay_len + g - 1) / g;
+	j->hlen = p->pay_off;
+	j->cut_off = p->pay_off;
+	j->cut_len = p->pay_len;
+	return 0;
+}
+
+static int
+plan_frag(struct job *j)
+{
+	const struct sofl_gso_params *gp = j->gp;
+	const struct sofl_pkt *p = j->p;
+	uint32_t fs, u = 0, um, over, fix_end;
+	uint16_t nh_pos = 0;
+
+	if (p->ipv == 4) {
+		fs = (uint32_t)p->l3_off + p->l3_len;
+		over = 0;
+	} else {
+		ipv6_unfrag(p, &fs, &nh_pos);
+		over = FRAG6_LEN;
+	}
+	if (gp->gso_size)
+		u = gp->gso_size & ~7u;
+	if (gp->mtu) {
+		um = gp->mtu > fs - p->l3_off + over ? (gp->mtu - (fs - p->l3_off + over)) & ~7u : 0;
+		u = gp->gso_size ? (u < um ? u : um) : um;
+	} else if (!gp->gso_size) {
+		return SOFL_E_GSO_SIZE;
+	}
+	/* fits: Linux UFO leaves a datagram of <= gso_size alone */
+	if (gp->mtu ? p->ip_end - p->l3_off <= gp->mtu : p->ip_end - fs <= gp->gso_size)
+		return plan_pass(j);
+	fix_end = (p->layers & SOFL_LAYER_L4) ? p->pay_off : fs;
+	if (u < 8 || u < fix_end - fs)
+		return SOFL_E_GSO_SIZE;
+	if (p->ipv == 4 && (sofl_get16(p->data + p->l3_off + 6) & IP4_DF) &&
+	    !(gp->flags & SOFL_GSO_F_IGNORE_DF))
+		return SOFL_E_GSO_DF;
+	j->kind = K_FRAG;
+	j->unit = u;
+	j->cut_off = fs;
+	j->cut_len = p->ip_end - fs;
+	j->n = (j->cut_len + u - 1) / u;
+	j->hlen = fs;
+	j->extra = fix_end - fs;
+	j->frag_nh_pos = nh_pos;
+	j->frag_nh = p->ipv == 6 ? p->data[nh_pos] : 0;
+	return 0;
+}
+
+static int
+plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mode,
+     int in_cnt)
+{
+	const struct sofl_pkt *q = p;
+	int err;
+
+	memset(j, 0, sizeof(*j));
+	j->gp = gp;
+	j->p = p;
+	j->mode = mode;
+	if (!gp || !p || !p->data || in_cnt < 0 ||
+	    (mode != SOFL_GSO_ZEROCOPY && mode != SOFL_GSO_COPY))
+		return SOFL_EINVAL;
+	if (!(q->layers & SOFL_LAYER_L3) || (q->ipv != 4 && q->ipv != 6))
+		return SOFL_E_NOT_IP;
+	if (q->is_frag)
+		return SOFL_E_FRAGMENT;
+	switch (gp->type) {
+	case SOFL_GSO_NONE:    err = plan_pass(j); break;
+	case SOFL_GSO_TCP:
+	case SOFL_GSO_UDP_L4:  err = plan_seg(j); break;
+	case SOFL_GSO_IP_FRAG: err = plan_frag(j); break;
+	default:               return SOFL_EINVAL;
+	}
+	if (err)
+		return err;
+	if (j->n > max_segs(gp))
+		return SOFL_E_GSO_TOO_MANY;
+	if (j->kind == K_FRAG)
+		j->stride = j->hlen + j->extra + (p->ipv == 6 ? FRAG6_LEN : 0);
+	else
+		j->stride = j->hlen;
+	if (mode == SOFL_GSO_COPY)
+		j->stride += j->unit;
+	/* partial checksums cannot survive fragmentation */
+	j->full = j->kind == K_FRAG || !(gp->flags & SOFL_GSO_F_CSUM_PARTIAL);
+	j->udp = p->l4_proto == 17;
+	return 0;
+}
+
+SOFL_API int
+sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mode,
+	      int in_iovcnt, struct sofl_gso_need *need)
+{
+	struct job j;
+	int err;
+
+	if (!need)
+		return SOFL_EINVAL;
+	err = plan(&j, gp, p, mode, in_iovcnt);
+	if (err)
+		return err;
+	need->nsegs = j.n;
+	need->stride = j.stride;
+	need->buf_bytes = (size_t)j.n * j.stride;
+	need->iovs = mode == SOFL_GSO_ZEROCOPY ? 2 * (size_t)j.n + (size_t)in_iovcnt : 0;
+	return 0;
+}
+
+/* ---- emitting ---- */
+
+/* Prepares the per-packet constants. */
+static void
+prime(struct job *j)
+{
+	const struct sofl_pkt *p = j->p;
+	const uint8_t *d = p->data;
+
+	if (p->ipv == 4) {
+		j->ip_base = hdr_ipv4_base_sum(d + p->l3_off, p->l3_len);
+		j->id0 = sofl_get16(d + p->l3_off + 4);
+	}
+	if (!(p->layers & SOFL_LAYER_L4))
+		return;
+	j->ps_base = hdr_l4_pseudo_base(p);
+	if (p->l4_proto == 6)
+		j->l4_base = hdr_tcp_base_sum(d + p->l4_off, p->l4_len);
+	else
+		j->l4_base = sofl_csum_add(0, d + p->l4_off, 4);	/* ports */
+}
+
+/* Payload of one segment [off, off+len): into iovecs (zero-copy) or
+ * copied behind its headers at @dst; @return its sum if needed. */
+static uint32_t
+payload_sum(struct job *j, uint32_t off, uint32_t len, uint8_t *dst, struct sofl_gso_seg *s,
+	    int sum)
+{
+	unsigned niov = s->iovcnt;
+	uint32_t r;
+
+	if (j->mode == SOFL_GSO_COPY)
+		return cur_take(&j->cur, off, len, NULL, &niov, dst, sum);
+	r = cur_take(&j->cur, off, len, s->iov, &niov, NULL, sum);
+	s->iovcnt = (uint16_t)niov;
+	return r;
+}
+
+static uint32_t
+payload(struct job *j, uint32_t off, uint32_t len, uint8_t *dst, struct sofl_gso_seg *s)
+{
+	return payload_sum(j, off, len, dst, s, j->full);
+}
+
+/* Writes the L4 length/flags/seq and checksum of a (TCP or UDP) segment
+ * whose L4 header is at @l4 and carries @plen payload bytes summing to @psum. */
+static void
+fix_l4(struct job *j, uint8_t *l4, uint32_t k, uint32_t plen, uint32_t psum)
+{
+	const struct sofl_pkt *p = j->p;
+	uint32_t l4len = p->l4_len + plen, hs = j->l4_base;
+
+	if (j->udp) {
+		sofl_put16(l4 + 4, (uint16_t)l4len);
+		hs = sofl_csum_combine(hs, l4len);
+	} else if (j->kind == K_SEG) {
+		uint8_t f = p->tcp_flags;
+
+		if (k + 1 < j->n)
+			f &= (uint8_t)~(SOFL_TCP_FIN | SOFL_TCP_PSH);
+		if (k > 0 && !(j->gp->flags & SOFL_GSO_F_ACCECN))
+			f &= (uint8_t)~SOFL_TCP_CWR;
+		hs = sofl_csum_combine(hs, hdr_tcp_set_seq_flags(l4, p->tcp_seq + k * j->unit, f));
+	} else {
+		hs = sofl_csum_combine(hs, hdr_tcp_set_seq_flags(l4, p->tcp_seq, p->tcp_flags));
+	}
+	sofl_put16(l4 + (j->udp ? 6 : 16),
+		   hdr_l4_seg_check(j->ps_base, l4len, hs, psum, j->full, j->udp));
+}
+
+static void
+set_ip_len(struct job *j, uint8_t *h, uint32_t ip_len, uint16_t id)
+{
+	const struct sofl_pkt *p = j->p;
+
+	if (p->ipv == 4)
+		hdr_ipv4_set_len_id_sum(h + p->l3_off, j->ip_base, (uint16_t)ip_len, id);
+	else
+		hdr_ipv6_set_len(h + p->l3_off, ip_len);
+}
+
+static void
+emit_seg(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
+{
+	const struct sofl_pkt *p = j->p;
+	uint32_t off = k * j->unit, plen = j->cut_len - off, psum;
+	uint16_t id = j->id0;
+
+	if (plen > j->unit)
+		plen = j->unit;
+	memcpy(h, p->data, j->hlen);
+	psum = payload(j, j->cut_off + off, plen, h + j->hlen, s);
+	if (!(j->gp->flags & SOFL_GSO_F_FIXED_ID))
+		id = (uint16_t)(id + k);
+	set_ip_len(j, h, j->hlen - p->l3_off + plen, id);
+	fix_l4(j, h + p->l4_off, k, plen, psum);
+	s->hdr_len = (uint16_t)j->hlen;
+	s->len = j->hlen + plen;
+}
+
+/* Pass-through: the packet as it is, its L4 checksum completed (or made
+ * partial); the IP header untouched, as Linux leaves a non-GSO packet. */
+static void
+emit_pass(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
+{
+	const struct sofl_pkt *p = j->p;
+	uint32_t psum, l4pay = 0;
+	int l4 = (p->layers & SOFL_LAYER_L4) != 0;
+
+	memcpy(h, p->data, j->hlen);
+	/* only the L4 length is summed; bytes after a UDP datagram inside its
+	 * IP packet go out unchanged with it */
+	if (l4)
+		l4pay = p->pay_len;
+	psum = payload(j, j->cut_off, l4pay, h + j->hlen, s);
+	payload_sum(j, j->cut_off + l4pay, j->cut_len - l4pay, h + j->hlen + l4pay, s, 0);
+	/* UDP over IPv4 with 0: "no checksum", nothing to complete */
+	if (l4 && !(j->udp && p->ipv == 4 && sofl_get16(p->data + p->l4_off + 6) == 0))
+		fix_l4(j, h + p->l4_off, 0, l4pay, psum);
+	s->hdr_len = (uint16_t)j->hlen;
+	s->len = j->hlen + j->cut_len;
+}
+
+/* UFO: the datagram's L4 checksum over all of it, before cutting. */
+static void
+frag_l4_check(struct job *j)
+{
+	const struct sofl_pkt *p = j->p;
+	struct cursor c = j->cur;
+	uint8_t th[60];
+	uint32_t psum;
+	unsigned dummy = 0;
+
+	if (!(p->layers & SOFL_LAYER_L4))
+		return;
+	memcpy(th, p->data + p->l4_off, p->l4_len);
+	psum = cur_take(&c, p->pay_off, p->pay_len, NULL, &dummy, NULL, 1);
+	j->kind = K_PASS;	/* fix_l4: the datagram as a whole */
+	fix_l4(j, th, 0, p->pay_len, psum);
+	j->kind = K_FRAG;
+	j->l4_check = sofl_get16(th + (j->udp ? 6 : 16));
+}
+
+static void
+emit_frag(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
+{
+	const struct sofl_pkt *p = j->p;
+	uint32_t off = k * j->unit, dlen = j->cut_len - off, hl = j->hlen, fix = 0;
+	int last = k + 1 == j->n;
+
+	if (dlen > j->unit)
+		dlen = j->unit;
+	memcpy(h, p->data, j->hlen);
+	if (p->ipv == 6) {
+		uint8_t *fh = h + hl;
+
+		h[j->frag_nh_pos] = 44;
+		fh[0] = j->frag_nh;
+		fh[1] = 0;
+		sofl_put16(fh + 2, (uint16_t)(off | !last));
+		sofl_put32(fh + 4, j->gp->frag_id);
+		hl += FRAG6_LEN;
+	}
+	if (k == 0 && j->extra) {
+		/* the L4 header travels in the first fragment, with its checksum */
+		fix = j->extra;
+		memcpy(h + hl, p->data + j->cut_off, fix);
+		if (p->layers & SOFL_LAYER_L4)
+			sofl_put16(h + hl + (p->pay_off - j->cut_off) - p->l4_len + (j->udp ? 6 : 16),
+				   j->l4_check);
+		hl += fix;
+	}
+	payload(j, j->cut_off + off + fix, dlen - fix, h + hl, s);
+	if (p->ipv == 4) {
+		uint8_t *iph = h + p->l3_off;
+
+		sofl_put16(iph + 6, (uint16_t)((off >> 3) | (last ? 0 : IP4_MF)));
+		j->ip_base = hdr_ipv4_base_sum(iph, p->l3_len);
+		hdr_ipv4_set_len_id_sum(iph, j->ip_base, (uint16_t)(p->l3_len + dlen), j->id0);
+	} else {
+		hdr_ipv6_set_len(h + p->l3_off, hl - fix - p->l3_off + dlen);
+	}
+	s->hdr_len = (uint16_t)hl;
+	s->len = hl - fix + dlen;
+}
+
+static size_t
+iov_total(const struct iovec *iov, int cnt)
+{
+	size_t t = 0;
+	int i;
+
+	for (i = 0; i < cnt; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
+SOFL_API int
+sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+		 const struct iovec *in, int in_cnt, struct sofl_gso_out *out)
+{
+	struct job j;
+	uint32_t k;
+	size_t used_iov = 0;
+	int err;
+
+	if (!out)
+		return SOFL_EINVAL;
+	err = plan(&j, gp, p, out->mode, in ? in_cnt : 0);
+	if (err)
+		return err;
+	if (in) {
+		if (iov_total(in, in_cnt) < p->ip_end)
+			return SOFL_E_GSO_HDR;
+		cur_init(&j.cur, in, in_cnt);
+	} else {
+		if (p->len < p->ip_end)
+			return SOFL_EINVAL;
+		j.one.iov_base = (void *)(uintptr_t)p->data;
+		j.one.iov_len = p->ip_end;
+		cur_init(&j.cur, &j.one, 1);
+	}
+	if (!out->seg || out->seg_cap < j.n || !out->buf ||
+	    out->buf_cap < (size_t)j.n * j.stride ||
+	    (j.mode == SOFL_GSO_ZEROCOPY &&
+	     (!out->iov || out->iov_cap < 2 * (size_t)j.n + (in ? (size_t)in_cnt : 0))))
+		return SOFL_ENOSPC;
+	prime(&j);
+	if (j.kind == K_FRAG)
+		frag_l4_check(&j);
+	for (k = 0; k < j.n; k++) {
+		struct sofl_gso_seg *s = &out->seg[k];
+		uint8_t *h = out->buf + (size_t)k * j.stride;
+
+		s->data = h;
+		s->iov = NULL;
+		s->iovcnt = 0;
+		if (j.mode == SOFL_GSO_ZEROCOPY) {
+			s->iov = out->iov + used_iov;
+			s->iov[0].iov_base = h;
+			s->iovcnt = 1;
+		}
+		if (j.kind == K_SEG)
+			emit_seg(&j, k, h, s);
+		else if (j.kind == K_FRAG)
+			emit_frag(&j, k, h, s);
+		else
+			emit_pass(&j, h, s);
+		if (j.mode == SOFL_GSO_ZEROCOPY) {
+			s->iov[0].iov_len = s->hdr_len;
+			used_iov += s->iovcnt;
+		}
+	}
+	return (int)j.n;
+}
+
+/* ---- iovec input ---- */
+
+static size_t
+gather(uint8_t *dst, size_t cap, const struct iovec *iov, int cnt)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < cnt && n < cap; i++) {
+		size_t k = iov[i].iov_len < cap - n ? iov[i].iov_len : cap - n;
+
+		memcpy(dst + n, iov[i].iov_base, k);
+		n += k;
+	}
+	return n;
+}
+
+static int
+trunc_err(int err)
+{
+	switch (err) {
+	case SOFL_E_EXTHDR_TRUNC:
+	case SOFL_E_TCP_TRUNC:
+	case SOFL_E_TCP_DOFF_LONG:
+	case SOFL_E_UDP_TRUNC:
+		return SOFL_E_GSO_HDR;	/* the headers go on past what we gathered */
+	default:
+		return err;
+	}
+}
+
+SOFL_API int
+sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov, int cnt,
+		   enum sofl_link link)
+{
+	size_t total, n;
+	uint32_t l3, ip_len, l4 = 0;
+	uint16_t ip_field, ulen = 0;
+	int err, v6;
+
+	if (!p || !hdrbuf || !iov || cnt < 0)
+		return SOFL_EINVAL;
+	total = iov_total(iov, cnt);
+	n = gather(hdrbuf, SOFL_GSO_HDR_MAX, iov, cnt);
+	err = sofl_pkt_parse(p, hdrbuf, n, link);
+	if (n == total || (err != SOFL_E_IPV4_TOTLEN_LONG && err != SOFL_E_IPV6_PLEN_LONG))
+		return err == 0 || n == total ? err : trunc_err(err);
+	/* the IP packet goes on past the copy: trim its length to the copy,
+	 * parse, then give the packet its real lengths back */
+	v6 = err == SOFL_E_IPV6_PLEN_LONG;
+	l3 = link == SOFL_LINK_RAW ? 0 : 14 + 4u * p->key.nvlan;
+	ip_field = sofl_get16(hdrbuf + l3 + (v6 ? 4 : 2));
+	ip_len = v6 ? 40u + ip_field : ip_field;
+	if (l3 + ip_len > total)
+		return err;
+	sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), (uint16_t)(n - l3 - (v6 ? 40 : 0)));
+	err = sofl_pkt_parse(p, hdrbuf, n, link);
+	if (err == SOFL_E_UDP_LEN) {
+		l4 = p->l4_off;
+		ulen = sofl_get16(hdrbuf + l4 + 4);
+		if (ulen < 8 || l4 + ulen > l3 + ip_len) {
+			sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), ip_field);
+			return SOFL_E_UDP_LEN;
+		}
+		sofl_put16(hdrbuf + l4 + 4, (uint16_t)(n - l4));
+		err = sofl_pkt_parse(p, hdrbuf, n, link);
+		sofl_put16(hdrbuf + l4 + 4, ulen);
+	}
+	sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), ip_field);
+	if (err)
+		return trunc_err(err);
+	p->ip_end = l3 + ip_len;
+	if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 17)
+		p->pay_len = (uint32_t)sofl_get16(hdrbuf + p->l4_off + 4) - 8;
+	else
+		p->pay_len = p->ip_end - p->pay_off;
+	return 0;
+}

@@ -1,0 +1,272 @@
+/* virtio-net header: wire form, Linux's acceptance rules, translation to and
+ * from segmentation parameters (vnet.h).  Rule numbers are those of
+ * reference/offload-rules.md §2.6 (Linux __virtio_net_hdr_to_skb). */
+#include <string.h>
+#include "softoffload/vnet.h"
+#include "softoffload/csum.h"
+
+#define ETH_P_IP   0x0800
+#define ETH_P_IPV6 0x86DD
+#define KNOWN_FLAGS (SOFL_VNET_F_NEEDS_CSUM | SOFL_VNET_F_DATA_VALID | SOFL_VNET_F_RSC_INFO)
+
+static uint16_t
+get_wire16(const uint8_t *b, unsigned opts)
+{
+	uint16_t v;
+
+	if (!(opts & SOFL_VNET_NATIVE))
+		return (uint16_t)(b[0] | b[1] << 8);
+	memcpy(&v, b, 2);
+	return v;
+}
+
+static void
+put_wire16(uint8_t *b, uint16_t v, unsigned opts)
+{
+	if (!(opts & SOFL_VNET_NATIVE)) {
+		b[0] = (uint8_t)v;
+		b[1] = (uint8_t)(v >> 8);
+	} else {
+		memcpy(b, &v, 2);
+	}
+}
+
+SOFL_API int
+sofl_vnet_decode(struct sofl_vnet_hdr *h, const void *buf, size_t len, size_t hdr_size,
+		 unsigned opts)
+{
+	const uint8_t *b = buf;
+
+	if (!h || !b || (hdr_size != SOFL_VNET_HDR_LEN && hdr_size != SOFL_VNET_HDR_MRG_LEN))
+		return SOFL_EINVAL;
+	if (len < hdr_size)
+		return SOFL_E_VNET_SHORT;
+	h->flags = b[0];
+	h->gso_type = b[1];
+	h->hdr_len = get_wire16(b + 2, opts);
+	h->gso_size = get_wire16(b + 4, opts);
+	h->csum_start = get_wire16(b + 6, opts);
+	h->csum_offset = get_wire16(b + 8, opts);
+	h->num_buffers = hdr_size == SOFL_VNET_HDR_MRG_LEN ? get_wire16(b + 10, opts) : 0;
+	return (int)hdr_size;
+}
+
+SOFL_API int
+sofl_vnet_encode(void *buf, size_t cap, const struct sofl_vnet_hdr *h, size_t hdr_size,
+		 unsigned opts)
+{
+	uint8_t *b = buf;
+
+	if (!h || !b || (hdr_size != SOFL_VNET_HDR_LEN && hdr_size != SOFL_VNET_HDR_MRG_LEN))
+		return SOFL_EINVAL;
+	if (cap < hdr_size)
+		return SOFL_ENOSPC;
+	b[0] = h->flags;
+	b[1] = h->gso_type;
+	put_wire16(b + 2, h->hdr_len, opts);
+	put_wire16(b + 4, h->gso_size, opts);
+	put_wire16(b + 6, h->csum_start, opts);
+	put_wire16(b + 8, h->csum_offset, opts);
+	if (hdr_size == SOFL_VNET_HDR_MRG_LEN)
+		put_wire16(b + 10, h->num_buffers, opts);
+	return (int)hdr_size;
+}
+
+/* What a gso_type implies (rule 1). */
+struct gso_kind {
+	uint8_t proto;		/* 6 or 17 */
+	uint8_t thlen;		/* minimal L4 header: 20 or 8 */
+	uint8_t nh_min;		/* minimal csum_start: 20, 40 for TCPV6 */
+	uint8_t ipv;		/* required IP version, 0 = either */
+};
+
+static int
+gso_kind(uint8_t gso_type, struct gso_kind *k)
+{
+	switch (gso_type & ~SOFL_VNET_GSO_ECN) {
+	case SOFL_VNET_GSO_TCPV4:  *k = (struct gso_kind){ 6, 20, 20, 4 }; return 0;
+	case SOFL_VNET_GSO_TCPV6:  *k = (struct gso_kind){ 6, 20, 40, 6 }; return 0;
+	case SOFL_VNET_GSO_UDP:    *k = (struct gso_kind){ 17, 8, 20, 0 }; return 0;
+	case SOFL_VNET_GSO_UDP_L4: *k = (struct gso_kind){ 17, 8, 20, 0 }; return 0;
+	default: return SOFL_E_VNET_GSO_TYPE;
+	}
+}
+
+/* IP version the frame declares: ethertype (TAP) or version nibble (TUN). */
+static int
+frame_ipv(const struct sofl_pkt *p)
+{
+	if (p->link == SOFL_LINK_RAW)
+		return p->len ? p->data[0] >> 4 : 0;
+	if (!(p->layers & SOFL_LAYER_L2))
+		return 0;
+	return p->ethertype == ETH_P_IP ? 4 : p->ethertype == ETH_P_IPV6 ? 6 : 0;
+}
+
+/* Rule 3: NEEDS_CSUM.  Offsets are from the frame start, as in the kernel. */
+static int
+check_csum(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned thlen,
+	   unsigned nh_min, uint32_t *p_off)
+{
+	uint32_t start = h->csum_start, off = h->csum_offset;
+
+	if (start + thlen > p->len)
+		return SOFL_E_VNET_L4_TRUNC;
+	if (start + off + 2 > p->len)
+		return SOFL_E_VNET_CSUM_OFFSET;
+	if (start >= 0xFFFF || start < nh_min)
+		return SOFL_E_VNET_CSUM_START;
+	*p_off = start + thlen;
+	return 0;
+}
+
+/* Rule 4: GSO without NEEDS_CSUM: the kernel dissects the packet itself. */
+static int
+check_dissect(const struct sofl_pkt *p, const struct gso_kind *k, uint32_t *p_off)
+{
+	int ipv = frame_ipv(p);
+
+	if (ipv != 4 && ipv != 6)
+		return SOFL_E_VNET_PROTO;
+	if (k->ipv && ipv != k->ipv)
+		return SOFL_E_VNET_PROTO;
+	if (!(p->layers & SOFL_LAYER_L3) || p->is_frag || p->l4_proto != k->proto)
+		return SOFL_E_VNET_PROTO;
+	if ((uint32_t)p->l4_off + k->thlen > p->len)
+		return SOFL_E_VNET_L4_TRUNC;
+	*p_off = (uint32_t)p->l4_off + k->thlen;
+	return 0;
+}
+
+SOFL_API int
+sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned opts)
+{
+	struct gso_kind k = { 0, 0, 20, 0 };
+	uint8_t base = h ? h->gso_type & ~SOFL_VNET_GSO_ECN : 0;
+	int gso, err;
+	uint32_t p_off = 0, nh_off;
+
+	if (!h || !p || (!p->data && p->len))
+		return SOFL_EINVAL;
+	if ((opts & SOFL_VNET_STRICT) && (h->flags & ~KNOWN_FLAGS))
+		return SOFL_E_VNET_FLAGS;
+	gso = h->gso_type != SOFL_VNET_GSO_NONE;
+	if (gso) {
+		if ((err = gso_kind(h->gso_type, &k)) < 0)		/* rule 1 */
+			return err;
+		if (h->gso_size == 0)					/* rule 2 */
+			return SOFL_E_VNET_GSO_SIZE;
+	}
+	if (h->flags & SOFL_VNET_F_NEEDS_CSUM)
+		err = check_csum(h, p, k.thlen, k.nh_min, &p_off);	/* rule 3 */
+	else if (gso)
+		err = check_dissect(p, &k, &p_off);			/* rule 4 */
+	else
+		err = 0;
+	if (err < 0)
+		return err;
+	if (!gso)
+		return 0;
+	if (base == SOFL_VNET_GSO_UDP_L4) {				/* rule 5 */
+		if (!(h->flags & SOFL_VNET_F_NEEDS_CSUM))
+			return SOFL_E_VNET_NO_CSUM;
+		if (h->csum_offset != 6)
+			return SOFL_E_VNET_CSUM_OFFSET;
+		if (p->len - p_off > (uint32_t)h->gso_size * SOFL_VNET_UDP_MAX_SEGS)
+			return SOFL_E_VNET_TOO_MANY;
+		if (h->gso_type & SOFL_VNET_GSO_ECN)
+			return SOFL_E_VNET_ECN;
+	} else if (base != SOFL_VNET_GSO_UDP &&
+		   (h->flags & SOFL_VNET_F_NEEDS_CSUM) && h->csum_offset != 16) {
+		return SOFL_E_VNET_CSUM_OFFSET;				/* rule 6 */
+	}
+	if (h->gso_size == SOFL_VNET_GSO_BY_FRAGS)			/* rule 7 */
+		return SOFL_E_VNET_GSO_SIZE;
+	/* UFO's gso_size counts the UDP header too */
+	nh_off = base == SOFL_VNET_GSO_UDP ? p_off - k.thlen : p_off;
+	return p->len - nh_off > h->gso_size ? 1 : 0;
+}
+
+SOFL_API int
+sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned opts,
+		 struct sofl_gso_params *gp)
+{
+	struct sofl_gso_params g;
+	uint8_t base;
+	int r;
+
+	if (!gp)
+		return SOFL_EINVAL;
+	r = sofl_vnet_check(h, p, opts);
+	if (r < 0)
+		return r;
+	memset(&g, 0, sizeof(g));
+	base = h->gso_type & ~SOFL_VNET_GSO_ECN;
+	if (r == 1) {
+		struct gso_kind k;
+
+		gso_kind(h->gso_type, &k);
+		/* tcp_gso_segment/__udp_gso_segment: a whole, parsed packet whose
+		 * checksum starts at its transport header */
+		if (!(p->layers & SOFL_LAYER_L4) || p->l4_proto != k.proto ||
+		    (k.ipv && p->ipv != k.ipv))
+			return SOFL_E_VNET_PROTO;
+		if ((h->flags & SOFL_VNET_F_NEEDS_CSUM) && h->csum_start != p->l4_off)
+			return SOFL_E_VNET_CSUM_START;
+		g.gso_size = h->gso_size;
+		if (base == SOFL_VNET_GSO_UDP_L4) {
+			g.type = SOFL_GSO_UDP_L4;
+		} else if (base == SOFL_VNET_GSO_UDP) {
+			g.type = SOFL_GSO_IP_FRAG;
+			g.flags = SOFL_GSO_F_IGNORE_DF;
+		} else {
+			g.type = SOFL_GSO_TCP;
+		}
+		/* TCP payload <= gso_size is non-GSO for tcp_gso_segment too */
+		if (g.type != SOFL_GSO_IP_FRAG && p->pay_len <= g.gso_size)
+			g = (struct sofl_gso_params){ 0 };
+	}
+	*gp = g;
+	return g.type != SOFL_GSO_NONE;
+}
+
+SOFL_API int
+sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p, uint16_t gso_size,
+		   unsigned opts)
+{
+	struct sofl_vnet_hdr v;
+	int gso, r;
+
+	if (!h || !p)
+		return SOFL_EINVAL;
+	memset(&v, 0, sizeof(v));
+	gso = gso_size && (p->layers & SOFL_LAYER_L4) && p->pay_len > gso_size;
+	if ((gso_size || (opts & SOFL_VNET_MK_CSUM)) && !(p->layers & SOFL_LAYER_L4)) {
+		if (!(p->layers & SOFL_LAYER_L3))
+			return SOFL_E_NOT_IP;
+		return p->is_frag ? SOFL_E_FRAGMENT : SOFL_E_NOT_TCPUDP;
+	}
+	if (p->layers & SOFL_LAYER_L4)
+		v.hdr_len = (uint16_t)p->pay_off;
+	if (gso) {
+		if (p->l4_proto == 17)
+			v.gso_type = SOFL_VNET_GSO_UDP_L4;
+		else
+			v.gso_type = p->ipv == 4 ? SOFL_VNET_GSO_TCPV4 : SOFL_VNET_GSO_TCPV6;
+		if ((opts & SOFL_VNET_MK_ECN) && p->l4_proto == 6)
+			v.gso_type |= SOFL_VNET_GSO_ECN;
+		v.gso_size = gso_size;
+	}
+	if (opts & SOFL_VNET_MK_CSUM) {
+		v.flags |= SOFL_VNET_F_NEEDS_CSUM;
+		v.csum_start = p->l4_off;
+		v.csum_offset = p->l4_proto == 17 ? 6 : 16;
+	}
+	if (opts & SOFL_VNET_MK_VALID)
+		v.flags |= SOFL_VNET_F_DATA_VALID;
+	r = sofl_vnet_check(&v, p, 0);
+	if (r < 0)
+		return r;
+	*h = v;
+	return 0;
+}

@@ -222,22 +222,53 @@ sofl_rss_impl_name(const struct sofl_rss *r)
 	return r && r->impl == SOFL_RSS_IMPL_GFNI ? "gfni" : "table";
 }
 
-/* Table path: one lookup per input byte, four independent chains. */
+/* Table path: one lookup per input byte.  Four input bytes are read at a
+ * time (one load; the compiler merges the byte reads) and split with shifts,
+ * which keeps the load ports for the table lookups. */
 static inline uint32_t
+tab4(const struct sofl_rss *r, size_t p, const uint8_t *b)
+{
+	uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+		     (uint32_t)b[3] << 24;
+
+	return r->tab[p][w & 0xff] ^ r->tab[p + 1][w >> 8 & 0xff] ^
+	       r->tab[p + 2][w >> 16 & 0xff] ^ r->tab[p + 3][w >> 24];
+}
+
+static inline __attribute__((always_inline)) uint32_t
 hash_table(const struct sofl_rss *r, const uint8_t *b, size_t len)
 {
-	uint32_t h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+	uint32_t h0 = 0, h1 = 0;
 	size_t i = 0;
 
-	for (; i + 4 <= len; i += 4) {
-		h0 ^= r->tab[i][b[i]];
-		h1 ^= r->tab[i + 1][b[i + 1]];
-		h2 ^= r->tab[i + 2][b[i + 2]];
-		h3 ^= r->tab[i + 3][b[i + 3]];
+	if (len > SOFL_RSS_INPUT_MAX)	/* the callers' checks, told to the optimizer */
+		__builtin_unreachable();
+	for (; i + 8 <= len; i += 8) {
+		h0 ^= tab4(r, i, b + i);
+		h1 ^= tab4(r, i + 4, b + i + 4);
 	}
-	for (; i < len; i++)
-		h0 ^= r->tab[i][b[i]];
-	return h0 ^ h1 ^ h2 ^ h3;
+	for (; i + 4 <= len; i += 4)
+		h0 ^= tab4(r, i, b + i);
+	if (len & 2) {
+		h1 ^= r->tab[i][b[i]] ^ r->tab[i + 1][b[i + 1]];
+		i += 2;
+	}
+	if (len & 1)
+		h1 ^= r->tab[i][b[i]];
+	return h0 ^ h1;
+}
+
+/* The four standard lengths get unrolled code. */
+static uint32_t
+hash_table_any(const struct sofl_rss *r, const uint8_t *b, size_t len)
+{
+	switch (len) {
+	case 8:  return hash_table(r, b, 8);
+	case 12: return hash_table(r, b, 12);
+	case 32: return hash_table(r, b, 32);
+	case 36: return hash_table(r, b, 36);
+	default: return hash_table(r, b, len);
+	}
 }
 
 static inline uint32_t
@@ -247,7 +278,7 @@ hash_impl(const struct sofl_rss *r, const uint8_t *b, size_t len)
 	if (r->impl == SOFL_RSS_IMPL_GFNI)
 		return sofl_rss_gfni(r->mat, b, len);
 #endif
-	return hash_table(r, b, len);
+	return hash_table_any(r, b, len);
 }
 
 SOFL_API int
@@ -259,61 +290,97 @@ sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len, uint32
 	return 0;
 }
 
-/* Builds the hash input of @p into buf; @return its length, 0 = no hash. */
-static inline size_t
-tuple(const struct sofl_rss *r, const struct sofl_pkt *p, uint8_t buf[SOFL_RSS_INPUT_MAX],
-      uint8_t *type)
+SOFL_API int
+sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len, size_t n,
+		   uint32_t *hash)
 {
-	const struct sofl_flow_key *k = &p->key;
-	size_t alen;
-	int ports, swap;
-	uint16_t sp, dp;
+	size_t i;
 
-	if (!(p->layers & SOFL_LAYER_L3) || (k->family != 4 && k->family != 6)) {
-		*type = SOFL_RSS_NONE;
+	if (len > SOFL_RSS_INPUT_MAX || (n && (!r || !in || !hash)))
+		return SOFL_EINVAL;
+	for (i = 0; i < n; i++)
+		if (!in[i] && len)
+			return SOFL_EINVAL;
+	if (!len) {
+		memset(hash, 0, n * sizeof(*hash));
 		return 0;
 	}
-	alen = k->family == 4 ? 4 : 16;
-	ports = (p->layers & SOFL_LAYER_L4) && !p->is_frag &&
-		(p->l4_proto == 6 || p->l4_proto == 17);
-	if (!ports)
-		*type = k->family == 4 ? SOFL_RSS_IPV4 : SOFL_RSS_IPV6;
-	else if (p->l4_proto == 6)
-		*type = k->family == 4 ? SOFL_RSS_IPV4_TCP : SOFL_RSS_IPV6_TCP;
-	else
-		*type = k->family == 4 ? SOFL_RSS_IPV4_UDP : SOFL_RSS_IPV6_UDP;
-	swap = (r->flags & SOFL_RSS_SYMMETRIC) && memcmp(k->src, k->dst, alen) > 0;
-	memcpy(buf, swap ? k->dst : k->src, alen);
-	memcpy(buf + alen, swap ? k->src : k->dst, alen);
-	if (!ports)
-		return 2 * alen;
-	sp = k->sport;
-	dp = k->dport;
-	if ((r->flags & SOFL_RSS_SYMMETRIC) && sp > dp) {
-		sp = k->dport;
-		dp = k->sport;
+#if defined(__x86_64__)
+	if (r->impl == SOFL_RSS_IMPL_GFNI) {
+		sofl_rss_gfni_bulk(r->mat, in, len, n, hash);
+		return 0;
 	}
-	buf[2 * alen] = (uint8_t)(sp >> 8);
-	buf[2 * alen + 1] = (uint8_t)sp;
-	buf[2 * alen + 2] = (uint8_t)(dp >> 8);
-	buf[2 * alen + 3] = (uint8_t)dp;
-	return 2 * alen + 4;
+#endif
+	for (i = 0; i < n; i++)
+		hash[i] = hash_table_any(r, in[i], len);
+	return 0;
+}
+
+/* Table path straight from the flow key's fields (no tuple buffer: reading
+ * back bytes just stored one by one would stall store forwarding). */
+static inline __attribute__((always_inline)) uint32_t
+hash_key_table(const struct sofl_rss *r, const uint8_t *a, const uint8_t *b, size_t alen,
+	       int ports, uint16_t sp, uint16_t dp)
+{
+	uint32_t h = 0;
+	size_t i;
+
+	for (i = 0; i < alen; i += 4) {
+		h ^= tab4(r, i, a + i);
+		h ^= tab4(r, alen + i, b + i);
+	}
+	if (ports)
+		h ^= r->tab[2 * alen][sp >> 8] ^ r->tab[2 * alen + 1][sp & 0xff] ^
+		     r->tab[2 * alen + 2][dp >> 8] ^ r->tab[2 * alen + 3][dp & 0xff];
+	return h;
+}
+
+/* a > b as big-endian numbers of 4 or 16 bytes (the symmetric sort). */
+static inline int
+addr_gt(const uint8_t *a, const uint8_t *b, size_t alen)
+{
+	return memcmp(a, b, alen) > 0;
 }
 
 static inline int
 rss_one(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
 {
-	uint8_t buf[SOFL_RSS_INPUT_MAX];
-	size_t len = tuple(r, p, buf, &out->type);
+	const struct sofl_flow_key *k = &p->key;
+	int sym = r->flags & SOFL_RSS_SYMMETRIC, v6, ports, sa, sw;
+	size_t alen;
+	uint32_t h;
 
 	out->pad_ = 0;
-	if (!len) {
+	if (!(p->layers & SOFL_LAYER_L3) || (k->family != 4 && k->family != 6)) {
+		out->type = SOFL_RSS_NONE;
 		out->hash = 0;
 		out->queue = 0;
 		return SOFL_RSS_NONE;
 	}
-	out->hash = hash_impl(r, buf, len);
-	out->queue = (uint16_t)sofl_rss_queue(r, out->hash);
+	v6 = k->family == 6;
+	alen = v6 ? 16 : 4;
+	/* fragments, even the first, hash on addresses only: the later ones
+	 * carry no ports and must land on the same queue */
+	ports = (p->layers & SOFL_LAYER_L4) && !p->is_frag &&
+		(p->l4_proto == 6 || p->l4_proto == 17);
+	out->type = (uint8_t)(v6 ? SOFL_RSS_IPV6 : SOFL_RSS_IPV4);
+	if (ports)
+		out->type += p->l4_proto == 6 ? 1 : 2;
+	sa = sym && addr_gt(k->src, k->dst, alen);
+	sw = sym && ports && k->sport > k->dport;
+#if defined(__x86_64__)
+	if (r->impl == SOFL_RSS_IMPL_GFNI)
+		h = sofl_rss_gfni_key(r->mat, k, 2 * v6 + ports, sa, sw);
+	else
+#endif
+	if (v6)
+		h = hash_key_table(r, sa ? k->dst : k->src, sa ? k->src : k->dst, 16, ports,
+				   sw ? k->dport : k->sport, sw ? k->sport : k->dport);
+	else
+		h = hash_key_table(r, sa ? k->dst : k->src, sa ? k->src : k->dst, 4, ports,
+				   sw ? k->dport : k->sport, sw ? k->sport : k->dport);
+	out->hash = h;
+	out->queue = (uint16_t)sofl_rss_queue(r, h);
 	return out->type;
 }
 

@@ -8,7 +8,9 @@
  * byte m and the lanes' low 32 bits XOR together into the hash itself.
  * Lanes q = 0 .. len+2 are needed: two vectors for IPv4, five for IPv6. */
 #if defined(__x86_64__)
+#include <stddef.h>
 #include <immintrin.h>
+#include "softoffload/pkt.h"
 #include "rss_impl.h"
 
 #define X 0xff		/* no input byte: masked to zero */
@@ -22,29 +24,105 @@ static const uint8_t perm[5][64] __attribute__((aligned(64))) = {
 	{ VEC(0) }, { VEC(1) }, { VEC(2) }, { VEC(3) }, { VEC(4) },
 };
 
-__attribute__((target("avx512vbmi")))
-uint32_t
-sofl_rss_gfni(const uint64_t *mat, const uint8_t *in, size_t len)
+#define TARGET __attribute__((target("avx512vbmi")))
+
+/* x holds the tuple's len bytes (the rest is ignored). */
+static inline TARGET __attribute__((always_inline)) uint32_t
+hash_vec(const __m512i *mat, const __m512i *idx, __m512i n, size_t nv, __m512i x)
 {
-	__m512i x = _mm512_maskz_loadu_epi8((__mmask64)((1ull << len) - 1), in);
-	__m512i n = _mm512_set1_epi8((char)len);
 	__m512i acc = _mm512_setzero_si512();
 	__m256i h;
 	__m128i g;
-	size_t j, nv = (len + 3 + 7) / 8;	/* lanes 0 .. len+2, 8 per vector */
+	size_t j;
 
 	for (j = 0; j < nv; j++) {
-		__m512i idx = _mm512_load_si512((const void *)perm[j]);
-		__mmask64 k = _mm512_cmplt_epu8_mask(idx, n);
-		__m512i v = _mm512_maskz_permutexvar_epi8(k, idx, x);
+		__mmask64 k = _mm512_cmplt_epu8_mask(idx[j], n);
+		__m512i v = _mm512_maskz_permutexvar_epi8(k, idx[j], x);
 
-		acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(v,
-		    _mm512_load_si512((const void *)(mat + 8 * j)), 0));
+		acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(v, mat[j], 0));
 	}
 	h = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
 	g = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
 	g = _mm_xor_si128(g, _mm_unpackhi_epi64(g, g));
 	return (uint32_t)_mm_cvtsi128_si32(g);
+}
+
+static inline TARGET __attribute__((always_inline)) uint32_t
+hash_one(const __m512i *mat, const __m512i *idx, __m512i n, size_t nv, const uint8_t *in,
+	 size_t len)
+{
+	return hash_vec(mat, idx, n, nv, _mm512_maskz_loadu_epi8((__mmask64)((1ull << len) - 1), in));
+}
+
+TARGET uint32_t
+sofl_rss_gfni(const uint64_t *mat, const uint8_t *in, size_t len)
+{
+	const __m512i *m = (const __m512i *)(const void *)mat;
+	const __m512i *idx = (const __m512i *)(const void *)perm;
+
+	return hash_one(m, idx, _mm512_set1_epi8((char)len), (len + 3 + 7) / 8, in, len);
+}
+
+/* The same with the matrices and permutations loaded once for the burst. */
+TARGET void
+sofl_rss_gfni_bulk(const uint64_t *mat, const void *const *in, size_t len, size_t n,
+		   uint32_t *hash)
+{
+	const __m512i *mp = (const __m512i *)(const void *)mat;
+	const __m512i *ip = (const __m512i *)(const void *)perm;
+	__m512i m[5], idx[5], nl = _mm512_set1_epi8((char)len);
+	size_t i, j, nv = (len + 3 + 7) / 8;	/* lanes 0 .. len+2, 8 per vector */
+
+	for (j = 0; j < nv; j++) {
+		m[j] = _mm512_load_si512(mp + j);
+		idx[j] = _mm512_load_si512(ip + j);
+	}
+	for (i = 0; i < n; i++)
+		hash[i] = hash_one(m, idx, nl, nv, in[i], len);
+}
+/* From a flow key straight to the hash, without writing the tuple to memory
+ * first: a wide load of freshly stored bytes would stall (failed store
+ * forwarding), which costs more than the hash.  The key's src, dst, sport,
+ * dport are 36 contiguous bytes (ports host-order, i.e. little-endian here);
+ * one byte permutation puts them in tuple order. */
+_Static_assert(offsetof(struct sofl_flow_key, dst) == offsetof(struct sofl_flow_key, src) + 16 &&
+	       offsetof(struct sofl_flow_key, sport) == offsetof(struct sofl_flow_key, src) + 32 &&
+	       offsetof(struct sofl_flow_key, dport) == offsetof(struct sofl_flow_key, src) + 34,
+	       "sofl_flow_key layout");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "x86 is little-endian");
+
+#define V4A 0, 1, 2, 3, 16, 17, 18, 19
+#define V6A 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, \
+	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31
+#define PORTS 33, 32, 35, 34	/* big-endian sport, dport */
+#define A16 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10, 0x10
+#define P2 2, 2, 2, 2
+
+static const uint8_t tmap[4][64] __attribute__((aligned(64))) = {
+	[SOFL_RSS_L_V4] = { V4A }, [SOFL_RSS_L_V4P] = { V4A, PORTS },
+	[SOFL_RSS_L_V6] = { V6A }, [SOFL_RSS_L_V6P] = { V6A, PORTS },
+};
+/* index ^ 16 swaps src and dst, index ^ 2 swaps sport and dport */
+static const uint8_t tswap[4][64] __attribute__((aligned(64))) = {
+	[SOFL_RSS_L_V4] = { A16 }, [SOFL_RSS_L_V4P] = { A16, P2 },
+	[SOFL_RSS_L_V6] = { A16, A16, A16, A16 }, [SOFL_RSS_L_V6P] = { A16, A16, A16, A16, P2 },
+};
+static const uint8_t tlen[4] = { 8, 12, 32, 36 };
+
+TARGET uint32_t
+sofl_rss_gfni_key(const uint64_t *mat, const struct sofl_flow_key *k, int layout, int swap_addr,
+		  int swap_port)
+{
+	const __m512i *m = (const __m512i *)(const void *)mat;
+	const __m512i *idx = (const __m512i *)(const void *)perm;
+	size_t len = tlen[layout];
+	__m512i raw = _mm512_maskz_loadu_epi8((__mmask64)0xfffffffffull, k->src);
+	__m512i sw = _mm512_set1_epi8((char)((swap_addr ? 0x10 : 0) | (swap_port ? 2 : 0)));
+	__m512i t = _mm512_xor_si512(_mm512_load_si512((const void *)tmap[layout]),
+	    _mm512_and_si512(sw, _mm512_load_si512((const void *)tswap[layout])));
+
+	return hash_vec(m, idx, _mm512_set1_epi8((char)len), (len + 3 + 7) / 8,
+			_mm512_permutexvar_epi8(t, raw));
 }
 #else
 /* ISO C wants a translation unit to declare something. */

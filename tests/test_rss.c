@@ -445,6 +445,46 @@ test_burst(void **state)
 	assert_int_equal(sofl_rss_burst(&rss, pk, 1, NULL), SOFL_EINVAL);
 }
 
+/* The bulk form equals the bit-serial hash of every tuple, for every length. */
+static void
+test_bulk(void **state)
+{
+	static uint8_t tup[33][SOFL_RSS_INPUT_MAX];
+	const void *ptr[33];
+	uint32_t out[33];
+	uint64_t st = 0xb01c;
+	size_t len, i, j;
+	int impl;
+	(void)state;
+
+	for (i = 0; i < 33; i++) {
+		for (j = 0; j < SOFL_RSS_INPUT_MAX; j++)
+			tup[i][j] = (uint8_t)t_rand(&st);
+		ptr[i] = tup[i];
+	}
+	for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_GFNI; impl++) {
+		if (!sofl_rss_impl_available((enum sofl_rss_impl)impl))
+			continue;
+		assert_int_equal(sofl_rss_set_impl(&rss, (enum sofl_rss_impl)impl), 0);
+		for (len = 0; len <= SOFL_RSS_INPUT_MAX; len++) {
+			memset(out, 0xa5, sizeof(out));
+			assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, len, 33, out), 0);
+			for (i = 0; i < 33; i++)
+				assert_int_equal(out[i], sofl_rss_toeplitz(sofl_rss_default_key, 40,
+									   tup[i], len));
+		}
+		/* n = 0 writes nothing */
+		out[0] = 0x1234;
+		assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 0, out), 0);
+		assert_int_equal(out[0], 0x1234);
+	}
+	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 37, 1, out), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bulk(&rss, NULL, 12, 1, out), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 1, NULL), SOFL_EINVAL);
+	ptr[5] = NULL;
+	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 6, out), SOFL_EINVAL);
+}
+
 static void
 count_queues(const struct sofl_rss *r, unsigned *cnt, unsigned n)
 {
@@ -584,6 +624,7 @@ main(void)
 		cmocka_unit_test(test_symmetric),
 		cmocka_unit_test(test_tuple_choice),
 		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_bulk),
 		cmocka_unit_test(test_reta),
 		cmocka_unit_test(test_args),
 	};

@@ -164,6 +164,14 @@ SOFL_API uint32_t sofl_rss_toeplitz(const void *key, size_t key_len, const void 
 SOFL_API int sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len,
 				 uint32_t *hash);
 
+/* sofl_rss_hash_bulk() :
+ * hash[i] = the hash of in[i][0..len) for i < n (as sofl_rss_hash_bytes()),
+ * with the per-call set-up done once: the form for bursts of tuples.
+ * @return 0, or SOFL_EINVAL (len > SOFL_RSS_INPUT_MAX, a NULL argument or
+ *         in[i] with n > 0; nothing is written then). */
+SOFL_API int sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len,
+				size_t n, uint32_t *hash);
+
 /* sofl_rss_pkt() :
  * Hashes a parsed packet (pkt.h; sofl_pkt_parse() may have returned an
  * error: what it parsed is used) and looks its queue up.  The input is chosen

@@ -1,0 +1,148 @@
+/* kgso — the running kernel's software GSO as a test oracle
+ * (docs/kernel-oracle.md).
+ *
+ * Writes each super-packet (frame + its virtio_net_hdr from the sidecar) into
+ * a TAP that is a port of a bridge; the bridge forwards it to a veth whose
+ * tso/gso/tx-checksumming are off, so validate_xmit_skb() segments it in
+ * software (skb_gso_segment: tcp_gso_segment / __udp_gso_segment with
+ * inet_gso_segment / ipv6_gso_segment) and completes the checksums in
+ * software.  The segments are read on the veth's peer with AF_PACKET.  A
+ * sentinel frame (broadcast, flooded the same way) follows every
+ * super-packet and marks the end of its segments.
+ *
+ * The topology is made by tests/gso_kernel.sh: run us inside its namespace.
+ *
+ * usage: kgso -t tap -c capture_if -r in.pcap -m in.vnet -w out.pcap -x out.vnet -n out.counts
+ *   out.counts: one line per input record, "<segments> <first output index>";
+ *   a super-packet the kernel refused (dropped) has 0 segments.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "kutil.h"
+
+#define BUF_SIZE (256 * 1024)
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+tap_write(int fd, uint8_t *wbuf, const uint8_t *frame, uint32_t len, const struct sofl_vnet_hdr *vh)
+{
+	ssize_t n;
+
+	if (len + 10 > BUF_SIZE)
+		k_die("frame of %u bytes too large", len);
+	k_vnet_encode(wbuf, vh);
+	memcpy(wbuf + 10, frame, len);
+	n = write(fd, wbuf, len + 10);
+	/* The TAP refuses a header it considers invalid with EINVAL: that is
+	 * the kernel's verdict on this super-packet, recorded as 0 segments. */
+	if (n < 0 && errno == EINVAL)
+		return;
+	if (n != (ssize_t)len + 10)
+		k_die("write to TAP (%u bytes): %s", len + 10, n < 0 ? strerror(errno) : "short");
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *tap = NULL, *cif = NULL, *r = NULL, *m = NULL, *w = NULL, *x = NULL, *cn = NULL;
+	struct kset in = { 0 }, out = { 0 };
+	struct sofl_vnet_hdr zero;
+	uint8_t *wbuf, *rbuf, sent[64];
+	cpu_set_t set;
+	size_t i, refused = 0;
+	int c, tfd, pfd;
+	FILE *cf;
+
+	while ((c = getopt(argc, argv, "t:c:r:m:w:x:n:")) != -1) {
+		switch (c) {
+		case 't': tap = optarg; break;
+		case 'c': cif = optarg; break;
+		case 'r': r = optarg; break;
+		case 'm': m = optarg; break;
+		case 'w': w = optarg; break;
+		case 'x': x = optarg; break;
+		case 'n': cn = optarg; break;
+		default:
+			fprintf(stderr, "usage: kgso -t tap -c capture_if -r in.pcap -m in.vnet "
+				"-w out.pcap -x out.vnet -n out.counts\n");
+			return 2;
+		}
+	}
+	if (!tap || !cif || !r || !m || !w || !x || !cn)
+		k_die("kgso: all of -t -c -r -m -w -x -n are required");
+	kset_read(&in, r, m);
+	wbuf = malloc(BUF_SIZE);
+	rbuf = malloc(BUF_SIZE);
+	if (!wbuf || !rbuf)
+		k_die("out of memory");
+	/* One CPU: the TAP write, the bridge, the veth and the receive backlog
+	 * all run on it, so segments and sentinel arrive in order. */
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu(), &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		k_die("sched_setaffinity: %s", strerror(errno));
+	tfd = k_tap_open(tap, 0);
+	pfd = k_packet_open(cif, 1);
+	cf = fopen(cn, "w");
+	if (!cf)
+		k_die("%s: %s", cn, strerror(errno));
+	memset(&zero, 0, sizeof(zero));
+	for (i = 0; i < in.n; i++) {
+		size_t first = out.n;
+		long long deadline;
+		uint32_t tag;
+
+		tap_write(tfd, wbuf, in.r[i].data, in.r[i].len, &in.r[i].vh);
+		tap_write(tfd, wbuf, sent, (uint32_t)k_sentinel(sent, (uint32_t)i), &zero);
+		deadline = now_ms() + 3000;
+		for (;;) {
+			struct pollfd p = { .fd = pfd, .events = POLLIN };
+			struct sofl_vnet_hdr vh;
+			ssize_t n;
+
+			if (now_ms() >= deadline || poll(&p, 1, (int)(deadline - now_ms())) <= 0)
+				k_die("kgso: sentinel after record %zu not seen on %s within 3 s", i, cif);
+			n = recv(pfd, rbuf, BUF_SIZE, MSG_TRUNC);
+			if (n < 0)
+				k_die("recv: %s", strerror(errno));
+			if (n < 10 || n > BUF_SIZE)
+				k_die("recv: bad length %zd", n);
+			if (k_is_sentinel(rbuf + 10, (size_t)n - 10, &tag)) {
+				if (tag == (uint32_t)i)
+					break;
+				continue;
+			}
+			k_vnet_decode(rbuf, &vh);
+			kset_add(&out, rbuf + 10, (uint32_t)n - 10, &vh);
+		}
+		refused += out.n == first;
+		fprintf(cf, "%zu %zu\n", out.n - first, first);
+	}
+	if (fclose(cf) != 0)
+		k_die("%s: write failed", cn);
+	kset_write(&out, w, x);
+	printf("kgso: %zu super-packets -> %zu segments (%zu refused or dropped by the kernel)\n",
+	       in.n, out.n, refused);
+	close(tfd);
+	close(pfd);
+	kset_free(&in);
+	kset_free(&out);
+	free(wbuf);
+	free(rbuf);
+	return 0;
+}

@@ -1,0 +1,71 @@
+/* Shared pieces of the kernel-oracle programs (tests/kernel/, see
+ * docs/kernel-oracle.md): capture files with a virtio-net metadata sidecar,
+ * TAP and AF_PACKET sockets, the sentinel frame, small sysfs/proc helpers.
+ *
+ * A "record set" is a pcap file (Ethernet) plus an optional sidecar text file
+ * with one line per record: "flags gso_type hdr_len gso_size csum_start
+ * csum_offset" (decimal), the virtio_net_hdr that came with (or goes with) the
+ * frame.  pcap cannot carry that metadata; the sidecar keeps the pcap usable
+ * by every other tool. */
+#ifndef SOFL_KUTIL_H
+#define SOFL_KUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "softoffload/vnet.h"
+
+struct krec {
+	uint8_t *data;
+	uint32_t len;
+	struct sofl_vnet_hdr vh;
+};
+
+struct kset {
+	struct krec *r;
+	size_t n, cap;
+	int has_vh;		/* the sidecar was read / should be written */
+};
+
+/* Exit codes shared with scripts/run-tests.sh. */
+#define K_SKIP 77
+
+void k_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void k_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Append a copy of frame[0..len) (and *vh, may be NULL) to the set. */
+void kset_add(struct kset *s, const void *frame, uint32_t len, const struct sofl_vnet_hdr *vh);
+void kset_free(struct kset *s);
+/* Read @pcap (Ethernet) and, when @side is not NULL, its sidecar. Dies on error. */
+void kset_read(struct kset *s, const char *pcap, const char *side);
+/* Write the set as a pcap (and the sidecar when @side is not NULL). */
+void kset_write(const struct kset *s, const char *pcap, const char *side);
+
+/* Wire form of the legacy 10-byte virtio_net_hdr, little-endian (x86 and the
+ * kernel's vio_le() for AF_PACKET / TAP with TUNSETVNETLE agree here). */
+void k_vnet_encode(uint8_t out[10], const struct sofl_vnet_hdr *vh);
+void k_vnet_decode(const uint8_t in[10], struct sofl_vnet_hdr *vh);
+
+/* Open a TAP named @name with IFF_TAP|IFF_NO_PI|IFF_VNET_HDR|@extra_flags
+ * (IFF_NAPI...). Existing persistent devices are attached. Dies on error,
+ * or skips when /dev/net/tun is unusable. */
+int k_tap_open(const char *name, int extra_flags);
+/* An AF_PACKET socket bound to @ifname receiving every ethertype, with
+ * PACKET_VNET_HDR when @vnet, ignoring outgoing packets. */
+int k_packet_open(const char *ifname, int vnet);
+/* Bring @ifname up (SIOCSIFFLAGS). */
+void k_link_up(const char *ifname);
+
+/* The sentinel: a broadcast frame of the IEEE local-experimental ethertype
+ * 0x88B5 carrying @tag. No GRO handler, no GSO: passes through unchanged. */
+size_t k_sentinel(uint8_t *buf, uint32_t tag);
+/* 1 when frame is a sentinel, with its tag in *tag. */
+int k_is_sentinel(const uint8_t *frame, size_t len, uint32_t *tag);
+
+/* Write a string to a sysfs/procfs file. @return 0 or -errno. */
+int k_write_file(const char *path, const char *val);
+/* Read a decimal field "key:\t123" from a /proc status-like file. -1 on error. */
+long k_proc_field(const char *path, const char *key);
+/* Run a shell command (formatted); @return its exit status. */
+int k_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

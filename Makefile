@@ -173,6 +173,31 @@ install: lib cli
 	install -m 644 $(BUILD)/softoffload.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
 
+# ---- fuzzing: clang libFuzzer harnesses fuzz/fuzz_*.c (not part of make check) ----
+#   make fuzz                  build build-fuzz/fuzz/fuzz_* (library instrumented too)
+#   make fuzz-run FUZZ_TIME=60 run each harness FUZZ_TIME seconds (fuzz/run.sh)
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME  ?= 60
+FUZZ_CC    ?= clang
+FUZZ_SAN   := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_BIN    = $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard fuzz/fuzz_*.c))
+
+.PHONY: fuzz-bins fuzz-run
+fuzz:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+		LDFLAGS="-fsanitize=address,undefined" fuzz-bins
+
+fuzz-bins: $(FUZZ_BIN) $(BUILD)/fuzz/seeds
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(STATIC)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC)
+
+$(BUILD)/fuzz/seeds: $(BUILD)/fuzz/seeds.o $(BUILD)/tests/helpers.o $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $^
+
+fuzz-run: fuzz
+	FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_TIME=$(FUZZ_TIME) fuzz/run.sh
+
 clean:
 	rm -rf build build-*
 

@@ -6,4 +6,7 @@
 #include "softoffload/csum.h"
 #include "softoffload/pkt.h"
 #include "softoffload/rss.h"
+#include "softoffload/gro.h"
+#include "softoffload/gso.h"
+#include "softoffload/vnet.h"
 #endif

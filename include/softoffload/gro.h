@@ -1,0 +1,334 @@
+/*
+ * softoffload — GRO / software LRO: coalesce received TCP segments (and,
+ * optionally, UDP datagrams) of one flow into super-packets, with Linux 6.18
+ * semantics (reference/offload-rules.md §1).
+ *
+ * HowTo (one engine per receive queue; the receive/poll-end/release cycle)
+ *
+ *   struct sofl_gro_config cfg;
+ *   struct sofl_gro *g;
+ *   sofl_gro_config_init(&cfg);            // Linux defaults: 8x8 table, 65535, flush per poll
+ *   if (sofl_gro_create(&cfg, &g) < 0) ...
+ *   for (;;) {                             // one NIC poll (NAPI) per iteration
+ *       struct sofl_gro_in in[64];         // data/len/cookie (+ hash, flags) per packet
+ *       n = read_some_packets(in, 64);
+ *       sofl_gro_receive(g, in, n, now_ns);
+ *       sofl_gro_poll_end(g, now_ns);      // completes what is held (all, or aged ones)
+ *       const struct sofl_gro_out *o;
+ *       int k = sofl_gro_outputs(g, &o);
+ *       for (i = 0; i < k; i++)            // in the order Linux delivers them
+ *           writev(tun_fd, o[i].iov, o[i].iovcnt);   // after the 10-byte vnet header of o[i].vnet
+ *       sofl_gro_release(g);               // outputs invalid; recycle the buffers
+ *   }                                      // whose cookies appeared in them
+ *   sofl_gro_destroy(g);
+ *
+ * Model
+ *   Every input packet ends up in exactly one output: a super-packet (several
+ *   segments, rewritten headers), the packet itself unchanged (held alone, or
+ *   bypassed), never dropped.  Malformed or ineligible packets pass through
+ *   unchanged and are counted by reason (enum sofl_gro_bypass).  Outputs are
+ *   listed in Linux's delivery order: bypassed packets at once (before
+ *   still-held packets of other flows, even of their own flow where Linux
+ *   does so), a flushed flow before the packet that flushed it, then at the
+ *   end of a poll the held flows (Linux table: bucket by bucket, oldest first;
+ *   LRU table: least recently used first).
+ *
+ * Zero copy and buffer lifetime
+ *   An output is an iovec list: iov[0] holds the headers (a copy of the first
+ *   segment's headers, rewritten, in engine-owned scratch) and iov[1..] the
+ *   payload slices of the caller's input buffers; an unchanged packet is one
+ *   iovec pointing at the caller's buffer.  Outputs stay valid until
+ *   sofl_gro_release().  Input buffers are referenced, never written, and must
+ *   stay valid and unchanged until an output listing their cookie has been
+ *   released.  With the default per-poll flushing that is simply "until
+ *   sofl_gro_release()"; with a flush timeout, held packets span polls: their
+ *   cookies show up in a later cycle's outputs.
+ *
+ * Tables
+ *   SOFL_GRO_TABLE_LINUX (default): Linux's geometry, 8 buckets of at most 8
+ *   held flows (GRO_HASH_BUCKETS, MAX_GRO_SKBS); bucket = rx hash & 7, hash 0
+ *   when the input has none (as a TAP without RSS: every flow in bucket 0, so
+ *   a 9th concurrent flow completes the oldest).  SOFL_GRO_TABLE_LRU: a hashed
+ *   table of max_flows flows (the caller's hash, or a hash of the flow key),
+ *   O(1) per packet; when full, the least recently used flow is completed
+ *   (never dropped).
+ *
+ * Rules (policy SOFL_GRO_POLICY_LINUX) — offload-rules.md §1.10 row numbers:
+ *   same flow: rx hash, whole L2 header (MACs, VLAN tags), IP version,
+ *   addresses, protocol, IPv6 flow label and extension-header bytes, ports
+ *   (#1-#4); bypassed at once (p kept): IPv4 options, fragments, bad IPv4
+ *   header or L4 checksum, unsupported IPv6 extension headers (#5-#7, #10-#12);
+ *   bypassed and the flow flushed: IP length != frame length (Ethernet padding)
+ *   or the reserved fragment bit (#8, #9); flushed (FLUSH-P): TTL/TOS/DF,
+ *   IPv6 traffic class/hop limit, IPv4 ID neither incrementing nor fixed
+ *   (mode latched by the second segment), ack, flag word (doff, flags except
+ *   PSH/FIN, window), any option byte, sequence gap, larger segment,
+ *   zero-payload segment, size limit, CWR (6.15..6.18: a CWR segment never
+ *   merges) (#13-#22, #25, #26); merged then flushed: shorter segment, PSH,
+ *   FIN (#23, #24).  UDP (§1.9, when cfg.udp): non-zero checksum, UDP length
+ *   = IP payload, equal sizes (a shorter one ends the train, a longer one
+ *   starts a new one), at most 64 datagrams.
+ *
+ * Policy SOFL_GRO_POLICY_RELAXED (what BSD LRO aims for): as linux, except
+ *   that the ACK number may advance, the window may change and the TCP
+ *   timestamp values may advance (never go back); the super-packet carries the
+ *   newest ACK, window and timestamps.  Trade-off: fewer, larger super-packets
+ *   for bulk receivers that also send (ACK/TS advance constantly), at the cost
+ *   of hiding intermediate ACK/window updates from the stack (its congestion
+ *   control sees one ACK for many) and no longer matching Linux byte for byte.
+ *
+ * Completion (count >= 2; §1.7): IPv4 total length with an RFC 1624
+ *   incremental header-checksum update (csum_replace2), IPv6 payload length,
+ *   TCP flags |= PSH/FIN of the followers, UDP length; TCP/UDP checksum =
+ *   pseudo-header sum of the new length (SOFL_GRO_CSUM_PARTIAL: Linux's bytes,
+ *   csum_start = L4 header, csum_offset 16 / 6, vnet NEEDS_CSUM) or, with
+ *   cfg.csum_full, the complete checksum (SOFL_GRO_CSUM_VALID, vnet
+ *   DATA_VALID).  gso_size = payload of the first segment.  count == 1:
+ *   delivered unchanged.  GSO_ECN is never emitted: in 6.15..6.18 a CWR
+ *   segment never merges, so no super-packet carries CWR (6.18 would mark
+ *   SKB_GSO_TCP_ACCECN, which has no virtio equivalent anyway).
+ *
+ * Checksums: unless an input is flagged SOFL_GRO_F_CSUM_OK (L4 checksum
+ *   verified, virtio DATA_VALID / NIC) and SOFL_GRO_F_IPCSUM_OK (IPv4 header
+ *   checksum verified), they are verified in software (counted).  Linux
+ *   checks the IPv4 header checksum even for DATA_VALID packets; a caller that
+ *   wants that sets only SOFL_GRO_F_CSUM_OK.  A packet whose checksum field
+ *   holds only the pseudo-header sum (sent by a local stack with
+ *   CHECKSUM_PARTIAL) fails verification as in Linux, unless
+ *   cfg.partial_ok (then it counts as verified, like Linux's CHECKSUM_PARTIAL).
+ *
+ * Limits: headers (L2..L4) of a coalesced packet at most SOFL_GRO_MAX_HDR
+ *   bytes (longer: bypassed).  Raw IP or Ethernet per engine (cfg.link).
+ *
+ * Thread-safety: an engine is single-threaded (one per queue); distinct
+ * engines are independent.  Memory: everything is allocated by
+ * sofl_gro_create(); receive/flush/release never allocate or make syscalls.
+ */
+#ifndef SOFTOFFLOAD_GRO_H
+#define SOFTOFFLOAD_GRO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include "softoffload/error.h"
+#include "softoffload/pkt.h"
+#include "softoffload/vnet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SOFL_GRO_MAX_HDR   256	/* bytes of L2..L4 headers a super-packet may have */
+#define SOFL_GRO_UDP_MAX   64	/* datagrams per UDP super-packet (UDP_GRO_CNT_MAX) */
+
+enum sofl_gro_policy {
+	SOFL_GRO_POLICY_LINUX = 0,	/* Linux 6.18 decisions and bytes */
+	SOFL_GRO_POLICY_RELAXED = 1,	/* ACK/window/timestamps may advance */
+};
+
+enum sofl_gro_table {
+	SOFL_GRO_TABLE_AUTO = 0,	/* LINUX when max_flows is 0 or 64, else LRU */
+	SOFL_GRO_TABLE_LINUX = 1,	/* 8 buckets x 8 (max_flows ignored) */
+	SOFL_GRO_TABLE_LRU = 2,		/* hashed, max_flows entries, LRU eviction */
+};
+
+/* A flow rule (the seed's `ethtool -N ... flow-type tcp4 dst-ip X`): a flow
+ * is coalesced only if it matches at least one rule (when rules are given). */
+struct sofl_gro_rule {
+	uint8_t  family;	/* 4, 6, or 0 = any */
+	uint8_t  proto;		/* 6, 17, or 0 = any */
+	uint8_t  prefix;	/* destination prefix length in bits (0 = any address) */
+	uint8_t  pad_;
+	uint8_t  dst[16];	/* destination address, network order (IPv4: first 4) */
+	uint16_t dport;		/* destination port, host order; 0 = any */
+};
+
+struct sofl_gro_config {
+	enum sofl_link link;	/* SOFL_LINK_ETH (default) or SOFL_LINK_RAW */
+	enum sofl_gro_policy policy;
+	enum sofl_gro_table table;
+	uint32_t max_flows;	/* LRU table size (0 -> 64) */
+	uint32_t max_size;	/* max IP packet bytes of a super-packet; 0 -> 65535 (Linux
+				   gro_max_size 65536: merge while p->len + len < 65536);
+				   at most 65535 */
+	uint32_t flush_timeout_us; /* 0: everything held is completed by every
+				   sofl_gro_poll_end() (NAPI, the default); else only flows
+				   held at least this long (gro_flush_timeout) */
+	uint32_t max_batch;	/* inputs per cycle (between releases); 0 -> 256 */
+	uint32_t max_held;	/* input packets held across cycles (timeout mode);
+				   0 -> max(1024, 4 * max_flows) with a timeout, else max_batch */
+	int udp;		/* 1: UDP GRO (Linux UDP_GRO socket semantics) */
+	int csum_full;		/* 1: complete TCP/UDP checksums; 0: pseudo sum (Linux) */
+	int partial_ok;		/* 1: a checksum field holding the pseudo sum counts as valid */
+	const struct sofl_gro_rule *rules; /* copied by sofl_gro_create() */
+	uint32_t n_rules;	/* 0 = every flow */
+};
+
+/* Input flags */
+#define SOFL_GRO_F_HASH      0x01	/* .hash is the NIC's RSS / flow hash */
+#define SOFL_GRO_F_CSUM_OK   0x02	/* L4 checksum already verified (DATA_VALID) */
+#define SOFL_GRO_F_IPCSUM_OK 0x04	/* IPv4 header checksum already verified */
+
+struct sofl_gro_in {
+	const void *data;	/* the frame (cfg.link), caller-owned, read only */
+	uint32_t len;
+	uint32_t flags;		/* SOFL_GRO_F_* */
+	uint32_t hash;		/* with SOFL_GRO_F_HASH */
+	uint64_t cookie;	/* opaque, reported back in the output that carries it */
+};
+
+/* Output checksum state */
+enum sofl_gro_csum {
+	SOFL_GRO_CSUM_NONE = 0,	/* not verified (bypassed packet, unchanged) */
+	SOFL_GRO_CSUM_VALID,	/* verified (input flag or software) or completed */
+	SOFL_GRO_CSUM_PARTIAL,	/* L4 field = pseudo sum; finish from csum_start */
+};
+
+/* Output gso_type (same values as the virtio header) */
+#define SOFL_GRO_GSO_NONE   0
+#define SOFL_GRO_GSO_TCPV4  1
+#define SOFL_GRO_GSO_TCPV6  4
+#define SOFL_GRO_GSO_UDP_L4 5
+
+/* Why a held flow was completed */
+enum sofl_gro_flush {
+	SOFL_GRO_FLUSH_POLL = 0,	/* end of poll (sofl_gro_poll_end) */
+	SOFL_GRO_FLUSH_TIMEOUT,		/* held longer than flush_timeout_us */
+	SOFL_GRO_FLUSH_EXPLICIT,	/* sofl_gro_flush() */
+	SOFL_GRO_FLUSH_EVICT,		/* table/bucket full: oldest (LRU) completed */
+	SOFL_GRO_FLUSH_CAPACITY,	/* more than max_held packets held at poll end */
+	SOFL_GRO_FLUSH_PSH_FIN,		/* merged a PSH/FIN segment */
+	SOFL_GRO_FLUSH_SHORT,		/* merged a shorter segment (end of train) */
+	SOFL_GRO_FLUSH_UDP_MAX,		/* 64 UDP datagrams */
+	SOFL_GRO_FLUSH_SIZE,		/* next segment would pass max_size */
+	SOFL_GRO_FLUSH_SEQ,		/* sequence gap / overlap */
+	SOFL_GRO_FLUSH_BIGGER,		/* next segment larger than gso_size */
+	SOFL_GRO_FLUSH_HDR,		/* TTL/TOS/DF/TC/hop limit/ack/flag word/options differ */
+	SOFL_GRO_FLUSH_IPID,		/* IPv4 ID neither incrementing nor fixed */
+	SOFL_GRO_FLUSH_CWR,		/* next segment has CWR */
+	SOFL_GRO_FLUSH_NOPAYLOAD,	/* zero-payload segment of the flow */
+	SOFL_GRO_FLUSH_BADLEN,		/* flow's next packet: IP length != frame / evil bit */
+	SOFL_GRO_FLUSH__MAX
+};
+
+/* Why a packet was delivered alone without being held */
+enum sofl_gro_bypass {
+	SOFL_GRO_BYPASS_MALFORMED = 0,	/* sofl_pkt_parse() error */
+	SOFL_GRO_BYPASS_NOT_IP,
+	SOFL_GRO_BYPASS_PROTO,		/* not TCP (or UDP with cfg.udp) */
+	SOFL_GRO_BYPASS_UDP_OFF,	/* UDP while cfg.udp is 0 */
+	SOFL_GRO_BYPASS_RULE,		/* matches no flow rule */
+	SOFL_GRO_BYPASS_IP_OPTS,	/* IPv4 header with options */
+	SOFL_GRO_BYPASS_FRAGMENT,	/* IPv4 fragment, IPv6 fragment header */
+	SOFL_GRO_BYPASS_IP_CSUM,	/* bad IPv4 header checksum */
+	SOFL_GRO_BYPASS_L4_CSUM,	/* bad TCP/UDP checksum */
+	SOFL_GRO_BYPASS_BADLEN,		/* IP length != frame length (padding), evil bit */
+	SOFL_GRO_BYPASS_NOPAYLOAD,	/* TCP without payload */
+	SOFL_GRO_BYPASS_FLAGS,		/* SYN/RST/URG/PSH/FIN with nothing to join */
+	SOFL_GRO_BYPASS_UDP_CSUM0,	/* UDP without checksum */
+	SOFL_GRO_BYPASS_UDP_LEN,	/* UDP length != IP payload, or no payload */
+	SOFL_GRO_BYPASS_HDR_LONG,	/* headers longer than SOFL_GRO_MAX_HDR */
+	SOFL_GRO_BYPASS__MAX
+};
+
+struct sofl_gro_out {
+	const struct iovec *iov;	/* iov[0]: headers or the whole packet */
+	uint32_t iovcnt;
+	uint32_t len;			/* total bytes */
+	uint32_t segs;			/* input packets carried (1 = unchanged) */
+	const uint64_t *cookies;	/* their cookies, in order */
+	uint16_t gso_size;		/* 0 when segs == 1 */
+	uint8_t  gso_type;		/* SOFL_GRO_GSO_* */
+	uint8_t  csum;			/* enum sofl_gro_csum */
+	uint16_t csum_start;		/* PARTIAL: L4 header offset from frame start */
+	uint16_t csum_offset;		/* PARTIAL: 16 TCP, 6 UDP */
+	uint8_t  bypass;		/* 1: delivered without being held */
+	uint8_t  reason;		/* enum sofl_gro_bypass, or enum sofl_gro_flush */
+	struct sofl_vnet_hdr vnet;	/* ready virtio-net header (decoded form) */
+};
+
+#define SOFL_GRO_HIST_BINS 7	/* segments per output: 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+ */
+
+struct sofl_gro_stats {
+	uint64_t pkts_in;		/* inputs accepted by sofl_gro_receive() */
+	uint64_t pkts_out;		/* outputs produced */
+	uint64_t super_pkts;		/* outputs with >= 2 segments */
+	uint64_t segs_merged;		/* inputs inside those super-packets */
+	uint64_t bytes_in;		/* input bytes (frames) */
+	uint64_t hist[SOFL_GRO_HIST_BINS];
+	uint64_t flush[SOFL_GRO_FLUSH__MAX];
+	uint64_t bypass[SOFL_GRO_BYPASS__MAX];
+	uint64_t csum_sw_ip;		/* IPv4 header checksums verified in software */
+	uint64_t csum_sw_l4;		/* TCP/UDP checksums verified in software */
+	uint64_t csum_partial_ok;	/* pseudo-sum checksums accepted (partial_ok) */
+};
+
+struct sofl_gro;
+
+/* sofl_gro_config_init() : fills *cfg with the defaults (Linux policy and
+ * table, Ethernet, 65535, flush every poll, TCP only, pseudo checksums). */
+SOFL_API void sofl_gro_config_init(struct sofl_gro_config *cfg);
+
+/* sofl_gro_create() :
+ * Allocates an engine for @cfg (copied, rules included) into *out.
+ * @return 0, SOFL_EINVAL (NULL, max_size > 65535 or < 128, bad enum, rule
+ *         family/prefix invalid, max_flows > 2^24), SOFL_ENOMEM. */
+SOFL_API int sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out);
+
+/* sofl_gro_destroy() : frees the engine (NULL is fine).  Outputs and held
+ * packets are forgotten; the caller still owns every input buffer. */
+SOFL_API void sofl_gro_destroy(struct sofl_gro *g);
+
+/* sofl_gro_receive() :
+ * Feeds @n packets (one NIC batch or part of it), in arrival order.  Each is
+ * merged into a held flow, held, or delivered: outputs accumulate until
+ * sofl_gro_release().  @now_ns is a monotonic time (only used with a flush
+ * timeout; pass 0 otherwise).
+ * @return @n, or SOFL_EINVAL (NULL with n > 0) or SOFL_ENOSPC when the cycle
+ *         would exceed max_batch inputs, or held + new > max_held + max_batch
+ *         (call sofl_gro_poll_end() or sofl_gro_flush(), then release): in
+ *         both cases nothing was consumed. */
+SOFL_API int sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n,
+			      uint64_t now_ns);
+
+/* sofl_gro_poll_end() :
+ * The end of a NAPI poll: completes every held flow (no timeout) or the flows
+ * held for at least flush_timeout_us (then, if more than max_held packets are
+ * still held, the oldest flows too).  @return the number of outputs pending. */
+SOFL_API int sofl_gro_poll_end(struct sofl_gro *g, uint64_t now_ns);
+
+/* sofl_gro_flush() : completes every held flow now (reason EXPLICIT).
+ * @return the number of outputs pending. */
+SOFL_API int sofl_gro_flush(struct sofl_gro *g);
+
+/* sofl_gro_outputs() :
+ * *out = the outputs produced since the last release, in delivery order.
+ * @return their count.  Valid until sofl_gro_release() or sofl_gro_destroy(). */
+SOFL_API int sofl_gro_outputs(const struct sofl_gro *g, const struct sofl_gro_out **out);
+
+/* sofl_gro_release() : ends the cycle: outputs, their iovecs and header
+ * scratch become invalid; input buffers whose cookies were in them may be
+ * reused.  Held flows (timeout mode) stay held. */
+SOFL_API void sofl_gro_release(struct sofl_gro *g);
+
+/* sofl_gro_held() : packets currently held (not yet in any output). */
+SOFL_API uint32_t sofl_gro_held(const struct sofl_gro *g);
+
+/* sofl_gro_out_copy() :
+ * Copies output @o (headers + payload slices) into @buf (@cap bytes).
+ * @return its length, or SOFL_ENOSPC (nothing meaningful written), SOFL_EINVAL. */
+SOFL_API long sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap);
+
+/* sofl_gro_get_stats() / sofl_gro_reset_stats() : counters since creation or reset. */
+SOFL_API void sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s);
+SOFL_API void sofl_gro_reset_stats(struct sofl_gro *g);
+
+/* sofl_gro_flush_name() / sofl_gro_bypass_name() : short static names of the
+ * reasons ("poll", "psh-fin", ... / "malformed", "ip-opts", ...); "?" if unknown. */
+SOFL_API const char *sofl_gro_flush_name(int reason);
+SOFL_API const char *sofl_gro_bypass_name(int reason);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

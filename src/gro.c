@@ -1,0 +1,1035 @@
+/* GRO / software LRO engine (gro.h).  Rules follow Linux 6.18 layer by
+ * layer: L2/L3 same-flow filter (gro_list_prepare, inet/ipv6_gro_receive),
+ * L3 bypass checks, L4 lookup and flush accumulation (tcp_gro_receive,
+ * udp_gro_receive_segment), completion (inet/ipv6/tcp/udp_gro_complete).
+ * Row numbers "#n" refer to reference/offload-rules.md §1.10. */
+#include <stdlib.h>
+#include <string.h>
+#include "softoffload/gro.h"
+#include "softoffload/csum.h"
+#include "hdr.h"
+
+#define NIL		UINT32_MAX
+#define LNX_BUCKETS	8	/* GRO_HASH_BUCKETS */
+#define LNX_PER_BUCKET	8	/* MAX_GRO_SKBS */
+
+/* tcp_flag_word() bits (bytes 12-15 of the TCP header, big-endian) */
+#define TW_FIN	0x00010000u
+#define TW_PSH	0x00080000u
+#define TW_WIN	0x0000ffffu
+
+#define CK_VALID	1	/* first segment's L4 checksum verified */
+#define CK_PARTIAL	2	/* ... holds the pseudo sum (partial_ok) */
+
+struct seg {
+	const uint8_t *pay;
+	uint32_t len;
+	uint32_t next;
+	uint64_t cookie;
+};
+
+struct flow {
+	uint32_t hash;
+	uint32_t chain;		/* next in the bucket, newest first */
+	uint32_t ports;		/* sport << 16 | dport */
+	uint8_t  ipv, proto, l4_len, ck;
+	uint16_t l3_off, l3_len;
+	uint16_t l4_off, hdr_len;	/* hdr_len = payload offset of the first segment */
+	uint16_t mss, count;
+	uint16_t ulen;		/* UDP: first datagram's length */
+	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
+	uint8_t  fixedid, orflags;
+	uint32_t bucket;
+	uint32_t next_seq;
+	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
+	uint32_t frame_len;
+	uint32_t seg_head, seg_tail;
+	uint32_t age_prev, age_next;	/* by hold time */
+	uint32_t lru_prev, lru_next;	/* by last use (LRU table) */
+	const uint8_t *frame;	/* first segment: headers compared and copied */
+	const uint8_t *last_l4;	/* newest segment's TCP header (relaxed) */
+	uint64_t age;
+};
+
+struct dlist {
+	uint32_t head, tail;
+};
+
+struct sofl_gro {
+	struct sofl_gro_config cfg;
+	struct sofl_gro_rule *rules;
+	int lnx;		/* Linux table geometry */
+	uint32_t mask;		/* buckets - 1 */
+	uint32_t per_bucket;
+	uint32_t *head;		/* bucket chains */
+	uint32_t *cnt;
+	struct flow *flows;
+	uint32_t nflows, free_flow, held_flows;
+	struct seg *segs;
+	uint32_t seg_cap, free_seg, held_segs;
+	struct dlist age, lru;
+	uint64_t timeout_ns;
+
+	struct sofl_gro_out *outs;
+	uint32_t nout;
+	struct iovec *iov;
+	uint32_t niov;
+	uint64_t *cookies;
+	uint32_t ncook;
+	uint8_t *scratch;
+	size_t sused, scap;
+	uint32_t cycle_in, held_at_start;
+	uint64_t now;
+
+	struct sofl_gro_stats st;
+};
+
+/* Pseudo-header sum (folded, not complemented) from the addresses in the IP
+ * header itself, as tcp_v4_check/tcp_v6_check in *_gro_complete (IPv6: the
+ * header's destination, even with a routing header). */
+static uint16_t
+l4_pseudo(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l4len)
+{
+	return sofl_csum_fold(ipv == 4 ? sofl_csum_pseudo_v4(ip + 12, ip + 16, proto, l4len) :
+				       sofl_csum_pseudo_v6(ip + 8, ip + 24, proto, l4len));
+}
+
+/* ---- lists ---- */
+
+#define DL_LINK(g, d, f, prevf, nextf) do {					\
+	(g)->flows[f].prevf = (d)->tail;					\
+	(g)->flows[f].nextf = NIL;						\
+	if ((d)->tail != NIL) (g)->flows[(d)->tail].nextf = (f);		\
+	else (d)->head = (f);							\
+	(d)->tail = (f);							\
+} while (0)
+
+#define DL_UNLINK(g, d, f, prevf, nextf) do {					\
+	uint32_t p_ = (g)->flows[f].prevf, n_ = (g)->flows[f].nextf;		\
+	if (p_ != NIL) (g)->flows[p_].nextf = n_; else (d)->head = n_;		\
+	if (n_ != NIL) (g)->flows[n_].prevf = p_; else (d)->tail = p_;		\
+} while (0)
+
+static void
+lru_touch(struct sofl_gro *g, uint32_t fi)
+{
+	if (g->lnx || g->lru.tail == fi)
+		return;
+	DL_UNLINK(g, &g->lru, fi, lru_prev, lru_next);
+	DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
+}
+
+static void
+table_unlink(struct sofl_gro *g, uint32_t fi)
+{
+	struct flow *f = &g->flows[fi];
+	uint32_t *pp = &g->head[f->bucket];
+
+	while (*pp != fi)
+		pp = &g->flows[*pp].chain;
+	*pp = f->chain;
+	g->cnt[f->bucket]--;
+	DL_UNLINK(g, &g->age, fi, age_prev, age_next);
+	if (!g->lnx)
+		DL_UNLINK(g, &g->lru, fi, lru_prev, lru_next);
+	g->held_flows--;
+}
+
+/* ---- outputs ---- */
+
+static unsigned
+hist_bin(uint32_t segs)
+{
+	unsigned b = 31u - (unsigned)__builtin_clz(segs);
+
+	return b < SOFL_GRO_HIST_BINS ? b : SOFL_GRO_HIST_BINS - 1;
+}
+
+static struct sofl_gro_out *
+out_begin(struct sofl_gro *g, uint32_t segs)
+{
+	struct sofl_gro_out *o = &g->outs[g->nout++];
+
+	memset(o, 0, sizeof(*o));
+	o->iov = &g->iov[g->niov];
+	o->cookies = &g->cookies[g->ncook];
+	o->segs = segs;
+	g->st.pkts_out++;
+	g->st.hist[hist_bin(segs)]++;
+	return o;
+}
+
+static void
+out_single(struct sofl_gro *g, const uint8_t *frame, uint32_t len, uint64_t cookie, int csum,
+	   uint16_t csum_start, uint16_t csum_off)
+{
+	struct sofl_gro_out *o = out_begin(g, 1);
+
+	g->iov[g->niov].iov_base = (void *)(uintptr_t)frame;
+	g->iov[g->niov].iov_len = len;
+	g->niov++;
+	g->cookies[g->ncook++] = cookie;
+	o->iovcnt = 1;
+	o->len = len;
+	o->csum = (uint8_t)csum;
+	if (csum == SOFL_GRO_CSUM_VALID) {
+		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
+	} else if (csum == SOFL_GRO_CSUM_PARTIAL) {
+		o->csum_start = o->vnet.csum_start = csum_start;
+		o->csum_offset = o->vnet.csum_offset = csum_off;
+		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+	}
+}
+
+static void
+bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why)
+{
+	out_single(g, in->data, in->len, in->cookie,
+		   (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_GRO_CSUM_VALID : SOFL_GRO_CSUM_NONE, 0, 0);
+	g->outs[g->nout - 1].bypass = 1;
+	g->outs[g->nout - 1].reason = (uint8_t)why;
+	g->st.bypass[why]++;
+}
+
+/* Full TCP/UDP checksum of a super-packet: header in scratch (field zeroed)
+ * plus the payload slices, each added at its running offset. */
+static uint16_t
+super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, uint32_t sum)
+{
+	uint32_t off = f->l4_len, si;
+
+	sum = sofl_csum_add(sum, l4, f->l4_len);
+	for (si = f->seg_head; si != NIL; si = g->segs[si].next) {
+		const struct seg *s = &g->segs[si];
+		sum = sofl_csum_block_add(sum, sofl_csum_add(0, s->pay, s->len), off);
+		off += s->len;
+	}
+	return (uint16_t)~sofl_csum_fold(sum);
+}
+
+/* Completion (§1.7): rewrite a copy of the first segment's headers. */
+static void
+out_super(struct sofl_gro *g, struct flow *f)
+{
+	struct sofl_gro_out *o = out_begin(g, f->count);
+	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
+	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si;
+	uint16_t pseudo, co = f->proto == 6 ? 16 : 6;
+
+	g->sused += ((size_t)f->hdr_len + 7) & ~(size_t)7;
+	memcpy(h, f->frame, f->hdr_len);
+	if (f->ipv == 4)
+		hdr_ipv4_set_len_incr(ip, (uint16_t)f->ip_len);
+	else
+		hdr_ipv6_set_len(ip, f->ip_len);
+	pseudo = l4_pseudo(f->ipv, ip, f->proto, l4len);
+	if (f->proto == 6) {
+		l4[13] |= f->orflags;
+		if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED && f->last_l4) {
+			memcpy(l4 + 8, f->last_l4 + 8, 4);	/* newest ACK */
+			memcpy(l4 + 14, f->last_l4 + 14, 2);	/* newest window */
+			if (f->ts_off)
+				memcpy(l4 + f->ts_off + 2, f->last_l4 + f->ts_off + 2, 8);
+		}
+		o->gso_type = f->ipv == 4 ? SOFL_GRO_GSO_TCPV4 : SOFL_GRO_GSO_TCPV6;
+	} else {
+		sofl_put16(l4 + 4, (uint16_t)l4len);
+		o->gso_type = SOFL_GRO_GSO_UDP_L4;
+	}
+	if (g->cfg.csum_full) {
+		uint16_t c;
+
+		sofl_put16(l4 + co, 0);
+		c = super_csum(g, f, l4, pseudo);
+		if (f->proto == 17 && c == 0)
+			c = 0xffff;
+		sofl_put16(l4 + co, c);
+		o->csum = SOFL_GRO_CSUM_VALID;
+		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
+	} else {
+		sofl_put16(l4 + co, pseudo);
+		o->csum = SOFL_GRO_CSUM_PARTIAL;
+		o->csum_start = o->vnet.csum_start = f->l4_off;
+		o->csum_offset = o->vnet.csum_offset = co;
+		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+	}
+	o->gso_size = f->mss;
+	o->vnet.gso_type = o->gso_type;
+	o->vnet.gso_size = f->mss;
+	o->vnet.hdr_len = f->hdr_len;
+
+	g->iov[g->niov].iov_base = h;
+	g->iov[g->niov].iov_len = f->hdr_len;
+	g->niov++;
+	o->len = f->hdr_len;
+	for (si = f->seg_head; si != NIL; si = g->segs[si].next) {
+		g->iov[g->niov].iov_base = (void *)(uintptr_t)g->segs[si].pay;
+		g->iov[g->niov].iov_len = g->segs[si].len;
+		g->niov++;
+		g->cookies[g->ncook++] = g->segs[si].cookie;
+		o->len += g->segs[si].len;
+	}
+	o->iovcnt = f->count + 1;
+	g->st.super_pkts++;
+	g->st.segs_merged += f->count;
+}
+
+/* Completes held flow @fi: delivered now, flow and segments freed. */
+static void
+complete(struct sofl_gro *g, uint32_t fi, int why)
+{
+	struct flow *f = &g->flows[fi];
+	uint32_t si, next;
+
+	table_unlink(g, fi);
+	if (f->count == 1) {
+		int ck = f->ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL : SOFL_GRO_CSUM_VALID;
+		out_single(g, f->frame, f->frame_len, g->segs[f->seg_head].cookie, ck, f->l4_off,
+			   f->proto == 6 ? 16 : 6);
+	} else {
+		out_super(g, f);
+	}
+	g->outs[g->nout - 1].reason = (uint8_t)why;
+	g->st.flush[why]++;
+	for (si = f->seg_head; si != NIL; si = next) {
+		next = g->segs[si].next;
+		g->segs[si].next = g->free_seg;
+		g->free_seg = si;
+	}
+	g->held_segs -= f->count;
+	f->chain = g->free_flow;
+	g->free_flow = fi;
+}
+
+/* ---- flow table ---- */
+
+static uint32_t
+key_hash(const struct sofl_pkt *q)
+{
+	uint64_t a, b, c, d, x;
+
+	memcpy(&a, q->key.src, 8);
+	memcpy(&b, q->key.src + 8, 8);
+	memcpy(&c, q->key.dst, 8);
+	memcpy(&d, q->key.dst + 8, 8);
+	x = a ^ (b * 0x9e3779b97f4a7c15ull) ^ (c * 0xc2b2ae3d27d4eb4full) ^ d;
+	x ^= (uint64_t)q->key.sport << 48 | (uint64_t)q->key.dport << 32 |
+	     (uint64_t)q->key.proto << 24 | q->key.flow_label;
+	x ^= (uint64_t)q->key.vlan[0] << 12 ^ (uint64_t)q->key.vlan[1] << 40;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 29;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return (uint32_t)(x ^ (x >> 32));
+}
+
+/* #1-#3: the same-flow filter of gro_list_prepare / inet / ipv6_gro_receive */
+static int
+same_flow(const struct flow *f, const struct sofl_pkt *q)
+{
+	const uint8_t *a = f->frame, *b = q->data;
+
+	if (f->l3_off != q->l3_off || memcmp(a, b, f->l3_off) != 0)
+		return 0;
+	a += f->l3_off;
+	b += q->l3_off;
+	if (f->ipv == 4)
+		return memcmp(a + 12, b + 12, 8) == 0;
+	if (((sofl_get32(a) ^ sofl_get32(b)) & 0xf00fffffu) || a[6] != b[6] ||
+	    memcmp(a + 8, b + 8, 32) != 0 || f->l3_len != q->l3_len)
+		return 0;
+	return f->l3_len == 40 || memcmp(a + 40, b + 40, f->l3_len - 40u) == 0;
+}
+
+/* #4: first held flow (newest first) with the same L2/L3 and ports */
+static uint32_t
+lookup(const struct sofl_gro *g, const struct sofl_pkt *q, uint32_t h, uint32_t b, uint32_t ports)
+{
+	uint32_t fi;
+
+	for (fi = g->head[b]; fi != NIL; fi = g->flows[fi].chain) {
+		const struct flow *f = &g->flows[fi];
+		if (f->hash == h && f->ports == ports && f->proto == q->l4_proto &&
+		    f->ipv == q->ipv && same_flow(f, q))
+			return fi;
+	}
+	return NIL;
+}
+
+/* Linux: the oldest held packet of the bucket (gro_flush_oldest, #29) */
+static uint32_t
+bucket_oldest(const struct sofl_gro *g, uint32_t b)
+{
+	uint32_t fi = g->head[b];
+
+	while (g->flows[fi].chain != NIL)
+		fi = g->flows[fi].chain;
+	return fi;
+}
+
+static void
+hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
+     uint32_t b, uint32_t ports, int ck)
+{
+	struct flow *f;
+	struct seg *s;
+	uint32_t fi, si;
+
+	if (g->cnt[b] >= g->per_bucket)
+		complete(g, bucket_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
+	else if (g->held_flows == g->nflows)
+		complete(g, g->lru.head, SOFL_GRO_FLUSH_EVICT);
+	fi = g->free_flow;
+	f = &g->flows[fi];
+	g->free_flow = f->chain;
+	si = g->free_seg;
+	s = &g->segs[si];
+	g->free_seg = s->next;
+
+	s->pay = q->data + q->pay_off;
+	s->len = q->pay_len;
+	s->next = NIL;
+	s->cookie = in->cookie;
+
+	f->hash = h;
+	f->ports = ports;
+	f->ipv = q->ipv;
+	f->proto = q->l4_proto;
+	f->l4_len = (uint8_t)q->l4_len;
+	f->ck = (uint8_t)ck;
+	f->l3_off = q->l3_off;
+	f->l3_len = q->l3_len;
+	f->l4_off = q->l4_off;
+	f->hdr_len = (uint16_t)q->pay_off;
+	f->mss = (uint16_t)q->pay_len;
+	f->count = 1;
+	f->ulen = (uint16_t)(q->pay_len + 8);
+	f->ts_off = q->opt_ts ? (uint16_t)(q->opt_ts - q->l4_off) : 0;
+	f->fixedid = 0;
+	f->orflags = 0;
+	f->bucket = b;
+	f->next_seq = q->tcp_seq + q->pay_len;
+	f->ip_len = q->ip_end - q->l3_off;
+	f->frame_len = in->len;
+	f->seg_head = f->seg_tail = si;
+	f->frame = q->data;
+	f->last_l4 = q->data + q->l4_off;
+	f->age = g->now;
+
+	f->chain = g->head[b];
+	g->head[b] = fi;
+	g->cnt[b]++;
+	DL_LINK(g, &g->age, fi, age_prev, age_next);
+	if (!g->lnx)
+		DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
+	g->held_flows++;
+	g->held_segs++;
+}
+
+static void
+append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const struct sofl_pkt *q)
+{
+	struct flow *f = &g->flows[fi];
+	uint32_t si = g->free_seg;
+	struct seg *s = &g->segs[si];
+
+	g->free_seg = s->next;
+	s->pay = q->data + q->pay_off;
+	s->len = q->pay_len;
+	s->next = NIL;
+	s->cookie = in->cookie;
+	g->segs[f->seg_tail].next = si;
+	f->seg_tail = si;
+	f->count++;
+	f->next_seq += q->pay_len;
+	f->ip_len += q->pay_len;
+	f->last_l4 = q->data + q->l4_off;
+	g->held_segs++;
+	lru_touch(g, fi);
+}
+
+/* ---- merge rules ---- */
+
+/* §1.5 gro_receive_network_flush: -1 = fine, else a flush reason */
+static int
+network_flush(struct flow *f, const struct sofl_pkt *q)
+{
+	const uint8_t *a = q->data + q->l3_off, *b = f->frame + f->l3_off;
+
+	if (f->ipv == 4) {
+		uint16_t off, cnt = f->count;
+
+		if (a[8] != b[8] || a[1] != b[1] || ((a[6] ^ b[6]) & 0x40))
+			return SOFL_GRO_FLUSH_HDR;		/* #13 TTL, TOS, DF */
+		off = (uint16_t)(sofl_get16(a + 4) - sofl_get16(b + 4));
+		if (cnt == 1 && off == 0)
+			f->fixedid = 1;				/* latched by the 2nd segment */
+		if ((off ^ (f->fixedid ? 0 : cnt)) != 0)
+			return SOFL_GRO_FLUSH_IPID;		/* #14 */
+		return -1;
+	}
+	if (((sofl_get32(a) ^ sofl_get32(b)) & 0x0ff00000u) || a[7] != b[7])
+		return SOFL_GRO_FLUSH_HDR;			/* #15 traffic class, hop limit */
+	return -1;
+}
+
+/* relaxed: a 32-bit value may stay or advance (serial arithmetic) */
+static int
+went_back(const uint8_t *now, const uint8_t *before)
+{
+	return (int32_t)(sofl_get32(now) - sofl_get32(before)) < 0;
+}
+
+/* TCP options: linux #19 all bytes identical; relaxed: identical except the
+ * timestamp values, which may advance. */
+static int
+options_differ(const struct sofl_gro *g, const struct flow *f, const uint8_t *th,
+	       const struct sofl_pkt *q)
+{
+	const uint8_t *th2 = f->frame + f->l4_off;
+	unsigned n = q->l4_len;
+
+	if (g->cfg.policy == SOFL_GRO_POLICY_LINUX || !f->ts_off)
+		return memcmp(th + 20, th2 + 20, n - 20) != 0;
+	if (!q->opt_ts || (unsigned)(q->opt_ts - q->l4_off) != f->ts_off)
+		return 1;
+	if (memcmp(th + 20, th2 + 20, f->ts_off + 2u - 20) != 0 ||
+	    memcmp(th + f->ts_off + 10, th2 + f->ts_off + 10, n - f->ts_off - 10u) != 0)
+		return 1;
+	return went_back(th + f->ts_off + 2, f->last_l4 + f->ts_off + 2) ||
+	       went_back(th + f->ts_off + 6, f->last_l4 + f->ts_off + 6);
+}
+
+/* tcp_gro_receive's flush accumulation (#16-#22): -1 = merge */
+static int
+tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
+{
+	const uint8_t *th = q->data + q->l4_off, *th2 = f->frame + f->l4_off;
+	uint32_t mask = ~(TW_FIN | TW_PSH), len = q->pay_len;
+	int relaxed = g->cfg.policy == SOFL_GRO_POLICY_RELAXED, r;
+
+	if (len == 0)
+		return SOFL_GRO_FLUSH_NOPAYLOAD;			/* #22 */
+	if (q->tcp_flags & SOFL_TCP_CWR)
+		return SOFL_GRO_FLUSH_CWR;				/* #18 (6.15..6.18) */
+	if (relaxed)
+		mask &= ~TW_WIN;
+	if ((sofl_get32(th + 12) ^ sofl_get32(th2 + 12)) & mask)
+		return SOFL_GRO_FLUSH_HDR;				/* #17, #25 */
+	if (relaxed ? went_back(th + 8, f->last_l4 + 8) : sofl_get32(th + 8) != sofl_get32(th2 + 8))
+		return SOFL_GRO_FLUSH_HDR;				/* #16 */
+	if (q->l4_len > 20 && options_differ(g, f, th, q))
+		return SOFL_GRO_FLUSH_HDR;				/* #19 */
+	r = network_flush(f, q);					/* #13-#15 */
+	if (r >= 0)
+		return r;
+	if (len > f->mss)
+		return SOFL_GRO_FLUSH_BIGGER;				/* #21 */
+	if (q->tcp_seq != f->next_seq)
+		return SOFL_GRO_FLUSH_SEQ;				/* #20 */
+	if (f->ip_len + len > g->cfg.max_size)
+		return SOFL_GRO_FLUSH_SIZE;				/* #26 */
+	return -1;
+}
+
+#define TCP_FINAL (SOFL_TCP_URG | SOFL_TCP_PSH | SOFL_TCP_RST | SOFL_TCP_SYN | SOFL_TCP_FIN)
+
+static void
+tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
+       uint32_t b, uint32_t ports, int badlen, int ck)
+{
+	uint32_t fi = lookup(g, q, h, b, ports);
+	struct flow *f;
+	int r;
+
+	if (fi != NIL) {
+		f = &g->flows[fi];
+		r = badlen ? SOFL_GRO_FLUSH_BADLEN : tcp_flush(g, f, q);
+		if (r < 0) {
+			append(g, fi, in, q);
+			f->orflags |= q->tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
+			if (q->tcp_flags & TCP_FINAL)
+				complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
+			else if (q->pay_len < f->mss)
+				complete(g, fi, SOFL_GRO_FLUSH_SHORT);	/* #23 */
+			return;
+		}
+		complete(g, fi, r);		/* FLUSH-P; q is checked with mss = 1 */
+	}
+	if (badlen)
+		bypass(g, in, SOFL_GRO_BYPASS_BADLEN);
+	else if (q->pay_len == 0)
+		bypass(g, in, SOFL_GRO_BYPASS_NOPAYLOAD);
+	else if (q->tcp_flags & TCP_FINAL)
+		bypass(g, in, SOFL_GRO_BYPASS_FLAGS);
+	else
+		hold(g, in, q, h, b, ports, ck);
+}
+
+/* udp_gro_receive_segment (§1.9) */
+static void
+udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
+       uint32_t b, uint32_t ports, int badlen, int ck)
+{
+	const uint8_t *uh = q->data + q->l4_off;
+	uint32_t ulen = sofl_get16(uh + 4), fi;
+	struct flow *f;
+	int r;
+
+	if (sofl_get16(uh + 6) == 0) {
+		bypass(g, in, SOFL_GRO_BYPASS_UDP_CSUM0);
+		return;
+	}
+	if (ulen <= 8 || ulen != q->len - q->l4_off) {
+		bypass(g, in, SOFL_GRO_BYPASS_UDP_LEN);	/* padded or malicious */
+		return;
+	}
+	fi = lookup(g, q, h, b, ports);
+	if (fi != NIL) {
+		f = &g->flows[fi];
+		r = network_flush(f, q);
+		if (r < 0 && ulen > f->ulen)
+			r = SOFL_GRO_FLUSH_BIGGER;
+		if (r < 0 && badlen)
+			r = SOFL_GRO_FLUSH_BADLEN;
+		if (r < 0 && f->ip_len + q->pay_len > g->cfg.max_size)
+			r = SOFL_GRO_FLUSH_SIZE;
+		if (r < 0) {
+			append(g, fi, in, q);
+			if (ulen != f->ulen)
+				complete(g, fi, SOFL_GRO_FLUSH_SHORT);
+			else if (f->count >= SOFL_GRO_UDP_MAX)
+				complete(g, fi, SOFL_GRO_FLUSH_UDP_MAX);
+			return;
+		}
+		complete(g, fi, r);
+	}
+	if (badlen)
+		bypass(g, in, SOFL_GRO_BYPASS_BADLEN);
+	else
+		hold(g, in, q, h, b, ports, ck);
+}
+
+static int
+rule_match(const struct sofl_gro_rule *r, const struct sofl_pkt *q)
+{
+	unsigned bits = r->prefix, i;
+
+	if ((r->family && r->family != q->ipv) || (r->proto && r->proto != q->l4_proto) ||
+	    (r->dport && r->dport != q->key.dport))
+		return 0;
+	for (i = 0; bits >= 8; i++, bits -= 8)
+		if (q->key.dst[i] != r->dst[i])
+			return 0;
+	if (bits && ((q->key.dst[i] ^ r->dst[i]) & (0xff00u >> bits) & 0xff))
+		return 0;
+	return 1;
+}
+
+static int
+rules_allow(const struct sofl_gro *g, const struct sofl_pkt *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->cfg.n_rules; i++)
+		if (rule_match(&g->rules[i], q))
+			return 1;
+	return 0;
+}
+
+/* L4 checksum over the IP payload (as skb_gro_checksum_validate): 0 bad,
+ * CK_VALID, or CK_PARTIAL when the field holds the pseudo sum (partial_ok). */
+static int
+l4_csum_check(struct sofl_gro *g, const struct sofl_pkt *q)
+{
+	const uint8_t *l4 = q->data + q->l4_off;
+	uint32_t l4len = q->ip_end - q->l4_off;
+	uint16_t ps = l4_pseudo(q->ipv, q->data + q->l3_off, q->l4_proto, l4len);
+	uint16_t field;
+
+	g->st.csum_sw_l4++;
+	if (sofl_csum_fold(sofl_csum_add(ps, l4, l4len)) == 0xffff)
+		return CK_VALID;
+	field = sofl_get16(l4 + (q->l4_proto == 6 ? 16 : 6));
+	if (g->cfg.partial_ok && field == ps) {
+		g->st.csum_partial_ok++;
+		return CK_PARTIAL;
+	}
+	return 0;
+}
+
+/* One packet through the layers: L3 checks, checksums, then L4. */
+static void
+rx_one(struct sofl_gro *g, const struct sofl_gro_in *in)
+{
+	struct sofl_pkt q;
+	uint32_t h, b, ports;
+	int badlen, ck = CK_VALID;
+
+	if (sofl_pkt_parse(&q, in->data, in->len, g->cfg.link) < 0) {
+		bypass(g, in, SOFL_GRO_BYPASS_MALFORMED);
+		return;
+	}
+	if (!q.ipv) {
+		bypass(g, in, SOFL_GRO_BYPASS_NOT_IP);
+		return;
+	}
+	if (q.l4_proto != 6 && q.l4_proto != 17) {
+		bypass(g, in, q.is_frag ? SOFL_GRO_BYPASS_FRAGMENT : SOFL_GRO_BYPASS_PROTO);
+		return;
+	}
+	if (q.ipv == 4 && q.l3_len != 20) {
+		bypass(g, in, SOFL_GRO_BYPASS_IP_OPTS);		/* #5 */
+		return;
+	}
+	if (q.is_frag) {
+		bypass(g, in, SOFL_GRO_BYPASS_FRAGMENT);		/* #6, #10 */
+		return;
+	}
+	if (q.l4_proto == 17 && !g->cfg.udp) {
+		bypass(g, in, SOFL_GRO_BYPASS_UDP_OFF);
+		return;
+	}
+	if (g->cfg.n_rules && !rules_allow(g, &q)) {
+		bypass(g, in, SOFL_GRO_BYPASS_RULE);
+		return;
+	}
+	if (q.pay_off > SOFL_GRO_MAX_HDR) {
+		bypass(g, in, SOFL_GRO_BYPASS_HDR_LONG);
+		return;
+	}
+	if (q.ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
+		g->st.csum_sw_ip++;
+		if (!sofl_ipv4_hdr_csum_ok(q.data + q.l3_off, 20)) {
+			bypass(g, in, SOFL_GRO_BYPASS_IP_CSUM);	/* #7 */
+			return;
+		}
+	}
+	/* #8, #9: IP length != bytes received, or the reserved fragment bit */
+	badlen = q.ip_end != q.len || (q.ipv == 4 && (q.data[q.l3_off + 6] & 0x80));
+	if (!badlen && !(in->flags & SOFL_GRO_F_CSUM_OK) &&
+	    !(q.l4_proto == 17 && sofl_get16(q.data + q.l4_off + 6) == 0)) {
+		ck = l4_csum_check(g, &q);
+		if (!ck) {
+			bypass(g, in, SOFL_GRO_BYPASS_L4_CSUM);	/* #11 */
+			return;
+		}
+	}
+	if (g->lnx)
+		h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : 0;
+	else
+		h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : key_hash(&q);
+	b = h & g->mask;
+	ports = (uint32_t)q.key.sport << 16 | q.key.dport;
+	if (q.l4_proto == 6)
+		tcp_rx(g, in, &q, h, b, ports, badlen, ck);
+	else
+		udp_rx(g, in, &q, h, b, ports, badlen, ck);
+}
+
+/* ---- public API ---- */
+
+SOFL_API void
+sofl_gro_config_init(struct sofl_gro_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->link = SOFL_LINK_ETH;
+	cfg->policy = SOFL_GRO_POLICY_LINUX;
+	cfg->table = SOFL_GRO_TABLE_AUTO;
+	cfg->max_size = 65535;
+}
+
+static int
+config_check(const struct sofl_gro_config *c)
+{
+	uint32_t i;
+
+	if (c->link != SOFL_LINK_ETH && c->link != SOFL_LINK_RAW)
+		return SOFL_EINVAL;
+	if (c->policy != SOFL_GRO_POLICY_LINUX && c->policy != SOFL_GRO_POLICY_RELAXED)
+		return SOFL_EINVAL;
+	if ((unsigned)c->table > SOFL_GRO_TABLE_LRU || c->max_flows > (1u << 24))
+		return SOFL_EINVAL;
+	if (c->max_size && (c->max_size > 65535 || c->max_size < 128))
+		return SOFL_EINVAL;
+	if (c->max_batch > (1u << 24) || c->max_held > (1u << 26))
+		return SOFL_EINVAL;
+	if (c->n_rules && !c->rules)
+		return SOFL_EINVAL;
+	for (i = 0; i < c->n_rules; i++) {
+		const struct sofl_gro_rule *r = &c->rules[i];
+		if ((r->family != 0 && r->family != 4 && r->family != 6) ||
+		    r->prefix > (r->family == 4 ? 32 : 128) || (r->family == 0 && r->prefix))
+			return SOFL_EINVAL;
+	}
+	return 0;
+}
+
+SOFL_API int
+sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
+{
+	struct sofl_gro *g;
+	uint32_t nb, i, nsuper;
+	int err;
+
+	if (!cfg || !out)
+		return SOFL_EINVAL;
+	*out = NULL;
+	err = config_check(cfg);
+	if (err)
+		return err;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return SOFL_ENOMEM;
+	g->cfg = *cfg;
+	if (!g->cfg.max_size)
+		g->cfg.max_size = 65535;
+	if (!g->cfg.max_batch)
+		g->cfg.max_batch = 256;
+	g->lnx = cfg->table == SOFL_GRO_TABLE_LINUX ||
+		 (cfg->table == SOFL_GRO_TABLE_AUTO && (cfg->max_flows == 0 || cfg->max_flows == 64));
+	if (g->lnx) {
+		g->nflows = LNX_BUCKETS * LNX_PER_BUCKET;
+		nb = LNX_BUCKETS;
+		g->per_bucket = LNX_PER_BUCKET;
+	} else {
+		g->nflows = cfg->max_flows ? cfg->max_flows : 64;
+		for (nb = 8; nb < 2 * g->nflows; nb <<= 1)
+			;
+		g->per_bucket = UINT32_MAX;
+	}
+	g->cfg.max_flows = g->nflows;
+	if (!g->cfg.max_held) {
+		if (cfg->flush_timeout_us)
+			g->cfg.max_held = 4 * g->nflows > 1024 ? 4 * g->nflows : 1024;
+		else
+			g->cfg.max_held = g->cfg.max_batch;
+	}
+	g->mask = nb - 1;
+	g->timeout_ns = (uint64_t)cfg->flush_timeout_us * 1000;
+	g->seg_cap = g->cfg.max_batch + g->cfg.max_held;
+	nsuper = g->seg_cap / 2 + 1;
+	if (nsuper > g->nflows + g->cfg.max_batch)
+		nsuper = g->nflows + g->cfg.max_batch;
+	g->scap = (size_t)nsuper * SOFL_GRO_MAX_HDR;
+
+	g->head = malloc(nb * sizeof(*g->head));
+	g->cnt = calloc(nb, sizeof(*g->cnt));
+	g->flows = calloc(g->nflows, sizeof(*g->flows));
+	g->segs = malloc((size_t)g->seg_cap * sizeof(*g->segs));
+	g->outs = malloc((size_t)g->seg_cap * sizeof(*g->outs));
+	g->iov = malloc((size_t)g->seg_cap * 2 * sizeof(*g->iov));
+	g->cookies = malloc((size_t)g->seg_cap * sizeof(*g->cookies));
+	g->scratch = malloc(g->scap);
+	if (cfg->n_rules) {
+		g->rules = malloc(cfg->n_rules * sizeof(*g->rules));
+		if (g->rules)
+			memcpy(g->rules, cfg->rules, cfg->n_rules * sizeof(*g->rules));
+	}
+	if (!g->head || !g->cnt || !g->flows || !g->segs || !g->outs || !g->iov || !g->cookies ||
+	    !g->scratch || (cfg->n_rules && !g->rules)) {
+		sofl_gro_destroy(g);
+		return SOFL_ENOMEM;
+	}
+	g->cfg.rules = g->rules;
+	for (i = 0; i < nb; i++)
+		g->head[i] = NIL;
+	for (i = 0; i < g->nflows; i++)
+		g->flows[i].chain = i + 1 < g->nflows ? i + 1 : NIL;
+	for (i = 0; i < g->seg_cap; i++)
+		g->segs[i].next = i + 1 < g->seg_cap ? i + 1 : NIL;
+	g->free_flow = 0;
+	g->free_seg = 0;
+	g->age.head = g->age.tail = g->lru.head = g->lru.tail = NIL;
+	*out = g;
+	return 0;
+}
+
+SOFL_API void
+sofl_gro_destroy(struct sofl_gro *g)
+{
+	if (!g)
+		return;
+	free(g->head);
+	free(g->cnt);
+	free(g->flows);
+	free(g->segs);
+	free(g->outs);
+	free(g->iov);
+	free(g->cookies);
+	free(g->scratch);
+	free(g->rules);
+	free(g);
+}
+
+SOFL_API int
+sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uint64_t now_ns)
+{
+	size_t i;
+
+	if (!g || (!in && n))
+		return SOFL_EINVAL;
+	if (n > g->cfg.max_batch - g->cycle_in ||
+	    (uint64_t)g->held_at_start + g->cycle_in + n > g->seg_cap)
+		return SOFL_ENOSPC;
+	g->now = now_ns;
+	g->cycle_in += (uint32_t)n;
+	for (i = 0; i < n; i++) {
+		g->st.pkts_in++;
+		g->st.bytes_in += in[i].len;
+		if (!in[i].data && in[i].len) {
+			/* nothing to read: passed through as it came */
+			struct sofl_gro_in z = in[i];
+			z.len = 0;
+			bypass(g, &z, SOFL_GRO_BYPASS_MALFORMED);
+			continue;
+		}
+		rx_one(g, &in[i]);
+	}
+	return (int)n;
+}
+
+/* Linux: bucket by bucket, oldest first; stop a bucket at the first flow
+ * younger than the timeout (__gro_flush_chain with flush_old). */
+static void
+flush_linux(struct sofl_gro *g, int why, int aged_only)
+{
+	uint32_t b, fi, k, list[LNX_PER_BUCKET];
+
+	for (b = 0; b <= g->mask; b++) {
+		k = 0;
+		for (fi = g->head[b]; fi != NIL; fi = g->flows[fi].chain)
+			list[k++] = fi;
+		while (k--) {
+			if (aged_only && g->now - g->flows[list[k]].age < g->timeout_ns)
+				break;
+			complete(g, list[k], why);
+		}
+	}
+}
+
+static void
+flush_lru(struct sofl_gro *g, int why, int aged_only)
+{
+	if (!aged_only) {
+		while (g->lru.head != NIL)
+			complete(g, g->lru.head, why);
+		return;
+	}
+	while (g->age.head != NIL && g->now - g->flows[g->age.head].age >= g->timeout_ns)
+		complete(g, g->age.head, why);
+}
+
+SOFL_API int
+sofl_gro_poll_end(struct sofl_gro *g, uint64_t now_ns)
+{
+	if (!g)
+		return SOFL_EINVAL;
+	g->now = now_ns;
+	if (!g->timeout_ns) {
+		if (g->lnx)
+			flush_linux(g, SOFL_GRO_FLUSH_POLL, 0);
+		else
+			flush_lru(g, SOFL_GRO_FLUSH_POLL, 0);
+		return (int)g->nout;
+	}
+	if (g->lnx)
+		flush_linux(g, SOFL_GRO_FLUSH_TIMEOUT, 1);
+	else
+		flush_lru(g, SOFL_GRO_FLUSH_TIMEOUT, 1);
+	while (g->held_segs > g->cfg.max_held)
+		complete(g, g->age.head, SOFL_GRO_FLUSH_CAPACITY);
+	return (int)g->nout;
+}
+
+SOFL_API int
+sofl_gro_flush(struct sofl_gro *g)
+{
+	if (!g)
+		return SOFL_EINVAL;
+	if (g->lnx)
+		flush_linux(g, SOFL_GRO_FLUSH_EXPLICIT, 0);
+	else
+		flush_lru(g, SOFL_GRO_FLUSH_EXPLICIT, 0);
+	return (int)g->nout;
+}
+
+SOFL_API int
+sofl_gro_outputs(const struct sofl_gro *g, const struct sofl_gro_out **out)
+{
+	if (!g || !out)
+		return SOFL_EINVAL;
+	*out = g->outs;
+	return (int)g->nout;
+}
+
+SOFL_API void
+sofl_gro_release(struct sofl_gro *g)
+{
+	if (!g)
+		return;
+	g->nout = g->niov = g->ncook = 0;
+	g->sused = 0;
+	g->cycle_in = 0;
+	g->held_at_start = g->held_segs;
+}
+
+SOFL_API uint32_t
+sofl_gro_held(const struct sofl_gro *g)
+{
+	return g ? g->held_segs : 0;
+}
+
+SOFL_API long
+sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap)
+{
+	uint8_t *d = buf;
+	uint32_t i;
+
+	if (!o || (!buf && cap))
+		return SOFL_EINVAL;
+	if (o->len > cap)
+		return SOFL_ENOSPC;
+	for (i = 0; i < o->iovcnt; i++) {
+		memcpy(d, o->iov[i].iov_base, o->iov[i].iov_len);
+		d += o->iov[i].iov_len;
+	}
+	return (long)o->len;
+}
+
+SOFL_API void
+sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s)
+{
+	if (g && s)
+		*s = g->st;
+}
+
+SOFL_API void
+sofl_gro_reset_stats(struct sofl_gro *g)
+{
+	if (g)
+		memset(&g->st, 0, sizeof(g->st));
+}
+
+static const char *const flush_names[SOFL_GRO_FLUSH__MAX] = {
+	"poll", "timeout", "explicit", "evict", "capacity", "psh-fin", "short", "udp-max",
+	"size", "seq", "bigger", "header", "ip-id", "cwr", "no-payload", "bad-len",
+};
+
+static const char *const bypass_names[SOFL_GRO_BYPASS__MAX] = {
+	"malformed", "not-ip", "proto", "udp-off", "rule", "ip-opts", "fragment", "ip-csum",
+	"l4-csum", "bad-len", "no-payload", "flags", "udp-csum0", "udp-len", "hdr-long",
+};
+
+SOFL_API const char *
+sofl_gro_flush_name(int reason)
+{
+	return reason >= 0 && reason < SOFL_GRO_FLUSH__MAX ? flush_names[reason] : "?";
+}
+
+SOFL_API const char *
+sofl_gro_bypass_name(int reason)
+{
+	return reason >= 0 && reason < SOFL_GRO_BYPASS__MAX ? bypass_names[reason] : "?";
+}

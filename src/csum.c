@@ -20,6 +20,12 @@ static const struct impl impls[] = {
 #endif
 };
 
+/* The kernels in use.  They start as resolvers that choose an implementation
+ * on first use; afterwards a checksum costs one load and one indirect call. */
+static uint32_t resolve_sum(uint32_t sum, const void *buf, size_t len);
+static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum);
+static sofl_csum_kernel_fn sum_fn = resolve_sum;
+static sofl_csum_copy_fn copy_fn = resolve_copy;
 static const struct impl *cur;
 
 SOFL_API int
@@ -30,7 +36,8 @@ sofl_csum_impl_available(enum sofl_csum_impl impl)
 	switch (impl) {
 	case SOFL_CSUM_GENERIC: return 1;
 #if defined(__x86_64__)
-	case SOFL_CSUM_AVX2:    return !!(f & SOFL_CPU_AVX2);
+	case SOFL_CSUM_AVX2:    /* the AVX2 file is built with -mbmi2 too */
+		return (f & (SOFL_CPU_AVX2 | SOFL_CPU_BMI2)) == (SOFL_CPU_AVX2 | SOFL_CPU_BMI2);
 	case SOFL_CSUM_AVX512:
 		return (f & (SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2)) ==
 		       (SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2);
@@ -57,16 +64,36 @@ choose(void)
 	return &impls[SOFL_CSUM_GENERIC];
 }
 
-static inline const struct impl *
+static void
+install(const struct impl *c)
+{
+	__atomic_store_n(&sum_fn, c->sum, __ATOMIC_RELAXED);
+	__atomic_store_n(&copy_fn, c->copy, __ATOMIC_RELAXED);
+	__atomic_store_n(&cur, c, __ATOMIC_RELEASE);
+}
+
+static const struct impl *
 get_impl(void)
 {
 	const struct impl *c = __atomic_load_n(&cur, __ATOMIC_ACQUIRE);
 
 	if (!c) {
-		c = choose();	/* idempotent: racing threads choose the same */
-		__atomic_store_n(&cur, c, __ATOMIC_RELEASE);
+		c = choose();	/* idempotent: racing threads install the same */
+		install(c);
 	}
 	return c;
+}
+
+static uint32_t
+resolve_sum(uint32_t sum, const void *buf, size_t len)
+{
+	return get_impl()->sum(sum, buf, len);
+}
+
+static uint32_t
+resolve_copy(void *dst, const void *src, size_t len, uint32_t sum)
+{
+	return get_impl()->copy(dst, src, len, sum);
 }
 
 SOFL_API int
@@ -75,7 +102,7 @@ sofl_csum_set_impl(enum sofl_csum_impl impl)
 	if ((unsigned)impl >= sizeof(impls) / sizeof(impls[0]) || !impls[impl].sum ||
 	    !sofl_csum_impl_available(impl))
 		return SOFL_ENOTSUP;
-	__atomic_store_n(&cur, &impls[impl], __ATOMIC_RELEASE);
+	install(&impls[impl]);
 	return 0;
 }
 
@@ -85,27 +112,20 @@ sofl_csum_impl_name(void)
 	return get_impl()->name;
 }
 
-/* kernel results are in memory order; the API speaks big-endian words */
-static inline uint32_t
-to_be(uint32_t s16)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	return s16;
-#else
-	return ((s16 & 0xff) << 8) | (s16 >> 8);
-#endif
-}
-
 SOFL_API uint32_t
 sofl_csum_add(uint32_t sum, const void *buf, size_t len)
 {
-	return sofl_csum_combine(sum, to_be(get_impl()->sum(buf, len)));
+	sofl_csum_kernel_fn f = __atomic_load_n(&sum_fn, __ATOMIC_RELAXED);
+
+	return f(sum, buf, len);
 }
 
 SOFL_API uint32_t
 sofl_csum_copy(void *dst, const void *src, size_t len, uint32_t sum)
 {
-	return sofl_csum_combine(sum, to_be(get_impl()->copy(dst, src, len)));
+	sofl_csum_copy_fn f = __atomic_load_n(&copy_fn, __ATOMIC_RELAXED);
+
+	return f(dst, src, len, sum);
 }
 
 SOFL_API uint16_t

@@ -1,59 +1,133 @@
-/* AVX2 checksum kernels: 32-bit words widened into 64-bit lane accumulators. */
+/* AVX2 checksum kernels.
+ *
+ * The AVX-512 kernel's scheme without VNNI: each 16-bit word w is flipped to
+ * the signed value w - 32768 (xor 0x8000), vpmaddwd by 1 adds pairs into
+ * 32-bit lanes and vpaddd accumulates them: three instructions per 32 bytes,
+ * spread over the ALU and multiply ports.  The true sum is the signed total
+ * + 32768 * words.  Blocks of at most BLOCK vectors keep every 32-bit lane and
+ * the reduced total far from overflow (2^19 * 2048 = 2^30).
+ *
+ * AVX2 has no byte-masked load, so the last partial vector is read as the 32
+ * bytes that end at the buffer's (even) end, with the bytes already summed
+ * masked off; an odd last byte is added on its own.  Nothing outside
+ * buf[0..len) is read.  Buffers under 32 bytes use the portable kernel. */
 #if defined(__x86_64__)
 #include <immintrin.h>
-#include <string.h>
 #include "csum_impl.h"
 
-static inline uint64_t
-hsum(__m256i v)
+#define BLOCK 2048		/* vectors of 32 bytes */
+
+/* window + n: 32 - n zero bytes, then n 0xff bytes */
+static const unsigned char window[64] = {
+	[32] = 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff,
+};
+
+static inline __m256i
+step(__m256i acc, __m256i x)
 {
-	__m128i x = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-	return (uint64_t)_mm_cvtsi128_si64(x) + (uint64_t)_mm_extract_epi64(x, 1);
+	const __m256i flip = _mm256_set1_epi16((short)0x8000);
+	const __m256i one = _mm256_set1_epi16(1);
+
+	return _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_xor_si256(x, flip), one));
 }
 
-uint32_t
-sofl_csum_avx2(const void *buf, size_t len)
+/* signed sum of the 8 int32 lanes (|total| < 2^31 by BLOCK) */
+static inline int64_t
+hsum32(__m256i v)
 {
-	const unsigned char *p = buf;
-	const __m256i lo32 = _mm256_set1_epi64x(0xffffffff);
-	__m256i a0 = _mm256_setzero_si256(), a1 = a0, b0 = a0, b1 = a0;
-	uint64_t s;
+	__m128i x = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 
-	while (len >= 64) {
-		__m256i x = _mm256_loadu_si256((const __m256i *)p);
-		__m256i y = _mm256_loadu_si256((const __m256i *)(p + 32));
-		a0 = _mm256_add_epi64(a0, _mm256_and_si256(x, lo32));
-		b0 = _mm256_add_epi64(b0, _mm256_srli_epi64(x, 32));
-		a1 = _mm256_add_epi64(a1, _mm256_and_si256(y, lo32));
-		b1 = _mm256_add_epi64(b1, _mm256_srli_epi64(y, 32));
+	x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x55));
+	return (int32_t)_mm_cvtsi128_si32(x);
+}
+
+#define VEC(acc, off) do {						\
+		__m256i x_ = _mm256_loadu_si256((const __m256i *)(p + (off))); \
+		if (copy)						\
+			_mm256_storeu_si256((__m256i *)(d + (off)), x_); \
+		acc = step(acc, x_);					\
+	} while (0)
+
+/* The exact word sum of p[0..take), take a multiple of 32, <= BLOCK * 32. */
+static inline __attribute__((always_inline)) uint64_t
+block(const unsigned char *p, unsigned char *d, size_t take, int copy)
+{
+	const unsigned char *end = p + take;
+	__m256i a0, a1, a2, a3;
+
+	a0 = a1 = a2 = a3 = _mm256_setzero_si256();
+	while (end - p >= 128) {
+		VEC(a0, 0); VEC(a1, 32); VEC(a2, 64); VEC(a3, 96);
+		p += 128;
+		d += 128;
+	}
+	if (end - p >= 64) {
+		VEC(a0, 0); VEC(a1, 32);
 		p += 64;
-		len -= 64;
+		d += 64;
 	}
-	s = hsum(_mm256_add_epi64(_mm256_add_epi64(a0, a1), _mm256_add_epi64(b0, b1)));
-	/* lanes hold < 2^32 * (len/64) each: no overflow below 2^38 bytes */
-	return (uint32_t)sofl_fold64((uint64_t)sofl_fold64(s) + sofl_csum_generic(p, len));
+	if (end > p)
+		VEC(a2, 0);
+	a0 = _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3));
+	return (uint64_t)(hsum32(a0) + (int64_t)((take / 32) << 19));
+}
+#undef VEC
+
+/* Both kernels: the sum of p[0..len), len >= 32, copied to d when copying. */
+static inline __attribute__((always_inline)) uint64_t
+sum_long(const unsigned char *p, unsigned char *d, size_t len, int copy)
+{
+	uint64_t total = 0;
+	size_t full, rest;
+
+	if (len & 1) {
+		/* the odd byte, at an even offset: the first byte of its word */
+		len--;
+		if (copy)
+			d[len] = p[len];
+		total = sofl_tail_word(p + len, 1);
+	}
+	rest = len % 32;
+	for (full = len - rest; full; ) {
+		size_t take = full < BLOCK * 32 ? full : BLOCK * 32;
+
+		total += block(p, d, take, copy);
+		p += take;
+		d += take;
+		full -= take;
+	}
+	if (rest) {
+		/* the 32 bytes ending at the end: an even offset, len >= 32 */
+		__m256i x = _mm256_loadu_si256((const __m256i *)(p + rest - 32));
+		__m256i m = _mm256_loadu_si256((const __m256i *)(window + rest));
+
+		if (copy)	/* rewrites copied bytes with the same values */
+			_mm256_storeu_si256((__m256i *)(d + rest - 32), x);
+		x = _mm256_and_si256(x, m);
+		total += (uint64_t)(hsum32(step(_mm256_setzero_si256(), x)) + (1 << 19));
+	}
+	return total;
 }
 
 uint32_t
-sofl_csum_copy_avx2(void *dst, const void *src, size_t len)
+sofl_csum_avx2(uint32_t sum, const void *buf, size_t len)
 {
-	const unsigned char *p = src;
-	unsigned char *d = dst;
-	const __m256i lo32 = _mm256_set1_epi64x(0xffffffff);
-	__m256i a0 = _mm256_setzero_si256(), b0 = a0;
-	uint64_t s;
+	if (len < 32)
+		return sofl_csum_finish(sum, sofl_fold64(sofl_csum_words64(buf, len)));
+	return sofl_csum_finish(sum, sofl_fold64(sum_long(buf, NULL, len, 0)));
+}
 
-	while (len >= 32) {
-		__m256i x = _mm256_loadu_si256((const __m256i *)p);
-		_mm256_storeu_si256((__m256i *)d, x);
-		a0 = _mm256_add_epi64(a0, _mm256_and_si256(x, lo32));
-		b0 = _mm256_add_epi64(b0, _mm256_srli_epi64(x, 32));
-		p += 32;
-		d += 32;
-		len -= 32;
+uint32_t
+sofl_csum_copy_avx2(void *dst, const void *src, size_t len, uint32_t sum)
+{
+	if (len < 32) {
+		memcpy(dst, src, len);
+		return sofl_csum_finish(sum, sofl_fold64(sofl_csum_words64(src, len)));
 	}
-	s = hsum(_mm256_add_epi64(a0, b0));
-	return (uint32_t)sofl_fold64((uint64_t)sofl_fold64(s) + sofl_csum_copy_generic(d, p, len));
+	return sofl_csum_finish(sum, sofl_fold64(sum_long(src, dst, len, 1)));
 }
 #else
 typedef int sofl_csum_avx2_unused;

@@ -22,6 +22,7 @@
 
 /* vectors per block: 32768 * 32 words * 1024 = 2^30, far from int32 limits */
 #define BLOCK 1024
+#define SHORT_MAX 256
 
 static inline VNNI __m512i
 step(__m512i acc, __m512i x)
@@ -50,18 +51,44 @@ tail_mask(size_t n)		/* n in 0..64: the low n bits set */
 	return _bzhi_u64(~0ULL, (unsigned)n);
 }
 
-/* The folded word sum of one vector (the path for buffers up to 64 bytes):
- * words widened into 64-bit lanes, then a horizontal add. */
-static inline uint32_t
-sum_vec(__m512i x)
+/* Short buffers (up to SHORT_MAX bytes) skip the block machinery: words widened
+ * into 64-bit lanes, then one horizontal add. */
+static inline __m512i
+widen(__m512i x)
 {
 	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
-	__m512i s = _mm512_add_epi64(_mm512_and_si512(x, lo32), _mm512_srli_epi64(x, 32));
+
+	return _mm512_add_epi64(_mm512_and_si512(x, lo32), _mm512_srli_epi64(x, 32));
+}
+
+static inline uint32_t
+fold_lanes(__m512i s)
+{
 	__m256i y = _mm256_add_epi64(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
 	__m128i z = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
 	z = _mm_add_epi64(z, _mm_unpackhi_epi64(z, z));
 	return sofl_fold64((uint64_t)_mm_cvtsi128_si64(z));
+}
+
+/* len <= SHORT_MAX */
+static inline uint32_t
+sum_short(const unsigned char *p, unsigned char *d, size_t len, int copy)
+{
+	__m512i acc = _mm512_setzero_si512(), x;
+	__mmask64 m;
+
+	for (; len > 64; len -= 64, p += 64, d += 64) {
+		x = _mm512_loadu_si512(p);
+		if (copy)
+			_mm512_storeu_si512(d, x);
+		acc = _mm512_add_epi64(acc, widen(x));
+	}
+	m = tail_mask(len);
+	x = _mm512_maskz_loadu_epi8(m, p);
+	if (copy)
+		_mm512_mask_storeu_epi8(d, m, x);
+	return fold_lanes(_mm512_add_epi64(acc, widen(x)));
 }
 
 /* One vector: sum it, and store it to @d when copying. */
@@ -117,13 +144,13 @@ block(const unsigned char *p, unsigned char *d, size_t take, int copy)
 #undef VEC
 
 VNNI uint32_t
-sofl_csum_avx512(const void *buf, size_t len)
+sofl_csum_avx512(uint32_t sum, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	uint64_t total = 0;
 
-	if (len <= 64)
-		return sum_vec(_mm512_maskz_loadu_epi8(_bzhi_u64(~0ULL, (unsigned)len), p));
+	if (len <= SHORT_MAX)
+		return sofl_csum_finish(sum, sum_short(p, NULL, len, 0));
 	while (len) {
 		size_t take = len < BLOCK * 64 ? len : BLOCK * 64;
 
@@ -131,23 +158,18 @@ sofl_csum_avx512(const void *buf, size_t len)
 		p += take;
 		len -= take;
 	}
-	return sofl_fold64(total);
+	return sofl_csum_finish(sum, sofl_fold64(total));
 }
 
 VNNI uint32_t
-sofl_csum_copy_avx512(void *dst, const void *src, size_t len)
+sofl_csum_copy_avx512(void *dst, const void *src, size_t len, uint32_t sum)
 {
 	const unsigned char *p = src;
 	unsigned char *d = dst;
 	uint64_t total = 0;
 
-	if (len <= 64) {
-		__mmask64 m = _bzhi_u64(~0ULL, (unsigned)len);
-		__m512i x = _mm512_maskz_loadu_epi8(m, p);
-
-		_mm512_mask_storeu_epi8(d, m, x);
-		return sum_vec(x);
-	}
+	if (len <= SHORT_MAX)
+		return sofl_csum_finish(sum, sum_short(p, d, len, 1));
 	while (len) {
 		size_t take = len < BLOCK * 64 ? len : BLOCK * 64;
 
@@ -156,7 +178,7 @@ sofl_csum_copy_avx512(void *dst, const void *src, size_t len)
 		d += take;
 		len -= take;
 	}
-	return sofl_fold64(total);
+	return sofl_csum_finish(sum, sofl_fold64(total));
 }
 #else
 typedef int sofl_csum_avx512_unused;

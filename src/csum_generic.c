@@ -1,4 +1,6 @@
-/* Portable checksum kernels: 64-bit loads, add-with-carry, four chains. */
+/* Portable checksum kernels: 64-bit memory-order words, add with end-around
+ * carry in four independent chains (the carry chain of one add-with-carry
+ * sequence would limit it to one word per cycle). */
 #include <string.h>
 #include "csum_impl.h"
 
@@ -6,56 +8,48 @@ static inline uint64_t
 load64(const unsigned char *p)
 {
 	uint64_t v;
+
 	memcpy(&v, p, 8);
 	return v;
 }
 
-static inline uint64_t
-adc(uint64_t a, uint64_t b)
-{
-	uint64_t r = a + b;
-	return r + (r < a);
-}
-
-/* Sum of the 0..7 trailing bytes, in memory order, as a zero-padded word. */
-static inline uint64_t
-tail(const unsigned char *p, size_t n)
-{
-	uint64_t v = 0;
-	memcpy(&v, p, n);
-	return v;
-}
-
-uint32_t
-sofl_csum_generic(const void *buf, size_t len)
+uint64_t
+sofl_csum_words64(const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 
-	while (len >= 32) {
-		s0 = adc(s0, load64(p));
-		s1 = adc(s1, load64(p + 8));
-		s2 = adc(s2, load64(p + 16));
-		s3 = adc(s3, load64(p + 24));
-		p += 32;
-		len -= 32;
+	for (; len >= 32; len -= 32, p += 32) {
+		s0 = sofl_adc64(s0, load64(p));
+		s1 = sofl_adc64(s1, load64(p + 8));
+		s2 = sofl_adc64(s2, load64(p + 16));
+		s3 = sofl_adc64(s3, load64(p + 24));
 	}
-	while (len >= 8) {
-		s0 = adc(s0, load64(p));
+	if (len & 16) {
+		s0 = sofl_adc64(s0, load64(p));
+		s1 = sofl_adc64(s1, load64(p + 8));
+		p += 16;
+	}
+	if (len & 8) {
+		s2 = sofl_adc64(s2, load64(p));
 		p += 8;
-		len -= 8;
 	}
-	if (len)
-		s1 = adc(s1, tail(p, len));
-	s0 = adc(adc(s0, s1), adc(s2, s3));
-	return sofl_fold64(s0);
+	s3 = sofl_adc64(s3, sofl_tail_word(p, len & 7));
+	return sofl_adc64(sofl_adc64(s0, s1), sofl_adc64(s2, s3));
 }
 
 uint32_t
-sofl_csum_copy_generic(void *dst, const void *src, size_t len)
+sofl_csum_generic(uint32_t sum, const void *buf, size_t len)
+{
+	return sofl_csum_finish(sum, sofl_fold64(sofl_csum_words64(buf, len)));
+}
+
+uint32_t
+sofl_csum_copy_generic(void *dst, const void *src, size_t len, uint32_t sum)
 {
 	/* memcpy is faster than anything we would write, and the copy leaves
-	 * the source hot for the sum. Chunked so both stay in L1. */
+	 * the source hot for the sum.  Chunked so both stay in L1; every chunk
+	 * but the last has an even length, so the word grid holds. */
 	const unsigned char *s = src;
 	unsigned char *d = dst;
 	uint64_t acc = 0;
@@ -63,10 +57,10 @@ sofl_csum_copy_generic(void *dst, const void *src, size_t len)
 
 	while (off < len) {
 		size_t n = len - off < 2048 ? len - off : 2048;
+
 		memcpy(d + off, s + off, n);
-		/* n is even except for the last chunk, so the word order holds */
-		acc += sofl_csum_generic(s + off, n);
+		acc = sofl_adc64(acc, sofl_csum_words64(s + off, n));
 		off += n;
 	}
-	return sofl_fold64(acc);
+	return sofl_csum_finish(sum, sofl_fold64(acc));
 }

@@ -1,27 +1,101 @@
 /* Internal: the per-ISA checksum kernels behind the dispatch in csum.c.
  *
- * A kernel sums buf[0..len) as 16-bit words in *memory (native) order*, the
- * last odd byte padded with zero as it would sit in memory, and returns the
- * ones'-complement sum folded to 16 bits (0..0xffff).  csum.c byte-swaps it
- * into the RFC's big-endian word arithmetic once per call.  Copy kernels also
- * memcpy src to dst. */
+ * A kernel has the signature and contract of sofl_csum_add() (or of
+ * sofl_csum_copy()), so the public call is a single tail jump through a cached
+ * pointer.  Inside, a kernel sums buf[0..len) as 16-bit words in *memory
+ * (native) order*, an odd last byte padded with zero as it would sit in
+ * memory, folds that to 16 bits and hands it to sofl_csum_finish(), which
+ * byte-swaps it into the API's big-endian word arithmetic and adds @sum.
+ * (The ones'-complement sum commutes with byte swapping: RFC 1071 §2(B).) */
 #ifndef SOFL_CSUM_IMPL_H
 #define SOFL_CSUM_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-typedef uint32_t (*sofl_csum_kernel_fn)(const void *buf, size_t len);
-typedef uint32_t (*sofl_csum_copy_fn)(void *dst, const void *src, size_t len);
+typedef uint32_t (*sofl_csum_kernel_fn)(uint32_t sum, const void *buf, size_t len);
+typedef uint32_t (*sofl_csum_copy_fn)(void *dst, const void *src, size_t len, uint32_t sum);
 
-uint32_t sofl_csum_generic(const void *buf, size_t len);
-uint32_t sofl_csum_copy_generic(void *dst, const void *src, size_t len);
+uint32_t sofl_csum_generic(uint32_t sum, const void *buf, size_t len);
+uint32_t sofl_csum_copy_generic(void *dst, const void *src, size_t len, uint32_t sum);
+/* The unfolded end-around-carry sum of buf as 64-bit memory-order words. */
+uint64_t sofl_csum_words64(const void *buf, size_t len);
 #if defined(__x86_64__)
-uint32_t sofl_csum_avx2(const void *buf, size_t len);
-uint32_t sofl_csum_copy_avx2(void *dst, const void *src, size_t len);
-uint32_t sofl_csum_avx512(const void *buf, size_t len);
-uint32_t sofl_csum_copy_avx512(void *dst, const void *src, size_t len);
+uint32_t sofl_csum_avx2(uint32_t sum, const void *buf, size_t len);
+uint32_t sofl_csum_copy_avx2(void *dst, const void *src, size_t len, uint32_t sum);
+uint32_t sofl_csum_avx512(uint32_t sum, const void *buf, size_t len);
+uint32_t sofl_csum_copy_avx512(void *dst, const void *src, size_t len, uint32_t sum);
 #endif
+
+/* Adds a 16-bit memory-order sum to a big-endian-word sum. */
+static inline uint32_t
+sofl_csum_finish(uint32_t sum, uint32_t folded)
+{
+	uint32_t r;
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	folded = ((folded & 0xff) << 8) | (folded >> 8);
+#endif
+	r = sum + folded;
+	return r + (r < folded);
+}
+
+/* 64-bit add with end-around carry. */
+static inline uint64_t
+sofl_adc64(uint64_t a, uint64_t b)
+{
+	uint64_t r = a + b;
+
+	return r + (r < a);
+}
+
+/* The n (0..7) bytes at p as one zero-padded 64-bit word in memory order.
+ * Fixed-size loads only: a variable-length memcpy would be a library call. */
+static inline uint64_t
+sofl_tail_word(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+	uint32_t w4;
+	uint16_t w2;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	unsigned sh = 64;
+
+	if (n & 4) {
+		memcpy(&w4, p, 4);
+		v = (uint64_t)w4 << 32;
+		p += 4;
+		sh = 32;
+	}
+	if (n & 2) {
+		memcpy(&w2, p, 2);
+		sh -= 16;
+		v |= (uint64_t)w2 << sh;
+		p += 2;
+	}
+	if (n & 1)
+		v |= (uint64_t)*p << (sh - 8);
+#else
+	unsigned sh = 0;
+
+	if (n & 4) {
+		memcpy(&w4, p, 4);
+		v = w4;
+		p += 4;
+		sh = 32;
+	}
+	if (n & 2) {
+		memcpy(&w2, p, 2);
+		v |= (uint64_t)w2 << sh;
+		p += 2;
+		sh += 16;
+	}
+	if (n & 1)
+		v |= (uint64_t)*p << sh;
+#endif
+	return v;
+}
 
 /* Fold a 64-bit ones'-complement accumulator to 16 bits (0 only for 0).
  * x + ror(x, k) holds hi + lo + the carry out of lo + hi in its upper half:

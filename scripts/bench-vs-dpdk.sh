@@ -36,9 +36,19 @@ while [ "$i" -le "$RUNS" ]; do
 	i=$((i + 1))
 done
 # CSV,<section>,<name>,<metric>,<unit>,<median>,<min>,<max> -> per row: median of
-# the runs' medians, min..max of the runs' medians, best single repetition.
+# the runs' medians, min..max of the runs' medians, best single repetition;
+# summary.md: the DPDK / softoffload pairs as a Markdown table.
 grep -h '^CSV,' "$OUT"/run-*.txt |
-awk -F, '
+awk -F, -v md="$OUT/summary.md" -v runs="$RUNS" '
+function median(key,    m, i, j, x) {
+	m = n[key]
+	for (i = 1; i <= m; i++) a[i] = v[key, i] + 0
+	for (i = 2; i <= m; i++) { x = a[i]; j = i - 1
+		while (j > 0 && a[j] > x) { a[j + 1] = a[j]; j-- }
+		a[j + 1] = x }
+	lo = a[1]; hi = a[m]
+	return (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
 {
 	key = $2 FS $3 FS $4 FS $5
 	if (!(key in n)) { order[++nk] = key }
@@ -49,18 +59,29 @@ awk -F, '
 END {
 	printf "%-8s %-58s %-14s %10s %22s %10s\n", "section", "row", "metric", "median", "spread (per-run)", "best"
 	for (k = 1; k <= nk; k++) {
-		key = order[k]; m = n[key]
-		for (i = 1; i <= m; i++) a[i] = v[key, i] + 0
-		for (i = 2; i <= m; i++) { x = a[i]; j = i - 1
-			while (j > 0 && a[j] > x) { a[j + 1] = a[j]; j-- }
-			a[j + 1] = x }
-		med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		key = order[k]
+		med = median(key)
 		split(key, f, FS)
 		# best: the lowest time, the highest rate or ratio
 		best = (f[4] == "ns") ? best_lo[key] : best_hi[key]
-		printf "%-8s %-58s %-14s %10.4g %10.4g..%-10.4g %10.4g\n", f[1], f[2], f[3], med, a[1], a[m], best
+		printf "%-8s %-58s %-14s %10.4g %10.4g..%-10.4g %10.4g\n", f[1], f[2], f[3], med, lo, hi, best
+		if (f[3] ~ /^ns_per_/) { ns[f[2]] = med; unit[f[2]] = substr(f[3], 8) }
+		if (f[3] == "GBps") gbs[f[2]] = med
+	}
+	printf "| DPDK 22.11 | ns | softoffload | ns | DPDK / softoffload |\n" > md
+	printf "|---|---:|---|---:|---:|\n" >> md
+	for (k = 1; k <= nk; k++) {
+		key = order[k]
+		split(key, f, FS)
+		if (f[1] != "ratio") continue
+		med = median(key)
+		split(f[2], pr, "/")
+		d = sprintf("%.4g", ns[pr[1]]); o = sprintf("%.4g", ns[pr[2]])
+		if (pr[1] in gbs) { d = d sprintf(" (%.3g GB/s)", gbs[pr[1]]); o = o sprintf(" (%.3g GB/s)", gbs[pr[2]]) }
+		sp = (runs > 1) ? sprintf(" (%.3g..%.3g)", lo, hi) : ""
+		printf "| `%s` | %s | `%s` | %s | **%.3gx**%s |\n", pr[1], d, pr[2], o, med, sp >> md
 	}
 }' >"$OUT/summary.txt"
-echo "== summary of $RUNS run(s): $OUT/summary.txt"
+echo "== summary of $RUNS run(s): $OUT/summary.txt, $OUT/summary.md"
 cat "$OUT/summary.txt"
 exit $status

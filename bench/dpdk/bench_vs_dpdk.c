@@ -29,10 +29,7 @@
 #include "softoffload/softoffload.h"
 #include "softoffload/gso.h"
 #include "softoffload/rss.h"
-#if __has_include("softoffload/gro.h")	/* until gro.h lands in the shared tree */
 #include "softoffload/gro.h"
-#define HAVE_SOFL_GRO 1
-#endif
 #include "../util.h"
 #include "../../tests/helpers.h"
 #include "dpdk_kern.h"
@@ -1072,7 +1069,6 @@ setup_gro_dpdk(void)
 	}
 }
 
-#ifdef HAVE_SOFL_GRO
 /* ---- GRO rows (softoffload) ---- */
 
 /* Our engine on one workload: one cycle = receive every burst (+ poll end
@@ -1240,7 +1236,6 @@ setup_gro_ours(void)
 			add_cmp(dpdk_heavy_row[fe], o);
 		}
 }
-#endif
 
 /* ---- GSO rows (DPDK side) ---- */
 
@@ -1762,9 +1757,7 @@ main(int argc, char **argv)
 		build_bursts();
 	if (want_sec(only, "gro")) {
 		setup_gro_dpdk();
-#ifdef HAVE_SOFL_GRO
 		setup_gro_ours();
-#endif
 	}
 	if (want_sec(only, "gso")) {
 		setup_gso_dpdk();

@@ -1,0 +1,881 @@
+/* Description: GSO vectors — the Linux udpgso.c table (v4/v6, failing cases
+ * as errors), TCP flag/seq/ID/checksum rules per segment, extension headers,
+ * fixed ID, partial checksums, pass-through, IP fragmentation (v4/v6),
+ * error codes with untouched buffers; every case in zero-copy, copy and
+ * iovec-input modes, each segment compared byte for byte with the packet
+ * builder's frame for it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "helpers.h"
+#include "softoffload/gso.h"
+
+#define BIG 70000
+
+/* Segments of one call, flattened to contiguous frames. */
+struct flat {
+	int n;
+	uint8_t *f[8200];
+	uint32_t len[8200];
+	uint8_t *mem;
+};
+
+static void
+flat_free(struct flat *f)
+{
+	free(f->mem);
+	f->mem = NULL;
+	f->n = 0;
+}
+
+static size_t
+flatten(const struct sofl_gso_seg *s, int n, int mode, uint8_t *mem, struct flat *f)
+{
+	size_t o = 0;
+	int i, k;
+
+	for (i = 0; i < n; i++) {
+		f->f[i] = mem + o;
+		if (mode == SOFL_GSO_COPY) {
+			memcpy(mem + o, s[i].data, s[i].len);
+			o += s[i].len;
+		} else {
+			size_t t = 0;
+
+			assert_ptr_equal(s[i].iov[0].iov_base, s[i].data);
+			assert_int_equal(s[i].iov[0].iov_len, s[i].hdr_len);
+			for (k = 0; k < s[i].iovcnt; k++) {
+				memcpy(mem + o + t, s[i].iov[k].iov_base, s[i].iov[k].iov_len);
+				t += s[i].iov[k].iov_len;
+			}
+			assert_int_equal(t, s[i].len);
+			o += t;
+		}
+		f->len[i] = s[i].len;
+	}
+	f->n = n;
+	return o;
+}
+
+/* One run: mode, contiguous or split into @nsplit iovecs. */
+static int
+run_one(const struct sofl_gso_params *gp, const uint8_t *frame, size_t len, int link,
+	int mode, int nsplit, uint64_t *rng, struct flat *f)
+{
+	struct sofl_pkt p;
+	struct sofl_gso_need need;
+	struct sofl_gso_out out;
+	struct iovec in[8];
+	uint8_t hb[SOFL_GSO_HDR_MAX];
+	size_t total, cut[8];
+	int n, i, err;
+
+	memset(&out, 0, sizeof(out));
+	if (nsplit) {
+		cut[0] = 0;
+		for (i = 1; i < nsplit; i++)
+			cut[i] = len ? t_rand(rng) % len : 0;
+		for (i = 1; i < nsplit; i++) {	/* sort */
+			size_t v = cut[i];
+			int k = i;
+			while (k > 1 && cut[k - 1] > v) {
+				cut[k] = cut[k - 1];
+				k--;
+			}
+			cut[k] = v;
+		}
+		for (i = 0; i < nsplit; i++) {
+			size_t end = i + 1 < nsplit ? cut[i + 1] : len;
+			in[i].iov_base = (void *)(frame + cut[i]);
+			in[i].iov_len = end - cut[i];
+		}
+		err = sofl_gso_parse_iov(&p, hb, in, nsplit, (enum sofl_link)link);
+	} else {
+		err = sofl_pkt_parse(&p, frame, len, (enum sofl_link)link);
+	}
+	if (err && !(p.layers & SOFL_LAYER_L3))
+		return err;
+	err = sofl_gso_need(gp, &p, mode, nsplit, &need);
+	if (err)
+		return err;
+	out.mode = mode;
+	out.seg_cap = need.nsegs;
+	out.seg = calloc(need.nsegs, sizeof(*out.seg));
+	out.buf_cap = need.buf_bytes;
+	out.buf = malloc(need.buf_bytes + 1);
+	out.iov_cap = need.iovs;
+	out.iov = need.iovs ? calloc(need.iovs, sizeof(*out.iov)) : NULL;
+	n = sofl_gso_segment(gp, &p, nsplit ? in : NULL, nsplit, &out);
+	if (n > 0) {
+		assert_int_equal(n, need.nsegs);
+		for (total = 0, i = 0; i < n; i++)
+			total += out.seg[i].len;
+		f->mem = malloc(total + 1);
+		flatten(out.seg, n, mode, f->mem, f);
+	}
+	free(out.seg);
+	free(out.buf);
+	free(out.iov);
+	return n;
+}
+
+/* Segments @frame in every mode; they must agree.  Result in *f. */
+static int
+gso_flat(const struct sofl_gso_params *gp, const uint8_t *frame, size_t len, int link,
+	 struct flat *f)
+{
+	static struct flat g;
+	uint64_t rng = len * 7919 + gp->gso_size;
+	int n, m, i, r;
+
+	n = run_one(gp, frame, len, link, SOFL_GSO_ZEROCOPY, 0, &rng, f);
+	for (r = 0; r < 4; r++) {
+		int mode = r & 1 ? SOFL_GSO_COPY : SOFL_GSO_ZEROCOPY;
+		int split = r < 1 ? 0 : 2 + (int)(t_rand(&rng) % 6);
+
+		m = run_one(gp, frame, len, link, mode, split, &rng, &g);
+		if (m != n)
+			fprintf(stderr, "mode %d split %d: %d vs %d\n", mode, split, m, n);
+		assert_int_equal(m, n);
+		for (i = 0; i < (n > 0 ? n : 0); i++) {
+			assert_int_equal(g.len[i], f->len[i]);
+			assert_memory_equal(g.f[i], f->f[i], f->len[i]);
+		}
+		flat_free(&g);
+	}
+	return n;
+}
+
+/* The frame Linux produces for segment k, from the builder. */
+static size_t
+expect_seg(uint8_t *buf, const struct t_spec *super, uint32_t k, uint32_t mss, uint32_t n,
+	   int partial, int fixed_id, int accecn)
+{
+	struct t_spec s = *super;
+	size_t left = super->pay_len - (size_t)k * mss;
+
+	s.pay_len = left < mss ? left : mss;
+	s.pay_off = super->pay_off + k * mss;
+	s.seq = super->seq + k * mss;
+	if (!fixed_id)
+		s.ip_id = (uint16_t)(super->ip_id + k);
+	if (k + 1 < n)
+		s.flags &= (uint8_t)~(SOFL_TCP_FIN | SOFL_TCP_PSH);
+	if (k > 0 && !accecn)
+		s.flags &= (uint8_t)~SOFL_TCP_CWR;
+	s.csum = partial ? T_CSUM_PARTIAL : T_CSUM_FULL;
+	return t_build(buf, BIG, &s);
+}
+
+static void
+check_against_builder(const struct t_spec *super, const struct sofl_gso_params *gp,
+		      int expect_n)
+{
+	static uint8_t in[BIG], want[BIG];
+	struct flat f = { 0 };
+	size_t len = t_build(in, sizeof(in), super);
+	uint32_t k;
+	int n = gso_flat(gp, in, len, super->link, &f);
+
+	assert_int_equal(n, expect_n);
+	for (k = 0; k < (uint32_t)n; k++) {
+		size_t wl = expect_seg(want, super, k, n == 1 ? (uint32_t)super->pay_len + 1 :
+				       gp->gso_size, (uint32_t)n,
+				       !!(gp->flags & SOFL_GSO_F_CSUM_PARTIAL),
+				       !!(gp->flags & SOFL_GSO_F_FIXED_ID) || n == 1,
+				       !!(gp->flags & SOFL_GSO_F_ACCECN));
+		if (wl != f.len[k] || memcmp(want, f.f[k], wl)) {
+			fprintf(stderr, "segment %u of %d differs\n", k, n);
+			t_hexdump("want", want, wl < 96 ? wl : 96);
+			t_hexdump("got", f.f[k], f.len[k] < 96 ? f.len[k] : 96);
+		}
+		assert_int_equal(f.len[k], wl);
+		assert_memory_equal(f.f[k], want, wl);
+	}
+	flat_free(&f);
+}
+
+/* ---- the udpgso.c table (offload-rules.md §5.2), MTU 1500 ---- */
+
+struct udpgso_case {
+	int tlen4, tlen6;	/* payload; -1 = derived below */
+	int gso;		/* 0 = no gso_len */
+	int fail;		/* expected error, 0 = success */
+	int nseg4, last4, nseg6, last6;	/* expected count and last size */
+};
+
+static void
+udpgso_run(int ipv, int tlen, int gso, int want_err, int nseg, int lastsz, int hopopts)
+{
+	static uint8_t in[BIG];
+	struct t_spec s;
+	struct sofl_gso_params gp = { 0 };
+	struct flat f = { 0 };
+	size_t len;
+	int n, mss = ipv == 4 ? 1472 : 1452, i;
+
+	t_spec_init(&s, ipv, 17);
+	s.pay_len = (size_t)tlen;
+	s.df = 1;
+	if (hopopts) {
+		s.n_ext = 1;
+		s.ext[0] = (struct t_ext){ .type = 0, .len = 8 };
+	}
+	len = t_build(in, sizeof(in), &s);
+	gp.type = gso ? SOFL_GSO_UDP_L4 : SOFL_GSO_NONE;
+	gp.gso_size = (uint16_t)gso;
+	gp.mtu = 1500;
+	n = gso_flat(&gp, in, len, SOFL_LINK_ETH, &f);
+	if (want_err) {
+		if (n != want_err)
+			fprintf(stderr, "v%d tlen %d gso %d: %d\n", ipv, tlen, gso, n);
+		assert_int_equal(n, want_err);
+		return;
+	}
+	assert_int_equal(n, nseg);
+	for (i = 0; i < n; i++) {
+		struct sofl_pkt p;
+		enum sofl_csum_state ipc, l4c;
+		int want = i + 1 < n ? (gso ? gso : mss) : lastsz;
+
+		assert_int_equal(sofl_pkt_parse(&p, f.f[i], f.len[i], SOFL_LINK_ETH), 0);
+		assert_int_equal(p.pay_len, want);
+		sofl_pkt_csum_check(&p, &ipc, &l4c);
+		assert_int_equal(l4c, SOFL_CSUM_VALID);
+		if (ipv == 4)
+			assert_int_equal(ipc, SOFL_CSUM_VALID);
+		assert_true(p.ip_end - p.l3_off <= 1500);
+	}
+	flat_free(&f);
+	/* and byte for byte against the builder */
+	if (gso && n > 1) {
+		struct sofl_gso_params g2 = gp;
+		check_against_builder(&s, &g2, n);
+	}
+}
+
+static void
+test_udpgso_table(void **state)
+{
+	const int M4 = 1472, M6 = 1452;
+	(void)state;
+	/* #0 .. #16: (ipv, tlen, gso_len, error, segments, last size) */
+	for (int v = 4; v <= 6; v += 2) {
+		int M = v == 4 ? M4 : M6;
+		int cmax = v == 4 ? 44 : 45;
+		int tmax = v == 4 ? 65507 : 65527;
+
+		udpgso_run(v, 1, 0, 0, 1, 1, 0);			/* 0 */
+		udpgso_run(v, M, 0, 0, 1, M, 0);			/* 1 */
+		udpgso_run(v, M + 1, 0, SOFL_E_GSO_SIZE, 0, 0, 0);	/* 2 EMSGSIZE */
+		udpgso_run(v, M, M, 0, 1, M, 0);			/* 3 */
+		udpgso_run(v, M, M + 1, 0, 1, M, 0);			/* 4 */
+		udpgso_run(v, M + 1, M + 2, SOFL_E_GSO_SIZE, 0, 0, 0);	/* 5 */
+		udpgso_run(v, M + 1, M, 0, 2, 1, 0);			/* 6 */
+		udpgso_run(v, 2 * M, M, 0, 2, M, 0);			/* 7 */
+		udpgso_run(v, 2 * M + 1, M, 0, 3, 1, 0);		/* 8 */
+		udpgso_run(v, cmax * M, M, 0, cmax, M, 0);		/* 9 */
+		udpgso_run(v, tmax, M, 0, cmax + 1, tmax - cmax * M, 0);	/* 10 */
+		udpgso_run(v, 1, 1, 0, 1, 1, 0);			/* 12 */
+		udpgso_run(v, 2, 1, 0, 2, 1, 0);			/* 13 */
+		if (v == 6)
+			udpgso_run(v, 2, 1, 0, 2, 1, 1);		/* 13b HBH */
+		udpgso_run(v, 5, 2, 0, 3, 1, 0);			/* 14 */
+		udpgso_run(v, 128, 1, 0, 128, 1, 0);			/* 15 */
+		udpgso_run(v, 129, 1, SOFL_E_GSO_TOO_MANY, 0, 0, 0);	/* 16 EINVAL */
+	}
+	/* the expected last sizes of #10 as the table states them */
+	assert_int_equal(65507 - 44 * 1472, 739);
+	assert_int_equal(65527 - 45 * 1452, 187);
+}
+
+/* #11: 65508 (v4) / 65528 (v6) bytes do not fit the 16-bit IP length: the
+ * datagram cannot even be expressed; the length wraps and is refused. */
+static void
+test_udpgso_case11(void **state)
+{
+	static uint8_t in[BIG];
+	struct t_spec s;
+	struct sofl_pkt p;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_UDP_L4, .gso_size = 1472, .mtu = 1500 };
+	struct sofl_gso_need need;
+	size_t len;
+	(void)state;
+
+	t_spec_init(&s, 4, 17);
+	s.pay_len = 65508;
+	len = t_build(in, sizeof(in), &s);
+	assert_int_equal(sofl_pkt_parse(&p, in, len, SOFL_LINK_ETH), SOFL_E_IPV4_TOTLEN_SHORT);
+	assert_int_equal(sofl_gso_need(&gp, &p, 0, 0, &need), SOFL_E_NOT_IP);
+	t_spec_init(&s, 6, 17);
+	s.pay_len = 65528;
+	len = t_build(in, sizeof(in), &s);
+	/* payload_len wraps to 0: no room for the UDP header */
+	assert_int_equal(sofl_pkt_parse(&p, in, len, SOFL_LINK_ETH), SOFL_E_UDP_TRUNC);
+	assert_int_equal(sofl_gso_need(&gp, &p, 0, 0, &need), SOFL_E_GSO_PROTO);
+}
+
+/* ---- TCP ---- */
+
+static void
+tcp_case(int ipv, uint8_t flags, uint8_t gflags, size_t pay, uint16_t mss, int expect_n)
+{
+	struct t_spec s;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = mss, .flags = gflags };
+
+	t_spec_init(&s, ipv, 6);
+	s.flags = flags;
+	s.pay_len = pay;
+	s.ip_id = 0xfffe;		/* wraps */
+	s.seq = 0xffffff00u;		/* wraps */
+	s.tcp_opts = t_opt_ts;
+	s.tcp_opts_len = sizeof(t_opt_ts);
+	s.csum = T_CSUM_PARTIAL;	/* as a sending host's stack leaves it */
+	s.pay_seed = 3;
+	check_against_builder(&s, &gp, expect_n);
+}
+
+static void
+test_tcp_flags(void **state)
+{
+	const uint8_t all = SOFL_TCP_FIN | SOFL_TCP_PSH | SOFL_TCP_ACK | SOFL_TCP_URG |
+			    SOFL_TCP_ECE | SOFL_TCP_CWR;
+	(void)state;
+	for (int v = 4; v <= 6; v += 2) {
+		tcp_case(v, SOFL_TCP_ACK, 0, 65160, 1448, 45);		/* the anchor */
+		tcp_case(v, SOFL_TCP_ACK | SOFL_TCP_PSH, 0, 65161, 1448, 46);
+		tcp_case(v, all, 0, 5000, 1000, 5);
+		tcp_case(v, all, SOFL_GSO_F_ACCECN, 5000, 1000, 5);
+		tcp_case(v, all, SOFL_GSO_F_FIXED_ID, 4001, 1000, 5);
+		tcp_case(v, all, SOFL_GSO_F_CSUM_PARTIAL, 3000, 1000, 3);
+		tcp_case(v, SOFL_TCP_ACK | SOFL_TCP_CWR, 0, 2, 1, 2);
+		tcp_case(v, all, 0, 1000, 1000, 1);			/* fits: as is */
+		tcp_case(v, all, 0, 999, 1000, 1);
+		tcp_case(v, SOFL_TCP_ACK, 0, 0, 1000, 1);		/* pure ACK */
+	}
+}
+
+/* Direct assertions of the rules (not through the builder). */
+static void
+test_tcp_rules_direct(void **state)
+{
+	static uint8_t in[BIG];
+	struct t_spec s;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 100 };
+	struct flat f = { 0 };
+	size_t len;
+	int n, i;
+	(void)state;
+
+	t_spec_init(&s, 4, 6);
+	s.flags = SOFL_TCP_ACK | SOFL_TCP_PSH | SOFL_TCP_FIN | SOFL_TCP_CWR | SOFL_TCP_ECE;
+	s.pay_len = 250;
+	s.ip_id = 7;
+	s.seq = 1000;
+	len = t_build(in, sizeof(in), &s);
+	n = gso_flat(&gp, in, len, SOFL_LINK_ETH, &f);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++) {
+		struct sofl_pkt p;
+		enum sofl_csum_state a, b;
+
+		assert_int_equal(sofl_pkt_parse(&p, f.f[i], f.len[i], SOFL_LINK_ETH), 0);
+		assert_int_equal(p.tcp_seq, 1000 + 100 * i);
+		assert_int_equal(p.pay_len, i < 2 ? 100 : 50);
+		assert_int_equal(sofl_get16(f.f[i] + 14 + 4), 7 + i);
+		assert_int_equal(sofl_get16(f.f[i] + 14 + 2), 20 + 20 + p.pay_len);
+		assert_int_equal(!!(p.tcp_flags & SOFL_TCP_CWR), i == 0);
+		assert_int_equal(!!(p.tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)), i == 2);
+		assert_true(p.tcp_flags & SOFL_TCP_ECE);
+		assert_true(p.tcp_flags & SOFL_TCP_ACK);
+		sofl_pkt_csum_check(&p, &a, &b);
+		assert_int_equal(a, SOFL_CSUM_VALID);
+		assert_int_equal(b, SOFL_CSUM_VALID);
+		assert_memory_equal(f.f[i] + p.pay_off, in + 54 + 100 * i, p.pay_len);
+	}
+	flat_free(&f);
+}
+
+static void
+test_tcp_ipv6_exthdr(void **state)
+{
+	struct t_spec s;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1400 };
+	(void)state;
+
+	t_spec_init(&s, 6, 6);
+	s.n_ext = 3;
+	s.ext[0] = (struct t_ext){ .type = 0, .len = 8, .fill = 0 };
+	s.ext[1] = (struct t_ext){ .type = 60, .len = 16, .fill = 0 };
+	s.ext[2] = (struct t_ext){ .type = 43, .len = 24, .fill = 0 };
+	s.pay_len = 10000;
+	s.flags = SOFL_TCP_ACK | SOFL_TCP_PSH;
+	s.csum = T_CSUM_PARTIAL;
+	check_against_builder(&s, &gp, 8);
+	gp.flags = SOFL_GSO_F_CSUM_PARTIAL;
+	check_against_builder(&s, &gp, 8);
+}
+
+static void
+test_vlan_raw_options(void **state)
+{
+	static const uint8_t ipopt[4] = { 1, 1, 1, 0 };	/* NOP NOP NOP EOL */
+	struct t_spec s;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 536 };
+	(void)state;
+
+	t_spec_init(&s, 4, 6);
+	s.nvlan = 2;
+	s.vlan_tpid[0] = 0x88a8;
+	s.vlan_tci[0] = 100;
+	s.vlan_tci[1] = 200;
+	s.ip_opts = ipopt;
+	s.ip_opts_len = 4;
+	s.pay_len = 3000;
+	check_against_builder(&s, &gp, 6);
+	t_spec_init(&s, 6, 17);
+	s.link = SOFL_LINK_RAW;
+	s.pay_len = 3000;
+	gp.type = SOFL_GSO_UDP_L4;
+	gp.gso_size = 1200;
+	check_against_builder(&s, &gp, 3);
+}
+
+/* The input checksum field is not trusted: full, partial, zero or garbage
+ * inputs give the same segments. */
+static void
+test_input_csum_ignored(void **state)
+{
+	static uint8_t a[BIG], b[BIG];
+	struct t_spec s;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1000 };
+	struct flat fa = { 0 }, fb = { 0 };
+	size_t la, lb;
+	int csum, i;
+	(void)state;
+
+	for (int proto = 6; proto <= 17; proto += 11) {
+		t_spec_init(&s, 4, proto);
+		s.pay_len = 4500;
+		gp.type = proto == 6 ? SOFL_GSO_TCP : SOFL_GSO_UDP_L4;
+		la = t_build(a, sizeof(a), &s);
+		assert_int_equal(gso_flat(&gp, a, la, SOFL_LINK_ETH, &fa), 5);
+		for (csum = 0; csum < 4; csum++) {
+			s.csum = csum < 3 ? csum : T_CSUM_FULL;
+			lb = t_build(b, sizeof(b), &s);
+			if (csum == 3)
+				b[14 + 20 + (proto == 6 ? 16 : 6)] ^= 0x5a;	/* garbage */
+			assert_int_equal(gso_flat(&gp, b, lb, SOFL_LINK_ETH, &fb), 5);
+			for (i = 0; i < 5; i++) {
+				assert_int_equal(fa.len[i], fb.len[i]);
+				assert_memory_equal(fa.f[i], fb.f[i], fa.len[i]);
+			}
+			flat_free(&fb);
+		}
+		flat_free(&fa);
+	}
+}
+
+/* Make segment 0's checksum come out as 0: TCP keeps 0, UDP sends 0xFFFF. */
+static void
+test_zero_checksum(void **state)
+{
+	static uint8_t in[BIG];
+	(void)state;
+
+	for (int proto = 6; proto <= 17; proto += 11) {
+		struct t_spec s;
+		struct sofl_gso_params gp = { .type = proto == 6 ? SOFL_GSO_TCP : SOFL_GSO_UDP_L4,
+					      .gso_size = 100 };
+		struct flat f = { 0 };
+		struct sofl_pkt p;
+		size_t len;
+		uint32_t sum;
+		uint16_t w;
+		unsigned co = proto == 6 ? 16 : 6;
+
+		t_spec_init(&s, 4, proto);
+		s.pay_len = 300;
+		len = t_build(in, sizeof(in), &s);
+		assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 3);
+		/* segment 0 with its last two payload bytes zero: choose them so
+		 * that the sum folds to 0xFFFF */
+		sofl_put16(f.f[0] + f.len[0] - 2, 0);
+		sofl_put16(f.f[0] + 34 + co, 0);
+		assert_int_equal(sofl_pkt_parse(&p, f.f[0], f.len[0], SOFL_LINK_ETH), 0);
+		sum = sofl_csum_add(sofl_csum_pseudo_v4(s.src, s.dst, (uint8_t)proto,
+							f.len[0] - 34), f.f[0] + 34, f.len[0] - 34);
+		w = (uint16_t)(0xffff - sofl_csum_fold(sum));
+		flat_free(&f);
+		sofl_put16(in + 14 + 20 + (proto == 6 ? 20 : 8) + 98, w);
+		assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 3);
+		assert_int_equal(sofl_get16(f.f[0] + 34 + co), proto == 6 ? 0x0000 : 0xffff);
+		assert_int_equal(sofl_pkt_parse(&p, f.f[0], f.len[0], SOFL_LINK_ETH), 0);
+		{
+			enum sofl_csum_state a, b;
+			sofl_pkt_csum_check(&p, &a, &b);
+			assert_int_equal(b, SOFL_CSUM_VALID);
+		}
+		flat_free(&f);
+	}
+}
+
+/* Pass-through: a partial checksum is completed, the rest is untouched. */
+static void
+test_passthrough(void **state)
+{
+	static uint8_t in[BIG], want[BIG];
+	struct t_spec s;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_NONE };
+	struct flat f = { 0 };
+	size_t len, wl;
+	(void)state;
+
+	for (int proto = 6; proto <= 17; proto += 11) {
+		for (int v = 4; v <= 6; v += 2) {
+			t_spec_init(&s, v, proto);
+			s.pay_len = 777;
+			s.ip_id = 99;
+			s.eth_pad = 0;
+			s.csum = T_CSUM_PARTIAL;
+			len = t_build(in, sizeof(in), &s);
+			s.csum = T_CSUM_FULL;
+			wl = t_build(want, sizeof(want), &s);
+			gp.flags = 0;
+			assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 1);
+			assert_int_equal(f.len[0], wl);
+			assert_memory_equal(f.f[0], want, wl);
+			flat_free(&f);
+			gp.flags = SOFL_GSO_F_CSUM_PARTIAL;
+			s.csum = T_CSUM_FULL;
+			len = t_build(in, sizeof(in), &s);
+			s.csum = T_CSUM_PARTIAL;
+			wl = t_build(want, sizeof(want), &s);
+			assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 1);
+			assert_memory_equal(f.f[0], want, wl);
+			flat_free(&f);
+		}
+	}
+	/* UDP over IPv4 without checksum stays without; padding is not output */
+	t_spec_init(&s, 4, 17);
+	s.pay_len = 10;
+	s.udp_zero_csum = 1;
+	s.eth_pad = 18;
+	len = t_build(in, sizeof(in), &s);
+	gp.flags = 0;
+	assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 1);
+	assert_int_equal(f.len[0], len - 18);
+	assert_memory_equal(f.f[0], in, len - 18);
+	flat_free(&f);
+	/* an ICMP packet passes unchanged */
+	t_spec_init(&s, 4, 1);
+	s.pay_len = 64;
+	len = t_build(in, sizeof(in), &s);
+	assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 1);
+	assert_int_equal(f.len[0], len);
+	assert_memory_equal(f.f[0], in, len);
+	flat_free(&f);
+}
+
+/* ---- IP fragmentation (UFO) ---- */
+
+static void
+reassemble_check(const struct flat *f, const uint8_t *orig, size_t olen, int ipv, uint16_t id,
+		 uint32_t frag_id, uint16_t mtu, uint32_t unfrag)
+{
+	static uint8_t re[BIG];
+	struct sofl_pkt op;
+	uint32_t next = 0, fs;
+	int i;
+
+	assert_int_equal(sofl_pkt_parse(&op, orig, olen, SOFL_LINK_ETH), 0);
+	fs = ipv == 4 ? op.l3_off + op.l3_len : unfrag;
+	for (i = 0; i < f->n; i++) {
+		struct sofl_pkt p;
+		uint32_t off, dlen, doff;
+		int mf;
+
+		assert_int_equal(sofl_pkt_parse(&p, f->f[i], f->len[i], SOFL_LINK_ETH), 0);
+		assert_true(p.is_frag);
+		assert_true(p.ip_end - p.l3_off <= mtu);
+		if (ipv == 4) {
+			uint16_t fo = sofl_get16(f->f[i] + 14 + 6);
+			assert_true(sofl_ipv4_hdr_csum_ok(f->f[i] + 14, p.l3_len));
+			assert_int_equal(sofl_get16(f->f[i] + 14 + 4), id);	/* same ID */
+			assert_int_equal(fo & 0x4000, 0);			/* DF cleared */
+			off = (uint32_t)(fo & 0x1fff) * 8;
+			mf = !!(fo & 0x2000);
+			doff = p.l3_off + p.l3_len;
+			assert_memory_equal(f->f[i] + 14, orig + 14, 2);	/* ver, tos */
+			assert_memory_equal(f->f[i] + 22, orig + 22, 2);	/* ttl, proto */
+			assert_memory_equal(f->f[i] + 26, orig + 26, 8);	/* addresses */
+		} else {
+			const uint8_t *fh = f->f[i] + p.frag_off_hdr;
+			off = sofl_get16(fh + 2) & 0xfff8;
+			mf = sofl_get16(fh + 2) & 1;
+			assert_int_equal(sofl_get32(fh + 4), frag_id);
+			assert_int_equal(p.frag_off_hdr, unfrag);
+			doff = p.frag_off_hdr + 8;
+			/* unfragmentable part as in the original (but its next header) */
+			assert_memory_equal(f->f[i] + 14, orig + 14, 4);
+		}
+		dlen = p.ip_end - doff;
+		assert_int_equal(off, next);
+		assert_int_equal(mf, i + 1 < f->n);
+		if (i + 1 < f->n)
+			assert_int_equal(dlen % 8, 0);
+		memcpy(re + off, f->f[i] + doff, dlen);
+		next = off + dlen;
+	}
+	assert_int_equal(next, op.ip_end - fs);
+	/* the reassembled datagram: the original with its L4 checksum complete */
+	assert_memory_equal(re + (op.l4_off - fs) + 8, orig + op.l4_off + 8, op.ip_end - op.l4_off - 8);
+	{
+		uint32_t l4len = op.ip_end - op.l4_off;
+		uint32_t s = ipv == 4 ?
+			sofl_csum_pseudo_v4(op.key.src, op.key.dst, 17, l4len) :
+			sofl_csum_pseudo_v6(op.key.src, op.key.dst, 17, l4len);
+		assert_int_equal(sofl_csum_fold(sofl_csum_add(s, re + (op.l4_off - fs), l4len)), 0xffff);
+	}
+}
+
+static void
+test_ipfrag(void **state)
+{
+	static uint8_t in[BIG];
+	struct t_spec s;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_IP_FRAG, .mtu = 1500,
+				      .flags = SOFL_GSO_F_IGNORE_DF, .frag_id = 0xabcdef01 };
+	struct flat f = { 0 };
+	size_t len;
+	int n;
+	(void)state;
+
+	/* DPDK anchor workload: 65000 B UDP payload, fragments of 1480 */
+	t_spec_init(&s, 4, 17);
+	s.pay_len = 65000;
+	s.df = 0;
+	s.ip_id = 0x1234;
+	s.csum = T_CSUM_PARTIAL;
+	len = t_build(in, sizeof(in), &s);
+	n = gso_flat(&gp, in, len, SOFL_LINK_ETH, &f);
+	assert_int_equal(n, 44);
+	assert_int_equal(f.len[0], 14 + 1500);
+	reassemble_check(&f, in, len, 4, 0x1234, 0, 1500, 0);
+	flat_free(&f);
+	/* DF set: refused unless IGNORE_DF (Linux UFO clears it) */
+	s.df = 1;
+	len = t_build(in, sizeof(in), &s);
+	gp.flags = 0;
+	assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), SOFL_E_GSO_DF);
+	gp.flags = SOFL_GSO_F_IGNORE_DF;
+	assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 44);
+	reassemble_check(&f, in, len, 4, 0x1234, 0, 1500, 0);
+	flat_free(&f);
+	/* gso_size (virtio UFO) instead of an MTU: 1000 -> units of 1000 */
+	gp.mtu = 0;
+	gp.gso_size = 1000;
+	s.pay_len = 2992;	/* + 8 = 3000 = 3 x 1000 */
+	len = t_build(in, sizeof(in), &s);
+	assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 3);
+	reassemble_check(&f, in, len, 4, 0x1234, 0, 1020, 0);
+	flat_free(&f);
+	s.pay_len = 992;	/* 1000: fits, passes through */
+	len = t_build(in, sizeof(in), &s);
+	assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 1);
+	flat_free(&f);
+
+	/* IPv6 with HBH + routing (unfragmentable) and destination options after */
+	t_spec_init(&s, 6, 17);
+	s.n_ext = 3;
+	s.ext[0] = (struct t_ext){ .type = 0, .len = 8 };
+	s.ext[1] = (struct t_ext){ .type = 43, .len = 24 };
+	s.ext[2] = (struct t_ext){ .type = 60, .len = 16 };
+	s.pay_len = 9000;
+	len = t_build(in, sizeof(in), &s);
+	gp = (struct sofl_gso_params){ .type = SOFL_GSO_IP_FRAG, .mtu = 1280, .frag_id = 77 };
+	n = gso_flat(&gp, in, len, SOFL_LINK_ETH, &f);
+	/* per fragment (1280 - 40 - 32 - 8) & ~7 = 1200 of 16 + 8 + 9000 bytes */
+	assert_int_equal(n, 8);
+	reassemble_check(&f, in, len, 6, 0, 77, 1280, 14 + 40 + 32);
+	flat_free(&f);
+	/* plain IPv6 */
+	t_spec_init(&s, 6, 17);
+	s.pay_len = 3000;
+	len = t_build(in, sizeof(in), &s);
+	n = gso_flat(&gp, in, len, SOFL_LINK_ETH, &f);
+	assert_int_equal(n, 3);
+	reassemble_check(&f, in, len, 6, 0, 77, 1280, 14 + 40);
+	flat_free(&f);
+}
+
+/* ---- errors: specific codes, nothing written ---- */
+
+static void
+expect_err(const struct sofl_gso_params *gp, const uint8_t *frame, size_t len, int want)
+{
+	struct sofl_pkt p;
+	struct sofl_gso_need need;
+	struct sofl_gso_seg seg[4];
+	struct iovec iov[8];
+	uint8_t buf[4096];
+	struct sofl_gso_out out = { .mode = SOFL_GSO_ZEROCOPY, .seg = seg, .seg_cap = 4,
+				    .buf = buf, .buf_cap = sizeof(buf), .iov = iov, .iov_cap = 8 };
+
+	sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
+	memset(seg, 0xa5, sizeof(seg));
+	memset(iov, 0xa5, sizeof(iov));
+	memset(buf, 0xa5, sizeof(buf));
+	assert_int_equal(sofl_gso_segment(gp, &p, NULL, 0, &out), want);
+	assert_int_equal(sofl_gso_need(gp, &p, SOFL_GSO_ZEROCOPY, 0, &need),
+			 want == SOFL_ENOSPC ? 0 : want);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0xa5);
+	for (size_t i = 0; i < sizeof(seg); i++)
+		assert_int_equal(((uint8_t *)seg)[i], 0xa5);
+	for (size_t i = 0; i < sizeof(iov); i++)
+		assert_int_equal(((uint8_t *)iov)[i], 0xa5);
+}
+
+static void
+test_errors(void **state)
+{
+	static uint8_t in[BIG];
+	struct t_spec s;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1000 };
+	size_t len;
+	(void)state;
+
+	t_spec_init(&s, 4, 6);
+	s.pay_len = 3000;
+	len = t_build(in, sizeof(in), &s);
+	gp.gso_size = 0;
+	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
+	gp.gso_size = 1000;
+	gp.max_segs = 2;
+	expect_err(&gp, in, len, SOFL_E_GSO_TOO_MANY);
+	gp.max_segs = 0;
+	gp.type = SOFL_GSO_UDP_L4;
+	expect_err(&gp, in, len, SOFL_E_GSO_PROTO);	/* TCP packet, UDP asked */
+	gp.type = 9;
+	expect_err(&gp, in, len, SOFL_EINVAL);
+	gp.type = SOFL_GSO_TCP;
+	gp.mtu = 1000;					/* 40 + 1000 > 1000 */
+	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
+	gp.mtu = 0;
+	gp.gso_size = 500;				/* 6 segments > seg_cap 4 */
+	expect_err(&gp, in, len, SOFL_ENOSPC);
+	gp.gso_size = 1000;
+	t_spec_init(&s, 4, 17);
+	s.pay_len = 3000;
+	len = t_build(in, sizeof(in), &s);
+	expect_err(&gp, in, len, SOFL_E_GSO_PROTO);	/* UDP packet, TCP asked */
+	/* not IP */
+	t_spec_init(&s, 4, 6);
+	len = t_build_arp(in, sizeof(in), &s);
+	expect_err(&gp, in, len, SOFL_E_NOT_IP);
+	/* an IP fragment */
+	t_spec_init(&s, 4, 17);
+	s.df = 0;
+	s.frag = 0x2000;
+	s.pay_len = 3000;
+	len = t_build(in, sizeof(in), &s);
+	expect_err(&gp, in, len, SOFL_E_FRAGMENT);
+	/* a truncated TCP header: parse stops at L3 */
+	t_spec_init(&s, 4, 6);
+	s.pay_len = 3000;
+	len = t_build(in, sizeof(in), &s);
+	in[14 + 20 + 12] = 0x20;			/* doff 2: 8 bytes < 20 */
+	expect_err(&gp, in, len, SOFL_E_GSO_PROTO);
+	/* IP_FRAG without size nor MTU, and an MTU too small for one unit */
+	t_spec_init(&s, 4, 17);
+	s.pay_len = 3000;
+	s.df = 0;
+	len = t_build(in, sizeof(in), &s);
+	gp = (struct sofl_gso_params){ .type = SOFL_GSO_IP_FRAG };
+	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
+	gp.mtu = 20 + 7;				/* unit 7 & ~7 = 0 */
+	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
+	/* NULLs */
+	assert_int_equal(sofl_gso_segment(NULL, NULL, NULL, 0, NULL), SOFL_EINVAL);
+}
+
+/* Buffers exactly the size sofl_gso_need() gives, checked by canaries; one
+ * byte less is ENOSPC with nothing written. */
+static void
+test_exact_buffers(void **state)
+{
+	static uint8_t in[BIG];
+	struct t_spec s;
+	struct sofl_pkt p;
+	struct sofl_gso_need need;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1448 };
+	size_t len;
+	(void)state;
+
+	t_spec_init(&s, 6, 6);
+	s.pay_len = 20000;
+	len = t_build(in, sizeof(in), &s);
+	assert_int_equal(sofl_pkt_parse(&p, in, len, SOFL_LINK_ETH), 0);
+	for (int mode = 0; mode < 2; mode++) {
+		assert_int_equal(sofl_gso_need(&gp, &p, mode, 0, &need), 0);
+		assert_int_equal(need.nsegs, 14);
+		for (int shrink = 0; shrink < 4; shrink++) {
+			struct sofl_gso_out out = { .mode = mode };
+			uint8_t *buf = malloc(need.buf_bytes + 64);
+			struct sofl_gso_seg *seg = malloc((need.nsegs + 1) * sizeof(*seg));
+			struct iovec *iov = malloc((need.iovs + 1) * sizeof(*iov));
+			int r;
+
+			memset(buf, 0xcc, need.buf_bytes + 64);
+			memset(seg, 0xcc, (need.nsegs + 1) * sizeof(*seg));
+			memset(iov, 0xcc, (need.iovs + 1) * sizeof(*iov));
+			out.buf = buf;
+			out.buf_cap = need.buf_bytes - (shrink == 1);
+			out.seg = seg;
+			out.seg_cap = need.nsegs - (shrink == 2);
+			out.iov = iov;
+			out.iov_cap = need.iovs - (shrink == 3 && mode == 0);
+			r = sofl_gso_segment(&gp, &p, NULL, 0, &out);
+			if (shrink && !(shrink == 3 && mode == 1)) {
+				assert_int_equal(r, SOFL_ENOSPC);
+				assert_int_equal(buf[0], 0xcc);
+				assert_int_equal(((uint8_t *)seg)[0], 0xcc);
+				assert_int_equal(((uint8_t *)iov)[0], 0xcc);
+			} else {
+				assert_int_equal(r, 14);
+			}
+			for (int i = 0; i < 64; i++)
+				assert_int_equal(buf[need.buf_bytes + i], 0xcc);
+			assert_int_equal(((uint8_t *)&seg[need.nsegs])[0], 0xcc);
+			assert_int_equal(((uint8_t *)&iov[need.iovs])[0], 0xcc);
+			free(buf);
+			free(seg);
+			free(iov);
+		}
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_udpgso_table),
+		cmocka_unit_test(test_udpgso_case11),
+		cmocka_unit_test(test_tcp_flags),
+		cmocka_unit_test(test_tcp_rules_direct),
+		cmocka_unit_test(test_tcp_ipv6_exthdr),
+		cmocka_unit_test(test_vlan_raw_options),
+		cmocka_unit_test(test_input_csum_ignored),
+		cmocka_unit_test(test_zero_checksum),
+		cmocka_unit_test(test_passthrough),
+		cmocka_unit_test(test_ipfrag),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_exact_buffers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

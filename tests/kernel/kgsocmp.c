@@ -1,0 +1,172 @@
+/* kgsocmp — segments super-packets with softoffload (library API: the
+ * virtio header translated by sofl_vnet_to_gso(), then sofl_gso_segment()
+ * with complete checksums) and compares, super-packet by super-packet, with
+ * the segments the kernel produced (kgso).  See docs/kernel-oracle.md.
+ *
+ * Compared: the number of segments (0 when the kernel refused the virtio
+ * header or dropped the packet, which must match our rejection) and every
+ * byte of every segment.  The kernel's segments left a veth with
+ * tx-checksumming off, so their checksums are complete; ours are computed
+ * complete as well: nothing is normalised.
+ *
+ * usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap -x kernel.vnet -n kernel.counts [-w ours.pcap]
+ * Exit: 0 identical, 1 different, 2 usage/I/O.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "softoffload/gso.h"
+#include "softoffload/vnet.h"
+#include "kutil.h"
+
+#define SHOW_MAX 10
+#define MAX_SEGS 65536
+
+static size_t shown;
+
+static void
+note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (shown++ >= SHOW_MAX)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* Ours for one super-packet, appended to *out. @return segments, or a
+ * negative code when we refuse it. */
+static int
+segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, uint8_t *buf,
+	    size_t cap)
+{
+	struct sofl_gso_params gp;
+	struct sofl_gso_need need;
+	struct sofl_gso_out o;
+	struct sofl_pkt p;
+	int e, n, i;
+
+	(void)sofl_pkt_parse(&p, r->data, r->len, SOFL_LINK_ETH);
+	e = sofl_vnet_to_gso(&r->vh, &p, 0, &gp);
+	if (e < 0)
+		return e;
+	if (e == 0 && !(r->vh.flags & SOFL_VNET_F_NEEDS_CSUM)) {
+		/* Not GSO and no checksum to finish: forwarded as it is. */
+		kset_add(out, r->data, r->len, NULL);
+		return 1;
+	}
+	if ((e = sofl_gso_need(&gp, &p, SOFL_GSO_COPY, 0, &need)) < 0)
+		return e;
+	if (need.buf_bytes > cap || need.nsegs > MAX_SEGS)
+		k_die("kgsocmp: buffers too small for %u segments", need.nsegs);
+	memset(&o, 0, sizeof(o));
+	o.mode = SOFL_GSO_COPY;
+	o.seg = segs;
+	o.seg_cap = MAX_SEGS;
+	o.buf = buf;
+	o.buf_cap = cap;
+	n = sofl_gso_segment(&gp, &p, NULL, 0, &o);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		kset_add(out, segs[i].data, segs[i].len, NULL);
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *r = NULL, *m = NULL, *kp = NULL, *kx = NULL, *kn = NULL, *w = NULL;
+	struct kset in = { 0 }, kern = { 0 }, ours = { 0 };
+	size_t i, bad = 0, nsegs = 0, refused = 0;
+	struct sofl_gso_seg *segs;
+	uint8_t *buf;
+	size_t cap = 64u << 20;
+	FILE *cf;
+	int c;
+
+	while ((c = getopt(argc, argv, "r:m:k:x:n:w:")) != -1) {
+		switch (c) {
+		case 'r': r = optarg; break;
+		case 'm': m = optarg; break;
+		case 'k': kp = optarg; break;
+		case 'x': kx = optarg; break;
+		case 'n': kn = optarg; break;
+		case 'w': w = optarg; break;
+		default:
+			fprintf(stderr, "usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap "
+				"-x kernel.vnet -n kernel.counts [-w ours.pcap]\n");
+			return 2;
+		}
+	}
+	if (!r || !m || !kp || !kx || !kn)
+		k_die("kgsocmp: -r -m -k -x -n are required");
+	kset_read(&in, r, m);
+	kset_read(&kern, kp, kx);
+	cf = fopen(kn, "r");
+	if (!cf)
+		k_die("%s: %s", kn, strerror(errno));
+	segs = calloc(MAX_SEGS, sizeof(*segs));
+	buf = malloc(cap);
+	if (!segs || !buf)
+		k_die("out of memory");
+	for (i = 0; i < in.n; i++) {
+		size_t kcount, kfirst, first = ours.n, j;
+		int n;
+
+		if (fscanf(cf, "%zu %zu", &kcount, &kfirst) != 2)
+			k_die("%s: line %zu: expected 2 numbers", kn, i + 1);
+		if (kfirst + kcount > kern.n)
+			k_die("%s: line %zu: beyond the kernel's capture", kn, i + 1);
+		n = segment_one(&in.r[i], &ours, segs, buf, cap);
+		if (n < 0) {
+			refused++;
+			if (kcount != 0) {
+				bad++;
+				note("  super-packet %zu: we refuse it (%s), the kernel made %zu segments\n",
+				     i, sofl_strerror(n), kcount);
+			}
+			continue;
+		}
+		nsegs += (size_t)n;
+		if ((size_t)n != kcount) {
+			bad++;
+			note("  super-packet %zu (%u bytes, gso_type %u, gso_size %u): kernel %zu "
+			     "segments, ours %d\n", i, in.r[i].len, in.r[i].vh.gso_type,
+			     in.r[i].vh.gso_size, kcount, n);
+			continue;
+		}
+		for (j = 0; j < kcount; j++) {
+			const struct krec *k = &kern.r[kfirst + j], *o = &ours.r[first + j];
+			uint32_t b, lim = k->len < o->len ? k->len : o->len;
+
+			if (k->len == o->len && !memcmp(k->data, o->data, k->len))
+				continue;
+			for (b = 0; b < lim && k->data[b] == o->data[b]; b++)
+				;
+			bad++;
+			note("  super-packet %zu segment %zu: kernel %u bytes, ours %u, first "
+			     "difference at byte %u\n", i, j, k->len, o->len, b);
+			break;
+		}
+	}
+	fclose(cf);
+	if (w)
+		kset_write(&ours, w, NULL);
+	printf("kgsocmp: %zu super-packets (%zu refused by both), %zu segments compared, "
+	       "%zu mismatches\n", in.n, refused, nsegs, bad);
+	kset_free(&in);
+	kset_free(&kern);
+	kset_free(&ours);
+	free(segs);
+	free(buf);
+	return bad != 0;
+}

@@ -385,6 +385,42 @@ rss_one(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out 
 }
 
 SOFL_API int
+sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
+	       uint8_t in[SOFL_RSS_INPUT_MAX], size_t *len)
+{
+	const struct sofl_flow_key *k;
+	struct sofl_rss_out o;
+	size_t alen, n;
+	int type, sa, sw;
+	uint16_t sp, dp;
+
+	if (!r || !p || !in || !len)
+		return SOFL_EINVAL;
+	/* one place decides the type and the swaps: rss_one() */
+	type = rss_one(r, p, &o);
+	*len = 0;
+	if (type == SOFL_RSS_NONE)
+		return type;
+	k = &p->key;
+	alen = k->family == 6 ? 16 : 4;
+	n = 2 * alen + (type == SOFL_RSS_IPV4 || type == SOFL_RSS_IPV6 ? 0 : 4);
+	sa = (r->flags & SOFL_RSS_SYMMETRIC) && addr_gt(k->src, k->dst, alen);
+	sw = (r->flags & SOFL_RSS_SYMMETRIC) && k->sport > k->dport;
+	memcpy(in, sa ? k->dst : k->src, alen);
+	memcpy(in + alen, sa ? k->src : k->dst, alen);
+	if (n > 2 * alen) {
+		sp = sw ? k->dport : k->sport;
+		dp = sw ? k->sport : k->dport;
+		in[2 * alen] = (uint8_t)(sp >> 8);
+		in[2 * alen + 1] = (uint8_t)sp;
+		in[2 * alen + 2] = (uint8_t)(dp >> 8);
+		in[2 * alen + 3] = (uint8_t)dp;
+	}
+	*len = n;
+	return type;
+}
+
+SOFL_API int
 sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
 {
 	if (!r || !p || !out)

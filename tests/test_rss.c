@@ -145,6 +145,17 @@ pkt_rss(struct sofl_rss *r, const struct t_spec *s, struct sofl_rss_out *o)
 		assert_int_equal(x.hash, o->hash);
 		assert_int_equal(x.queue, o->queue);
 	}
+	{
+		/* the input it reports is what was hashed */
+		uint8_t in[SOFL_RSS_INPUT_MAX];
+		size_t n = 99;
+
+		assert_int_equal(sofl_rss_input(r, &p, in, &n), type);
+		assert_int_equal(n, type == SOFL_RSS_NONE ? 0 :
+				 type == SOFL_RSS_IPV4 ? 8 : type == SOFL_RSS_IPV6 ? 32 :
+				 type <= SOFL_RSS_IPV4_UDP ? 12 : 36);
+		assert_int_equal(o->hash, sofl_rss_toeplitz(sofl_rss_default_key, 40, in, n));
+	}
 	return type;
 }
 

@@ -3,3 +3,4 @@
  * (argv[0] is the subcommand name).  Exit codes: 0 ok, 1 "found something bad"
  * (where the command defines it), 2 usage or I/O error. */
 CMD(csum, "classify IPv4/TCP/UDP checksums in a capture; --fix completes them")
+CMD(rss, "Toeplitz RSS: per-packet hash and queue, per-queue packet/flow spread")

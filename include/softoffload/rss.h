@@ -183,6 +183,14 @@ SOFL_API int sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in,
 SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
 			  struct sofl_rss_out *out);
 
+/* sofl_rss_input() :
+ * The bytes sofl_rss_pkt() hashes for @p (after the symmetric sort, if the
+ * engine has it): in[0..*len), *len = 8, 12, 32 or 36, or 0 for no hash.
+ * For flow accounting, checking a NIC's hash, or sofl_rss_toeplitz().
+ * @return the enum sofl_rss_type (0 = no hash), or SOFL_EINVAL. */
+SOFL_API int sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
+			    uint8_t in[SOFL_RSS_INPUT_MAX], size_t *len);
+
 /* sofl_rss_burst() :
  * sofl_rss_pkt() on pkts[0..n), results in out[0..n).
  * @return the number of packets that got a hash (type > 0), or SOFL_EINVAL

@@ -1,0 +1,491 @@
+/* softoffload rss: which receive queue would each packet of a capture reach
+ * under Toeplitz RSS, and how evenly do packets and flows spread?
+ *
+ * Each record is parsed once with sofl_pkt_parse() and hashed with
+ * sofl_rss_pkt().  A record cut short by the capture (caplen < len) is parsed
+ * as if its missing bytes were zero, so that its headers are still read; its
+ * hash is reported only if every byte the hash uses was captured.  A flow is
+ * one hash input (sofl_rss_input()): in symmetric mode both directions of a
+ * connection are one flow. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "pcapio.h"
+#include "softoffload/pkt.h"
+#include "softoffload/rss.h"
+
+#define WIRE_MAX 262144		/* longest record we widen to its wire length */
+
+struct rss_opts {
+	const char *in, *table;
+	const char *key_hex;
+	unsigned long queues;
+	int symmetric, tsv;
+};
+
+/* distinct hash inputs: open addressing, keyed by type + input bytes */
+struct flow {
+	uint8_t used, type, len;
+	uint16_t queue;
+	uint8_t in[SOFL_RSS_INPUT_MAX];
+	uint32_t hash;
+};
+
+struct flowset {
+	struct flow *f;
+	size_t cap, n;		/* cap: power of two */
+};
+
+struct rss_stats {
+	unsigned long long records, hashed, not_ip, malformed, trunc;
+	unsigned long long by_type[SOFL_RSS_IPV6_UDP + 1];
+	unsigned long long *pkts, *flows;	/* per queue */
+};
+
+static int
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: softoffload rss FILE --queues N [--key HEX] [--symmetric] [--table TFILE]\n"
+"                           [--format text|tsv]\n"
+"\n"
+"Computes the Toeplitz RSS hash of every packet in FILE (pcap or pcapng;\n"
+"Ethernet or raw IP) and the receive queue an indirection table maps it to,\n"
+"as a NIC would, and prints per-queue packet and flow counts.\n"
+"\n"
+"Hash input (source first): IPv4/IPv6 src dst, plus sport dport for TCP and\n"
+"UDP.  Fragments (first one included) and other protocols use the addresses\n"
+"only.  Non-IP packets get no hash.  Queue = table[hash & (entries - 1)].\n"
+"\n"
+"  --queues N      number of receive queues (1..65535); the default table\n"
+"                  has 128 entries, entry i -> queue i %% N\n"
+"  --key HEX       Toeplitz key, 40 to 52 bytes in hex ('6d5a56da...',\n"
+"                  ':' '-' and blanks between bytes allowed);\n"
+"                  default: the Microsoft key 6d5a56da...beac01fa\n"
+"  --symmetric     sort the two addresses and, separately, the two ports\n"
+"                  before hashing: both directions of a flow hash alike\n"
+"  --table TFILE   indirection table, in one of two forms ('#' starts a\n"
+"                  comment; blank lines are ignored):\n"
+"                    queue numbers, one per entry, in entry order (whitespace\n"
+"                    separated, usually one per line); the count is the table\n"
+"                    size and must be a power of two, 1..512\n"
+"                  or a single line\n"
+"                    weight W0 W1 ...\n"
+"                  128 entries shared out in proportion to the weights of\n"
+"                  queues 0, 1, ... in contiguous runs (ethtool -X weight)\n"
+"  --format text   per-queue table and summary (default)\n"
+"  --format tsv    one line per packet: number<TAB>hash<TAB>queue, packets\n"
+"                  numbered from 1, hash as 0x%%08x, queue from 0; '-' for\n"
+"                  both when a packet has no hash (not IP, malformed, or its\n"
+"                  hash input was not captured)\n"
+"\n"
+"Text output: for each queue its packets and flows (distinct hash inputs:\n"
+"in symmetric mode both directions are one flow), then the spread:\n"
+"max/mean of the per-queue counts (1.00 = perfectly even, N = all on one\n"
+"queue; the mean is over all N queues).\n"
+"\n"
+"Exit status: 0 ok, 2 usage error, unreadable file or unsupported link type.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int
+parse_args(int argc, char **argv, struct rss_opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return 1;
+		if (!strcmp(a, "--symmetric")) {
+			o->symmetric = 1;
+		} else if (!strcmp(a, "--queues") || !strcmp(a, "--key") ||
+			   !strcmp(a, "--table") || !strcmp(a, "--format")) {
+			const char *v = i + 1 < argc ? argv[++i] : NULL;
+
+			if (!v)
+				return cli_error("rss: %s needs a value", a);
+			if (!strcmp(a, "--queues")) {
+				long long q = cli_uint("rss: --queues", v, SOFL_RSS_QUEUES_MAX);
+				if (q < 0)
+					return 2;
+				if (q == 0)
+					return cli_error("rss: --queues must be at least 1");
+				o->queues = (unsigned long)q;
+			} else if (!strcmp(a, "--key")) {
+				o->key_hex = v;
+			} else if (!strcmp(a, "--table")) {
+				o->table = v;
+			} else if (!strcmp(v, "tsv")) {
+				o->tsv = 1;
+			} else if (strcmp(v, "text")) {
+				return cli_error("rss: --format: '%s' is not text or tsv", v);
+			}
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return cli_error("rss: unknown option '%s' (see --help)", a);
+		} else if (o->in) {
+			return cli_error("rss: more than one input file");
+		} else {
+			o->in = a;
+		}
+	}
+	if (!o->in)
+		return cli_error("rss: no input file (see --help)");
+	if (!o->queues)
+		return cli_error("rss: --queues N is required");
+	return 0;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* "6d5a..." or "6d:5a:..."; @return the length, or -1 (message printed). */
+static int
+parse_key(const char *s, uint8_t *key)
+{
+	int n = 0, hi, lo;
+
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		s += 2;
+	while (*s) {
+		if (*s == ':' || *s == '-' || *s == ' ' || *s == '\t') {
+			s++;
+			continue;
+		}
+		hi = hexval((unsigned char)s[0]);
+		lo = s[1] ? hexval((unsigned char)s[1]) : -1;
+		if (hi < 0 || lo < 0) {
+			cli_error("rss: --key: not a hex byte at '%.8s'", s);
+			return -1;
+		}
+		if (n == SOFL_RSS_KEY_MAX) {
+			cli_error("rss: --key: longer than %d bytes", SOFL_RSS_KEY_MAX);
+			return -1;
+		}
+		key[n++] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+	}
+	if (n < SOFL_RSS_KEY_LEN) {
+		cli_error("rss: --key: %d bytes; need %d to %d", n, SOFL_RSS_KEY_LEN,
+			  SOFL_RSS_KEY_MAX);
+		return -1;
+	}
+	return n;
+}
+
+/* Reads TFILE into the engine (see usage()); @return 0 or 2 (printed). */
+static int
+load_table(struct sofl_rss *r, const char *path, unsigned nq)
+{
+	unsigned vals[SOFL_RSS_RETA_MAX], n = 0, i;
+	int weights = 0, words = 0, err = 0;
+	char line[4096];
+	unsigned lineno = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return cli_error("rss: --table %s: cannot open", path);
+	while (!err && fgets(line, sizeof(line), f)) {
+		char *save = NULL, *w, *c = strchr(line, '#');
+
+		lineno++;
+		if (c)
+			*c = '\0';
+		for (w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+			char *end;
+			unsigned long v;
+
+			if (!strcmp(w, "weight") && words == 0) {
+				weights = 1;
+				words++;
+				continue;
+			}
+			words++;
+			v = strtoul(w, &end, 10);
+			if (*end || *w == '-' || end == w) {
+				cli_error("rss: --table %s:%u: '%s' is not a number", path, lineno, w);
+				err = 1;
+				break;
+			}
+			if (n == (weights ? nq : SOFL_RSS_RETA_MAX)) {
+				cli_error(weights ? "rss: --table %s:%u: more weights than --queues" :
+					  "rss: --table %s:%u: more than 512 entries", path, lineno);
+				err = 1;
+				break;
+			}
+			if ((!weights && v >= nq) || v > 0xffffffffUL) {
+				cli_error("rss: --table %s:%u: %s %lu is out of range (queues 0..%u)",
+					  path, lineno, weights ? "weight" : "queue", v, nq - 1);
+				err = 1;
+				break;
+			}
+			vals[n++] = (unsigned)v;
+		}
+	}
+	fclose(f);
+	if (err)
+		return 2;
+	if (weights) {
+		/* queues past the listed weights get no entry */
+		if (n == 0 || sofl_rss_reta_weights(r, SOFL_RSS_RETA_DEFAULT, vals, n) != 0)
+			return cli_error("rss: --table %s: weights must not all be 0", path);
+		return 0;
+	}
+	if (n == 0 || (n & (n - 1)))
+		return cli_error("rss: --table %s: %u entries; need a power of two from 1 to 512",
+				 path, n);
+	if (sofl_rss_reta_fill(r, n, nq) != 0)
+		return cli_error("rss: --table %s: cannot size the table", path);
+	for (i = 0; i < n; i++)
+		sofl_rss_reta_set(r, i, vals[i]);
+	return 0;
+}
+
+static int
+flow_add(struct flowset *s, const uint8_t *in, size_t len, int type, uint32_t hash, unsigned q)
+{
+	size_t i, j;
+
+	if (2 * (s->n + 1) > s->cap) {
+		size_t ncap = s->cap ? 2 * s->cap : 1024;
+		struct flow *nf = calloc(ncap, sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		for (i = 0; i < s->cap; i++) {
+			if (!s->f[i].used)
+				continue;
+			for (j = s->f[i].hash & (ncap - 1); nf[j].used; j = (j + 1) & (ncap - 1))
+				;
+			nf[j] = s->f[i];
+		}
+		free(s->f);
+		s->f = nf;
+		s->cap = ncap;
+	}
+	/* the Toeplitz hash itself spreads the slots */
+	for (j = hash & (s->cap - 1); s->f[j].used; j = (j + 1) & (s->cap - 1))
+		if (s->f[j].type == type && s->f[j].len == len && !memcmp(s->f[j].in, in, len))
+			return 0;
+	s->f[j].used = 1;
+	s->f[j].type = (uint8_t)type;
+	s->f[j].len = (uint8_t)len;
+	s->f[j].queue = (uint16_t)q;
+	s->f[j].hash = hash;
+	memcpy(s->f[j].in, in, len);
+	s->n++;
+	return 1;
+}
+
+/* For a record cut by the snap length: were the whole IP header chain and,
+ * when the hash uses them, the ports captured (inside the first @caplen
+ * bytes)?  Then the zeros standing in for the rest changed nothing. */
+static int
+input_captured(const struct sofl_pkt *p, int type, uint32_t caplen)
+{
+	uint32_t need = (uint32_t)p->l3_off + p->l3_len;
+
+	if (type != SOFL_RSS_IPV4 && type != SOFL_RSS_IPV6 && (uint32_t)p->l4_off + 4 > need)
+		need = (uint32_t)p->l4_off + 4;
+	return need <= caplen;
+}
+
+static void
+tsv_line(unsigned long long n, const struct sofl_rss_out *o)
+{
+	if (o)
+		printf("%llu\t0x%08x\t%u\n", n, o->hash, o->queue);
+	else
+		printf("%llu\t-\t-\n", n);
+}
+
+/* One record: @n bytes at @data to parse, of which the first @caplen are real. */
+static int
+rss_record(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats *st,
+	   struct flowset *fs, const uint8_t *data, uint32_t n, uint32_t caplen,
+	   enum sofl_link link)
+{
+	struct sofl_pkt p;
+	struct sofl_rss_out out;
+	uint8_t in[SOFL_RSS_INPUT_MAX];
+	size_t len;
+	int err, type;
+
+	st->records++;
+	err = sofl_pkt_parse(&p, data, n, link);
+	type = sofl_rss_pkt(r, &p, &out);
+	if (type <= 0) {
+		if (err == 0 && p.ipv == 0)
+			st->not_ip++;
+		else
+			st->malformed++;
+		if (o->tsv)
+			tsv_line(st->records, NULL);
+		return 0;
+	}
+	/* in a widened record a parse error may come from the zeros: only an
+	 * error-free parse of captured headers is trusted */
+	if (n != caplen && (err != 0 || !input_captured(&p, type, caplen))) {
+		st->trunc++;
+		if (o->tsv)
+			tsv_line(st->records, NULL);
+		return 0;
+	}
+	st->hashed++;
+	st->by_type[type]++;
+	st->pkts[out.queue]++;
+	if (o->tsv) {
+		tsv_line(st->records, &out);
+		return 0;
+	}
+	sofl_rss_input(r, &p, in, &len);
+	switch (flow_add(fs, in, len, type, out.hash, out.queue)) {
+	case 1:
+		st->flows[out.queue]++;
+		return 0;
+	case 0:
+		return 0;
+	default:
+		return cli_error("out of memory");
+	}
+}
+
+static int
+run(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats *st,
+    enum sofl_link *link)
+{
+	struct pcap_in *in;
+	struct pcap_rec rec;
+	struct flowset fs = { NULL, 0, 0 };
+	uint8_t *wide = calloc(1, WIRE_MAX);
+	int rc, ret = 0;
+
+	if (!wide)
+		return cli_error("out of memory");
+	in = pcapin_open(o->in, link, NULL);
+	if (!in) {
+		free(wide);
+		return 2;
+	}
+	while ((rc = pcapin_next(in, &rec)) == 1) {
+		const uint8_t *d = rec.data;
+		uint32_t n = rec.caplen;
+
+		/* a record cut by the snap length: give the parser its wire
+		 * length with zeros for the missing bytes, so the headers that
+		 * were captured are still read (input_captured() then checks
+		 * that the hash did not use any of the zeros) */
+		if (rec.len > rec.caplen && rec.caplen < WIRE_MAX) {
+			n = rec.len < WIRE_MAX ? rec.len : WIRE_MAX;
+			memcpy(wide, rec.data, rec.caplen);
+			memset(wide + rec.caplen, 0, n - rec.caplen);
+			d = wide;
+		}
+		if (rss_record(r, o, st, &fs, d, n, rec.caplen, *link) != 0) {
+			ret = 2;
+			break;
+		}
+	}
+	if (rc < 0)
+		ret = 2;
+	pcapin_close(in);
+	free(fs.f);
+	free(wide);
+	return ret;
+}
+
+static double
+max_over_mean(const unsigned long long *v, unsigned n)
+{
+	unsigned long long max = 0, sum = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		sum += v[i];
+		if (v[i] > max)
+			max = v[i];
+	}
+	return sum ? (double)max * n / (double)sum : 0.0;
+}
+
+static void
+print_text(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_stats *st,
+	   enum sofl_link link)
+{
+	static const char *const tname[] = {
+		"", "IPv4", "IPv4/TCP", "IPv4/UDP", "IPv6", "IPv6/TCP", "IPv6/UDP",
+	};
+	unsigned long long nflows = 0;
+	unsigned q, nq = (unsigned)o->queues;
+	int t;
+
+	for (q = 0; q < nq; q++)
+		nflows += st->flows[q];
+	printf("%s: %llu packets (%s)\n", o->in, st->records,
+	       link == SOFL_LINK_ETH ? "Ethernet" : "raw IP");
+	printf("  hashed %llu:", st->hashed);
+	for (t = SOFL_RSS_IPV4; t <= SOFL_RSS_IPV6_UDP; t++)
+		printf(" %s %llu%s", tname[t], st->by_type[t], t < SOFL_RSS_IPV6_UDP ? "," : "\n");
+	printf("  no hash: %llu not IP, %llu malformed, %llu hash input not captured\n",
+	       st->not_ip, st->malformed, st->trunc);
+	printf("  key %s, %s, table %u entries over %u queues, impl %s\n",
+	       o->key_hex ? "from --key" : "Microsoft default",
+	       o->symmetric ? "symmetric (sorted addresses and ports)" : "not symmetric",
+	       sofl_rss_reta_size(r), nq, sofl_rss_impl_name(r));
+	printf("queue\tpackets\tflows\n");
+	for (q = 0; q < nq; q++)
+		printf("%u\t%llu\t%llu\n", q, st->pkts[q], st->flows[q]);
+	printf("total\t%llu\t%llu\n", st->hashed, nflows);
+	printf("spread (max/mean per queue; 1.00 = even, %u = all on one queue): "
+	       "packets %.2f, flows %.2f\n", nq, max_over_mean(st->pkts, nq),
+	       max_over_mean(st->flows, nq));
+}
+
+int
+cmd_rss(int argc, char **argv)
+{
+	static struct sofl_rss rss;
+	struct rss_opts o;
+	struct rss_stats st;
+	enum sofl_link link = SOFL_LINK_ETH;
+	uint8_t key[SOFL_RSS_KEY_MAX];
+	int klen = 0, rc;
+
+	rc = parse_args(argc, argv, &o);
+	if (rc == 1)
+		return usage(stdout);
+	if (rc)
+		return rc;
+	if (o.key_hex && (klen = parse_key(o.key_hex, key)) < 0)
+		return 2;
+	if (sofl_rss_init(&rss, o.key_hex ? key : NULL, (size_t)klen, (unsigned)o.queues,
+			  o.symmetric ? SOFL_RSS_SYMMETRIC : 0) != 0)
+		return cli_error("rss: bad key or queue count");
+	if (o.table && (rc = load_table(&rss, o.table, (unsigned)o.queues)) != 0)
+		return rc;
+	memset(&st, 0, sizeof(st));
+	st.pkts = calloc(o.queues, sizeof(*st.pkts));
+	st.flows = calloc(o.queues, sizeof(*st.flows));
+	if (!st.pkts || !st.flows) {
+		free(st.pkts);
+		free(st.flows);
+		return cli_error("out of memory");
+	}
+	rc = run(&rss, &o, &st, &link);
+	if (!o.tsv && !(rc == 2 && st.records == 0))
+		print_text(&rss, &o, &st, link);
+	free(st.pkts);
+	free(st.flows);
+	return rc;
+}

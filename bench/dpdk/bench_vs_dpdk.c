@@ -992,6 +992,46 @@ m_dpdk_gro(void *arg)
 	return ticks_median_ns(v, a->calls) / (double)a->n;
 }
 
+/* Software parsing alone, 32 frames: rte_net_get_ptype() (what DPDK's GRO
+ * needs done before it when no NIC classifies) vs sofl_pkt_parse() (what
+ * every softoffload engine starts with). */
+struct parse_arg {
+	struct dg *g;
+	const struct burst *b;
+	int calls;
+};
+
+static double
+m_parse(void *arg)
+{
+	struct parse_arg *a = arg;
+	double v[MAXCALL];
+	uint64_t acc = 0;
+
+	for (int c = 0; c < a->calls; c++) {
+		uint64_t t0, t1;
+
+		if (a->g) {
+			t0 = tic();
+			acc += dg_classify(a->g);
+			t1 = toc();
+		} else {
+			struct sofl_pkt p;
+			t0 = tic();
+			for (int i = 0; i < a->b->n; i++) {
+				const uint8_t *f = a->b->frame[i];
+				LAUNDER(f);
+				sofl_pkt_parse(&p, f, a->b->len[i], SOFL_LINK_ETH);
+				acc += p.l4_off;
+			}
+			t1 = toc();
+		}
+		v[c] = (double)(t1 - t0) - timer_ovh;
+	}
+	bench_sink(acc);
+	return ticks_median_ns(v, a->calls) / (double)a->b->n;
+}
+
 static long
 dg_out_fn(void *eng, int i, uint8_t *buf, size_t cap)
 {
@@ -1037,6 +1077,13 @@ setup_gro_dpdk(void)
 		if (stale)
 			printf("note gro %s: DPDK left %d of %d IPv4 header checksums stale\n", b->id,
 			       stale, n);
+		if (w == W1) {
+			struct parse_arg *pd = xalloc(sizeof(*pd)), *po = xalloc(sizeof(*po));
+			*pd = (struct parse_arg){ g, b, calls };
+			*po = (struct parse_arg){ NULL, b, calls };
+			add_cmp(add_row("gro", "pkt", m_parse, pd, 0, "rte_net_get_ptype_tcp4_1514B"),
+				add_row("gro", "pkt", m_parse, po, 0, "sofl_pkt_parse_tcp4_1514B"));
+		}
 		for (int parse = 0; parse < 2; parse++) {
 			struct gro_arg *a = xalloc(sizeof(*a));
 			/* X's frames are TCP labelled UDP: a parser would see TCP */

@@ -172,9 +172,11 @@ dg_run(struct dg *g)
 	return g->nout;
 }
 
-int
-dg_run_parse(struct dg *g)
+uint32_t
+dg_classify(struct dg *g)
 {
+	uint32_t acc = 0;
+
 	for (int i = 0; i < g->n; i++) {
 		struct rte_mbuf *m = g->pkts[i];
 		struct rte_net_hdr_lens hl;
@@ -183,7 +185,15 @@ dg_run_parse(struct dg *g)
 		m->l2_len = hl.l2_len;
 		m->l3_len = hl.l3_len;
 		m->l4_len = hl.l4_len;
+		acc ^= m->packet_type;
 	}
+	return acc;
+}
+
+int
+dg_run_parse(struct dg *g)
+{
+	dg_classify(g);
 	return dg_run(g);
 }
 

@@ -27,6 +27,9 @@ int dg_run(struct dg *g);			/* rte_gro_reassemble_burst; @return packets out */
  * (packet_type, l2/l3/l4_len), as an application without NIC parsing must:
  * the like-for-like comparison with an engine that parses. */
 int dg_run_parse(struct dg *g);
+/* Only the classification step of dg_run_parse(): rte_net_get_ptype() on
+ * every mbuf of the burst.  @return a value to consume (ptype bits). */
+uint32_t dg_classify(struct dg *g);
 /* Output i of the last run, linearised into buf.  @return its length, -1 if it
  * does not fit or the chain is inconsistent (nb_segs, pkt_len). */
 long dg_out(struct dg *g, int i, uint8_t *buf, size_t cap);

@@ -4,3 +4,4 @@
  * (where the command defines it), 2 usage or I/O error. */
 CMD(csum, "classify IPv4/TCP/UDP checksums in a capture; --fix completes them")
 CMD(rss, "Toeplitz RSS: per-packet hash and queue, per-queue packet/flow spread")
+CMD(gro, "GRO/LRO: coalesce a capture as NIC receive polls (Linux 6.18 rules)")

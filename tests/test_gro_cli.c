@@ -1,0 +1,302 @@
+/* Description: `softoffload gro` end to end: writes captures with libpcap,
+ * runs $BUILD/softoffload and checks the output capture (packet count,
+ * payload sizes, link type, checksums full/partial), --poll-sizes (list and
+ * file), --poll-max, --poll-gap-us, --stats, --partial-ok and usage errors. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "helpers.h"
+
+static char dir[256], cli[512];
+
+struct pk {
+	uint8_t b[2048];
+	uint32_t len;
+	uint64_t ts_us;
+};
+
+/* flow of @n segments of @pay bytes, 1 us apart, then a pure ACK */
+static int
+make_flow(struct pk *pk, int n, int pay, int link, int csum, uint64_t gap_after, uint64_t gap)
+{
+	struct t_spec s;
+	int i;
+
+	for (i = 0; i <= n; i++) {
+		t_spec_init(&s, 4, 6);
+		s.link = link;
+		s.seq = 1000 + (uint32_t)(i * pay);
+		s.pay_off = (uint32_t)(i * pay);
+		s.pay_len = i < n ? (size_t)pay : 0;
+		s.ip_id = (uint16_t)(7 + i);
+		s.csum = csum;
+		pk[i].len = (uint32_t)t_build(pk[i].b, sizeof(pk[i].b), &s);
+		pk[i].ts_us = 1000000 + (uint64_t)i + ((uint64_t)i > gap_after ? gap : 0);
+	}
+	return n + 1;
+}
+
+static void
+write_pcap(const char *path, int dlt, const struct pk *pk, int n)
+{
+	pcap_t *p = pcap_open_dead(dlt, 65535);
+	pcap_dumper_t *d = pcap_dump_open(p, path);
+	struct pcap_pkthdr h;
+	int i;
+
+	assert_non_null(d);
+	for (i = 0; i < n; i++) {
+		h.ts.tv_sec = (time_t)(pk[i].ts_us / 1000000);
+		h.ts.tv_usec = (suseconds_t)(pk[i].ts_us % 1000000);
+		h.caplen = h.len = pk[i].len;
+		pcap_dump((u_char *)d, &h, pk[i].b);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+}
+
+struct res {
+	int n, dlt;
+	int pay[64];
+	int ipcsum[64], l4[64];	/* enum sofl_csum_state */
+	char out[4096];		/* stdout */
+	int rc;
+};
+
+static void
+run_cli(const char *args, struct res *r)
+{
+	char cmd[2048], in[300], outp[300], so[300];
+	char eb[PCAP_ERRBUF_SIZE];
+	const u_char *data;
+	struct pcap_pkthdr *h;
+	pcap_t *p;
+	FILE *f;
+	size_t k;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(in, sizeof(in), "%s/in.pcap", dir);
+	snprintf(outp, sizeof(outp), "%s/out.pcap", dir);
+	snprintf(so, sizeof(so), "%s/stdout.txt", dir);
+	unlink(outp);
+	snprintf(cmd, sizeof(cmd), "%s gro %s -o %s %s >%s 2>&1", cli, in, outp, args, so);
+	r->rc = WEXITSTATUS(system(cmd));
+	f = fopen(so, "r");
+	if (f) {
+		k = fread(r->out, 1, sizeof(r->out) - 1, f);
+		r->out[k] = 0;
+		fclose(f);
+	}
+	if (r->rc)
+		return;
+	p = pcap_open_offline(outp, eb);
+	assert_non_null(p);
+	r->dlt = pcap_datalink(p);
+	while (pcap_next_ex(p, &h, &data) == 1 && r->n < 64) {
+		struct sofl_pkt q;
+		enum sofl_csum_state ip, l4;
+		assert_int_equal(h->caplen, h->len);
+		assert_int_equal(sofl_pkt_parse(&q, data, h->caplen,
+						r->dlt == DLT_EN10MB ? SOFL_LINK_ETH : SOFL_LINK_RAW), 0);
+		sofl_pkt_csum_check(&q, &ip, &l4);
+		r->pay[r->n] = (int)q.pay_len;
+		r->ipcsum[r->n] = ip;
+		r->l4[r->n] = l4;
+		r->n++;
+	}
+	pcap_close(p);
+}
+
+static void
+expect(const struct res *r, const int *want, int n)
+{
+	int i;
+
+	if (r->rc != 0 || r->n != n)
+		fprintf(stderr, "rc %d n %d want %d; output:\n%s\n", r->rc, r->n, n, r->out);
+	assert_int_equal(r->rc, 0);
+	assert_int_equal(r->n, n);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(r->pay[i], want[i]);
+		assert_int_equal(r->ipcsum[i], SOFL_CSUM_VALID);
+	}
+}
+
+static void
+test_full_and_partial(void **state)
+{
+	static const int want[] = { 10000, 0 };
+	struct pk pk[16];
+	struct res r;
+	char path[300];
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/in.pcap", dir);
+	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
+	run_cli("", &r);
+	expect(&r, want, 2);
+	assert_int_equal(r.dlt, DLT_EN10MB);
+	assert_int_equal(r.l4[0], SOFL_CSUM_VALID);
+	assert_int_equal(r.l4[1], SOFL_CSUM_VALID);
+
+	run_cli("--csum partial", &r);
+	expect(&r, want, 2);
+	assert_int_equal(r.l4[0], SOFL_CSUM_PARTIAL);	/* Linux's pseudo-header sum */
+	assert_int_equal(r.l4[1], SOFL_CSUM_VALID);	/* unchanged single packet */
+
+	/* raw IP keeps its link type */
+	write_pcap(path, DLT_RAW, pk, make_flow(pk, 10, 1000, SOFL_LINK_RAW, T_CSUM_FULL, 99, 0));
+	run_cli("--csum full", &r);
+	expect(&r, want, 2);
+	assert_int_equal(r.dlt, DLT_RAW);
+	assert_int_equal(r.l4[0], SOFL_CSUM_VALID);
+}
+
+static void
+test_polls(void **state)
+{
+	static const int w334[] = { 3000, 3000, 4000, 0 }, w55[] = { 5000, 5000, 0 };
+	static const int w4[] = { 4000, 4000, 2000, 0 }, wsize1[] = { 1000, 1000, 1000, 1000, 0 };
+	struct pk pk[16];
+	struct res r;
+	char path[300], arg[400];
+	FILE *f;
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/in.pcap", dir);
+	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
+	run_cli("--poll-sizes 3,3,4", &r);
+	expect(&r, w334, 4);
+	run_cli("--poll-max 4", &r);
+	expect(&r, w4, 4);
+
+	/* file: comments, blank lines, only the first integer of a line */
+	snprintf(path, sizeof(path), "%s/sizes.txt", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "# kernel polls\n5 packets in poll 1 (7 ignored)\n\n  5\n");
+	fclose(f);
+	snprintf(arg, sizeof(arg), "--poll-sizes %s", path);
+	run_cli(arg, &r);
+	expect(&r, w55, 3);
+
+	/* a listed size beyond --poll-max is honoured; 0 = empty poll */
+	run_cli("--poll-sizes 0,1,1,1,1,0 --poll-max 2", &r);
+	{
+		static const int w[] = { 1000, 1000, 1000, 1000, 2000, 2000, 2000, 0 };
+		expect(&r, w, 8);
+	}
+	run_cli("--poll-sizes 1,1,1,1 --poll-max 64", &r);
+	{
+		static const int w[] = { 1000, 1000, 1000, 1000, 6000, 0 };
+		expect(&r, w, 6);
+	}
+	(void)wsize1;
+
+	/* a 1 s gap after the 5th packet splits the poll with --poll-gap-us */
+	snprintf(path, sizeof(path), "%s/in.pcap", dir);
+	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 4,
+						    1000000));
+	run_cli("--poll-gap-us 1000", &r);
+	expect(&r, w55, 3);
+	run_cli("", &r);			/* no gap rule by default */
+	{
+		static const int w[] = { 10000, 0 };
+		expect(&r, w, 2);
+	}
+}
+
+static void
+test_stats_and_partial_ok(void **state)
+{
+	struct pk pk[16];
+	struct res r;
+	char path[300];
+	(void)state;
+
+	snprintf(path, sizeof(path), "%s/in.pcap", dir);
+	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
+	run_cli("--stats", &r);
+	assert_int_equal(r.rc, 0);
+	assert_non_null(strstr(r.out, "packets in           11"));
+	assert_non_null(strstr(r.out, "packets out          2"));
+	assert_non_null(strstr(r.out, "super-packets        1"));
+	assert_non_null(strstr(r.out, "segments merged      10"));
+	assert_non_null(strstr(r.out, "8-15:1"));
+	assert_non_null(strstr(r.out, "no-payload:1"));
+
+	/* captured on the sender: pseudo sums fail like in Linux ... */
+	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_PARTIAL, 99, 0));
+	run_cli("--stats", &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.n, 11);
+	assert_non_null(strstr(r.out, "l4-csum:11"));
+	/* ... unless --partial-ok or --assume-valid */
+	run_cli("--partial-ok", &r);
+	{
+		static const int w[] = { 10000, 0 };
+		expect(&r, w, 2);
+		assert_int_equal(r.l4[0], SOFL_CSUM_VALID);
+	}
+	run_cli("--assume-valid --csum partial", &r);
+	{
+		static const int w[] = { 10000, 0 };
+		expect(&r, w, 2);
+		assert_int_equal(r.l4[0], SOFL_CSUM_PARTIAL);
+	}
+}
+
+static void
+test_usage_errors(void **state)
+{
+	struct res r;
+	(void)state;
+
+	run_cli("--policy bsd", &r);
+	assert_int_equal(r.rc, 2);
+	run_cli("--poll-sizes 3,x", &r);
+	assert_int_equal(r.rc, 2);
+	run_cli("--csum none", &r);
+	assert_int_equal(r.rc, 2);
+	run_cli("--poll-max 0", &r);
+	assert_int_equal(r.rc, 2);
+	run_cli("--bogus", &r);
+	assert_int_equal(r.rc, 2);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_and_partial),
+		cmocka_unit_test(test_polls),
+		cmocka_unit_test(test_stats_and_partial_ok),
+		cmocka_unit_test(test_usage_errors),
+	};
+	const char *b = getenv("BUILD");
+	char rm[300];
+	int rc;
+
+	snprintf(cli, sizeof(cli), "%s/softoffload", b ? b : "build");
+	if (access(cli, X_OK) != 0) {
+		fprintf(stderr, "skip: %s not built (set BUILD)\n", cli);
+		return T_SKIP;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/sofl-gro-cli-XXXXXX");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "skip: cannot create a temporary directory\n");
+		return T_SKIP;
+	}
+	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
+	if (system(rm) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+	return rc;
+}

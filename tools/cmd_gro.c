@@ -1,0 +1,416 @@
+/* softoffload gro: replay a capture as NIC receive polls through the GRO
+ * engine and write what the stack would receive.
+ *
+ * Poll boundaries: with --poll-sizes, exactly the listed sizes (the kernel
+ * oracle's NAPI polls), then, for packets past the list, the default rules;
+ * otherwise a poll ends after --poll-max packets or before a packet whose
+ * capture timestamp is more than --poll-gap-us after the previous one (only
+ * when --poll-gap-us is given).  Everything held is flushed at the end of each
+ * poll, so every output references packets of its own poll only.
+ *
+ * Output timestamp: that of the newest input packet the output carries. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "pcapio.h"
+#include "softoffload/csum.h"
+#include "softoffload/gro.h"
+
+struct gro_opts {
+	const char *in, *out;
+	struct sofl_gro_config cfg;
+	int stats, assume_valid;
+	uint32_t poll_max;
+	long long gap_ns;		/* -1: no gap rule */
+	uint32_t *sizes;
+	size_t nsizes;
+};
+
+struct rec {
+	uint8_t *data;
+	uint32_t caplen, len;
+	struct timeval ts;
+	uint64_t ts_ns;
+};
+
+static int
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: softoffload gro IN.pcap -o OUT.pcap [--policy linux|relaxed] [--udp]\n"
+"         [--csum partial|full] [--poll-max N] [--poll-gap-us N]\n"
+"         [--poll-sizes FILE|a,b,c] [--assume-valid] [--partial-ok] [--stats]\n"
+"\n"
+"Replays IN (pcap/pcapng, Ethernet or raw IP) as NIC receive polls through\n"
+"the GRO engine (Linux 6.18 rules) and writes the packets the stack would\n"
+"receive, in Linux's delivery order, to OUT (same link type; '-' = stdout).\n"
+"\n"
+"  --policy P      linux (default): Linux's decisions and bytes;\n"
+"                  relaxed: ACK/window/timestamps may advance (BSD LRO)\n"
+"  --udp           UDP GRO as for a socket with UDP_GRO (off by default)\n"
+"  --csum M        full (default): complete TCP/UDP checksums of the outputs;\n"
+"                  partial: leave Linux's pseudo-header sum in super-packets\n"
+"  --poll-max N    a poll ends after N packets (default 64, the NAPI weight)\n"
+"  --poll-gap-us N a poll also ends where consecutive timestamps are more\n"
+"                  than N microseconds apart (default: no gap rule)\n"
+"  --poll-sizes S  polls of exactly these sizes (a,b,c, or a FILE with one\n"
+"                  integer per line: only the first integer of a line counts,\n"
+"                  lines starting with # are comments); packets past the list\n"
+"                  are split by the rules above; a size 0 is an empty poll\n"
+"  --assume-valid  treat every checksum as verified (NIC DATA_VALID)\n"
+"  --partial-ok    a checksum holding only the pseudo-header sum (capture on\n"
+"                  the sending host) counts as valid, as CHECKSUM_PARTIAL does\n"
+"  --stats         print the statistics (to stderr when OUT is stdout)\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int
+add_size(struct gro_opts *o, unsigned long v)
+{
+	uint32_t *n;
+
+	if (v > 1000000)
+		return cli_error("--poll-sizes: %lu is too large (max 1000000)", v);
+	n = realloc(o->sizes, (o->nsizes + 1) * sizeof(*n));
+	if (!n)
+		return cli_error("out of memory");
+	o->sizes = n;
+	o->sizes[o->nsizes++] = (uint32_t)v;
+	return 0;
+}
+
+/* One integer per line (the first one), '#' comments, blank lines skipped. */
+static int
+sizes_file(struct gro_opts *o, FILE *f, const char *path)
+{
+	char line[512];
+	unsigned lineno = 0;
+
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		unsigned long v;
+
+		lineno++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0)
+			continue;
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (end == p || errno || *p == '-')
+			return cli_error("%s:%u: expected an integer", path, lineno);
+		if (add_size(o, v))
+			return 2;
+	}
+	return 0;
+}
+
+static int
+parse_sizes(struct gro_opts *o, const char *arg)
+{
+	FILE *f = fopen(arg, "r");
+	const char *p = arg;
+	int rc;
+
+	if (f) {
+		rc = sizes_file(o, f, arg);
+		fclose(f);
+		return rc;
+	}
+	while (*p) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		if (*p < '0' || *p > '9')
+			return cli_error("--poll-sizes: '%s' is neither a file nor a list a,b,c", arg);
+		v = strtoul(p, &end, 10);
+		if (errno || (*end && *end != ','))
+			return cli_error("--poll-sizes: bad list '%s'", arg);
+		if (add_size(o, v))
+			return 2;
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+static int
+parse_args(struct gro_opts *o, int argc, char **argv)
+{
+	int i;
+	long long v;
+
+	sofl_gro_config_init(&o->cfg);
+	o->cfg.csum_full = 1;
+	o->poll_max = 64;
+	o->gap_ns = -1;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return usage(stdout) - 1;
+		if (!strcmp(a, "--udp")) {
+			o->cfg.udp = 1;
+		} else if (!strcmp(a, "--stats")) {
+			o->stats = 1;
+		} else if (!strcmp(a, "--assume-valid")) {
+			o->assume_valid = 1;
+		} else if (!strcmp(a, "--partial-ok")) {
+			o->cfg.partial_ok = 1;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--policy") || !strcmp(a, "--csum") ||
+			   !strcmp(a, "--poll-max") || !strcmp(a, "--poll-gap-us") ||
+			   !strcmp(a, "--poll-sizes")) {
+			if (!val)
+				return cli_error("%s needs a value", a);
+			i++;
+			if (!strcmp(a, "-o")) {
+				o->out = val;
+			} else if (!strcmp(a, "--policy")) {
+				if (!strcmp(val, "linux"))
+					o->cfg.policy = SOFL_GRO_POLICY_LINUX;
+				else if (!strcmp(val, "relaxed"))
+					o->cfg.policy = SOFL_GRO_POLICY_RELAXED;
+				else
+					return cli_error("--policy: linux or relaxed, not '%s'", val);
+			} else if (!strcmp(a, "--csum")) {
+				if (!strcmp(val, "full"))
+					o->cfg.csum_full = 1;
+				else if (!strcmp(val, "partial"))
+					o->cfg.csum_full = 0;
+				else
+					return cli_error("--csum: partial or full, not '%s'", val);
+			} else if (!strcmp(a, "--poll-max")) {
+				if ((v = cli_uint(a, val, 1000000)) < 0)
+					return 2;
+				if (v == 0)
+					return cli_error("--poll-max: must be at least 1");
+				o->poll_max = (uint32_t)v;
+			} else if (!strcmp(a, "--poll-gap-us")) {
+				if ((v = cli_uint(a, val, 1000000000ull)) < 0)
+					return 2;
+				o->gap_ns = v * 1000;
+			} else if (parse_sizes(o, val)) {
+				return 2;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			cli_error("unknown option '%s'", a);
+			return usage(stderr);
+		} else if (!o->in) {
+			o->in = a;
+		} else {
+			return cli_error("more than one input file ('%s')", a);
+		}
+	}
+	if (!o->in || !o->out) {
+		cli_error("need IN.pcap and -o OUT.pcap");
+		return usage(stderr);
+	}
+	return 0;
+}
+
+static void
+print_stats(FILE *f, const struct sofl_gro_stats *s)
+{
+	static const char *bins[SOFL_GRO_HIST_BINS] = { "1", "2-3", "4-7", "8-15", "16-31",
+							 "32-63", "64+" };
+	int i;
+
+	fprintf(f, "packets in           %llu\n", (unsigned long long)s->pkts_in);
+	fprintf(f, "packets out          %llu\n", (unsigned long long)s->pkts_out);
+	fprintf(f, "super-packets        %llu\n", (unsigned long long)s->super_pkts);
+	fprintf(f, "segments merged      %llu\n", (unsigned long long)s->segs_merged);
+	fprintf(f, "csum verified (sw)   ip %llu l4 %llu partial-ok %llu\n",
+		(unsigned long long)s->csum_sw_ip, (unsigned long long)s->csum_sw_l4,
+		(unsigned long long)s->csum_partial_ok);
+	fprintf(f, "segments per output:");
+	for (i = 0; i < SOFL_GRO_HIST_BINS; i++)
+		fprintf(f, " %s:%llu", bins[i], (unsigned long long)s->hist[i]);
+	fprintf(f, "\nflush reasons:");
+	for (i = 0; i < SOFL_GRO_FLUSH__MAX; i++)
+		if (s->flush[i])
+			fprintf(f, " %s:%llu", sofl_gro_flush_name(i), (unsigned long long)s->flush[i]);
+	fprintf(f, "\nbypass reasons:");
+	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
+		if (s->bypass[i])
+			fprintf(f, " %s:%llu", sofl_gro_bypass_name(i), (unsigned long long)s->bypass[i]);
+	fprintf(f, "\n");
+}
+
+struct run {
+	struct gro_opts *o;
+	struct sofl_gro *g;
+	struct pcap_out *out;
+	struct rec *recs;
+	struct sofl_gro_in *in;
+	uint8_t *buf;		/* contiguous copy for outputs that need fixing */
+	uint64_t written;
+	int err;
+};
+
+static void
+write_outputs(struct run *r)
+{
+	const struct sofl_gro_out *out;
+	int n = sofl_gro_outputs(r->g, &out), i;
+	uint32_t j;
+
+	for (i = 0; i < n; i++) {
+		const struct sofl_gro_out *x = &out[i];
+		const struct rec *newest = &r->recs[x->cookies[0]];
+		uint32_t wire = 0;
+
+		for (j = 1; j < x->segs; j++)
+			if (r->recs[x->cookies[j]].ts_ns > newest->ts_ns)
+				newest = &r->recs[x->cookies[j]];
+		if (x->segs == 1)
+			wire = r->recs[x->cookies[0]].len;
+		if (r->o->cfg.csum_full && x->csum == SOFL_GRO_CSUM_PARTIAL) {
+			/* a single packet held with a pseudo sum (--partial-ok): complete it */
+			long l = sofl_gro_out_copy(x, r->buf, 65536 + 256);
+			if (l < 0 || sofl_csum_complete_partial(r->buf, (size_t)l, x->csum_start,
+								x->csum_offset) < 0) {
+				pcapout_writev(r->out, &newest->ts, x->iov, (int)x->iovcnt);
+			} else {
+				pcapout_write(r->out, &newest->ts, r->buf, (uint32_t)l, wire);
+			}
+		} else if (x->iovcnt == 1) {
+			pcapout_write(r->out, &newest->ts, x->iov[0].iov_base,
+				      (uint32_t)x->iov[0].iov_len, wire);
+		} else {
+			pcapout_writev(r->out, &newest->ts, x->iov, (int)x->iovcnt);
+		}
+		r->written++;
+	}
+}
+
+static int
+run_poll(struct run *r, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		r->in[i].data = r->recs[i].data;
+		r->in[i].len = r->recs[i].caplen;
+		r->in[i].flags = r->o->assume_valid ? SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK : 0;
+		r->in[i].hash = 0;
+		r->in[i].cookie = i;
+	}
+	if (n && sofl_gro_receive(r->g, r->in, n, r->recs[n - 1].ts_ns) != (int)n)
+		return cli_error("internal: engine refused a poll of %u packets", n);
+	sofl_gro_poll_end(r->g, n ? r->recs[n - 1].ts_ns : 0);
+	write_outputs(r);
+	sofl_gro_release(r->g);
+	for (i = 0; i < n; i++)
+		free(r->recs[i].data);
+	return 0;
+}
+
+static int
+replay(struct gro_opts *o, struct pcap_in *in, struct run *r)
+{
+	struct pcap_rec rec;
+	size_t si = 0;
+	uint32_t n = 0, target;
+	uint64_t prev_ns = 0;
+	int rc;
+
+	/* the size of the poll being filled; 0-sized listed polls are empty polls */
+	for (;;) {
+		while (si < o->nsizes && o->sizes[si] == 0) {
+			run_poll(r, 0);
+			si++;
+		}
+		target = si < o->nsizes ? o->sizes[si] : o->poll_max;
+		rc = pcapin_next(in, &rec);
+		if (rc < 0)
+			return 2;
+		if (rc == 0)
+			break;
+		if (n && si >= o->nsizes && o->gap_ns >= 0 && rec.ts_ns - prev_ns > (uint64_t)o->gap_ns) {
+			if (run_poll(r, n))
+				return 2;
+			n = 0;
+		}
+		r->recs[n].data = malloc(rec.caplen ? rec.caplen : 1);
+		if (!r->recs[n].data)
+			return cli_error("out of memory");
+		memcpy(r->recs[n].data, rec.data, rec.caplen);
+		r->recs[n].caplen = rec.caplen;
+		r->recs[n].len = rec.len;
+		r->recs[n].ts = rec.ts;
+		r->recs[n].ts_ns = rec.ts_ns;
+		prev_ns = rec.ts_ns;
+		n++;
+		if (n == target) {
+			if (run_poll(r, n))
+				return 2;
+			n = 0;
+			if (si < o->nsizes)
+				si++;
+		}
+	}
+	if (n && run_poll(r, n))
+		return 2;
+	return 0;
+}
+
+int
+cmd_gro(int argc, char **argv)
+{
+	struct gro_opts o;
+	struct run r;
+	struct pcap_in *in = NULL;
+	struct sofl_gro_stats st;
+	enum sofl_link link;
+	uint32_t maxpoll;
+	size_t i;
+	int dlt, rc, err;
+
+	memset(&o, 0, sizeof(o));
+	memset(&r, 0, sizeof(r));
+	rc = parse_args(&o, argc, argv);
+	if (rc)
+		goto done;
+	maxpoll = o.poll_max;
+	for (i = 0; i < o.nsizes; i++)
+		if (o.sizes[i] > maxpoll)
+			maxpoll = o.sizes[i];
+	rc = 2;
+	in = pcapin_open(o.in, &link, &dlt);
+	if (!in)
+		goto done;
+	o.cfg.link = link;
+	o.cfg.max_batch = maxpoll;
+	err = sofl_gro_create(&o.cfg, &r.g);
+	if (err) {
+		cli_error("gro engine: %s", sofl_strerror(err));
+		goto done;
+	}
+	r.o = &o;
+	r.recs = calloc(maxpoll, sizeof(*r.recs));
+	r.in = calloc(maxpoll, sizeof(*r.in));
+	r.buf = malloc(65536 + 256);
+	if (!r.recs || !r.in || !r.buf) {
+		cli_error("out of memory");
+		goto done;
+	}
+	r.out = pcapout_open(o.out, dlt);
+	if (!r.out)
+		goto done;
+	rc = replay(&o, in, &r);
+	if (pcapout_close(r.out) && !rc)
+		rc = 2;
+	if (o.stats) {
+		sofl_gro_get_stats(r.g, &st);
+		print_stats(strcmp(o.out, "-") ? stdout : stderr, &st);
+	}
+done:
+	pcapin_close(in);
+	sofl_gro_destroy(r.g);
+	free(r.recs);
+	free(r.in);
+	free(r.buf);
+	free(o.sizes);
+	return rc < 0 ? 0 : rc;
+}

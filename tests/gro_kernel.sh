@@ -26,6 +26,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, TAP)"
+[ -x "$CLI" ] || fail "$CLI not built (make BUILD=$BUILD cli)"
 for b in kgro kgrocmp kcraft kcap kpcmp; do
 	[ -x "$K/$b" ] || fail "$K/$b not built (make BUILD=$BUILD tests)"
 done
@@ -39,8 +40,7 @@ dir=$(mktemp -d /tmp/gro_kernel.XXXXXX) || fail mktemp
 start=$(date +%s)
 ip -n "$NSO" link set lo up
 
-have_cli=0
-"$CLI" gro --help >/dev/null 2>&1 && have_cli=1
+"$CLI" gro --help >/dev/null 2>&1 || fail "$CLI gro not available (make BUILD=$BUILD cli)"
 
 total_in=0 total_out=0
 
@@ -60,15 +60,12 @@ replay() {
 	"$K/kgrocmp" -D $uflag -r "$pcap" -P "$dir/$name.polls" -k "$dir/$name.k.pcap" \
 	    -m "$dir/$name.k.vnet" -w "$dir/$name.o.pcap" -x "$dir/$name.o.vnet" || {
 		echo "$name: library GRO differs from the kernel" >&2; bad=1; }
-	if [ $have_cli = 1 ]; then
-		cudp=
-		[ -n "$udp" ] && cudp=--udp
-		# shellcheck disable=SC2086
-		"$CLI" gro --csum partial $cudp --poll-sizes "$(cat "$dir/$name.polls")" \
-		    "$pcap" -o "$dir/$name.cli.pcap" > "$dir/$name.cli.log" 2>&1 ||
-			{ cat "$dir/$name.cli.log" >&2; echo "$name: softoffload gro failed" >&2; bad=1; }
-		"$K/kpcmp" "$dir/$name.k.pcap" "$dir/$name.cli.pcap" "$name: softoffload gro" || bad=1
-	fi
+	cudp=
+	[ -n "$udp" ] && cudp=--udp
+	"$CLI" gro --csum partial $cudp --poll-sizes "$(cat "$dir/$name.polls")" \
+	    "$pcap" -o "$dir/$name.cli.pcap" > "$dir/$name.cli.log" 2>&1 ||
+		{ cat "$dir/$name.cli.log" >&2; echo "$name: softoffload gro failed" >&2; bad=1; }
+	"$K/kpcmp" "$dir/$name.k.pcap" "$dir/$name.cli.pcap" "$name: softoffload gro" || bad=1
 	n_in=$(sed -n 's/^kgro: \([0-9]*\) frames.*/\1/p' "$dir/$name.kgro.log")
 	n_out=$(sed -n 's/.*-> \([0-9]*\) frames out.*/\1/p' "$dir/$name.kgro.log")
 	total_in=$((total_in + n_in)) total_out=$((total_out + n_out))
@@ -138,7 +135,6 @@ done
 replay tcp4-small "$dir/tcp4.pcap" "-b 5 -S 7"
 replay udp4 "$dir/udp4.pcap" "-b 63 -S 3" udp
 
-[ $have_cli = 1 ] || echo "note: '$CLI gro' not available: only the library was compared" >&2
 echo "gro_kernel: $total_in frames replayed, $total_out kernel outputs compared" \
      "in $(( $(date +%s) - start )) s"
 [ $bad = 0 ] || fail "softoffload GRO output differs from the kernel's (see above)"

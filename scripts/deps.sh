@@ -5,7 +5,7 @@
 #   scripts/deps.sh bench   + DPDK for the side-by-side benchmark
 set -eu
 what=${1:-check}
-pkgs="gcc make pkg-config libcmocka-dev libpcap-dev iproute2 iperf3 procps"
+pkgs="gcc make pkg-config libcmocka-dev libpcap-dev iproute2 iperf3 procps ethtool"  # ethtool: tests/*_kernel.sh
 case $what in
 demo)  pkgs="$pkgs ethtool gnuplot-nox" ;;
 bench) pkgs="$pkgs libdpdk-dev" ;;

@@ -92,7 +92,8 @@ sofl_rss_impl_available(enum sofl_rss_impl impl)
 	case SOFL_RSS_IMPL_TABLE:
 		return 1;
 #if defined(__x86_64__)
-	case SOFL_RSS_IMPL_GFNI: {
+	case SOFL_RSS_IMPL_GFNI:
+	case SOFL_RSS_IMPL_MIXED: {
 		unsigned a, b, c, d;
 
 		if (!(sofl_cpu_features() & SOFL_CPU_GFNI))
@@ -107,15 +108,25 @@ sofl_rss_impl_available(enum sofl_rss_impl impl)
 	}
 }
 
+static const char *const impl_names[] = {
+	[SOFL_RSS_IMPL_TABLE] = "table",
+	[SOFL_RSS_IMPL_GFNI] = "gfni",
+	[SOFL_RSS_IMPL_MIXED] = "mixed",
+};
+
 static enum sofl_rss_impl
 choose_impl(void)
 {
 	const char *env = getenv("SOFL_RSS_IMPL");
+	int i;
 
-	if (env && !strcmp(env, "table"))
-		return SOFL_RSS_IMPL_TABLE;
-	if (sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI))
-		return SOFL_RSS_IMPL_GFNI;
+	for (i = 0; env && i < (int)(sizeof(impl_names) / sizeof(impl_names[0])); i++)
+		if (!strcmp(env, impl_names[i]) && sofl_rss_impl_available((enum sofl_rss_impl)i))
+			return (enum sofl_rss_impl)i;
+	/* measured on AVX-512 machines (bench_rss): the tables win up to the
+	 * 12 bytes of IPv4, GFNI beyond */
+	if (sofl_rss_impl_available(SOFL_RSS_IMPL_MIXED))
+		return SOFL_RSS_IMPL_MIXED;
 	return SOFL_RSS_IMPL_TABLE;
 }
 
@@ -208,7 +219,7 @@ sofl_rss_init(struct sofl_rss *r, const void *key, size_t key_len, unsigned nque
 SOFL_API int
 sofl_rss_set_impl(struct sofl_rss *r, enum sofl_rss_impl impl)
 {
-	if (!r || (impl != SOFL_RSS_IMPL_TABLE && impl != SOFL_RSS_IMPL_GFNI))
+	if (!r || (unsigned)impl >= sizeof(impl_names) / sizeof(impl_names[0]))
 		return SOFL_EINVAL;
 	if (!sofl_rss_impl_available(impl))
 		return SOFL_ENOTSUP;
@@ -219,22 +230,11 @@ sofl_rss_set_impl(struct sofl_rss *r, enum sofl_rss_impl impl)
 SOFL_API const char *
 sofl_rss_impl_name(const struct sofl_rss *r)
 {
-	return r && r->impl == SOFL_RSS_IMPL_GFNI ? "gfni" : "table";
+	return r && r->impl < sizeof(impl_names) / sizeof(impl_names[0]) ?
+	       impl_names[r->impl] : "table";
 }
 
-/* Table path: one lookup per input byte.  Four input bytes are read at a
- * time (one load; the compiler merges the byte reads) and split with shifts,
- * which keeps the load ports for the table lookups. */
-static inline uint32_t
-tab4(const struct sofl_rss *r, size_t p, const uint8_t *b)
-{
-	uint32_t w = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
-		     (uint32_t)b[3] << 24;
-
-	return r->tab[p][w & 0xff] ^ r->tab[p + 1][w >> 8 & 0xff] ^
-	       r->tab[p + 2][w >> 16 & 0xff] ^ r->tab[p + 3][w >> 24];
-}
-
+/* Table path: one lookup per input byte, XORed in two chains. */
 static inline __attribute__((always_inline)) uint32_t
 hash_table(const struct sofl_rss *r, const uint8_t *b, size_t len)
 {
@@ -243,18 +243,14 @@ hash_table(const struct sofl_rss *r, const uint8_t *b, size_t len)
 
 	if (len > SOFL_RSS_INPUT_MAX)	/* the callers' checks, told to the optimizer */
 		__builtin_unreachable();
-	for (; i + 8 <= len; i += 8) {
-		h0 ^= tab4(r, i, b + i);
-		h1 ^= tab4(r, i + 4, b + i + 4);
-	}
-	for (; i + 4 <= len; i += 4)
-		h0 ^= tab4(r, i, b + i);
-	if (len & 2) {
-		h1 ^= r->tab[i][b[i]] ^ r->tab[i + 1][b[i + 1]];
-		i += 2;
+	/* fully unrolled for the constant lengths (gcc -O2 would keep a loop) */
+#pragma GCC unroll 18
+	for (; i + 2 <= len; i += 2) {
+		h0 ^= r->tab[i][b[i]];
+		h1 ^= r->tab[i + 1][b[i + 1]];
 	}
 	if (len & 1)
-		h1 ^= r->tab[i][b[i]];
+		h0 ^= r->tab[i][b[i]];
 	return h0 ^ h1;
 }
 
@@ -271,11 +267,18 @@ hash_table_any(const struct sofl_rss *r, const uint8_t *b, size_t len)
 	}
 }
 
+/* Does @r hash inputs of @len bytes with GFNI? */
+static inline int
+use_gfni(const struct sofl_rss *r, size_t len)
+{
+	return r->impl == SOFL_RSS_IMPL_GFNI || (r->impl == SOFL_RSS_IMPL_MIXED && len > 12);
+}
+
 static inline uint32_t
 hash_impl(const struct sofl_rss *r, const uint8_t *b, size_t len)
 {
 #if defined(__x86_64__)
-	if (r->impl == SOFL_RSS_IMPL_GFNI)
+	if (use_gfni(r, len))
 		return sofl_rss_gfni(r->mat, b, len);
 #endif
 	return hash_table_any(r, b, len);
@@ -306,7 +309,7 @@ sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len, 
 		return 0;
 	}
 #if defined(__x86_64__)
-	if (r->impl == SOFL_RSS_IMPL_GFNI) {
+	if (use_gfni(r, len)) {
 		sofl_rss_gfni_bulk(r->mat, in, len, n, hash);
 		return 0;
 	}
@@ -325,10 +328,9 @@ hash_key_table(const struct sofl_rss *r, const uint8_t *a, const uint8_t *b, siz
 	uint32_t h = 0;
 	size_t i;
 
-	for (i = 0; i < alen; i += 4) {
-		h ^= tab4(r, i, a + i);
-		h ^= tab4(r, alen + i, b + i);
-	}
+#pragma GCC unroll 16
+	for (i = 0; i < alen; i++)
+		h ^= r->tab[i][a[i]] ^ r->tab[alen + i][b[i]];
 	if (ports)
 		h ^= r->tab[2 * alen][sp >> 8] ^ r->tab[2 * alen + 1][sp & 0xff] ^
 		     r->tab[2 * alen + 2][dp >> 8] ^ r->tab[2 * alen + 3][dp & 0xff];
@@ -369,7 +371,7 @@ rss_one(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out 
 	sa = sym && addr_gt(k->src, k->dst, alen);
 	sw = sym && ports && k->sport > k->dport;
 #if defined(__x86_64__)
-	if (r->impl == SOFL_RSS_IMPL_GFNI)
+	if (use_gfni(r, v6 ? 32 : 8))
 		h = sofl_rss_gfni_key(r->mat, k, 2 * v6 + ports, sa, sw);
 	else
 #endif

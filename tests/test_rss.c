@@ -61,7 +61,7 @@ check_impls(struct sofl_rss *r, const uint8_t *b, size_t len, uint32_t want)
 {
 	int i;
 
-	for (i = SOFL_RSS_IMPL_TABLE; i <= SOFL_RSS_IMPL_GFNI; i++) {
+	for (i = SOFL_RSS_IMPL_TABLE; i <= SOFL_RSS_IMPL_MIXED; i++) {
 		uint32_t h = 0xdeadbeef;
 
 		if (!sofl_rss_impl_available((enum sofl_rss_impl)i))
@@ -131,7 +131,7 @@ pkt_rss(struct sofl_rss *r, const struct t_spec *s, struct sofl_rss_out *o)
 	int i, type = -1;
 
 	assert_int_equal(sofl_pkt_parse(&p, buf, len, (enum sofl_link)s->link), 0);
-	for (i = SOFL_RSS_IMPL_TABLE; i <= SOFL_RSS_IMPL_GFNI; i++) {
+	for (i = SOFL_RSS_IMPL_TABLE; i <= SOFL_RSS_IMPL_MIXED; i++) {
 		struct sofl_rss_out x;
 
 		if (!sofl_rss_impl_available((enum sofl_rss_impl)i))
@@ -473,7 +473,7 @@ test_bulk(void **state)
 			tup[i][j] = (uint8_t)t_rand(&st);
 		ptr[i] = tup[i];
 	}
-	for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_GFNI; impl++) {
+	for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
 		if (!sofl_rss_impl_available((enum sofl_rss_impl)impl))
 			continue;
 		assert_int_equal(sofl_rss_set_impl(&rss, (enum sofl_rss_impl)impl), 0);

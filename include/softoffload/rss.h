@@ -43,9 +43,11 @@
  * built from the key: hash = XOR of one lookup per input byte) and, on CPUs
  * with GFNI + AVX-512 (F/BW/VL/VBMI), a GF2P8AFFINEQB path.  Both give
  * results bit-identical to the bit-serial definition (sofl_rss_toeplitz()).
- * sofl_rss_init() picks the best available; the environment variable
- * SOFL_RSS_IMPL=table|gfni overrides that choice, and sofl_rss_set_impl()
- * forces one per engine.
+ * sofl_rss_init() picks the fastest available: "mixed" (tables for IPv4,
+ * GFNI for IPv6, as measured by bench/bench_rss.c) where GFNI is usable,
+ * else "table".  The environment variable SOFL_RSS_IMPL=table|gfni|mixed
+ * overrides that choice (an unavailable one is ignored), and
+ * sofl_rss_set_impl() forces one per engine.
  *
  * Memory: the engine is caller-owned memory; nothing here allocates, and the
  * hashing calls make no system calls.
@@ -91,6 +93,7 @@ enum sofl_rss_type {
 enum sofl_rss_impl {
 	SOFL_RSS_IMPL_TABLE = 0,	/* per-byte-position tables, portable */
 	SOFL_RSS_IMPL_GFNI  = 1,	/* GF2P8AFFINEQB, x86-64 with GFNI + AVX-512 VBMI */
+	SOFL_RSS_IMPL_MIXED = 2,	/* tables up to 12 input bytes (IPv4), GFNI beyond */
 };
 
 #if defined(__GNUC__)
@@ -146,7 +149,7 @@ SOFL_API int sofl_rss_impl_available(enum sofl_rss_impl impl);
  *         here; the engine keeps its implementation). */
 SOFL_API int sofl_rss_set_impl(struct sofl_rss *r, enum sofl_rss_impl impl);
 
-/* sofl_rss_impl_name() : "table" or "gfni": what @r uses. */
+/* sofl_rss_impl_name() : "table", "gfni" or "mixed": what @r uses. */
 SOFL_API const char *sofl_rss_impl_name(const struct sofl_rss *r);
 
 /* sofl_rss_toeplitz() :

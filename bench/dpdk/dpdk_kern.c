@@ -212,7 +212,9 @@ F(dk_softrss_be_loop)(const uint8_t *tuples, int tlen, size_t n, const uint8_t *
  * registers "may be used uninitialized": they are only read when a second
  * tuple is passed (DPDK's own code path), so the warning is a false positive
  * in a system header we do not own. */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 static uint64_t mtrx[40];
 
 int

@@ -63,8 +63,10 @@ ip netns exec "$NSO" ethtool -k gv0 | grep -Eq '^(tx-checksumming|generic-segmen
 	fail "gv0 still offloads: the kernel would not segment in software"
 for d in gbr gv0 gv1 gt0; do ip -n "$NSO" link set $d up; done
 
+# `softoffload gso IN -o OUT --mss N`, when the CLI has it (its help names both).
 have_cli=0
-"$CLI" gso --help >/dev/null 2>&1 && have_cli=1
+"$CLI" gso --help 2>&1 | grep -q -- '--mss' && "$CLI" gso --help 2>&1 | grep -q -- '-o ' &&
+	have_cli=1
 bad=0 total_sp=0 total_seg=0
 
 # oracle NAME PCAP VNET: kernel segments, then the library, then the CLI.

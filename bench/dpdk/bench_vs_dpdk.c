@@ -31,6 +31,7 @@
 #include "softoffload/rss.h"
 #include "softoffload/gro.h"
 #include "../util.h"
+#include "../workloads.h"
 #include "../../tests/helpers.h"
 #include "dpdk_kern.h"
 #include "dpdk_side.h"
@@ -291,33 +292,46 @@ static struct burst bursts[NW];
 static struct burst heavy;		/* W2 pattern x 1024 */
 
 static void
-burst_add(struct burst *b, int flow, uint32_t seg, uint8_t flags)
-{
-	uint8_t *f = xalloc(2048);
-
-	b->len[b->n] = (uint32_t)tcp4_frame(f, 2048, flow, seg, MSS, flags);
-	b->frame[b->n++] = f;
-}
-
-static void
 build_bursts(void)
 {
-	for (int k = 0; k < 32; k++) {
-		burst_add(&bursts[W1], 0, (uint32_t)k, SOFL_TCP_ACK);
-		burst_add(&bursts[W2], k % 4, (uint32_t)(k / 4), SOFL_TCP_ACK);
-		burst_add(&bursts[W3], k, 0, SOFL_TCP_ACK);
-		burst_add(&bursts[W4], 0, (uint32_t)k,
-			  SOFL_TCP_ACK | (k % 8 == 7 ? SOFL_TCP_PSH : 0));
-		/* X: UDP datagrams of the same size; DPDK is told so by
-		 * packet_type, ours finds out by parsing (UDP GRO off) */
-		{
-			uint8_t *f = xalloc(2048);
-			bursts[WX].len[k] = (uint32_t)udp4_frame(f, 2048, MSS + 24);
-			bursts[WX].frame[bursts[WX].n++] = f;
-		}
+	static const enum wl_gro wl[] = { WL_W1, WL_W2, WL_W3, WL_W4 };
+	int same = 0;
+
+	/* W1-W4 and the heavyweight stream: bench/workloads.h, shared with
+	 * bench_gro, so both benchmarks feed the same bytes */
+	for (int w = W1; w <= W4; w++) {
+		for (int k = 0; k < WL_BURST; k++)
+			bursts[w].frame[k] = xalloc(2048);
+		wl_gro_burst(wl[w], bursts[w].frame, bursts[w].len);
+		bursts[w].n = WL_BURST;
 	}
-	for (int k = 0; k < 1024; k++)
-		burst_add(&heavy, k % 4, (uint32_t)(k / 4), SOFL_TCP_ACK);
+	for (int k = 0; k < 1024; k++) {
+		uint32_t flow, seg;
+		wl_many_packet((uint64_t)k, 4, &flow, &seg);
+		heavy.frame[k] = xalloc(2048);
+		heavy.len[k] = (uint32_t)wl_tcp4_frame(heavy.frame[k], flow, seg, WL_MSS, WL_F_ACK);
+	}
+	heavy.n = 1024;
+	/* X: UDP datagrams of the same size; DPDK is told so by packet_type,
+	 * ours finds out by parsing (UDP GRO off) */
+	for (int k = 0; k < WL_BURST; k++) {
+		bursts[WX].frame[k] = xalloc(2048);
+		bursts[WX].len[k] = (uint32_t)udp4_frame(bursts[WX].frame[k], 2048, MSS + 24);
+	}
+	bursts[WX].n = WL_BURST;
+	/* our own builder (GSO super-packets, expected segments) must agree */
+	for (int k = 0; k < WL_BURST; k++) {
+		uint8_t f[2048];
+		uint32_t flow, seg;
+		uint8_t fl;
+		size_t l;
+
+		wl_gro_packet(WL_W4, (unsigned)k, &flow, &seg, &fl);
+		l = tcp4_frame(f, sizeof(f), (int)flow, seg, MSS, fl);
+		same += l == bursts[W4].len[k] && memcmp(f, bursts[W4].frame[k], l) == 0;
+	}
+	check(same == WL_BURST, "workloads: wl_gro_burst(W4) == this harness's builder, %d/%d",
+	      same, WL_BURST);
 	bursts[W1].id = "W1_1flow_inorder";
 	bursts[W1].expect_dpdk = "f0:s0-31";
 	bursts[W1].nout_dpdk = 1;

@@ -309,7 +309,8 @@ sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len, 
 		return 0;
 	}
 #if defined(__x86_64__)
-	if (use_gfni(r, len)) {
+	/* in pairs (rss_gfni.c) GFNI wins at every length: "mixed" uses it too */
+	if (r->impl != SOFL_RSS_IMPL_TABLE) {
 		sofl_rss_gfni_bulk(r->mat, in, len, n, hash);
 		return 0;
 	}

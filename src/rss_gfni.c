@@ -63,23 +63,61 @@ sofl_rss_gfni(const uint64_t *mat, const uint8_t *in, size_t len)
 	return hash_one(m, idx, _mm512_set1_epi8((char)len), (len + 3 + 7) / 8, in, len);
 }
 
-/* The same with the matrices and permutations loaded once for the burst. */
+/* Bursts go two tuples at a time: bytes 0..3 of every lane work for tuple
+ * A, bytes 4..7 (idle in hash_vec()) for tuple B, which a two-source byte
+ * permutation (index bit 6 = B) fetches.  The lanes' low halves XOR into
+ * A's hash, the high halves into B's. */
+#define LANE2(q) ((q) - 3) & 0xff, ((q) - 2) & 0xff, ((q) - 1) & 0xff, (q), \
+	(((q) - 3) & 0xff) | 0x40, (((q) - 2) & 0xff) | 0x40, (((q) - 1) & 0xff) | 0x40, (q) | 0x40
+#define VEC2(j) LANE2(8 * (j)), LANE2(8 * (j) + 1), LANE2(8 * (j) + 2), LANE2(8 * (j) + 3), \
+	LANE2(8 * (j) + 4), LANE2(8 * (j) + 5), LANE2(8 * (j) + 6), LANE2(8 * (j) + 7)
+
+static const uint8_t perm2[5][64] __attribute__((aligned(64))) = {
+	{ VEC2(0) }, { VEC2(1) }, { VEC2(2) }, { VEC2(3) }, { VEC2(4) },
+};
+
 TARGET void
 sofl_rss_gfni_bulk(const uint64_t *mat, const void *const *in, size_t len, size_t n,
 		   uint32_t *hash)
 {
 	const __m512i *mp = (const __m512i *)(const void *)mat;
 	const __m512i *ip = (const __m512i *)(const void *)perm;
-	__m512i m[5], idx[5], nl = _mm512_set1_epi8((char)len);
+	const __m512i *ip2 = (const __m512i *)(const void *)perm2;
+	__m512i m[5], idx[5], idx2[5], nl = _mm512_set1_epi8((char)len);
+	__mmask64 k2[5], lm = (__mmask64)((1ull << len) - 1);
 	size_t i, j, nv = (len + 3 + 7) / 8;	/* lanes 0 .. len+2, 8 per vector */
 
 	for (j = 0; j < nv; j++) {
 		m[j] = _mm512_load_si512(mp + j);
 		idx[j] = _mm512_load_si512(ip + j);
+		idx2[j] = _mm512_load_si512(ip2 + j);
+		/* without the source bit: "index < len" as in hash_vec() */
+		k2[j] = _mm512_cmplt_epu8_mask(_mm512_and_si512(idx2[j], _mm512_set1_epi8(0x3f)), nl);
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i + 2 <= n; i += 2) {
+		__m512i xa = _mm512_maskz_loadu_epi8(lm, in[i]);
+		__m512i xb = _mm512_maskz_loadu_epi8(lm, in[i + 1]);
+		__m512i acc = _mm512_setzero_si512();
+		__m256i h;
+		__m128i g;
+		uint64_t ab;
+
+		for (j = 0; j < nv; j++) {
+			__m512i v = _mm512_maskz_permutex2var_epi8(k2[j], xa, idx2[j], xb);
+
+			acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(v, m[j], 0));
+		}
+		h = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+		g = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+		g = _mm_xor_si128(g, _mm_unpackhi_epi64(g, g));
+		ab = (uint64_t)_mm_cvtsi128_si64(g);
+		hash[i] = (uint32_t)ab;
+		hash[i + 1] = (uint32_t)(ab >> 32);
+	}
+	if (i < n)
 		hash[i] = hash_one(m, idx, nl, nv, in[i], len);
 }
+
 /* From a flow key straight to the hash, without writing the tuple to memory
  * first: a wide load of freshly stored bytes would stall (failed store
  * forwarding), which costs more than the hash.  The key's src, dst, sport,

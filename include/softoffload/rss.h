@@ -43,9 +43,9 @@
  * built from the key: hash = XOR of one lookup per input byte) and, on CPUs
  * with GFNI + AVX-512 (F/BW/VL/VBMI), a GF2P8AFFINEQB path.  Both give
  * results bit-identical to the bit-serial definition (sofl_rss_toeplitz()).
- * sofl_rss_init() picks the fastest available: "mixed" (tables for IPv4,
- * GFNI for IPv6, as measured by bench/bench_rss.c) where GFNI is usable,
- * else "table".  The environment variable SOFL_RSS_IMPL=table|gfni|mixed
+ * sofl_rss_init() picks the fastest available: "mixed" (GFNI, except the
+ * tables for single IPv4 hashes, as measured by bench/bench_rss.c) where
+ * GFNI is usable, else "table".  The environment variable SOFL_RSS_IMPL=table|gfni|mixed
  * overrides that choice (an unavailable one is ignored), and
  * sofl_rss_set_impl() forces one per engine.
  *
@@ -93,7 +93,7 @@ enum sofl_rss_type {
 enum sofl_rss_impl {
 	SOFL_RSS_IMPL_TABLE = 0,	/* per-byte-position tables, portable */
 	SOFL_RSS_IMPL_GFNI  = 1,	/* GF2P8AFFINEQB, x86-64 with GFNI + AVX-512 VBMI */
-	SOFL_RSS_IMPL_MIXED = 2,	/* tables up to 12 input bytes (IPv4), GFNI beyond */
+	SOFL_RSS_IMPL_MIXED = 2,	/* GFNI, but tables for single inputs up to 12 bytes */
 };
 
 #if defined(__GNUC__)

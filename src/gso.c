@@ -297,7 +297,7 @@ prime(struct job *j)
 	if (p->l4_proto == 6)
 		j->l4_base = hdr_tcp_base_sum(d + p->l4_off, p->l4_len);
 	else
-		j->l4_base = sofl_csum_add(0, d + p->l4_off, 4);	/* ports */
+		j->l4_base = hdr_sum_words(d + p->l4_off, 4);	/* ports */
 }
 
 /* Payload of one segment [off, off+len): into iovecs (zero-copy) or
@@ -309,6 +309,21 @@ payload_sum(struct job *j, uint32_t off, uint32_t len, uint8_t *dst, struct sofl
 	unsigned niov = s->iovcnt;
 	uint32_t r;
 
+	if (j->cur.cnt == 1 && len) {
+		/* contiguous input: the common case, without the cursor walk */
+		const uint8_t *src = (const uint8_t *)j->cur.iov[0].iov_base + off;
+
+		if (j->mode == SOFL_GSO_COPY) {
+			if (sum)
+				return sofl_csum_copy(dst, src, len, 0);
+			memcpy(dst, src, len);
+			return 0;
+		}
+		s->iov[niov].iov_base = (void *)(uintptr_t)src;
+		s->iov[niov].iov_len = len;
+		s->iovcnt = (uint16_t)(niov + 1);
+		return sum ? sofl_csum_add(0, src, len) : 0;
+	}
 	if (j->mode == SOFL_GSO_COPY)
 		return cur_take(&j->cur, off, len, NULL, &niov, dst, sum);
 	r = cur_take(&j->cur, off, len, s->iov, &niov, NULL, sum);
@@ -348,6 +363,22 @@ fix_l4(struct job *j, uint8_t *l4, uint32_t k, uint32_t plen, uint32_t psum)
 		   hdr_l4_seg_check(j->ps_base, l4len, hs, psum, j->full, j->udp));
 }
 
+/* Header copy with fixed-size (inlined) moves: overlapping head and tail
+ * chunks instead of a library call per segment. */
+static inline void
+copy_hdr(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+	if (n >= 64 && n <= 128) {
+		memcpy(d, s, 64);
+		memcpy(d + n - 64, s + n - 64, 64);
+	} else if (n >= 32 && n < 64) {
+		memcpy(d, s, 32);
+		memcpy(d + n - 32, s + n - 32, 32);
+	} else {
+		memcpy(d, s, n);
+	}
+}
+
 static void
 set_ip_len(struct job *j, uint8_t *h, uint32_t ip_len, uint16_t id)
 {
@@ -368,7 +399,7 @@ emit_seg(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 
 	if (plen > j->unit)
 		plen = j->unit;
-	memcpy(h, p->data, j->hlen);
+	copy_hdr(h, p->data, j->hlen);
 	psum = payload(j, j->cut_off + off, plen, h + j->hlen, s);
 	if (!(j->gp->flags & SOFL_GSO_F_FIXED_ID))
 		id = (uint16_t)(id + k);
@@ -376,6 +407,74 @@ emit_seg(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 	fix_l4(j, h + p->l4_off, k, plen, psum);
 	s->hdr_len = (uint16_t)j->hlen;
 	s->len = j->hlen + plen;
+}
+
+/* K_SEG over a contiguous input: the hot path (the bench's 64 KB
+ * super-packets), everything per segment kept in registers and inline.
+ * Produces exactly what emit_seg() does. */
+static void
+seg_fast(struct job *j, struct sofl_gso_out *out)
+{
+	const struct sofl_pkt *p = j->p;
+	const uint8_t *hdr = p->data, *src = p->data + j->cut_off;
+	uint32_t hlen = j->hlen, l3 = p->l3_off, l4 = p->l4_off, unit = j->unit, n = j->n;
+	uint32_t ip_hl = hlen - l3, seq = p->tcp_seq, k, left = j->cut_len;
+	uint16_t id = j->id0, id_step = (j->gp->flags & SOFL_GSO_F_FIXED_ID) ? 0 : 1;
+	unsigned co = j->udp ? 6 : 16;
+	int copy = j->mode == SOFL_GSO_COPY, full = j->full, udp = j->udp, v4 = p->ipv == 4;
+	uint8_t f = p->tcp_flags, f_first, f_mid, f_last;
+	struct iovec *iov = out->iov;
+
+	f_first = f & (uint8_t)~(SOFL_TCP_FIN | SOFL_TCP_PSH);
+	f_last = (j->gp->flags & SOFL_GSO_F_ACCECN) ? f : f & (uint8_t)~SOFL_TCP_CWR;
+	f_mid = f_first & f_last;
+	for (k = 0; k < n; k++) {
+		struct sofl_gso_seg *s = &out->seg[k];
+		uint8_t *h = out->buf + (size_t)k * j->stride;
+		uint32_t plen = left < unit ? left : unit, psum = 0, l4len, hs;
+
+		copy_hdr(h, hdr, hlen);
+		s->data = h;
+		s->hdr_len = (uint16_t)hlen;
+		s->len = hlen + plen;
+		if (copy) {
+			s->iov = NULL;
+			s->iovcnt = 0;
+			if (full)
+				psum = sofl_csum_copy(h + hlen, src, plen, 0);
+			else
+				memcpy(h + hlen, src, plen);
+		} else {
+			iov[0].iov_base = h;
+			iov[0].iov_len = hlen;
+			iov[1].iov_base = (void *)(uintptr_t)src;
+			iov[1].iov_len = plen;
+			s->iov = iov;
+			s->iovcnt = plen ? 2 : 1;
+			iov += s->iovcnt;
+			if (full)
+				psum = sofl_csum_add(0, src, plen);
+		}
+		if (v4) {
+			hdr_ipv4_set_len_id_sum(h + l3, j->ip_base, (uint16_t)(ip_hl + plen), id);
+			id = (uint16_t)(id + id_step);
+		} else {
+			hdr_ipv6_set_len(h + l3, ip_hl + plen);
+		}
+		l4len = p->l4_len + plen;
+		if (udp) {
+			sofl_put16(h + l4 + 4, (uint16_t)l4len);
+			hs = j->l4_base + l4len;
+		} else {
+			uint8_t fk = k == 0 ? f_first : k + 1 < n ? f_mid : f_last;
+
+			hs = j->l4_base + hdr_tcp_set_seq_flags(h + l4, seq, fk);
+			seq += unit;
+		}
+		sofl_put16(h + l4 + co, hdr_l4_seg_check(j->ps_base, l4len, hs, psum, full, udp));
+		src += plen;
+		left -= plen;
+	}
 }
 
 /* Pass-through: the packet as it is, its L4 checksum completed (or made
@@ -506,6 +605,10 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	     (!out->iov || out->iov_cap < 2 * (size_t)j.n + (in ? (size_t)in_cnt : 0))))
 		return SOFL_ENOSPC;
 	prime(&j);
+	if (j.kind == K_SEG && !in) {
+		seg_fast(&j, out);
+		return (int)j.n;
+	}
 	if (j.kind == K_FRAG)
 		frag_l4_check(&j);
 	for (k = 0; k < j.n; k++) {

@@ -124,16 +124,20 @@ capture() {
 
 capture tcp4 -c 198.18.1.2 -n 8M
 capture tcp6 -c 2001:2:0:1::2 -n 8M
+capture tcp4p -c 198.18.1.2 -P 4 -n 4M
 capture udp4 -c 198.18.1.2 -u -b 300M -l 1400 -n 3M
+capture udp6 -c 2001:2:0:1::2 -u -b 300M -l 1300 -n 3M
 
-# Random poll sizes (1..max) under several seeds; the iperf3 stream has one
-# bulk flow, its control connection and, for UDP, reports.
+# Random poll sizes (1..max) under several seeds; an iperf3 run has one bulk
+# flow (four interleaved ones with -P 4) and its control connection.
 for s in 1 2; do
 	replay tcp4-s$s "$dir/tcp4.pcap" "-b 63 -S $s"
 	replay tcp6-s$s "$dir/tcp6.pcap" "-b 48 -S $s"
 done
 replay tcp4-small "$dir/tcp4.pcap" "-b 5 -S 7"
+replay tcp4-par4 "$dir/tcp4p.pcap" "-b 63 -S 4"
 replay udp4 "$dir/udp4.pcap" "-b 63 -S 3" udp
+replay udp6 "$dir/udp6.pcap" "-b 40 -S 5" udp
 
 echo "gro_kernel: $total_in frames replayed, $total_out kernel outputs compared" \
      "in $(( $(date +%s) - start )) s"

@@ -225,8 +225,9 @@ sofl_csum_replace32(uint16_t check, uint32_t old, uint32_t new_)
 
 	if (old == new_)
 		return check;
-	/* csum_replace4: ~csum_fold(csum_add(csum_sub(~csum_unfold(check), old), new)) */
-	s = (uint16_t)~check;
+	/* csum_replace4: ~csum_fold(csum_add(csum_sub(~csum_unfold(check), old), new)),
+	 * with the 32-bit complement of the unfolded check, as Linux does */
+	s = ~(uint32_t)check;
 	s = sofl_csum_combine(s, ~old);
 	s = sofl_csum_combine(s, new_);
 	return (uint16_t)~sofl_csum_fold(s);

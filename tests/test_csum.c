@@ -1,16 +1,21 @@
-/* Description: checksum vectors (RFC 1071, RFC 1624, UDP/TCP zero rules) and
- * every implementation (generic/AVX2/AVX-512) against a naive reference. */
+/* Description: checksums — RFC 1071/1624 vectors, pseudo-headers, UDP/TCP zero rules, peer bugs (DPDK/VPP) as cases, packet helpers (check/fill/complete_partial), and every kernel (generic/AVX2/AVX-512) vs a naive reference at every length 0..4096 x alignment 0..63, random lengths, guard pages. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include "helpers.h"
 #include "csum_impl.h"
 
-/* naive RFC 1071 reference: big-endian 16-bit words, 64-bit accumulator */
+static const char *self_path;
+
+/* ---- references (independent of the library) ---- */
+
+/* naive RFC 1071: big-endian 16-bit words, odd byte padded, folded */
 static uint16_t
 ref_fold(const uint8_t *b, size_t len)
 {
@@ -26,69 +31,973 @@ ref_fold(const uint8_t *b, size_t len)
 	return (uint16_t)s;
 }
 
+static uint16_t
+fold16(uint64_t s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* Linux include/net/checksum.h arithmetic, modelled independently */
+static uint16_t
+lx_csum16_add(uint16_t a, uint16_t b)
+{
+	uint16_t r = (uint16_t)(a + b);
+
+	return (uint16_t)(r + (r < b));
+}
+
+static uint16_t
+lx_replace2(uint16_t check, uint16_t from, uint16_t to)
+{
+	return (uint16_t)~lx_csum16_add(lx_csum16_add((uint16_t)~check, (uint16_t)~from), to);
+}
+
+static uint32_t
+lx_csum_add(uint32_t a, uint32_t b)
+{
+	uint32_t r = a + b;
+
+	return r + (r < b);
+}
+
+static uint16_t
+lx_csum_fold(uint32_t s)	/* returns the complement, like Linux */
+{
+	return (uint16_t)~((s + (s << 16 | s >> 16)) >> 16);
+}
+
+static uint16_t
+lx_replace4(uint16_t check, uint32_t from, uint32_t to)
+{
+	return lx_csum_fold(lx_csum_add(lx_csum_add(~(uint32_t)check, ~from), to));
+}
+
+static int
+impl_ok(int i)
+{
+	return sofl_csum_impl_available((enum sofl_csum_impl)i);
+}
+
+static void
+use(int i)
+{
+	assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)i), 0);
+}
+
+/* ---- RFC vectors ---- */
+
 static void
 test_rfc1071(void **state)
 {
 	static const uint8_t v[8] = { 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7 };
+	static const uint8_t odd[3] = { 0x12, 0x34, 0x56 };
+	int i;
 	(void)state;
-	assert_int_equal(sofl_csum(v, 8), 0x220d);
-	assert_int_equal(sofl_csum_fold(sofl_csum_add(0, v, 8)), 0xddf2);
+
+	for (i = 0; i <= SOFL_CSUM_AVX512; i++) {
+		if (!impl_ok(i))
+			continue;
+		use(i);
+		assert_int_equal(sofl_csum(v, 8), 0x220d);
+		assert_int_equal(sofl_csum_fold(sofl_csum_add(0, v, 8)), 0xddf2);
+		/* odd length: the last byte is the high byte of a zero-padded word */
+		assert_int_equal(sofl_csum_fold(sofl_csum_add(0, odd, 3)), 0x1234 + 0x5600);
+		assert_int_equal(sofl_csum(v, 0), 0xffff);
+	}
+	/* fold and combine keep the end-around carry */
+	assert_int_equal(sofl_csum_fold(0x2ddf0), 0xddf2);
+	assert_int_equal(sofl_csum_fold(0xffffffff), 0xffff);
+	assert_int_equal(sofl_csum_fold(0), 0);
+	assert_int_equal(sofl_csum_combine(0xffffffff, 1), 1);
+	assert_int_equal(sofl_csum_combine(0x80000000, 0x80000000), 1);
 }
 
 static void
 test_rfc1624(void **state)
 {
 	(void)state;
+	/* RFC 1624 §4/§5: HC 0xDD2F, m 0x5555 -> m' 0x3285 gives 0x0000 (eqn 2 gave 0xFFFF) */
 	assert_int_equal(sofl_csum_replace16(0xDD2F, 0x5555, 0x3285), 0x0000);
-	/* equal values: unchanged (erratum 4782) */
+	/* equal values leave the checksum alone (erratum 4782), 0xFFFF included */
 	assert_int_equal(sofl_csum_replace16(0x0000, 0x1234, 0x1234), 0x0000);
+	assert_int_equal(sofl_csum_replace16(0xffff, 0x1234, 0x1234), 0xffff);
+	assert_int_equal(sofl_csum_replace32(0xffff, 0xdeadbeef, 0xdeadbeef), 0xffff);
+	assert_int_equal(sofl_csum_replace32(0x1234, 5, 5), 0x1234);
 }
 
+/* Every pair old != new: bit-exact Linux csum_replace2/csum_replace4. */
 static void
-check_all_impls(const uint8_t *buf, size_t len)
+test_replace_vs_linux(void **state)
 {
-	uint16_t want = ref_fold(buf, len);
+	uint64_t r = 7;
 	int i;
+	(void)state;
 
-	for (i = SOFL_CSUM_GENERIC; i <= SOFL_CSUM_AVX512; i++) {
-		uint8_t dst[70000];
-		if (!sofl_csum_impl_available((enum sofl_csum_impl)i))
-			continue;
-		assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)i), 0);
-		if (sofl_csum_fold(sofl_csum_add(0, buf, len)) != want) {
-			fprintf(stderr, "impl %s len %zu\n", sofl_csum_impl_name(), len);
-			fail();
+	for (i = 0; i < 200000; i++) {
+		uint64_t x = t_rand(&r), y = t_rand(&r);
+		uint16_t c = (uint16_t)x, o16 = (uint16_t)(x >> 16), n16 = (uint16_t)(x >> 32);
+		uint32_t o32 = (uint32_t)y, n32 = (uint32_t)(y >> 32);
+
+		if (i < 4) {	/* the corners */
+			c = i & 1 ? 0xffff : 0;
+			o32 = i & 2 ? 0xffffffff : 0;
+			n32 = ~o32;
+			o16 = (uint16_t)o32;
+			n16 = (uint16_t)n32;
 		}
-		memset(dst, 0xa5, len + 1);
-		assert_int_equal(sofl_csum_fold(sofl_csum_copy(dst, buf, len, 0)), want);
-		assert_memory_equal(dst, buf, len);
-		assert_int_equal(dst[len], 0xa5);
+		if (o16 != n16)
+			assert_int_equal(sofl_csum_replace16(c, o16, n16), lx_replace2(c, o16, n16));
+		if (o32 != n32)
+			assert_int_equal(sofl_csum_replace32(c, o32, n32), lx_replace4(c, o32, n32));
 	}
 }
 
+/* Property: updating a field incrementally equals recomputing from scratch
+ * (IPv4 header: 16-bit TTL/proto word and 32-bit source address; TCP/UDP:
+ * the pseudo-header's address, as NAT does). */
+static void
+test_replace_vs_recompute(void **state)
+{
+	uint8_t b[256];
+	uint64_t r = 99;
+	int i;
+	(void)state;
+
+	for (i = 0; i < 3000; i++) {
+		struct t_spec s;
+		struct sofl_pkt p;
+		uint8_t *ip;
+		uint16_t ck, l4ck, o16, n16;
+		uint32_t o32, n32;
+		size_t len;
+		int proto = i & 1 ? 6 : 17;
+
+		t_spec_init(&s, 4, proto);
+		s.ip_id = (uint16_t)t_rand(&r);
+		s.pay_len = (size_t)(t_rand(&r) % 100);
+		s.pay_seed = (uint8_t)t_rand(&r);
+		len = t_build(b, sizeof(b), &s);
+		ip = b + 14;
+		ck = sofl_get16(ip + 10);
+		l4ck = sofl_get16(ip + 20 + (proto == 6 ? 16 : 6));
+
+		/* 16-bit: TTL + protocol word */
+		o16 = sofl_get16(ip + 8);
+		n16 = (uint16_t)((t_rand(&r) & 0xff) << 8 | ip[9]);
+		sofl_put16(ip + 8, n16);
+		ck = sofl_csum_replace16(ck, o16, n16);
+		assert_int_equal(ck, sofl_ipv4_hdr_csum(ip, 20));
+
+		/* 32-bit: source address, in the IP header and the pseudo-header */
+		o32 = sofl_get32(ip + 12);
+		n32 = (uint32_t)t_rand(&r);
+		if (n32 == o32)
+			continue;
+		sofl_put32(ip + 12, n32);
+		ck = sofl_csum_replace32(ck, o32, n32);
+		assert_int_equal(ck, sofl_ipv4_hdr_csum(ip, 20));
+		sofl_put16(ip + 10, ck);
+		l4ck = sofl_csum_replace32(l4ck, o32, n32);
+		assert_int_equal(sofl_pkt_parse(&p, b, len, SOFL_LINK_ETH), 0);
+		if (proto == 17 && l4ck == 0)
+			l4ck = 0xffff;	/* the UDP rule is the caller's */
+		assert_int_equal(l4ck, sofl_pkt_l4_csum(&p));
+	}
+}
+
+/* ---- pseudo-headers, against byte-exact pseudo-header images ---- */
+
+static void
+test_pseudo_headers(void **state)
+{
+	static const uint8_t s4[4] = { 198, 18, 0, 1 }, d4[4] = { 198, 19, 255, 254 };
+	static const uint8_t s6[16] = { 0x20, 0x01, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef };
+	static const uint8_t d6[16] = { 0x20, 0x01, 0, 2, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
+	static const uint32_t lens[] = { 0, 8, 40, 1480, 65535, 65536, 0x12345, 0xffffffffu };
+	uint8_t img[40];
+	unsigned i;
+	(void)state;
+
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		/* IPv4 (RFC 768/793): src, dst, zero, proto, 16-bit length */
+		memcpy(img, s4, 4);
+		memcpy(img + 4, d4, 4);
+		img[8] = 0;
+		img[9] = 6;
+		sofl_put16(img + 10, (uint16_t)lens[i]);
+		assert_int_equal(sofl_csum_fold(sofl_csum_pseudo_v4(s4, d4, 6, lens[i] & 0xffff)),
+				 ref_fold(img, 12));
+		/* IPv6 (RFC 8200 §8.1): src, dst, 32-bit length, 3 zero bytes, next header */
+		memcpy(img, s6, 16);
+		memcpy(img + 16, d6, 16);
+		sofl_put32(img + 32, lens[i]);
+		img[36] = img[37] = img[38] = 0;
+		img[39] = 17;
+		assert_int_equal(sofl_csum_fold(sofl_csum_pseudo_v6(s6, d6, 17, lens[i])),
+				 ref_fold(img, 40));
+	}
+	/* the upper 16 bits of an IPv6 length count (a 16-bit field would lose them) */
+	assert_int_not_equal(sofl_csum_fold(sofl_csum_pseudo_v6(s6, d6, 17, 0x10000)),
+			     sofl_csum_fold(sofl_csum_pseudo_v6(s6, d6, 17, 0)));
+}
+
+/* ---- IPv4 header checksum ---- */
+
+static void
+test_ipv4_hdr(void **state)
+{
+	/* the classic worked example: 45 00 00 73 ... checksum 0xb861 */
+	static const uint8_t h0[20] = { 0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
+					0xb8, 0x61, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7 };
+	uint8_t h[60];
+	uint64_t r = 5;
+	uint16_t c;
+	size_t hl, i;
+	(void)state;
+
+	assert_int_equal(sofl_ipv4_hdr_csum(h0, 20), 0xb861);
+	assert_true(sofl_ipv4_hdr_csum_ok(h0, 20));
+	memcpy(h, h0, 20);
+	h[8] ^= 1;
+	assert_false(sofl_ipv4_hdr_csum_ok(h, 20));
+
+	/* options: every IHL, against the reference with the field zeroed */
+	for (hl = 20; hl <= 60; hl += 4) {
+		for (i = 0; i < hl; i++)
+			h[i] = (uint8_t)t_rand(&r);
+		h[0] = (uint8_t)(0x40 | hl / 4);
+		c = sofl_ipv4_hdr_csum(h, hl);
+		h[10] = h[11] = 0;
+		assert_int_equal(c, (uint16_t)~ref_fold(h, hl));
+		sofl_put16(h + 10, c);
+		assert_true(sofl_ipv4_hdr_csum_ok(h, hl));
+		h[hl - 1] ^= 0x40;
+		assert_false(sofl_ipv4_hdr_csum_ok(h, hl));
+	}
+
+	/* never 0xFFFF (DPDK 06602c671a, RFC 1624 §3): a header whose sum is
+	 * 0xFFFF gets checksum 0x0000, and verifies */
+	memcpy(h, h0, 20);
+	h[10] = h[11] = 0;
+	h[4] = h[5] = 0;
+	sofl_put16(h + 4, (uint16_t)(0xffff - ref_fold(h, 20)));
+	assert_int_equal(ref_fold(h, 20), 0xffff);
+	assert_int_equal(sofl_ipv4_hdr_csum(h, 20), 0x0000);
+	assert_true(sofl_ipv4_hdr_csum_ok(h, 20));
+}
+
+/* Short or odd hlen never reads outside [0, hlen) (ASan build checks it). */
+static void
+test_ipv4_hdr_short(void **state)
+{
+	size_t hl;
+	(void)state;
+
+	for (hl = 0; hl <= 24; hl++) {
+		uint8_t *h = malloc(hl ? hl : 1);
+		size_t i;
+		uint8_t tmp[24];
+
+		for (i = 0; i < hl; i++)
+			h[i] = (uint8_t)(0x11 * (i + 1));
+		/* bytes 10-11 are excluded where present */
+		memcpy(tmp, h, hl);
+		if (hl > 10)
+			tmp[10] = 0;
+		if (hl > 11)
+			tmp[11] = 0;
+		assert_int_equal(sofl_ipv4_hdr_csum(h, hl), (uint16_t)~ref_fold(tmp, hl));
+		assert_int_equal(sofl_ipv4_hdr_csum_ok(h, hl), ref_fold(h, hl) == 0xffff);
+		free(h);
+	}
+}
+
+/* ---- block add at odd offsets ---- */
+
+static void
+test_block_add(void **state)
+{
+	uint8_t b[777], d[777];
+	uint64_t r = 3;
+	size_t k, i;
+	int im;
+	(void)state;
+
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)t_rand(&r);
+	for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+		if (!impl_ok(im))
+			continue;
+		use(im);
+		for (k = 0; k <= sizeof(b); k++) {
+			uint32_t head = sofl_csum_add(0, b, k);
+			uint32_t tail = sofl_csum_add(0, b + k, sizeof(b) - k);
+			uint32_t ctail = sofl_csum_copy(d + k, b + k, sizeof(b) - k, 0);
+
+			assert_int_equal(sofl_csum_fold(sofl_csum_block_add(head, tail, k)),
+					 ref_fold(b, sizeof(b)));
+			assert_int_equal(sofl_csum_fold(sofl_csum_block_add(head, ctail, k)),
+					 ref_fold(b, sizeof(b)));
+			/* at an even offset, seeding sofl_csum_add() is the same */
+			if (!(k & 1))
+				assert_int_equal(sofl_csum_fold(sofl_csum_add(head, b + k, sizeof(b) - k)),
+						 ref_fold(b, sizeof(b)));
+		}
+		/* three blocks at odd, odd, even boundaries */
+		{
+			uint32_t s = sofl_csum_add(0, b, 101);
+			s = sofl_csum_block_add(s, sofl_csum_add(0, b + 101, 200), 101);
+			s = sofl_csum_block_add(s, sofl_csum_add(0, b + 301, 476), 301);
+			assert_int_equal(sofl_csum_fold(s), ref_fold(b, sizeof(b)));
+		}
+	}
+}
+
+/* ---- packets ---- */
+
+#define FRAME 2048
+
+static size_t
+build(uint8_t *b, struct t_spec *s, struct sofl_pkt *p)
+{
+	size_t len = t_build(b, FRAME, s);
+	int err = sofl_pkt_parse(p, b, len, s->link);
+
+	assert_int_equal(err, 0);
+	return len;
+}
+
+static unsigned
+check_off(int proto)
+{
+	return proto == 6 ? 16 : 6;
+}
+
+/* Makes the packet's computed L4 checksum 0 by adjusting its first payload
+ * word, then stores @field as its checksum.  Needs pay_len >= 2. */
+static void
+force_zero_csum(uint8_t *b, const struct sofl_pkt *p, uint16_t field)
+{
+	uint8_t *w = b + p->pay_off;
+	uint16_t c = (uint16_t)sofl_pkt_l4_csum(p);
+
+	if (p->l4_proto == 17 && c == 0xffff)
+		c = 0;		/* already a computed 0 */
+	sofl_put16(w, (uint16_t)fold16((uint32_t)sofl_get16(w) + c));
+	sofl_put16(b + p->l4_off + check_off(p->l4_proto), field);
+}
+
+/* RFC 768 / RFC 8200 §8.1 / DPDK d5df2ae042: UDP maps a computed 0 to 0xFFFF,
+ * TCP never does; a zero UDP checksum is "none" over IPv4, invalid over IPv6. */
+static void
+test_zero_rules(void **state)
+{
+	int ipv, proto;
+	(void)state;
+
+	for (ipv = 4; ipv <= 6; ipv += 2)
+		for (proto = 6; proto <= 17; proto += 11) {
+			uint8_t b[FRAME];
+			struct t_spec s;
+			struct sofl_pkt p;
+			enum sofl_csum_state ip, l4;
+
+			t_spec_init(&s, ipv, proto);
+			s.pay_len = 33;
+			build(b, &s, &p);
+			force_zero_csum(b, &p, 0);
+			if (proto == 6) {
+				assert_int_equal(sofl_pkt_l4_csum(&p), 0x0000);
+				sofl_pkt_csum_check(&p, &ip, &l4);
+				assert_int_equal(l4, SOFL_CSUM_VALID);
+				/* 0xFFFF verifies too (-0 == +0): both are accepted */
+				sofl_put16(b + p.l4_off + 16, 0xffff);
+				sofl_pkt_csum_check(&p, NULL, &l4);
+				assert_int_equal(l4, SOFL_CSUM_VALID);
+				/* fill writes the computed 0, not 0xFFFF */
+				assert_int_equal(sofl_pkt_csum_fill(b, &p, 0), 0);
+				assert_int_equal(sofl_get16(b + p.l4_off + 16), 0x0000);
+			} else {
+				assert_int_equal(sofl_pkt_l4_csum(&p), 0xffff);
+				sofl_pkt_csum_check(&p, &ip, &l4);
+				assert_int_equal(l4, ipv == 4 ? SOFL_CSUM_ABSENT : SOFL_CSUM_BAD);
+				assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+				assert_int_equal(sofl_get16(b + p.l4_off + 6), 0xffff);
+				sofl_pkt_csum_check(&p, &ip, &l4);
+				assert_int_equal(l4, SOFL_CSUM_VALID);
+			}
+		}
+}
+
+static void
+test_check_classes(void **state)
+{
+	int ipv, proto;
+	(void)state;
+
+	for (ipv = 4; ipv <= 6; ipv += 2)
+		for (proto = 6; proto <= 17; proto += 11) {
+			uint8_t b[FRAME];
+			struct t_spec s;
+			struct sofl_pkt p;
+			enum sofl_csum_state ip, l4;
+			enum sofl_csum_state ipv_ok = ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE;
+
+			t_spec_init(&s, ipv, proto);
+			s.pay_len = 200;
+			build(b, &s, &p);
+			sofl_pkt_csum_check(&p, &ip, &l4);
+			assert_int_equal(ip, ipv_ok);
+			assert_int_equal(l4, SOFL_CSUM_VALID);
+			assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(b + p.l4_off + check_off(proto)));
+
+			b[p.pay_off + 77] ^= 0x10;	/* payload corrupted */
+			sofl_pkt_csum_check(&p, &ip, &l4);
+			assert_int_equal(ip, ipv_ok);
+			assert_int_equal(l4, SOFL_CSUM_BAD);
+
+			s.csum = T_CSUM_PARTIAL;	/* CHECKSUM_PARTIAL / NEEDS_CSUM */
+			build(b, &s, &p);
+			sofl_pkt_csum_check(&p, NULL, &l4);
+			assert_int_equal(l4, SOFL_CSUM_PARTIAL);
+			assert_int_equal(sofl_get16(b + p.l4_off + check_off(proto)), sofl_pkt_l4_pseudo(&p));
+
+			s.csum = T_CSUM_FULL;
+			s.udp_zero_csum = 1;		/* UDP zero: ABSENT (v4) / BAD (v6) */
+			build(b, &s, &p);
+			sofl_pkt_csum_check(&p, &ip, &l4);
+			if (proto == 17)
+				assert_int_equal(l4, ipv == 4 ? SOFL_CSUM_ABSENT : SOFL_CSUM_BAD);
+			else
+				assert_int_equal(l4, SOFL_CSUM_VALID);
+
+			if (ipv == 4) {			/* IPv4 header corrupted */
+				s.udp_zero_csum = 0;
+				build(b, &s, &p);
+				b[p.l3_off + 8]--;	/* TTL */
+				sofl_pkt_csum_check(&p, &ip, &l4);
+				assert_int_equal(ip, SOFL_CSUM_BAD);
+				assert_int_equal(l4, SOFL_CSUM_VALID);
+			}
+		}
+}
+
+static void
+test_check_none(void **state)
+{
+	uint8_t b[FRAME];
+	struct t_spec s;
+	struct sofl_pkt p;
+	enum sofl_csum_state ip, l4;
+	size_t len;
+	(void)state;
+
+	/* IPv4 fragment: header checked, L4 not */
+	t_spec_init(&s, 4, 17);
+	s.pay_len = 100;
+	s.df = 0;
+	s.frag = 0x2000;	/* MF */
+	build(b, &s, &p);
+	sofl_pkt_csum_check(&p, &ip, &l4);
+	assert_int_equal(ip, SOFL_CSUM_VALID);
+	assert_int_equal(l4, SOFL_CSUM_NONE);
+	assert_int_equal(sofl_pkt_l4_csum(&p), SOFL_E_FRAGMENT);
+	assert_int_equal(sofl_pkt_l4_pseudo(&p), SOFL_E_FRAGMENT);
+
+	/* IPv6 fragment header */
+	t_spec_init(&s, 6, 6);
+	s.pay_len = 100;
+	s.n_ext = 1;
+	s.ext[0].type = 44;
+	s.ext[0].frag_mf = 1;
+	build(b, &s, &p);
+	sofl_pkt_csum_check(&p, &ip, &l4);
+	assert_int_equal(ip, SOFL_CSUM_NONE);
+	assert_int_equal(l4, SOFL_CSUM_NONE);
+	assert_int_equal(sofl_pkt_l4_csum(&p), SOFL_E_FRAGMENT);
+
+	/* not TCP/UDP (ICMP) */
+	t_spec_init(&s, 4, 1);
+	s.pay_len = 16;
+	build(b, &s, &p);
+	sofl_pkt_csum_check(&p, &ip, &l4);
+	assert_int_equal(ip, SOFL_CSUM_VALID);
+	assert_int_equal(l4, SOFL_CSUM_NONE);
+	assert_int_equal(sofl_pkt_l4_csum(&p), SOFL_E_NOT_TCPUDP);
+
+	/* not IP (ARP) */
+	t_spec_init(&s, 4, 6);
+	len = t_build_arp(b, sizeof(b), &s);
+	assert_int_equal(sofl_pkt_parse(&p, b, len, SOFL_LINK_ETH), 0);
+	sofl_pkt_csum_check(&p, &ip, &l4);
+	assert_int_equal(ip, SOFL_CSUM_NONE);
+	assert_int_equal(l4, SOFL_CSUM_NONE);
+	assert_int_equal(sofl_pkt_l4_csum(&p), SOFL_E_NOT_TCPUDP);
+	assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+}
+
+/* DPDK e55ea3d5d9 / VPP 86490da4ce4: the L4 length comes from the IP header;
+ * non-zero Ethernet padding (60-byte minimum frames) is not summed. */
+static void
+test_eth_padding(void **state)
+{
+	int ipv, proto;
+	(void)state;
+
+	for (ipv = 4; ipv <= 6; ipv += 2)
+		for (proto = 6; proto <= 17; proto += 11) {
+			uint8_t b[FRAME], ref[FRAME];
+			struct t_spec s;
+			struct sofl_pkt p;
+			enum sofl_csum_state ip, l4;
+			size_t len, i;
+
+			t_spec_init(&s, ipv, proto);
+			s.pay_len = 2;
+			s.eth_pad = 22;
+			len = build(b, &s, &p);
+			for (i = p.ip_end; i < len; i++)
+				b[i] = (uint8_t)(0xa5 + i);	/* junk, not zeros */
+			memcpy(ref, b, len);
+			sofl_pkt_csum_check(&p, &ip, &l4);
+			assert_int_equal(l4, SOFL_CSUM_VALID);
+			assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(b + p.l4_off + check_off(proto)));
+			assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+			assert_memory_equal(b, ref, len);
+			/* complete_partial over the IP packet only */
+			sofl_put16(b + p.l4_off + check_off(proto), (uint16_t)sofl_pkt_l4_pseudo(&p));
+			assert_int_equal(sofl_csum_complete_partial(b, p.ip_end, p.l4_off,
+								    check_off(proto)), 0);
+			assert_memory_equal(b, ref, len);
+		}
+}
+
+/* DPDK 8743d499a5: total length below the IHL must not checksum ~4 GB. */
+static void
+test_totlen_below_ihl(void **state)
+{
+	uint8_t *b = malloc(64), ref[64];
+	struct t_spec s;
+	struct sofl_pkt p;
+	enum sofl_csum_state ip = SOFL_CSUM_VALID, l4 = SOFL_CSUM_VALID;
+	size_t len;
+	(void)state;
+
+	t_spec_init(&s, 4, 6);
+	s.l3_len_delta = (uint16_t)-30;		/* tot_len 10 < IHL 20 */
+	len = t_build(b, 64, &s);
+	memcpy(ref, b, len);
+	assert_int_equal(sofl_pkt_parse(&p, b, len, SOFL_LINK_ETH), SOFL_E_IPV4_TOTLEN_SHORT);
+	sofl_pkt_csum_check(&p, &ip, &l4);
+	assert_int_equal(ip, SOFL_CSUM_NONE);
+	assert_int_equal(l4, SOFL_CSUM_NONE);
+	assert_true(sofl_pkt_l4_csum(&p) < 0);
+	assert_true(sofl_pkt_l4_pseudo(&p) < 0);
+	assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+	assert_memory_equal(b, ref, len);
+	free(b);
+}
+
+/* DPDK ac0ad5eff8: IPv4 options move the L4 header; VLAN tags the L3 one. */
+static void
+test_ipv4_options_vlan(void **state)
+{
+	static const uint8_t opts[40] = { 0x94, 0x04, 0x00, 0x00, 0x01, 0x01, 0x01, 0x00 };
+	size_t ol;
+	(void)state;
+
+	for (ol = 4; ol <= 40; ol += 4) {
+		uint8_t b[FRAME];
+		struct t_spec s;
+		struct sofl_pkt p;
+		enum sofl_csum_state ip, l4;
+		uint16_t c;
+
+		t_spec_init(&s, 4, ol & 4 ? 6 : 17);
+		s.ip_opts = opts;
+		s.ip_opts_len = ol;
+		s.nvlan = (int)(ol / 4 % 3);
+		s.vlan_tci[0] = 100;
+		s.vlan_tci[1] = 200;
+		s.pay_len = 64 + ol;
+		build(b, &s, &p);
+		assert_int_equal(p.l3_len, 20 + ol);
+		sofl_pkt_csum_check(&p, &ip, &l4);
+		assert_int_equal(ip, SOFL_CSUM_VALID);
+		assert_int_equal(l4, SOFL_CSUM_VALID);
+		c = sofl_get16(b + p.l4_off + check_off(p.l4_proto));
+		sofl_put16(b + p.l4_off + check_off(p.l4_proto), 0);
+		sofl_put16(b + p.l3_off + 10, 0);
+		assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+		assert_int_equal(sofl_get16(b + p.l4_off + check_off(p.l4_proto)), c);
+		assert_true(sofl_ipv4_hdr_csum_ok(b + p.l3_off, p.l3_len));
+	}
+}
+
+/* RFC 8200 §8.1: the pseudo-header carries the upper-layer protocol and the
+ * upper-layer length (payload length minus extension headers). */
+static void
+test_ipv6_exthdr(void **state)
+{
+	static const uint8_t chain[3] = { 0, 60, 43 };
+	int n, proto;
+	(void)state;
+
+	for (n = 1; n <= 3; n++)
+		for (proto = 6; proto <= 17; proto += 11) {
+			uint8_t b[FRAME];
+			struct t_spec s;
+			struct sofl_pkt p;
+			enum sofl_csum_state ip, l4;
+			uint32_t ulen, ps;
+			int i;
+
+			t_spec_init(&s, 6, proto);
+			s.pay_len = 301;
+			s.n_ext = n;
+			for (i = 0; i < n; i++) {
+				s.ext[i].type = chain[i];
+				s.ext[i].len = (uint8_t)(8 * (i + 1));
+				s.ext[i].fill = 0x5a;
+			}
+			build(b, &s, &p);
+			assert_int_equal(p.l4_proto, proto);
+			ulen = p.ip_end - p.l4_off;
+			assert_int_equal(ulen, (proto == 6 ? 20 : 8) + 301);
+			ps = sofl_csum_pseudo_v6(b + p.l3_off + 8, b + p.l3_off + 24, (uint8_t)proto, ulen);
+			assert_int_equal(sofl_pkt_l4_pseudo(&p), sofl_csum_fold(ps));
+			assert_int_equal(sofl_csum_fold(sofl_csum_add(ps, b + p.l4_off, ulen)), 0xffff);
+			sofl_pkt_csum_check(&p, &ip, &l4);
+			assert_int_equal(ip, SOFL_CSUM_NONE);
+			assert_int_equal(l4, SOFL_CSUM_VALID);
+			/* the first next header (0, 60) or the IPv6 payload length would be wrong */
+			assert_int_not_equal(sofl_pkt_l4_pseudo(&p),
+					     sofl_csum_fold(sofl_csum_pseudo_v6(b + p.l3_off + 8,
+										b + p.l3_off + 24, chain[0], ulen)));
+			assert_int_not_equal(sofl_pkt_l4_pseudo(&p),
+					     sofl_csum_fold(sofl_csum_pseudo_v6(b + p.l3_off + 8,
+										b + p.l3_off + 24, (uint8_t)proto,
+										sofl_get16(b + p.l3_off + 4))));
+		}
+}
+
+static void
+test_fill(void **state)
+{
+	int ipv, proto, link;
+	(void)state;
+
+	for (link = SOFL_LINK_ETH; link <= SOFL_LINK_RAW; link++)
+		for (ipv = 4; ipv <= 6; ipv += 2)
+			for (proto = 6; proto <= 17; proto += 11) {
+				uint8_t b[FRAME], ref[FRAME];
+				struct t_spec s;
+				struct sofl_pkt p, q;
+				size_t len;
+
+				t_spec_init(&s, ipv, proto);
+				s.link = link;
+				s.pay_len = 999;
+				len = build(ref, &s, &q);
+				s.csum = T_CSUM_ZERO;
+				build(b, &s, &p);
+				if (ipv == 4)
+					sofl_put16(b + p.l3_off + 10, 0x1234);
+				assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+				assert_memory_equal(b, ref, len);
+				/* IPv4 UDP with 0 stays "no checksum" unless asked */
+				s.csum = T_CSUM_FULL;
+				s.udp_zero_csum = 1;
+				build(b, &s, &p);
+				assert_int_equal(sofl_pkt_csum_fill(b, &p, 0), 0);
+				if (ipv == 4 && proto == 17)
+					assert_int_equal(sofl_get16(b + p.l4_off + 6), 0);
+				else
+					assert_memory_equal(b, ref, len);
+				/* a frame other than the parsed one is refused */
+				assert_int_equal(sofl_pkt_csum_fill(ref, &p, 0), SOFL_EINVAL);
+				assert_int_equal(sofl_pkt_csum_fill(NULL, &p, 0), SOFL_EINVAL);
+			}
+}
+
+static void
+test_complete_partial(void **state)
+{
+	int ipv, proto;
+	(void)state;
+
+	for (ipv = 4; ipv <= 6; ipv += 2)
+		for (proto = 6; proto <= 17; proto += 11) {
+			uint8_t b[FRAME], ref[FRAME];
+			struct t_spec s;
+			struct sofl_pkt p;
+			size_t len, co = check_off(proto);
+			enum sofl_csum_state l4;
+
+			t_spec_init(&s, ipv, proto);
+			s.pay_len = 1001;
+			len = build(ref, &s, &p);
+			s.csum = T_CSUM_PARTIAL;
+			build(b, &s, &p);
+			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, co), 0);
+			assert_memory_equal(b, ref, len);
+
+			/* out of range: refused, frame untouched */
+			memcpy(ref, b, len);
+			assert_int_equal(sofl_csum_complete_partial(b, len, len + 1, 0), SOFL_EINVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, len), SOFL_EINVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, len - 1, 0), SOFL_EINVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, (size_t)-1, 2), SOFL_EINVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, 2, (size_t)-1), SOFL_EINVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, len - p.l4_off - 1),
+					 SOFL_EINVAL);
+			assert_int_equal(sofl_csum_complete_partial(NULL, len, 0, 0), SOFL_EINVAL);
+			assert_memory_equal(b, ref, len);
+			/* the last two bytes are a valid field position */
+			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, len - p.l4_off - 2), 0);
+
+			/* a result of 0 is stored as 0xFFFF (skb_checksum_help) */
+			s.csum = T_CSUM_FULL;
+			build(b, &s, &p);
+			force_zero_csum(b, &p, (uint16_t)sofl_pkt_l4_pseudo(&p));
+			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, co), 0);
+			assert_int_equal(sofl_get16(b + p.l4_off + co), 0xffff);
+			sofl_pkt_csum_check(&p, NULL, &l4);
+			assert_int_equal(l4, SOFL_CSUM_VALID);
+
+			/* openvmm#3812: a NIC-style seed (L4 length 0) gives a bad
+			 * checksum once completed; the virtio seed needs the length */
+			build(b, &s, &p);
+			sofl_put16(b + p.l4_off + co, sofl_csum_fold(ipv == 4 ?
+				sofl_csum_pseudo_v4(p.key.src, p.key.dst, (uint8_t)proto, 0) :
+				sofl_csum_pseudo_v6(p.key.src, p.key.dst, (uint8_t)proto, 0)));
+			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, co), 0);
+			sofl_pkt_csum_check(&p, NULL, &l4);
+			assert_int_equal(l4, SOFL_CSUM_BAD);
+		}
+}
+
+/* ---- the kernels ---- */
+
+/* All lengths 0..4096 at all alignments 0..63: sum and fused copy.  The
+ * reference is carried along incrementally, one byte per length. */
 static void
 test_impls_lengths_alignments(void **state)
 {
-	uint8_t *big = malloc(4096 + 64 + 64);
+	enum { N = 4096 };
+	uint8_t *src = malloc(N + 64 + 64), *dst = malloc(N + 64 + 64 + 2);
 	uint64_t r = 42;
 	size_t i, len, al;
+	int im;
 	(void)state;
 
-	for (i = 0; i < 4096 + 128; i++)
-		big[i] = (uint8_t)t_rand(&r);
-	for (al = 0; al < 64; al += 7)
-		for (len = 0; len <= 4096; len++)
-			check_all_impls(big + al, len);
-	free(big);
+	for (i = 0; i < N + 128; i++)
+		src[i] = (uint8_t)t_rand(&r);
+	for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+		if (!impl_ok(im))
+			continue;
+		use(im);
+		for (al = 0; al < 64; al++) {
+			uint64_t ref = 0;
+			size_t da = (al * 37) % 64 + 1;
+
+			for (len = 0; len <= N; len++) {
+				uint16_t want = fold16(ref), got = sofl_csum_fold(sofl_csum_add(0, src + al, len));
+
+				if (got != want) {
+					fprintf(stderr, "impl %s len %zu align %zu: %04x != %04x\n",
+						sofl_csum_impl_name(), len, al, got, want);
+					fail();
+				}
+				if (len % 7 == 0 || len < 300) {
+					dst[da - 1] = dst[da + len] = 0xa5;
+					got = sofl_csum_fold(sofl_csum_copy(dst + da, src + al, len, 0));
+					assert_int_equal(got, want);
+					assert_int_equal(memcmp(dst + da, src + al, len), 0);
+					assert_int_equal(dst[da - 1], 0xa5);
+					assert_int_equal(dst[da + len], 0xa5);
+				}
+				ref += len & 1 ? src[al + len] : (uint32_t)src[al + len] << 8;
+			}
+		}
+	}
+	free(src);
+	free(dst);
+}
+
+/* Random lengths up to 65535 and long buffers across the kernels' block
+ * boundaries (64 KiB) with extreme contents (all 0x00, all 0xFF, 0x8000 and
+ * 0x7FFF words: the signed-lane extremes of the vector kernels). */
+static void
+test_impls_random_and_long(void **state)
+{
+	enum { BIG = (4 << 20) + 64 };
+	uint8_t *b = malloc(BIG), *d = malloc(BIG);
+	static const size_t lens[] = { 65535, 65536, 65537, 65536 * 2 - 1, 65536 * 2 + 3,
+				       (1 << 20) + 1, (1 << 20) + 64, (4 << 20) - 1, 4 << 20 };
+	uint64_t r = 1234;
+	size_t i, k;
+	int im, fillk;
+	(void)state;
+
+	for (fillk = 0; fillk < 5; fillk++) {
+		for (i = 0; i < BIG; i++) {
+			switch (fillk) {
+			case 0: b[i] = (uint8_t)t_rand(&r); break;
+			case 1: b[i] = 0; break;
+			case 2: b[i] = 0xff; break;
+			case 3: b[i] = i & 1 ? 0x00 : 0x80; break;
+			default: b[i] = i & 1 ? 0xff : 0x7f; break;
+			}
+		}
+		for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+			size_t al = k * 13 % 64;
+			uint16_t want = ref_fold(b + al, lens[k]);
+
+			if (fillk == 1)
+				assert_int_equal(want, 0);
+			for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+				if (!impl_ok(im))
+					continue;
+				use(im);
+				assert_int_equal(sofl_csum_fold(sofl_csum_add(0, b + al, lens[k])), want);
+				assert_int_equal(sofl_csum_fold(sofl_csum_copy(d + 1, b + al, lens[k], 0)),
+						 want);
+				assert_int_equal(memcmp(d + 1, b + al, lens[k]), 0);
+			}
+		}
+	}
+	/* random lengths and alignments */
+	for (i = 0; i < BIG; i++)
+		b[i] = (uint8_t)t_rand(&r);
+	for (k = 0; k < 1500; k++) {
+		size_t len = (size_t)(t_rand(&r) % 65536), al = (size_t)(t_rand(&r) % 64);
+		uint16_t want = ref_fold(b + al, len);
+
+		for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+			if (!impl_ok(im))
+				continue;
+			use(im);
+			assert_int_equal(sofl_csum_fold(sofl_csum_add(0, b + al, len)), want);
+		}
+	}
+	free(b);
+	free(d);
+}
+
+/* Nothing is read outside the buffer: buffers that end at, or start right
+ * after, a PROT_NONE page fault on any stray access. */
+static void
+test_impls_guard_pages(void **state)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t span = 3 * (size_t)pg, len;
+	uint8_t *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *mid, *d;
+	int im;
+	(void)state;
+
+	assert_true(m != MAP_FAILED);
+	d = malloc((size_t)pg);
+	mid = m + pg;
+	memset(mid, 0x3c, (size_t)pg);
+	assert_int_equal(mprotect(m, (size_t)pg, PROT_NONE), 0);
+	assert_int_equal(mprotect(mid + pg, (size_t)pg, PROT_NONE), 0);
+	for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+		if (!impl_ok(im))
+			continue;
+		use(im);
+		for (len = 0; len <= (size_t)pg; len++) {
+			uint16_t want = len & 1 ? fold16((uint64_t)(len / 2) * 0x3c3c + 0x3c00)
+					       : fold16((uint64_t)(len / 2) * 0x3c3c);
+
+			/* ends at the guard page */
+			assert_int_equal(sofl_csum_fold(sofl_csum_add(0, mid + pg - len, len)), want);
+			assert_int_equal(sofl_csum_fold(sofl_csum_copy(d, mid + pg - len, len, 0)), want);
+			/* starts right after the guard page */
+			assert_int_equal(sofl_csum_fold(sofl_csum_add(0, mid, len)), want);
+		}
+	}
+	free(d);
+	munmap(m, span);
+}
+
+/* SOFL_CSUM_IMPL picks the implementation at first use (in a child process,
+ * since the choice is made once per process). */
+static void
+test_impl_selection(void **state)
+{
+	static const char *const names[] = { "generic", "avx2", "avx512" };
+	const char *best = "generic";
+	char cmd[4200], out[64];
+	int i;
+	(void)state;
+
+	assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)7), SOFL_ENOTSUP);
+	assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)-1), SOFL_ENOTSUP);
+	assert_int_equal(sofl_csum_impl_available((enum sofl_csum_impl)9), 0);
+	assert_int_equal(sofl_csum_impl_available(SOFL_CSUM_GENERIC), 1);
+	for (i = 0; i <= SOFL_CSUM_AVX512; i++)
+		if (impl_ok(i))
+			best = names[i];
+	if (!self_path || strlen(self_path) > 4000)
+		skip();
+	for (i = 0; i <= SOFL_CSUM_AVX512 + 2; i++) {
+		const char *want = i <= SOFL_CSUM_AVX512 ? (impl_ok(i) ? names[i] : best) : best;
+		const char *env = i <= SOFL_CSUM_AVX512 ? names[i] : i == 3 ? "bogus" : "";
+		FILE *f;
+
+		snprintf(cmd, sizeof(cmd), "SOFL_CSUM_IMPL='%s' '%s' --impl-name", env, self_path);
+		f = popen(cmd, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(out, sizeof(out), f));
+		assert_int_equal(pclose(f), 0);
+		out[strcspn(out, "\n")] = 0;
+		assert_string_equal(out, want);
+	}
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rfc1071),
 		cmocka_unit_test(test_rfc1624),
+		cmocka_unit_test(test_replace_vs_linux),
+		cmocka_unit_test(test_replace_vs_recompute),
+		cmocka_unit_test(test_pseudo_headers),
+		cmocka_unit_test(test_ipv4_hdr),
+		cmocka_unit_test(test_ipv4_hdr_short),
+		cmocka_unit_test(test_block_add),
+		cmocka_unit_test(test_zero_rules),
+		cmocka_unit_test(test_check_classes),
+		cmocka_unit_test(test_check_none),
+		cmocka_unit_test(test_eth_padding),
+		cmocka_unit_test(test_totlen_below_ihl),
+		cmocka_unit_test(test_ipv4_options_vlan),
+		cmocka_unit_test(test_ipv6_exthdr),
+		cmocka_unit_test(test_fill),
+		cmocka_unit_test(test_complete_partial),
 		cmocka_unit_test(test_impls_lengths_alignments),
+		cmocka_unit_test(test_impls_random_and_long),
+		cmocka_unit_test(test_impls_guard_pages),
+		cmocka_unit_test(test_impl_selection),
 	};
+
+	if (argc == 2 && !strcmp(argv[1], "--impl-name")) {
+		puts(sofl_csum_impl_name());
+		return 0;
+	}
+	{
+		static char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n > 0) {
+			exe[n] = 0;
+			self_path = exe;
+		}
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,9 +97,14 @@ SOFL_API int sofl_ipv4_hdr_csum_ok(const void *iph, size_t hlen);
 
 /* sofl_csum_replace16() / _replace32() :
  * Incremental update (RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m')) of checksum
- * @check when a 16-bit (32-bit) field changes from @old to @new.  Equal
- * values return @check unchanged (RFC 1624 erratum 4782).  Matches Linux
- * csum_replace2()/csum_replace4() bit for bit. */
+ * @check when a 16-bit (32-bit) field changes from @old to @new (host-order
+ * values of the big-endian field, e.g. sofl_get16()/sofl_get32()).  A 32-bit
+ * field must start at an even offset of the checksummed data.
+ * When @check is a correct checksum the result equals a full recomputation.
+ * Equal values return @check unchanged (RFC 1624 erratum 4782; Linux would
+ * turn 0xFFFF into 0 there); otherwise the result is bit for bit that of Linux
+ * csum_replace2()/csum_replace4().  The UDP rule is the caller's: a UDP
+ * checksum that becomes 0 must be stored as 0xFFFF. */
 SOFL_API uint16_t sofl_csum_replace16(uint16_t check, uint16_t old, uint16_t new_);
 SOFL_API uint16_t sofl_csum_replace32(uint16_t check, uint32_t old, uint32_t new_);
 

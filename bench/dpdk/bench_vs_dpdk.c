@@ -631,114 +631,116 @@ bswap16(uint16_t v)
 	return (uint16_t)(v << 8 | v >> 8);
 }
 
+static const char *const dk_names[] = { "dpdk_generic", "dpdk_native" };
+
+/* Checks and registers the rows of one buffer: rte_raw_cksum (both builds)
+ * and sofl_csum_add (each implementation), @iters calls per repetition, or
+ * with @chunk one pass over the buffer in chunk-size calls.  Our generic
+ * code is compared with Debian's build, our SIMD code with DPDK at its
+ * best (-march=native). */
+static void
+csum_buffer_rows(const uint8_t *buf, size_t n, size_t iters, size_t chunk, const char *label,
+		 const char *unit)
+{
+	uint64_t want = chunk ? ours_sum_chunks(buf, n, chunk) :
+				sofl_csum_fold(sofl_csum_add(0, buf, n));
+	int d[2];
+
+	/* rte_raw_cksum sums host-order (little-endian) words: its folded sum
+	 * is ours byte-swapped (RFC 1071 §2(B), byte order independence) */
+	if (!chunk)
+		check(dk_raw_cksum_generic(buf, n) == bswap16((uint16_t)want) &&
+		      dk_raw_cksum_native(buf, n) == bswap16((uint16_t)want),
+		      "csum %s: rte_raw_cksum == sofl_csum_add", label);
+	for (int kind = CK_DPDK_GENERIC; kind <= CK_DPDK_NATIVE; kind++) {
+		struct csum_arg *a = xalloc(sizeof(*a));
+		*a = (struct csum_arg){ buf, n, iters, chunk, kind, 0 };
+		d[kind] = add_row("csum", unit, m_csum, a, (double)n, "rte_raw_cksum_%s_%s", label,
+				  dk_names[kind]);
+	}
+	for (int impl = SOFL_CSUM_GENERIC; impl <= SOFL_CSUM_AVX512; impl++) {
+		struct csum_arg *a;
+		uint64_t got;
+
+		if (!sofl_csum_impl_available((enum sofl_csum_impl)impl))
+			continue;
+		use_impl(impl);
+		got = chunk ? ours_sum_chunks(buf, n, chunk) : sofl_csum_fold(sofl_csum_add(0, buf, n));
+		check(got == want, "csum %s: %s == generic", label, impl_names[impl]);
+		a = xalloc(sizeof(*a));
+		*a = (struct csum_arg){ buf, n, iters, chunk, CK_OURS, impl };
+		add_cmp(d[impl == SOFL_CSUM_GENERIC ? 0 : 1],
+			add_row("csum", unit, m_csum, a, (double)n, "sofl_csum_add_%s_%s", label,
+				impl_names[impl]));
+	}
+}
+
+/* The 1514-byte TCP/IPv4 frame: 1480 bytes summed + pseudo-header. */
+static void
+csum_packet_rows(void)
+{
+	static uint8_t frame[2048];
+	uint32_t len = (uint32_t)tcp4_frame(frame, sizeof(frame), 0, 0, MSS, SOFL_TCP_ACK);
+	size_t it = iters_for(20000);
+	int best = best_impl(), dl[2], dv[2], ol, ov;
+	uint8_t tmp[2048];
+	struct pk_arg *a;
+	struct sofl_pkt p;
+	uint16_t c;
+
+	sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
+	use_impl(best);
+	check(dk_l4_cksum_verify_generic(frame) == 0 && dk_l4_cksum_verify_native(frame) == 0,
+	      "csum 1514 B frame: rte_ipv4_udptcp_cksum_verify accepts it");
+	/* rte_ipv4_udptcp_cksum returns the field's bytes (network order) */
+	memcpy(tmp, frame, len);
+	tmp[50] = tmp[51] = 0;
+	c = dk_l4_cksum_generic(tmp);
+	check(memcmp(&c, frame + 50, 2) == 0,
+	      "csum 1514 B frame: rte_ipv4_udptcp_cksum reproduces the checksum");
+	check(sofl_pkt_l4_csum(&p) == sofl_get16(frame + 50),
+	      "csum 1514 B frame: sofl_pkt_l4_csum reproduces the checksum");
+	for (int kind = 0; kind < 2; kind++) {
+		a = xalloc(sizeof(*a));
+		*a = (struct pk_arg){ frame, len, p, it, PK_DPDK_L4_GENERIC + kind, 0 };
+		dl[kind] = add_row("csum", "pkt", m_pkt, a, 0, "rte_ipv4_udptcp_cksum_1514B_%s",
+				   dk_names[kind]);
+		a = xalloc(sizeof(*a));
+		*a = (struct pk_arg){ frame, len, p, it, PK_DPDK_VERIFY_GENERIC + kind, 0 };
+		dv[kind] = add_row("csum", "pkt", m_pkt, a, 0, "rte_ipv4_cksum+udptcp_verify_1514B_%s",
+				   dk_names[kind]);
+	}
+	a = xalloc(sizeof(*a));
+	*a = (struct pk_arg){ frame, len, p, it, PK_OURS_L4, best };
+	ol = add_row("csum", "pkt", m_pkt, a, 0, "sofl_pkt_l4_csum_1514B_%s", impl_names[best]);
+	a = xalloc(sizeof(*a));
+	*a = (struct pk_arg){ frame, len, p, it, PK_OURS_VERIFY, best };
+	ov = add_row("csum", "pkt", m_pkt, a, 0, "sofl_pkt_parse+csum_check_1514B_%s",
+		     impl_names[best]);
+	add_cmp(dl[0], ol);
+	add_cmp(dl[1], ol);
+	add_cmp(dv[0], ov);
+	add_cmp(dv[1], ov);
+}
+
+/* In-cache sizes are summed repeatedly (64 MB of data per repetition);
+ * 64 MB in one pass, 64 KiB per call (rte_raw_cksum's accumulator limit). */
 static void
 setup_csum(void)
 {
 	static const size_t sizes[] = { 64, 1500, 9000, 65536 };
-	static const char *const kn[] = { "dpdk_generic", "dpdk_native" };
-	static uint8_t frame[2048];
 	uint8_t *hot = xalloc(65536), *big = xalloc(64 * MB);
-	int d[2], o, best = best_impl();
+	char label[16];
 
 	fill_random(hot, 65536, 1);
 	fill_random(big, 64 * MB, 2);
 	for (size_t k = 0; k < 4; k++) {
-		size_t n = sizes[k], it = iters_for(64.0 * MB / (double)n);
-		uint16_t want = sofl_csum_fold(sofl_csum_add(0, hot, n));
-
-		/* rte_raw_cksum sums host-order (little-endian) words: its folded
-		 * sum is ours byte-swapped (RFC 1071 §2(B), byte order independence) */
-		check(dk_raw_cksum_generic(hot, n) == bswap16(want) &&
-		      dk_raw_cksum_native(hot, n) == bswap16(want),
-		      "csum %zu B: rte_raw_cksum == sofl_csum_add", n);
-		for (int kind = CK_DPDK_GENERIC; kind <= CK_DPDK_NATIVE; kind++) {
-			struct csum_arg *a = xalloc(sizeof(*a));
-			*a = (struct csum_arg){ hot, n, it, 0, kind, 0 };
-			d[kind] = add_row("csum", "call", m_csum, a, (double)n,
-					  "rte_raw_cksum_%zuB_%s", n, kn[kind]);
-		}
-		for (int impl = SOFL_CSUM_GENERIC; impl <= SOFL_CSUM_AVX512; impl++) {
-			struct csum_arg *a;
-			if (!sofl_csum_impl_available((enum sofl_csum_impl)impl))
-				continue;
-			use_impl(impl);
-			check(sofl_csum_fold(sofl_csum_add(0, hot, n)) == want,
-			      "csum %zu B: %s == generic", n, impl_names[impl]);
-			a = xalloc(sizeof(*a));
-			*a = (struct csum_arg){ hot, n, it, 0, CK_OURS, impl };
-			o = add_row("csum", "call", m_csum, a, (double)n, "sofl_csum_add_%zuB_%s", n,
-				    impl_names[impl]);
-			/* generic vs Debian's build; SIMD vs DPDK at its best (-march=native) */
-			add_cmp(impl == SOFL_CSUM_GENERIC ? d[0] : d[1], o);
-		}
+		snprintf(label, sizeof(label), "%zuB", sizes[k]);
+		csum_buffer_rows(hot, sizes[k], iters_for(64.0 * MB / (double)sizes[k]), 0, label,
+				 "call");
 	}
-	/* 64 MB, one pass, 64 KiB per call (rte_raw_cksum's accumulator limit) */
-	{
-		uint64_t want = ours_sum_chunks(big, 64 * MB, 65536);
-		for (int kind = CK_DPDK_GENERIC; kind <= CK_DPDK_NATIVE; kind++) {
-			struct csum_arg *a = xalloc(sizeof(*a));
-			*a = (struct csum_arg){ big, 64 * MB, 1, 65536, kind, 0 };
-			d[kind] = add_row("csum", "pass", m_csum, a, 64.0 * MB,
-					  "rte_raw_cksum_64MB_%s", kn[kind]);
-		}
-		for (int impl = SOFL_CSUM_GENERIC; impl <= SOFL_CSUM_AVX512; impl++) {
-			struct csum_arg *a;
-			if (!sofl_csum_impl_available((enum sofl_csum_impl)impl))
-				continue;
-			use_impl(impl);
-			check(ours_sum_chunks(big, 64 * MB, 65536) == want,
-			      "csum 64 MB: %s == generic", impl_names[impl]);
-			a = xalloc(sizeof(*a));
-			*a = (struct csum_arg){ big, 64 * MB, 1, 65536, CK_OURS, impl };
-			o = add_row("csum", "pass", m_csum, a, 64.0 * MB, "sofl_csum_add_64MB_%s",
-				    impl_names[impl]);
-			add_cmp(impl == SOFL_CSUM_GENERIC ? d[0] : d[1], o);
-		}
-	}
-	/* the 1514-byte TCP/IPv4 frame: 1480 bytes summed + pseudo-header */
-	{
-		uint32_t len = (uint32_t)tcp4_frame(frame, sizeof(frame), 0, 0, MSS, SOFL_TCP_ACK);
-		size_t it = iters_for(20000);
-		struct sofl_pkt p;
-		int dl[2], dv[2], ol, ov;
-
-		sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
-		use_impl(best);
-		check(dk_l4_cksum_verify_generic(frame) == 0 && dk_l4_cksum_verify_native(frame) == 0,
-		      "csum 1514 B frame: rte_ipv4_udptcp_cksum_verify accepts it");
-		{
-			uint8_t tmp[2048];
-			memcpy(tmp, frame, len);
-			tmp[50] = tmp[51] = 0;	/* TCP checksum field */
-			check(dk_l4_cksum_generic(tmp) == sofl_get16(frame + 50) ||
-			      dk_l4_cksum_generic(tmp) == bswap16(sofl_get16(frame + 50)),
-			      "csum 1514 B frame: rte_ipv4_udptcp_cksum reproduces the checksum");
-			check(sofl_pkt_l4_csum(&p) == sofl_get16(frame + 50),
-			      "csum 1514 B frame: sofl_pkt_l4_csum reproduces the checksum");
-		}
-		for (int kind = 0; kind < 2; kind++) {
-			struct pk_arg *a = xalloc(sizeof(*a)), *b = xalloc(sizeof(*b));
-			*a = (struct pk_arg){ frame, len, p, it, PK_DPDK_L4_GENERIC + kind, 0 };
-			*b = (struct pk_arg){ frame, len, p, it, PK_DPDK_VERIFY_GENERIC + kind, 0 };
-			dl[kind] = add_row("csum", "pkt", m_pkt, a, 0, "rte_ipv4_udptcp_cksum_1514B_%s",
-					   kn[kind]);
-			dv[kind] = add_row("csum", "pkt", m_pkt, b, 0,
-					   "rte_ipv4_cksum+udptcp_verify_1514B_%s", kn[kind]);
-		}
-		{
-			struct pk_arg *a = xalloc(sizeof(*a)), *b = xalloc(sizeof(*b));
-			*a = (struct pk_arg){ frame, len, p, it, PK_OURS_L4, best };
-			*b = (struct pk_arg){ frame, len, p, it, PK_OURS_VERIFY, best };
-			ol = add_row("csum", "pkt", m_pkt, a, 0, "sofl_pkt_l4_csum_1514B_%s",
-				     impl_names[best]);
-			ov = add_row("csum", "pkt", m_pkt, b, 0, "sofl_pkt_parse+csum_check_1514B_%s",
-				     impl_names[best]);
-		}
-		add_cmp(dl[0], ol);
-		add_cmp(dl[1], ol);
-		add_cmp(dv[0], ov);
-		add_cmp(dv[1], ov);
-	}
+	csum_buffer_rows(big, 64 * MB, 1, 65536, "64MB", "pass");
+	csum_packet_rows();
 }
 
 /* ---- RSS / Toeplitz rows ---- */

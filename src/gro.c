@@ -28,6 +28,9 @@ struct seg {
 	uint64_t cookie;
 };
 
+/* A held flow.  The first segment's headers are copied in (hdr): every
+ * comparison reads this entry only, not the caller's buffer of a packet that
+ * may have arrived long ago (cold); completion rewrites a copy of it. */
 struct flow {
 	uint32_t hash;
 	uint32_t chain;		/* next in the bucket, newest first */
@@ -45,10 +48,12 @@ struct flow {
 	uint32_t frame_len;
 	uint32_t seg_head, seg_tail;
 	uint32_t age_prev, age_next;	/* by hold time */
-	uint32_t lru_prev, lru_next;	/* by last use (LRU table) */
-	const uint8_t *frame;	/* first segment: headers compared and copied */
+	uint32_t lru_prev, lru_next;	/* CLOCK ring (LRU table) */
+	uint8_t  ref;			/* CLOCK: used since last looked at */
+	const uint8_t *frame;	/* first segment (output unchanged when alone) */
 	const uint8_t *last_l4;	/* newest segment's TCP header (relaxed) */
 	uint64_t age;
+	uint8_t  hdr[SOFL_GRO_MAX_HDR];	/* first segment's bytes [0, hdr_len) */
 };
 
 struct dlist {
@@ -110,13 +115,21 @@ l4_pseudo(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l4len)
 	if (n_ != NIL) (g)->flows[n_].prevf = p_; else (d)->tail = p_;		\
 } while (0)
 
-static void
-lru_touch(struct sofl_gro *g, uint32_t fi)
+/* LRU table eviction: CLOCK (second chance), an O(1) approximation of LRU
+ * that costs a merge one store in its own entry instead of relinking
+ * neighbours (cache misses with many flows). */
+static uint32_t
+clock_victim(struct sofl_gro *g)
 {
-	if (g->lnx || g->lru.tail == fi)
-		return;
-	DL_UNLINK(g, &g->lru, fi, lru_prev, lru_next);
-	DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
+	uint32_t fi = g->lru.head;
+
+	while (g->flows[fi].ref) {
+		g->flows[fi].ref = 0;
+		DL_UNLINK(g, &g->lru, fi, lru_prev, lru_next);
+		DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
+		fi = g->lru.head;
+	}
+	return fi;
 }
 
 static void
@@ -128,7 +141,8 @@ table_unlink(struct sofl_gro *g, uint32_t fi)
 	while (*pp != fi)
 		pp = &g->flows[*pp].chain;
 	*pp = f->chain;
-	g->cnt[f->bucket]--;
+	if (g->lnx)
+		g->cnt[f->bucket]--;
 	DL_UNLINK(g, &g->age, fi, age_prev, age_next);
 	if (!g->lnx)
 		DL_UNLINK(g, &g->lru, fi, lru_prev, lru_next);
@@ -217,7 +231,7 @@ out_super(struct sofl_gro *g, struct flow *f)
 	uint16_t pseudo, co = f->proto == 6 ? 16 : 6;
 
 	g->sused += ((size_t)f->hdr_len + 7) & ~(size_t)7;
-	memcpy(h, f->frame, f->hdr_len);
+	memcpy(h, f->hdr, f->hdr_len);
 	if (f->ipv == 4)
 		hdr_ipv4_set_len_incr(ip, (uint16_t)f->ip_len);
 	else
@@ -323,21 +337,60 @@ key_hash(const struct sofl_pkt *q)
 }
 
 /* #1-#3: the same-flow filter of gro_list_prepare / inet / ipv6_gro_receive */
+static inline uint64_t
+ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t
+ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* a != b over n bytes, n >= 8 or a multiple of 4 (inline, no libc call) */
+static inline int
+differ(const uint8_t *a, const uint8_t *b, unsigned n)
+{
+	uint64_t d = 0;
+	unsigned i;
+
+	if (n >= 8) {
+		for (i = 0; i + 8 <= n; i += 8)
+			d |= ld64(a + i) ^ ld64(b + i);
+		if (i < n)
+			d |= ld64(a + n - 8) ^ ld64(b + n - 8);
+		return d != 0;
+	}
+	for (i = 0; i + 4 <= n; i += 4)
+		d |= ld32(a + i) ^ ld32(b + i);
+	for (; i < n; i++)
+		d |= (uint64_t)(a[i] ^ b[i]);
+	return d != 0;
+}
+
 static int
 same_flow(const struct flow *f, const struct sofl_pkt *q)
 {
-	const uint8_t *a = f->frame, *b = q->data;
+	const uint8_t *a = f->hdr, *b = q->data;
 
-	if (f->l3_off != q->l3_off || memcmp(a, b, f->l3_off) != 0)
+	if (f->l3_off != q->l3_off || (f->l3_off && differ(a, b, f->l3_off)))
 		return 0;
 	a += f->l3_off;
 	b += q->l3_off;
 	if (f->ipv == 4)
-		return memcmp(a + 12, b + 12, 8) == 0;
+		return ld64(a + 12) == ld64(b + 12);
 	if (((sofl_get32(a) ^ sofl_get32(b)) & 0xf00fffffu) || a[6] != b[6] ||
-	    memcmp(a + 8, b + 8, 32) != 0 || f->l3_len != q->l3_len)
+	    differ(a + 8, b + 8, 32) || f->l3_len != q->l3_len)
 		return 0;
-	return f->l3_len == 40 || memcmp(a + 40, b + 40, f->l3_len - 40u) == 0;
+	return f->l3_len == 40 || !differ(a + 40, b + 40, f->l3_len - 40u);
 }
 
 /* #4: first held flow (newest first) with the same L2/L3 and ports */
@@ -374,10 +427,10 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	struct seg *s;
 	uint32_t fi, si;
 
-	if (g->cnt[b] >= g->per_bucket)
+	if (g->lnx && g->cnt[b] >= g->per_bucket)
 		complete(g, bucket_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
 	else if (g->held_flows == g->nflows)
-		complete(g, g->lru.head, SOFL_GRO_FLUSH_EVICT);
+		complete(g, clock_victim(g), SOFL_GRO_FLUSH_EVICT);
 	fi = g->free_flow;
 	f = &g->flows[fi];
 	g->free_flow = f->chain;
@@ -414,10 +467,13 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	f->frame = q->data;
 	f->last_l4 = q->data + q->l4_off;
 	f->age = g->now;
+	f->ref = 0;
+	memcpy(f->hdr, q->data, q->pay_off);
 
 	f->chain = g->head[b];
 	g->head[b] = fi;
-	g->cnt[b]++;
+	if (g->lnx)
+		g->cnt[b]++;
 	DL_LINK(g, &g->age, fi, age_prev, age_next);
 	if (!g->lnx)
 		DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
@@ -443,8 +499,8 @@ append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const stru
 	f->next_seq += q->pay_len;
 	f->ip_len += q->pay_len;
 	f->last_l4 = q->data + q->l4_off;
+	f->ref = 1;
 	g->held_segs++;
-	lru_touch(g, fi);
 }
 
 /* ---- merge rules ---- */
@@ -453,7 +509,7 @@ append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const stru
 static int
 network_flush(struct flow *f, const struct sofl_pkt *q)
 {
-	const uint8_t *a = q->data + q->l3_off, *b = f->frame + f->l3_off;
+	const uint8_t *a = q->data + q->l3_off, *b = f->hdr + f->l3_off;
 
 	if (f->ipv == 4) {
 		uint16_t off, cnt = f->count;
@@ -485,11 +541,11 @@ static int
 options_differ(const struct sofl_gro *g, const struct flow *f, const uint8_t *th,
 	       const struct sofl_pkt *q)
 {
-	const uint8_t *th2 = f->frame + f->l4_off;
+	const uint8_t *th2 = f->hdr + f->l4_off;
 	unsigned n = q->l4_len;
 
 	if (g->cfg.policy == SOFL_GRO_POLICY_LINUX || !f->ts_off)
-		return memcmp(th + 20, th2 + 20, n - 20) != 0;
+		return differ(th + 20, th2 + 20, n - 20);
 	if (!q->opt_ts || (unsigned)(q->opt_ts - q->l4_off) != f->ts_off)
 		return 1;
 	if (memcmp(th + 20, th2 + 20, f->ts_off + 2u - 20) != 0 ||
@@ -503,7 +559,7 @@ options_differ(const struct sofl_gro *g, const struct flow *f, const uint8_t *th
 static int
 tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 {
-	const uint8_t *th = q->data + q->l4_off, *th2 = f->frame + f->l4_off;
+	const uint8_t *th = q->data + q->l4_off, *th2 = f->hdr + f->l4_off;
 	uint32_t mask = ~(TW_FIN | TW_PSH), len = q->pay_len;
 	int relaxed = g->cfg.policy == SOFL_GRO_POLICY_RELAXED, r;
 
@@ -913,8 +969,8 @@ static void
 flush_lru(struct sofl_gro *g, int why, int aged_only)
 {
 	if (!aged_only) {
-		while (g->lru.head != NIL)
-			complete(g, g->lru.head, why);
+		while (g->age.head != NIL)
+			complete(g, g->age.head, why);
 		return;
 	}
 	while (g->age.head != NIL && g->now - g->flows[g->age.head].age >= g->timeout_ns)

@@ -31,7 +31,7 @@
  *   still-held packets of other flows, even of their own flow where Linux
  *   does so), a flushed flow before the packet that flushed it, then at the
  *   end of a poll the held flows (Linux table: bucket by bucket, oldest first;
- *   LRU table: least recently used first).
+ *   LRU table: oldest first).
  *
  * Zero copy and buffer lifetime
  *   An output is an iovec list: iov[0] holds the headers (a copy of the first
@@ -50,8 +50,11 @@
  *   when the input has none (as a TAP without RSS: every flow in bucket 0, so
  *   a 9th concurrent flow completes the oldest).  SOFL_GRO_TABLE_LRU: a hashed
  *   table of max_flows flows (the caller's hash, or a hash of the flow key),
- *   O(1) per packet; when full, the least recently used flow is completed
- *   (never dropped).
+ *   O(1) per packet; when full, a least recently used flow is completed
+ *   (never dropped), chosen by CLOCK (second chance): a merge only marks its
+ *   own entry, so the per-packet cost does not grow with the number of flows.
+ *   Each flow entry holds a copy of its first segment's headers, so lookups
+ *   and comparisons never touch old (cold) packet buffers.
  *
  * Rules (policy SOFL_GRO_POLICY_LINUX) — offload-rules.md §1.10 row numbers:
  *   same flow: rx hash, whole L2 header (MACs, VLAN tags), IP version,

@@ -859,24 +859,109 @@ tuple_pkt(const uint8_t *t, int tlen, uint8_t *frame, size_t cap, struct sofl_pk
 	sofl_pkt_parse(p, frame, len, SOFL_LINK_ETH);
 }
 
+/* Microsoft verification suite, first rows (offload-rules.md §6.3) */
+static const uint8_t ms_v4[12] = { 66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6 };
+static const uint8_t ms_v6[36] = {
+	0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x07,
+	0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x01,
+	0x0a, 0xea, 0x06, 0xe6,
+};
+
+/* Every function must give the Microsoft vector's hash and agree on all
+ * random tuples (as bytes, as parsed packets). */
 static void
-setup_rss(void)
+rss_check(const uint8_t *tuples, int tlen, const struct sofl_pkt *pkts, const char *fam)
 {
-	/* Microsoft verification suite, first rows (offload-rules.md §6.3) */
-	static const uint8_t v4[12] = { 66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6 };
-	static const uint8_t v6[36] = {
-		0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x07,
-		0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 0x01,
-		0x0a, 0xea, 0x06, 0xe6,
-	};
+	const uint8_t *kv = tlen == 36 ? ms_v6 : ms_v4;
+	uint32_t want = tlen == 36 ? 0x40207d3du : 0x51ccc178u, h = 0, hg = 0;
+	int gfni = dk_thash_gfni_built(), agree = 0;
+
+	sofl_rss_hash_bytes(&rss_table, kv, (size_t)tlen, &h);
+	sofl_rss_hash_bytes(&rss_gfni, kv, (size_t)tlen, &hg);
+	check(dk_softrss_generic(kv, tlen, ms_key) == want &&
+	      dk_softrss_native(kv, tlen, ms_key) == want &&
+	      dk_softrss_be_generic(kv, tlen, ms_key) == want &&
+	      dk_softrss_be_native(kv, tlen, ms_key) == want &&
+	      (!gfni || dk_thash_gfni(kv, tlen) == want) && h == want && hg == want,
+	      "rss %s Microsoft vector 0x%08x: DPDK and softoffload agree", fam, want);
+	for (int i = 0; i < NTUPLE; i++) {
+		const uint8_t *t = tuples + i * tlen;
+		uint32_t a = 0, b = 0, c = dk_softrss_native(t, tlen, ms_key);
+		struct sofl_rss_out out;
+
+		sofl_rss_hash_bytes(&rss_table, t, (size_t)tlen, &a);
+		sofl_rss_hash_bytes(&rss_gfni, t, (size_t)tlen, &b);
+		sofl_rss_pkt(&rss_table, &pkts[i], &out);
+		agree += a == c && b == c && out.hash == c &&
+			 dk_softrss_be_generic(t, tlen, ms_key) == c &&
+			 (!gfni || dk_thash_gfni(t, tlen) == c);
+	}
+	check(agree == NTUPLE, "rss %s: %d/%d random tuples hash alike in every function", fam,
+	      agree, NTUPLE);
+}
+
+/* The rows of one tuple length; portable compared with portable, SIMD with
+ * SIMD. */
+static void
+rss_rows(const uint8_t *raw, int tlen)
+{
 	static const char *const kn[] = {
 		"rte_softrss_%s_generic", "rte_softrss_%s_native", "rte_softrss_be_%s_generic",
 		"rte_softrss_be_%s_native", "rte_thash_gfni_%s_native",
 		"rte_thash_gfni_bulk32_%s_native",
 	};
-	uint8_t *tuples = xalloc(NTUPLE * 40);
+	const char *fam = tlen == 36 ? "ipv6_36B" : "ipv4_12B";
+	uint8_t *packed = xalloc(NTUPLE * (size_t)tlen), *frames = xalloc(NTUPLE * 128);
+	const void **ptr = xalloc(NTUPLE * sizeof(*ptr));
+	struct sofl_pkt *pkts = xalloc(NTUPLE * sizeof(*pkts));
 	int gfni_ours = sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI);
-	int gfni_dpdk = dk_thash_gfni_built();
+	int d[RK_GFNI_BULK + 1], one[2] = { -1, -1 }, bulk[2] = { -1, -1 }, burst;
+	struct rss_arg *a;
+
+	for (int i = 0; i < NTUPLE; i++) {
+		memcpy(packed + i * tlen, raw + i * 40, (size_t)tlen);
+		ptr[i] = packed + i * tlen;
+		tuple_pkt(packed + i * tlen, tlen, frames + i * 128, 128, &pkts[i]);
+	}
+	rss_check(packed, tlen, pkts, fam);
+	for (int k = RK_SOFTRSS_GENERIC; k <= RK_GFNI_BULK; k++) {
+		d[k] = -1;
+		if (k >= RK_GFNI && !dk_thash_gfni_built())
+			continue;
+		a = xalloc(sizeof(*a));
+		*a = (struct rss_arg){ packed, ptr, pkts, NULL, tlen, k, iters_for(tlen == 36 ? 8 : 20) };
+		d[k] = add_row("rss", "hash", m_rss, a, 0, kn[k], fam);
+	}
+	for (int impl = 0; impl < 2; impl++) {
+		const struct sofl_rss *e = impl ? &rss_gfni : &rss_table;
+		const char *in = impl ? "gfni" : "table";
+
+		if (impl && !gfni_ours)
+			continue;
+		a = xalloc(sizeof(*a));
+		*a = (struct rss_arg){ packed, ptr, pkts, e, tlen, RK_OURS_ONE, iters_for(50) };
+		one[impl] = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_hash_bytes_%s_%s", fam, in);
+		a = xalloc(sizeof(*a));
+		*a = (struct rss_arg){ packed, ptr, pkts, e, tlen, RK_OURS_BULK, iters_for(50) };
+		bulk[impl] = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_hash_bulk32_%s_%s", fam, in);
+	}
+	a = xalloc(sizeof(*a));
+	*a = (struct rss_arg){ packed, ptr, pkts, gfni_ours ? &rss_gfni : &rss_table, tlen,
+			       RK_OURS_BURST, iters_for(50) };
+	burst = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_burst32_parsed_%s_%s", fam,
+			sofl_rss_impl_name(a->eng));
+	add_cmp(d[RK_SOFTRSS_GENERIC], one[0]);
+	add_cmp(d[RK_SOFTRSS_BE_NATIVE], one[0]);
+	add_cmp(d[RK_SOFTRSS_BE_NATIVE], bulk[0]);
+	add_cmp(d[RK_GFNI], one[1]);
+	add_cmp(d[RK_GFNI_BULK], bulk[1]);
+	add_cmp(d[RK_GFNI_BULK], burst);
+}
+
+static void
+setup_rss(void)
+{
+	uint8_t *raw = xalloc(NTUPLE * 40);
 	uint64_t seed = 0x5EED;
 
 	if (sofl_rss_init(&rss_table, ms_key, 40, 1, 0) != 0 ||
@@ -885,91 +970,17 @@ setup_rss(void)
 		fprintf(stderr, "bench_vs_dpdk: sofl_rss_init failed\n");
 		exit(2);
 	}
-	if (gfni_ours)
+	if (sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI))
 		sofl_rss_set_impl(&rss_gfni, SOFL_RSS_IMPL_GFNI);
 	dk_thash_gfni_prepare(ms_key);
-	/* tuple i = the first 12 / 36 bytes of 5 splitmix64 outputs */
+	/* tuple i = the first 12 / 36 bytes of 5 splitmix64 outputs (40 bytes) */
 	for (int i = 0; i < NTUPLE; i++)
 		for (int k = 0; k < 5; k++) {
 			uint64_t v = splitmix64(&seed);
-			memcpy(tuples + i * 40 + k * 8, &v, 8);
+			memcpy(raw + i * 40 + k * 8, &v, 8);
 		}
-	for (int tl = 0; tl < 2; tl++) {
-		int tlen = tl ? 36 : 12, d[6], o_one[2], o_bulk[2], o_burst;
-		const char *fam = tl ? "ipv6_36B" : "ipv4_12B";
-		const uint8_t *kv = tl ? v6 : v4;
-		uint32_t want = tl ? 0x40207d3du : 0x51ccc178u, h = 0, hg = 0;
-		uint8_t *packed = xalloc(NTUPLE * (size_t)tlen);
-		const void **ptr = xalloc(NTUPLE * sizeof(*ptr));
-		struct sofl_pkt *pkts = xalloc(NTUPLE * sizeof(*pkts));
-		uint8_t *frames = xalloc(NTUPLE * 128);
-		int agree = 0;
-
-		sofl_rss_hash_bytes(&rss_table, kv, (size_t)tlen, &h);
-		sofl_rss_hash_bytes(&rss_gfni, kv, (size_t)tlen, &hg);
-		check(dk_softrss_generic(kv, tlen, ms_key) == want &&
-		      dk_softrss_native(kv, tlen, ms_key) == want &&
-		      dk_softrss_be_generic(kv, tlen, ms_key) == want &&
-		      dk_softrss_be_native(kv, tlen, ms_key) == want &&
-		      (!gfni_dpdk || dk_thash_gfni(kv, tlen) == want) && h == want && hg == want,
-		      "rss %s Microsoft vector 0x%08x: DPDK and softoffload agree", fam, want);
-		for (int i = 0; i < NTUPLE; i++) {
-			const uint8_t *t = tuples + i * 40;
-			uint32_t a = 0, b = 0, c = dk_softrss_native(t, tlen, ms_key);
-			struct sofl_rss_out out;
-
-			memcpy(packed + i * tlen, t, (size_t)tlen);
-			ptr[i] = packed + i * tlen;
-			tuple_pkt(t, tlen, frames + i * 128, 128, &pkts[i]);
-			sofl_rss_hash_bytes(&rss_table, t, (size_t)tlen, &a);
-			sofl_rss_hash_bytes(&rss_gfni, t, (size_t)tlen, &b);
-			sofl_rss_pkt(&rss_table, &pkts[i], &out);
-			agree += a == c && b == c && out.hash == c &&
-				 dk_softrss_be_generic(t, tlen, ms_key) == c &&
-				 (!gfni_dpdk || dk_thash_gfni(t, tlen) == c);
-		}
-		check(agree == NTUPLE, "rss %s: %d/%d random tuples hash alike in every function",
-		      fam, agree, NTUPLE);
-		for (int k = RK_SOFTRSS_GENERIC; k <= RK_GFNI_BULK; k++) {
-			struct rss_arg *a;
-			d[k] = -1;
-			if (k >= RK_GFNI && !gfni_dpdk)
-				continue;
-			a = xalloc(sizeof(*a));
-			*a = (struct rss_arg){ packed, ptr, pkts, NULL, tlen, k, iters_for(tl ? 8 : 20) };
-			d[k] = add_row("rss", "hash", m_rss, a, 0, kn[k], fam);
-		}
-		for (int impl = 0; impl < 2; impl++) {
-			const struct sofl_rss *e = impl ? &rss_gfni : &rss_table;
-			struct rss_arg *a, *b;
-			o_one[impl] = o_bulk[impl] = -1;
-			if (impl && !gfni_ours)
-				continue;
-			a = xalloc(sizeof(*a));
-			b = xalloc(sizeof(*b));
-			*a = (struct rss_arg){ packed, ptr, pkts, e, tlen, RK_OURS_ONE, iters_for(50) };
-			*b = (struct rss_arg){ packed, ptr, pkts, e, tlen, RK_OURS_BULK, iters_for(50) };
-			o_one[impl] = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_hash_bytes_%s_%s",
-					      fam, impl ? "gfni" : "table");
-			o_bulk[impl] = add_row("rss", "hash", m_rss, b, 0,
-					       "sofl_rss_hash_bulk32_%s_%s", fam,
-					       impl ? "gfni" : "table");
-		}
-		{
-			struct rss_arg *a = xalloc(sizeof(*a));
-			const struct sofl_rss *e = gfni_ours ? &rss_gfni : &rss_table;
-			*a = (struct rss_arg){ packed, ptr, pkts, e, tlen, RK_OURS_BURST, iters_for(50) };
-			o_burst = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_burst32_parsed_%s_%s",
-					  fam, sofl_rss_impl_name(e));
-		}
-		/* portable against portable, SIMD against SIMD */
-		add_cmp(d[RK_SOFTRSS_GENERIC], o_one[0]);
-		add_cmp(d[RK_SOFTRSS_BE_NATIVE], o_one[0]);
-		add_cmp(d[RK_SOFTRSS_BE_NATIVE], o_bulk[0]);
-		add_cmp(d[RK_GFNI], o_one[1]);
-		add_cmp(d[RK_GFNI_BULK], o_bulk[1]);
-		add_cmp(d[RK_GFNI_BULK], o_burst);
-	}
+	rss_rows(raw, 12);
+	rss_rows(raw, 36);
 }
 
 /* ---- GRO rows (DPDK side; ours are added by setup_gro_ours) ---- */

@@ -345,46 +345,71 @@ addr_gt(const uint8_t *a, const uint8_t *b, size_t alen)
 	return memcmp(a, b, alen) > 0;
 }
 
+/* What a packet hashes over: the type, the layout of its input
+ * (SOFL_RSS_L_*), and the symmetric-mode swaps. */
+struct sel {
+	int type, layout, swap_addr, swap_port;
+};
+
+/* @return 0 (no hash) or 1, *s filled. */
 static inline int
-rss_one(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
+select_input(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s)
 {
 	const struct sofl_flow_key *k = &p->key;
-	int sym = r->flags & SOFL_RSS_SYMMETRIC, v6, ports, sa, sw;
-	size_t alen;
-	uint32_t h;
+	int sym = r->flags & SOFL_RSS_SYMMETRIC, v6, ports;
 
-	out->pad_ = 0;
-	if (!(p->layers & SOFL_LAYER_L3) || (k->family != 4 && k->family != 6)) {
-		out->type = SOFL_RSS_NONE;
-		out->hash = 0;
-		out->queue = 0;
-		return SOFL_RSS_NONE;
-	}
+	if (!(p->layers & SOFL_LAYER_L3) || (k->family != 4 && k->family != 6))
+		return 0;
 	v6 = k->family == 6;
-	alen = v6 ? 16 : 4;
 	/* fragments, even the first, hash on addresses only: the later ones
 	 * carry no ports and must land on the same queue */
 	ports = (p->layers & SOFL_LAYER_L4) && !p->is_frag &&
 		(p->l4_proto == 6 || p->l4_proto == 17);
-	out->type = (uint8_t)(v6 ? SOFL_RSS_IPV6 : SOFL_RSS_IPV4);
+	s->type = v6 ? SOFL_RSS_IPV6 : SOFL_RSS_IPV4;
 	if (ports)
-		out->type += p->l4_proto == 6 ? 1 : 2;
-	sa = sym && addr_gt(k->src, k->dst, alen);
-	sw = sym && ports && k->sport > k->dport;
+		s->type += p->l4_proto == 6 ? 1 : 2;
+	s->layout = 2 * v6 + ports;
+	s->swap_addr = sym && addr_gt(k->src, k->dst, v6 ? 16 : 4);
+	s->swap_port = sym && ports && k->sport > k->dport;
+	return 1;
+}
+
+static inline uint32_t
+hash_sel(const struct sofl_rss *r, const struct sofl_flow_key *k, const struct sel *s)
+{
+	int sa = s->swap_addr, sw = s->swap_port, ports = s->layout & 1;
+
 #if defined(__x86_64__)
-	if (use_gfni(r, v6 ? 32 : 8))
-		h = sofl_rss_gfni_key(r->mat, k, 2 * v6 + ports, sa, sw);
-	else
+	if (use_gfni(r, s->layout >= SOFL_RSS_L_V6 ? 32 : 8))
+		return sofl_rss_gfni_key(r->mat, k, s->layout, sa, sw);
 #endif
-	if (v6)
-		h = hash_key_table(r, sa ? k->dst : k->src, sa ? k->src : k->dst, 16, ports,
-				   sw ? k->dport : k->sport, sw ? k->sport : k->dport);
-	else
-		h = hash_key_table(r, sa ? k->dst : k->src, sa ? k->src : k->dst, 4, ports,
-				   sw ? k->dport : k->sport, sw ? k->sport : k->dport);
+	if (s->layout >= SOFL_RSS_L_V6)
+		return hash_key_table(r, sa ? k->dst : k->src, sa ? k->src : k->dst, 16, ports,
+				      sw ? k->dport : k->sport, sw ? k->sport : k->dport);
+	return hash_key_table(r, sa ? k->dst : k->src, sa ? k->src : k->dst, 4, ports,
+			      sw ? k->dport : k->sport, sw ? k->sport : k->dport);
+}
+
+static inline void
+set_out(const struct sofl_rss *r, struct sofl_rss_out *out, int type, uint32_t h)
+{
+	out->pad_ = 0;
+	out->type = (uint8_t)type;
 	out->hash = h;
-	out->queue = (uint16_t)sofl_rss_queue(r, h);
-	return out->type;
+	out->queue = type ? (uint16_t)sofl_rss_queue(r, h) : 0;
+}
+
+static inline int
+rss_one(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
+{
+	struct sel s;
+
+	if (!select_input(r, p, &s)) {
+		set_out(r, out, SOFL_RSS_NONE, 0);
+		return SOFL_RSS_NONE;
+	}
+	set_out(r, out, s.type, hash_sel(r, &p->key, &s));
+	return s.type;
 }
 
 SOFL_API int
@@ -392,35 +417,30 @@ sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 	       uint8_t in[SOFL_RSS_INPUT_MAX], size_t *len)
 {
 	const struct sofl_flow_key *k;
-	struct sofl_rss_out o;
+	struct sel s;
 	size_t alen, n;
-	int type, sa, sw;
 	uint16_t sp, dp;
 
 	if (!r || !p || !in || !len)
 		return SOFL_EINVAL;
-	/* one place decides the type and the swaps: rss_one() */
-	type = rss_one(r, p, &o);
 	*len = 0;
-	if (type == SOFL_RSS_NONE)
-		return type;
+	if (!select_input(r, p, &s))
+		return SOFL_RSS_NONE;
 	k = &p->key;
-	alen = k->family == 6 ? 16 : 4;
-	n = 2 * alen + (type == SOFL_RSS_IPV4 || type == SOFL_RSS_IPV6 ? 0 : 4);
-	sa = (r->flags & SOFL_RSS_SYMMETRIC) && addr_gt(k->src, k->dst, alen);
-	sw = (r->flags & SOFL_RSS_SYMMETRIC) && k->sport > k->dport;
-	memcpy(in, sa ? k->dst : k->src, alen);
-	memcpy(in + alen, sa ? k->src : k->dst, alen);
-	if (n > 2 * alen) {
-		sp = sw ? k->dport : k->sport;
-		dp = sw ? k->sport : k->dport;
+	alen = s.layout >= SOFL_RSS_L_V6 ? 16 : 4;
+	n = 2 * alen + (s.layout & 1 ? 4 : 0);
+	memcpy(in, s.swap_addr ? k->dst : k->src, alen);
+	memcpy(in + alen, s.swap_addr ? k->src : k->dst, alen);
+	if (s.layout & 1) {
+		sp = s.swap_port ? k->dport : k->sport;
+		dp = s.swap_port ? k->sport : k->dport;
 		in[2 * alen] = (uint8_t)(sp >> 8);
 		in[2 * alen + 1] = (uint8_t)sp;
 		in[2 * alen + 2] = (uint8_t)(dp >> 8);
 		in[2 * alen + 3] = (uint8_t)dp;
 	}
 	*len = n;
-	return type;
+	return s.type;
 }
 
 SOFL_API int
@@ -431,6 +451,40 @@ sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss
 	return rss_one(r, p, out);
 }
 
+#if defined(__x86_64__)
+/* GFNI bursts: two packets per affine pass when both hash (rss_gfni.c). */
+static int
+burst_gfni(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
+	   struct sofl_rss_out *out)
+{
+	struct sel a, b;
+	size_t i = 0;
+	int hashed = 0;
+
+	while (i < n) {
+		if (!select_input(r, &pkts[i], &a)) {
+			set_out(r, &out[i++], SOFL_RSS_NONE, 0);
+			continue;
+		}
+		if (i + 1 < n && select_input(r, &pkts[i + 1], &b)) {
+			uint64_t h = sofl_rss_gfni_key2(r->mat, &pkts[i].key, a.layout, a.swap_addr,
+							a.swap_port, &pkts[i + 1].key, b.layout,
+							b.swap_addr, b.swap_port);
+
+			set_out(r, &out[i], a.type, (uint32_t)h);
+			set_out(r, &out[i + 1], b.type, (uint32_t)(h >> 32));
+			hashed += 2;
+			i += 2;
+			continue;
+		}
+		set_out(r, &out[i], a.type, hash_sel(r, &pkts[i].key, &a));
+		hashed++;
+		i++;
+	}
+	return hashed;
+}
+#endif
+
 SOFL_API int
 sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 	       struct sofl_rss_out *out)
@@ -440,6 +494,10 @@ sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 
 	if (n > INT_MAX || (n && (!r || !pkts || !out)))
 		return SOFL_EINVAL;
+#if defined(__x86_64__)
+	if (r->impl != SOFL_RSS_IMPL_TABLE)
+		return burst_gfni(r, pkts, n, out);
+#endif
 	for (i = 0; i < n; i++)
 		hashed += rss_one(r, &pkts[i], &out[i]) != SOFL_RSS_NONE;
 	return hashed;

@@ -147,6 +147,17 @@ static const uint8_t tswap[4][64] __attribute__((aligned(64))) = {
 };
 static const uint8_t tlen[4] = { 8, 12, 32, 36 };
 
+/* The tuple of @layout from the 36 raw key bytes, swaps applied. */
+static inline TARGET __attribute__((always_inline)) __m512i
+tuple_vec(__m512i raw, int layout, int swap_addr, int swap_port)
+{
+	__m512i sw = _mm512_set1_epi8((char)((swap_addr ? 0x10 : 0) | (swap_port ? 2 : 0)));
+	__m512i t = _mm512_xor_si512(_mm512_load_si512((const void *)tmap[layout]),
+	    _mm512_and_si512(sw, _mm512_load_si512((const void *)tswap[layout])));
+
+	return _mm512_permutexvar_epi8(t, raw);
+}
+
 TARGET uint32_t
 sofl_rss_gfni_key(const uint64_t *mat, const struct sofl_flow_key *k, int layout, int swap_addr,
 		  int swap_port)
@@ -155,12 +166,42 @@ sofl_rss_gfni_key(const uint64_t *mat, const struct sofl_flow_key *k, int layout
 	const __m512i *idx = (const __m512i *)(const void *)perm;
 	size_t len = tlen[layout];
 	__m512i raw = _mm512_maskz_loadu_epi8((__mmask64)0xfffffffffull, k->src);
-	__m512i sw = _mm512_set1_epi8((char)((swap_addr ? 0x10 : 0) | (swap_port ? 2 : 0)));
-	__m512i t = _mm512_xor_si512(_mm512_load_si512((const void *)tmap[layout]),
-	    _mm512_and_si512(sw, _mm512_load_si512((const void *)tswap[layout])));
 
 	return hash_vec(m, idx, _mm512_set1_epi8((char)len), (len + 3 + 7) / 8,
-			_mm512_permutexvar_epi8(t, raw));
+			tuple_vec(raw, layout, swap_addr, swap_port));
+}
+
+/* Two flow keys in one pass, as sofl_rss_gfni_bulk() pairs tuples; their
+ * lengths may differ.  @return A's hash | B's hash << 32. */
+TARGET uint64_t
+sofl_rss_gfni_key2(const uint64_t *mat, const struct sofl_flow_key *ka, int la, int sa_a,
+		   int sw_a, const struct sofl_flow_key *kb, int lb, int sa_b, int sw_b)
+{
+	const __m512i *m = (const __m512i *)(const void *)mat;
+	const __m512i *ip2 = (const __m512i *)(const void *)perm2;
+	const __mmask64 raw36 = (__mmask64)0xfffffffffull;
+	__m512i xa = tuple_vec(_mm512_maskz_loadu_epi8(raw36, ka->src), la, sa_a, sw_a);
+	__m512i xb = tuple_vec(_mm512_maskz_loadu_epi8(raw36, kb->src), lb, sa_b, sw_b);
+	/* bytes 0..3 of each lane are A's, 4..7 B's: each half its own length */
+	__m512i nl = _mm512_mask_blend_epi8((__mmask64)0xf0f0f0f0f0f0f0f0ull,
+					    _mm512_set1_epi8((char)tlen[la]),
+					    _mm512_set1_epi8((char)tlen[lb]));
+	__m512i lo6 = _mm512_set1_epi8(0x3f), acc = _mm512_setzero_si512();
+	size_t j, len = tlen[la] > tlen[lb] ? tlen[la] : tlen[lb], nv = (len + 3 + 7) / 8;
+	__m256i h;
+	__m128i g;
+
+	for (j = 0; j < nv; j++) {
+		__m512i idx = _mm512_load_si512(ip2 + j);
+		__mmask64 k = _mm512_cmplt_epu8_mask(_mm512_and_si512(idx, lo6), nl);
+		__m512i v = _mm512_maskz_permutex2var_epi8(k, xa, idx, xb);
+
+		acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(v, m[j], 0));
+	}
+	h = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
+	g = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+	g = _mm_xor_si128(g, _mm_unpackhi_epi64(g, g));
+	return (uint64_t)_mm_cvtsi128_si64(g);
 }
 #else
 /* ISO C wants a translation unit to declare something. */

@@ -25,6 +25,10 @@ void sofl_rss_gfni_bulk(const uint64_t *mat, const void *const *in, size_t len, 
  * and/or sport/dport exchanged first (symmetric mode). */
 uint32_t sofl_rss_gfni_key(const uint64_t *mat, const struct sofl_flow_key *k, int layout,
 			   int swap_addr, int swap_port);
+/* Two keys at once: @return A's hash | B's hash << 32. */
+uint64_t sofl_rss_gfni_key2(const uint64_t *mat, const struct sofl_flow_key *ka, int la,
+			    int sa_a, int sw_a, const struct sofl_flow_key *kb, int lb, int sa_b,
+			    int sw_b);
 #endif
 
 #endif

@@ -420,22 +420,29 @@ test_tuple_choice(void **state)
 	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_NONE);
 }
 
+/* Bursts (paired on the GFNI paths) equal the bit-serial hash of each
+ * packet's input, for every implementation, both modes, any burst length
+ * and mixes of IPv4, IPv6, 2-tuples and non-IP packets. */
 static void
 test_burst(void **state)
 {
 	static struct sofl_pkt pk[64];
 	static uint8_t bufs[64][256];
-	struct sofl_rss_out out[64], one;
+	struct sofl_rss_out out[64];
+	struct sofl_rss *engines[2] = { &rss, &rss_sym };
 	uint64_t st = 99;
 	struct t_spec s;
-	int i, want = 0;
+	int i, e, impl, want = 0;
+	size_t n, off;
 	(void)state;
 
 	for (i = 0; i < 64; i++) {
 		size_t len;
 
 		rand_spec(&s, &st);
-		if (i % 7 == 3) {
+		if (i % 5 == 2)
+			s.proto = s.ipv == 4 ? 1 : 58;
+		if (i % 7 == 3 || i == 62) {
 			len = t_build_arp(bufs[i], sizeof(bufs[i]), &s);
 		} else {
 			len = t_build(bufs[i], sizeof(bufs[i]), &s);
@@ -443,12 +450,33 @@ test_burst(void **state)
 		}
 		assert_int_equal(sofl_pkt_parse(&pk[i], bufs[i], len, SOFL_LINK_ETH), 0);
 	}
-	assert_int_equal(sofl_rss_burst(&rss, pk, 64, out), want);
-	for (i = 0; i < 64; i++) {
-		assert_int_equal(sofl_rss_pkt(&rss, &pk[i], &one), out[i].type);
-		assert_int_equal(one.hash, out[i].hash);
-		assert_int_equal(one.queue, out[i].queue);
-		assert_int_equal(out[i].queue, sofl_rss_reta_get(&rss, out[i].hash & 127));
+	for (e = 0; e < 2; e++) {
+		struct sofl_rss *r = engines[e];
+
+		for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
+			if (sofl_rss_set_impl(r, (enum sofl_rss_impl)impl) != 0)
+				continue;
+			assert_int_equal(sofl_rss_burst(r, pk, 64, out), want);
+			for (off = 0; off < 3; off++) {
+				for (n = 0; n + off <= 64; n += 1 + n / 4) {
+					int got = sofl_rss_burst(r, pk + off, n, out), cnt = 0;
+
+					for (i = 0; i < (int)n; i++) {
+						uint8_t in[SOFL_RSS_INPUT_MAX];
+						size_t len;
+						int type = sofl_rss_input(r, &pk[off + i], in, &len);
+
+						assert_int_equal(out[i].type, type);
+						assert_int_equal(out[i].hash, len ?
+						    sofl_rss_toeplitz(sofl_rss_default_key, 40, in, len) : 0);
+						assert_int_equal(out[i].queue, type ?
+						    sofl_rss_reta_get(r, out[i].hash & 127) : 0);
+						cnt += type != SOFL_RSS_NONE;
+					}
+					assert_int_equal(got, cnt);
+				}
+			}
+		}
 	}
 	assert_int_equal(sofl_rss_burst(&rss, pk, 0, out), 0);
 	assert_int_equal(sofl_rss_burst(NULL, NULL, 0, NULL), 0);

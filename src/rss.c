@@ -301,6 +301,8 @@ sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len, 
 
 	if (len > SOFL_RSS_INPUT_MAX || (n && (!r || !in || !hash)))
 		return SOFL_EINVAL;
+	if (n == 0)
+		return 0;
 	for (i = 0; i < n; i++)
 		if (!in[i] && len)
 			return SOFL_EINVAL;
@@ -494,6 +496,8 @@ sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 
 	if (n > INT_MAX || (n && (!r || !pkts || !out)))
 		return SOFL_EINVAL;
+	if (n == 0)
+		return 0;
 #if defined(__x86_64__)
 	if (r->impl != SOFL_RSS_IMPL_TABLE)
 		return burst_gfni(r, pkts, n, out);

@@ -517,6 +517,7 @@ test_bulk(void **state)
 		assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 0, out), 0);
 		assert_int_equal(out[0], 0x1234);
 	}
+	assert_int_equal(sofl_rss_hash_bulk(NULL, NULL, 12, 0, NULL), 0);
 	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 37, 1, out), SOFL_EINVAL);
 	assert_int_equal(sofl_rss_hash_bulk(&rss, NULL, 12, 1, out), SOFL_EINVAL);
 	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 1, NULL), SOFL_EINVAL);

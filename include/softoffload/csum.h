@@ -14,15 +14,28 @@
  *   a block that starts at an odd byte offset must be added with
  *   sofl_csum_block_add().
  *
- *   Packet-level helpers (sofl_pkt_csum_*) take a parsed packet (pkt.h).
+ *   Packet-level helpers (sofl_pkt_csum_*) take a packet parsed by
+ *   sofl_pkt_parse() (pkt.h) and use the lengths of its IP header: Ethernet
+ *   padding is never summed.
  *
- * Implementations: portable C, AVX2 and AVX-512, chosen once, on first use,
- * from CPUID; the environment variable SOFL_CSUM_IMPL=generic|avx2|avx512
- * overrides the choice (an unavailable one falls back to the best available).
- * All give bit-identical results.
+ *     uint32_t s = sofl_csum_pseudo_v4(src, dst, 6, l4len);   // verify TCP/IPv4
+ *     ok = sofl_csum_fold(sofl_csum_add(s, tcp, l4len)) == 0xffff;
  *
- * Thread-safety: every call is reentrant; the one-time dispatch is race-free.
- * Memory: no call allocates; buffers are only read (or written where stated).
+ * Implementations: portable C (64-bit add-with-carry), AVX2 (AVX2 + BMI2) and
+ * AVX-512 (F, BW, VL, VNNI + BMI2: Ice Lake, Zen 4 and later), chosen once, on
+ * first use, from CPUID; the environment variable
+ * SOFL_CSUM_IMPL=generic|avx2|avx512 overrides the choice (an unknown or
+ * unavailable one falls back to the best available).  All give bit-identical
+ * results.  A checksum call costs one indirect jump through a cached pointer.
+ * Rough speeds on a Zen 4 core (bench/bench_csum.c): AVX-512 ~130 GB/s on a
+ * 1500-byte buffer in L1, ~180 GB/s at 9000 bytes, memory speed beyond L2.
+ *
+ * Buffers: any alignment, any length (0 included); nothing outside
+ * buf[0..len) is read, not even by the vector kernels.
+ * Thread-safety: every call is reentrant; the one-time dispatch is race-free
+ * (only sofl_csum_set_impl() must not race with checksum calls).
+ * Memory: no call allocates or makes a system call; buffers are only read (or
+ * written where stated), and nothing is retained after a call returns.
  */
 #ifndef SOFTOFFLOAD_CSUM_H
 #define SOFTOFFLOAD_CSUM_H
@@ -91,6 +104,8 @@ SOFL_API uint32_t sofl_csum_pseudo_v6(const void *src16, const void *dst16, uint
 /* sofl_ipv4_hdr_csum() :
  * The IPv4 header checksum of the @hlen-byte header at @iph, computed as if
  * the checksum field (bytes 10-11) were zero.  Store it with sofl_put16().
+ * Never 0xFFFF (RFC 1624 §3).  Reads exactly iph[0..hlen), whatever @hlen is
+ * (a too short @hlen just sums less); 20 is the fast path.
  * sofl_ipv4_hdr_csum_ok() : 1 when the header as stored verifies, else 0. */
 SOFL_API uint16_t sofl_ipv4_hdr_csum(const void *iph, size_t hlen);
 SOFL_API int sofl_ipv4_hdr_csum_ok(const void *iph, size_t hlen);
@@ -111,10 +126,13 @@ SOFL_API uint16_t sofl_csum_replace32(uint16_t check, uint32_t old, uint32_t new
 /* sofl_csum_complete_partial() :
  * Completes a partial checksum the way a NIC (or Linux skb_checksum_help) does
  * for virtio NEEDS_CSUM / CHECKSUM_PARTIAL: the 16-bit field at
- * csum_start + csum_offset holds the folded pseudo-header sum; sums
- * frame[csum_start..len) and stores the complemented result there (a result
- * of 0 is stored as 0xFFFF, as Linux does).
- * @return 0, or SOFL_EINVAL if csum_start + csum_offset + 2 > len. */
+ * csum_start + csum_offset holds the folded pseudo-header sum (over the full
+ * L4 length: a NIC-style TSO seed with length 0 gives a wrong checksum);
+ * sums frame[csum_start..len) and stores the complemented result there (a
+ * result of 0 is stored as 0xFFFF, for every protocol, as Linux does).  @len
+ * should end at the end of the IP packet, before any Ethernet padding.
+ * @return 0, or SOFL_EINVAL (NULL frame, or csum_start + csum_offset + 2 > len,
+ * overflow-safe); on error the frame is not touched. */
 SOFL_API int sofl_csum_complete_partial(void *frame, size_t len, size_t csum_start, size_t csum_offset);
 
 /* Checksum states reported by sofl_pkt_csum_check(). */
@@ -128,8 +146,14 @@ enum sofl_csum_state {
 
 /* sofl_pkt_csum_check() :
  * Classifies the IPv4 header checksum (*ip, may be NULL) and the TCP/UDP
- * checksum (*l4, may be NULL) of a packet parsed by sofl_pkt_parse().  A zero
- * UDP checksum over IPv6 is SOFL_CSUM_BAD (RFC 8200).  Fragments: l4 NONE. */
+ * checksum (*l4, may be NULL) of a packet parsed by sofl_pkt_parse() (also
+ * after a parse error: layers that did not parse are SOFL_CSUM_NONE).  A zero
+ * UDP checksum over IPv6 is SOFL_CSUM_BAD (RFC 8200 §8.1); a stored 0xFFFF
+ * and 0x0000 both verify for TCP (ones'-complement -0 and +0).  Fragments:
+ * l4 NONE.  The L4 length is the one of the IP header (UDP: the UDP length).
+ * IPv6 with a Routing header that still has segments left: the pseudo-header
+ * uses the destination of the IPv6 header, as Linux GRO does, not the final
+ * destination a sender uses (RFC 8200 §8.1); such packets may read as BAD. */
 SOFL_API void sofl_pkt_csum_check(const struct sofl_pkt *p, enum sofl_csum_state *ip,
 				  enum sofl_csum_state *l4);
 
@@ -149,7 +173,9 @@ SOFL_API int sofl_pkt_l4_pseudo(const struct sofl_pkt *p);
  * Writes the IPv4 header checksum (if IPv4) and the full TCP/UDP checksum
  * (if TCP/UDP and not a fragment) into @frame, which must be the buffer @p
  * was parsed from (writable).  UDP over IPv4 with checksum 0 is left 0
- * unless @udp4_zero_too.  @return 0, or a negative SOFL_E* code. */
+ * unless @udp4_zero_too.  Layers that did not parse (non-IP frames, parse
+ * errors) are left untouched, which is not an error.
+ * @return 0, or SOFL_EINVAL (NULL, or @frame is not p->data). */
 SOFL_API int sofl_pkt_csum_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too);
 
 /* Implementation selection (tests, benchmarks). */

@@ -26,13 +26,19 @@
  * fragments have no ports) and IP packets that are neither TCP nor UDP use
  * the 2-tuple.  Non-IP packets get no hash.
  *
- * Symmetric mode (SOFL_RSS_SYMMETRIC) is the "sort" form NICs and DPDK call
- * symmetric_toeplitz_sort: before hashing, if src > dst (compared as unsigned
- * big-endian numbers, i.e. memcmp) the two addresses are swapped, and
- * independently, if sport > dport the two ports are swapped.  Both directions
- * of a connection thus feed the same bytes and get the same hash with any key.
- * A packet whose two endpoints are already in order hashes exactly as in the
- * normal mode.
+ * Symmetric mode (SOFL_RSS_SYMMETRIC) sorts the input before hashing: if
+ * src > dst (compared as unsigned big-endian numbers, i.e. memcmp) the two
+ * addresses are swapped, and independently, if sport > dport the two ports
+ * are swapped.  Both directions of a connection thus feed the same bytes and
+ * get the same hash, with any key and without losing input bits.  A packet
+ * whose endpoints are already in order hashes exactly as in the normal mode.
+ * (Other symmetric schemes give other values: Linux's ethtool
+ * "symmetric-xor" hashes src^dst and sport^dport; OpenBSD's stoeplitz
+ * repeats a 16-bit key.  Neither is this mode.)
+ *
+ * Not modelled: NIC "IPv6 EX" hash types (home address / routing header
+ * final destination), per-type field selection (e.g. UDP on 2-tuple as
+ * FreeBSD does by default), tunnels (the outer header is hashed).
  *
  * Indirection: queue = reta[hash & (reta_size - 1)], i.e. the low bits of the
  * hash index the table, as NICs do.  The table size is a power of two from 1
@@ -45,9 +51,9 @@
  * results bit-identical to the bit-serial definition (sofl_rss_toeplitz()).
  * sofl_rss_init() picks the fastest available: "mixed" (GFNI, except the
  * tables for single IPv4 hashes, as measured by bench/bench_rss.c) where
- * GFNI is usable, else "table".  The environment variable SOFL_RSS_IMPL=table|gfni|mixed
- * overrides that choice (an unavailable one is ignored), and
- * sofl_rss_set_impl() forces one per engine.
+ * GFNI is usable, else "table".  The environment variable
+ * SOFL_RSS_IMPL=table|gfni|mixed overrides that choice (an unavailable one
+ * is ignored), and sofl_rss_set_impl() forces one per engine.
  *
  * Memory: the engine is caller-owned memory; nothing here allocates, and the
  * hashing calls make no system calls.
@@ -136,7 +142,8 @@ SOFL_API extern const uint8_t sofl_rss_default_key[SOFL_RSS_KEY_LEN];
  * @nqueues : 1 .. SOFL_RSS_QUEUES_MAX.
  * @flags   : 0 or SOFL_RSS_SYMMETRIC.
  * @return 0, or SOFL_EINVAL (NULL r, bad key length, nqueues or flags; *r is
- *         then left unchanged).  Cost: ~10 us (fills 36 KiB of tables). */
+ *         then left unchanged).  Cost: some 25 us (fills 37 KiB of tables,
+ *         reads CPUID and SOFL_RSS_IMPL): set up once, not per packet. */
 SOFL_API int sofl_rss_init(struct sofl_rss *r, const void *key, size_t key_len,
 			   unsigned nqueues, unsigned flags);
 
@@ -162,7 +169,7 @@ SOFL_API uint32_t sofl_rss_toeplitz(const void *key, size_t key_len, const void 
 /* sofl_rss_hash_bytes() :
  * Hashes in[0..len) with @r's key through @r's implementation, raw: the
  * symmetric flag does not apply (the input's layout is the caller's).
- * @len : 0 .. SOFL_RSS_INPUT_MAX.
+ * @len : 0 .. SOFL_RSS_INPUT_MAX (0 gives hash 0; @in may then be NULL).
  * @return 0 with *hash set, or SOFL_EINVAL (NULL argument, len too long). */
 SOFL_API int sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len,
 				 uint32_t *hash);
@@ -170,8 +177,9 @@ SOFL_API int sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_
 /* sofl_rss_hash_bulk() :
  * hash[i] = the hash of in[i][0..len) for i < n (as sofl_rss_hash_bytes()),
  * with the per-call set-up done once: the form for bursts of tuples.
- * @return 0, or SOFL_EINVAL (len > SOFL_RSS_INPUT_MAX, a NULL argument or
- *         in[i] with n > 0; nothing is written then). */
+ * n = 0 does nothing.  Tuples are read, never written; hash[] is written.
+ * @return 0, or SOFL_EINVAL (len > SOFL_RSS_INPUT_MAX, or with n > 0 a NULL
+ *         r, in, hash or in[i]; nothing is written then). */
 SOFL_API int sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len,
 				size_t n, uint32_t *hash);
 
@@ -195,7 +203,8 @@ SOFL_API int sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 			    uint8_t in[SOFL_RSS_INPUT_MAX], size_t *len);
 
 /* sofl_rss_burst() :
- * sofl_rss_pkt() on pkts[0..n), results in out[0..n).
+ * sofl_rss_pkt() on pkts[0..n), results in out[0..n) (same values; with
+ * GFNI two packets share one pass).  n = 0 does nothing.
  * @return the number of packets that got a hash (type > 0), or SOFL_EINVAL
  *         (NULL argument with n > 0, or n > INT_MAX). */
 SOFL_API int sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
@@ -220,8 +229,8 @@ SOFL_API int sofl_rss_reta_fill(struct sofl_rss *r, unsigned size, unsigned nque
  * Resizes the table to @size entries and gives queue q a share of the
  * entries proportional to weight[q] (q = 0 .. n-1), in contiguous runs, as
  * `ethtool -X weight W0 W1 ...` does: entry i goes to the first queue q with
- * i < floor(size * (weight[0] + ... + weight[q]) / total).  A queue of weight 0 gets
- * no entry.  Sets the engine's queue count to @n.
+ * i < floor(size * (weight[0] + ... + weight[q]) / total).  A queue of
+ * weight 0 gets no entry.  Sets the engine's queue count to @n.
  * @return 0, or SOFL_EINVAL (bad size, n out of 1 .. SOFL_RSS_QUEUES_MAX,
  *         NULL weight, all weights 0, or a total above 2^32 - 1); the table
  *         is then unchanged. */

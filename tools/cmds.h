@@ -5,3 +5,4 @@
 CMD(csum, "classify IPv4/TCP/UDP checksums in a capture; --fix completes them")
 CMD(rss, "Toeplitz RSS: per-packet hash and queue, per-queue packet/flow spread")
 CMD(gro, "GRO/LRO: coalesce a capture as NIC receive polls (Linux 6.18 rules)")
+CMD(gso, "TSO/USO/UFO: segment the super-packets of a capture as Linux software GSO")

@@ -1,0 +1,371 @@
+/* softoffload gso: segment the super-packets of a capture as Linux software
+ * GSO would on a device without segmentation or checksum offload.
+ *
+ * Per record, in order: a TCP packet whose payload exceeds --mss is cut into
+ * MSS segments (TSO), a UDP datagram whose payload exceeds --udp-gso-size into
+ * datagrams (USO); otherwise, with --mtu, an IP packet longer than the MTU is
+ * fragmented (UFO); everything else passes through with its TCP/UDP checksum
+ * completed (or, with --csum partial, set to the pseudo-header sum).
+ * Records that cannot be processed — truncated by the capture's snaplen,
+ * malformed, not IP, IP fragments, refused by the segmenter (a reason is
+ * counted) — are written unchanged, so every input byte leaves exactly once:
+ * the output has one record per input record or per produced segment, in
+ * input order, with the input's timestamps.
+ *
+ * Captures taken on a sending host hold super-packets whose checksum field is
+ * the pseudo-header sum (CHECKSUM_PARTIAL): the segmenter never trusts that
+ * field, so they come out with complete checksums like any other. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "pcapio.h"
+#include "softoffload/csum.h"
+#include "softoffload/gso.h"
+
+#define NERR 128		/* error codes are -1 .. -127 */
+
+struct gso_opts {
+	const char *in, *out;
+	unsigned mss, udp_size, mtu;
+	int fixed_id, partial, ignore_df, stats;
+};
+
+struct gso_stats {
+	unsigned long long records, bytes_in, out_records, bytes_out;
+	unsigned long long tcp_super, udp_super, frag_super, segs_out;
+	unsigned long long passed, l4_csums, ip_csums;
+	unsigned long long truncated, malformed, not_ip, fragments, refused;
+	unsigned long long err[NERR];
+};
+
+struct gso_run {
+	struct gso_opts o;
+	struct gso_stats st;
+	struct pcap_out *out;
+	enum sofl_link link;
+	struct sofl_gso_out go;
+	size_t seg_cap, buf_cap, iov_cap;
+};
+
+static int
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: softoffload gso IN.pcap -o OUT.pcap [--mss N] [--udp-gso-size N]\n"
+"         [--mtu N [--ignore-df]] [--fixed-id] [--csum full|partial] [--stats]\n"
+"\n"
+"Segments the super-packets of IN (pcap/pcapng, Ethernet or raw IP) the way\n"
+"Linux software GSO does, and writes every resulting packet to OUT (same\n"
+"link type, input timestamps; '-' = stdout).\n"
+"\n"
+"  --mss N          cut TCP packets with more than N payload bytes into\n"
+"                   N-byte segments (seq advanced; FIN/PSH on the last, CWR on\n"
+"                   the first; IPv4 ID +1 per segment)\n"
+"  --udp-gso-size N cut UDP datagrams with more than N payload bytes into\n"
+"                   N-byte datagrams (UDP_SEGMENT; at most 128)\n"
+"  --mtu N          fragment other IP packets longer than N bytes (IPv4\n"
+"                   fragments keep the ID; IPv6 gets a fragment header);\n"
+"                   segments above N bytes are an error\n"
+"  --ignore-df      fragment IPv4 packets with DF too (Linux UFO does);\n"
+"                   otherwise they pass through unchanged, counted\n"
+"  --fixed-id       IPv4 segments keep the input's ID (TCP_FIXEDID)\n"
+"  --csum M         full (default): complete TCP/UDP checksums; partial:\n"
+"                   leave the pseudo-header sum (for a device that completes\n"
+"                   it; fragments always get complete checksums)\n"
+"  --stats          print counts (to stderr when OUT is stdout)\n"
+"\n"
+"Packets that are not segmented pass through with their TCP/UDP checksum\n"
+"completed (UDP over IPv4 with checksum 0 stays 0); truncated, malformed,\n"
+"non-IP and fragment records, and packets the segmenter refuses, are written\n"
+"unchanged and counted.  Exit status: 0 ok (even if some were refused),\n"
+"2 usage or file error.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int
+parse_args(int argc, char **argv, struct gso_opts *o)
+{
+	int i;
+	long long v;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return 1;
+		if (!strcmp(a, "-o") || !strcmp(a, "--mss") || !strcmp(a, "--udp-gso-size") ||
+		    !strcmp(a, "--mtu") || !strcmp(a, "--csum")) {
+			if (i + 1 >= argc)
+				return cli_error("%s: missing value", a);
+			if (!strcmp(a, "-o")) {
+				o->out = argv[++i];
+			} else if (!strcmp(a, "--csum")) {
+				const char *m = argv[++i];
+				if (!strcmp(m, "full"))
+					o->partial = 0;
+				else if (!strcmp(m, "partial"))
+					o->partial = 1;
+				else
+					return cli_error("--csum: expected full or partial, not '%s'", m);
+			} else {
+				v = cli_uint(a, argv[++i], 65535);
+				if (v < 0)
+					return 2;
+				if (v == 0)
+					return cli_error("%s: must be at least 1", a);
+				if (!strcmp(a, "--mss"))
+					o->mss = (unsigned)v;
+				else if (!strcmp(a, "--udp-gso-size"))
+					o->udp_size = (unsigned)v;
+				else
+					o->mtu = (unsigned)v;
+			}
+		} else if (!strcmp(a, "--fixed-id")) {
+			o->fixed_id = 1;
+		} else if (!strcmp(a, "--ignore-df")) {
+			o->ignore_df = 1;
+		} else if (!strcmp(a, "--stats")) {
+			o->stats = 1;
+		} else if (a[0] == '-' && a[1]) {
+			return cli_error("gso: unknown option '%s'", a);
+		} else if (!o->in) {
+			o->in = a;
+		} else {
+			return cli_error("gso: more than one input file ('%s')", a);
+		}
+	}
+	if (!o->in)
+		return cli_error("gso: no input file");
+	if (!o->out)
+		return cli_error("gso: no output file (-o OUT.pcap)");
+	if (o->ignore_df && !o->mtu)
+		return cli_error("--ignore-df needs --mtu");
+	if (o->mtu && o->mtu < 68)
+		return cli_error("--mtu: %u is below the IPv4 minimum of 68", o->mtu);
+	return 0;
+}
+
+/* Grows the output arrays to what this packet needs (the CLI may allocate;
+ * the library never does). */
+static int
+reserve(struct gso_run *r, const struct sofl_gso_need *n)
+{
+	if (n->nsegs > r->seg_cap) {
+		void *p = realloc(r->go.seg, n->nsegs * sizeof(*r->go.seg));
+		if (!p)
+			return -1;
+		r->go.seg = p;
+		r->seg_cap = n->nsegs;
+	}
+	if (n->buf_bytes > r->buf_cap) {
+		void *p = realloc(r->go.buf, n->buf_bytes);
+		if (!p)
+			return -1;
+		r->go.buf = p;
+		r->buf_cap = n->buf_bytes;
+	}
+	if (n->iovs > r->iov_cap) {
+		void *p = realloc(r->go.iov, n->iovs * sizeof(*r->go.iov));
+		if (!p)
+			return -1;
+		r->go.iov = p;
+		r->iov_cap = n->iovs;
+	}
+	r->go.seg_cap = r->seg_cap;
+	r->go.buf_cap = r->buf_cap;
+	r->go.iov_cap = r->iov_cap;
+	return 0;
+}
+
+static int
+write_unchanged(struct gso_run *r, const struct pcap_rec *rec)
+{
+	r->st.out_records++;
+	r->st.bytes_out += rec->caplen;
+	return pcapout_write(r->out, &rec->ts, rec->data, rec->caplen, rec->len);
+}
+
+/* What to do with a parsed IP packet. */
+static void
+choose(const struct gso_run *r, const struct sofl_pkt *p, struct sofl_gso_params *gp)
+{
+	const struct gso_opts *o = &r->o;
+
+	memset(gp, 0, sizeof(*gp));
+	gp->flags = (uint8_t)((o->fixed_id ? SOFL_GSO_F_FIXED_ID : 0) |
+			      (o->partial ? SOFL_GSO_F_CSUM_PARTIAL : 0));
+	gp->mtu = (uint16_t)o->mtu;
+	if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 6 && o->mss && p->pay_len > o->mss) {
+		gp->type = SOFL_GSO_TCP;
+		gp->gso_size = (uint16_t)o->mss;
+	} else if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 17 && o->udp_size &&
+		   p->pay_len > o->udp_size) {
+		gp->type = SOFL_GSO_UDP_L4;
+		gp->gso_size = (uint16_t)o->udp_size;
+	} else if (o->mtu && p->ip_end - p->l3_off > o->mtu) {
+		gp->type = SOFL_GSO_IP_FRAG;
+		gp->flags |= o->ignore_df ? SOFL_GSO_F_IGNORE_DF : 0;
+		gp->frag_id = (uint32_t)r->st.records;	/* per datagram: its record number */
+	} else {
+		gp->type = SOFL_GSO_NONE;
+		gp->mtu = 0;	/* passes as it came, whatever its size */
+	}
+}
+
+static void
+count_error(struct gso_run *r, int err)
+{
+	r->st.refused++;
+	if (err < 0 && -err < NERR)
+		r->st.err[-err]++;
+}
+
+static int
+one(struct gso_run *r, const struct pcap_rec *rec)
+{
+	struct sofl_pkt p;
+	struct sofl_gso_params gp;
+	struct sofl_gso_need need;
+	int err, n, i;
+
+	r->st.records++;
+	r->st.bytes_in += rec->caplen;
+	if (rec->caplen < rec->len) {
+		r->st.truncated++;
+		return write_unchanged(r, rec);
+	}
+	err = sofl_pkt_parse(&p, rec->data, rec->caplen, r->link);
+	if (err) {
+		r->st.malformed++;
+		if (-err < NERR)
+			r->st.err[-err]++;
+		return write_unchanged(r, rec);
+	}
+	if (!(p.layers & SOFL_LAYER_L3)) {
+		r->st.not_ip++;
+		return write_unchanged(r, rec);
+	}
+	if (p.is_frag) {
+		r->st.fragments++;
+		return write_unchanged(r, rec);
+	}
+	choose(r, &p, &gp);
+	err = sofl_gso_need(&gp, &p, SOFL_GSO_ZEROCOPY, 0, &need);
+	if (err) {
+		count_error(r, err);
+		return write_unchanged(r, rec);
+	}
+	if (reserve(r, &need) < 0) {
+		cli_error("out of memory");
+		return -1;
+	}
+	r->go.mode = SOFL_GSO_ZEROCOPY;
+	n = sofl_gso_segment(&gp, &p, NULL, 0, &r->go);
+	if (n < 0) {
+		count_error(r, n);
+		return write_unchanged(r, rec);
+	}
+	switch (gp.type) {
+	case SOFL_GSO_TCP:     r->st.tcp_super += n > 1; break;
+	case SOFL_GSO_UDP_L4:  r->st.udp_super += n > 1; break;
+	case SOFL_GSO_IP_FRAG: r->st.frag_super += n > 1; break;
+	default:               r->st.passed++; break;
+	}
+	if (n > 1)
+		r->st.segs_out += (unsigned)n;
+	for (i = 0; i < n; i++) {
+		struct sofl_gso_seg *s = &r->go.seg[i];
+		struct iovec v[4];
+		int cnt = s->iovcnt;
+		uint32_t len = s->len;
+
+		if ((p.layers & SOFL_LAYER_L4) &&
+		    !(gp.type == SOFL_GSO_IP_FRAG && i > 0) &&
+		    !(gp.type == SOFL_GSO_NONE && p.l4_proto == 17 && p.ipv == 4 &&
+		      sofl_get16(rec->data + p.l4_off + 6) == 0))
+			r->st.l4_csums++;
+		if (p.ipv == 4 && gp.type != SOFL_GSO_NONE)
+			r->st.ip_csums++;
+		/* a pass-through keeps the capture's bytes after the IP packet
+		 * (Ethernet padding, trailers): nothing of the input is lost */
+		if (gp.type == SOFL_GSO_NONE && rec->caplen > p.ip_end && cnt < 4) {
+			memcpy(v, s->iov, (size_t)cnt * sizeof(*v));
+			v[cnt].iov_base = (void *)(uintptr_t)(rec->data + p.ip_end);
+			v[cnt].iov_len = rec->caplen - p.ip_end;
+			len += rec->caplen - p.ip_end;
+			if (pcapout_writev(r->out, &rec->ts, v, cnt + 1))
+				return -1;
+		} else if (pcapout_writev(r->out, &rec->ts, s->iov, cnt)) {
+			return -1;
+		}
+		r->st.out_records++;
+		r->st.bytes_out += len;
+	}
+	return 0;
+}
+
+static void
+print_stats(FILE *f, const struct gso_stats *s)
+{
+	int i;
+
+	fprintf(f, "records in          %llu (%llu bytes)\n", s->records, s->bytes_in);
+	fprintf(f, "records out         %llu (%llu bytes)\n", s->out_records, s->bytes_out);
+	fprintf(f, "super-packets       %llu (tcp %llu, udp %llu, fragmented %llu)\n",
+		s->tcp_super + s->udp_super + s->frag_super, s->tcp_super, s->udp_super,
+		s->frag_super);
+	fprintf(f, "segments out        %llu\n", s->segs_out);
+	fprintf(f, "passed through      %llu\n", s->passed);
+	fprintf(f, "checksums computed  %llu tcp/udp, %llu ipv4 header\n", s->l4_csums,
+		s->ip_csums);
+	fprintf(f, "unchanged           %llu truncated, %llu malformed, %llu not IP, "
+		"%llu fragments, %llu refused\n", s->truncated, s->malformed, s->not_ip,
+		s->fragments, s->refused);
+	for (i = 1; i < NERR; i++)
+		if (s->err[i])
+			fprintf(f, "  %-40s %llu\n", sofl_strerror(-i), s->err[i]);
+}
+
+int
+cmd_gso(int argc, char **argv)
+{
+	struct gso_run r;
+	struct pcap_in *in;
+	struct pcap_rec rec;
+	int dlt, rc = 0, got;
+
+	memset(&r, 0, sizeof(r));
+	got = parse_args(argc, argv, &r.o);
+	if (got == 1)
+		return usage(stdout);
+	if (got) {
+		usage(stderr);
+		return 2;
+	}
+	in = pcapin_open(r.o.in, &r.link, &dlt);
+	if (!in)
+		return 2;
+	r.out = pcapout_open(r.o.out, dlt);
+	if (!r.out) {
+		pcapin_close(in);
+		return 2;
+	}
+	while ((got = pcapin_next(in, &rec)) == 1) {
+		if (one(&r, &rec) < 0) {
+			rc = 2;
+			break;
+		}
+	}
+	if (got < 0)
+		rc = 2;
+	if (pcapout_close(r.out) && !rc)
+		rc = 2;
+	pcapin_close(in);
+	if (r.o.stats)
+		print_stats(strcmp(r.o.out, "-") ? stdout : stderr, &r.st);
+	free(r.go.seg);
+	free(r.go.buf);
+	free(r.go.iov);
+	return rc;
+}

@@ -25,6 +25,8 @@ make -s BUILD="$BUILD" bench-dpdk
 mkdir -p "$OUT"
 rm -f "$OUT"/run-*.txt
 status=0
+# other processes share these 2 vCPUs: record how busy the machine was
+load0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 i=1
 while [ "$i" -le "$RUNS" ]; do
 	[ "$i" -gt 1 ] && sleep "$PAUSE"
@@ -82,6 +84,9 @@ END {
 		printf "| `%s` | %s | `%s` | %s | **%.3gx**%s |\n", pr[1], d, pr[2], o, med, sp >> md
 	}
 }' >"$OUT/summary.txt"
+load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+printf '# %s, %s run(s), load average %s at start, %s at end\n' "$(date -u '+%F %H:%M UTC')" \
+	"$RUNS" "$load0" "$load1" >>"$OUT/summary.txt"
 echo "== summary of $RUNS run(s): $OUT/summary.txt, $OUT/summary.md"
 cat "$OUT/summary.txt"
 exit $status

@@ -44,10 +44,12 @@ hsum32(__m256i v)
 	return (int32_t)_mm_cvtsi128_si32(x);
 }
 
+/* One vector at offset o + off: sum it, and store it to d when copying
+ * (offsets, not moving pointers: d is NULL unless copying). */
 #define VEC(acc, off) do {						\
-		__m256i x_ = _mm256_loadu_si256((const __m256i *)(p + (off))); \
+		__m256i x_ = _mm256_loadu_si256((const __m256i *)(p + o + (off))); \
 		if (copy)						\
-			_mm256_storeu_si256((__m256i *)(d + (off)), x_); \
+			_mm256_storeu_si256((__m256i *)(d + o + (off)), x_); \
 		acc = step(acc, x_);					\
 	} while (0)
 
@@ -55,21 +57,18 @@ hsum32(__m256i v)
 static inline __attribute__((always_inline)) uint64_t
 block(const unsigned char *p, unsigned char *d, size_t take, int copy)
 {
-	const unsigned char *end = p + take;
 	__m256i a0, a1, a2, a3;
+	size_t o = 0;
 
 	a0 = a1 = a2 = a3 = _mm256_setzero_si256();
-	while (end - p >= 128) {
+	for (; take - o >= 128; o += 128) {
 		VEC(a0, 0); VEC(a1, 32); VEC(a2, 64); VEC(a3, 96);
-		p += 128;
-		d += 128;
 	}
-	if (end - p >= 64) {
+	if (take - o >= 64) {
 		VEC(a0, 0); VEC(a1, 32);
-		p += 64;
-		d += 64;
+		o += 64;
 	}
-	if (end > p)
+	if (take > o)
 		VEC(a2, 0);
 	a0 = _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3));
 	return (uint64_t)(hsum32(a0) + (int64_t)((take / 32) << 19));
@@ -81,7 +80,7 @@ static inline __attribute__((always_inline)) uint64_t
 sum_long(const unsigned char *p, unsigned char *d, size_t len, int copy)
 {
 	uint64_t total = 0;
-	size_t full, rest;
+	size_t o, take, full, rest;
 
 	if (len & 1) {
 		/* the odd byte, at an even offset: the first byte of its word */
@@ -91,21 +90,18 @@ sum_long(const unsigned char *p, unsigned char *d, size_t len, int copy)
 		total = sofl_tail_word(p + len, 1);
 	}
 	rest = len % 32;
-	for (full = len - rest; full; ) {
-		size_t take = full < BLOCK * 32 ? full : BLOCK * 32;
-
-		total += block(p, d, take, copy);
-		p += take;
-		d += take;
-		full -= take;
+	full = len - rest;
+	for (o = 0; o < full; o += take) {
+		take = full - o < BLOCK * 32 ? full - o : BLOCK * 32;
+		total += block(p + o, copy ? d + o : d, take, copy);
 	}
 	if (rest) {
 		/* the 32 bytes ending at the end: an even offset, len >= 32 */
-		__m256i x = _mm256_loadu_si256((const __m256i *)(p + rest - 32));
+		__m256i x = _mm256_loadu_si256((const __m256i *)(p + len - 32));
 		__m256i m = _mm256_loadu_si256((const __m256i *)(window + rest));
 
 		if (copy)	/* rewrites copied bytes with the same values */
-			_mm256_storeu_si256((__m256i *)(d + rest - 32), x);
+			_mm256_storeu_si256((__m256i *)(d + len - 32), x);
 		x = _mm256_and_si256(x, m);
 		total += (uint64_t)(hsum32(step(_mm256_setzero_si256(), x)) + (1 << 19));
 	}

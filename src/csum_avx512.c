@@ -71,31 +71,32 @@ fold_lanes(__m512i s)
 	return sofl_fold64((uint64_t)_mm_cvtsi128_si64(z));
 }
 
-/* len <= SHORT_MAX */
+/* len <= SHORT_MAX.  Offsets, not moving pointers: d is NULL unless copying. */
 static inline uint32_t
 sum_short(const unsigned char *p, unsigned char *d, size_t len, int copy)
 {
 	__m512i acc = _mm512_setzero_si512(), x;
 	__mmask64 m;
+	size_t o;
 
-	for (; len > 64; len -= 64, p += 64, d += 64) {
-		x = _mm512_loadu_si512(p);
+	for (o = 0; len - o > 64; o += 64) {
+		x = _mm512_loadu_si512(p + o);
 		if (copy)
-			_mm512_storeu_si512(d, x);
+			_mm512_storeu_si512(d + o, x);
 		acc = _mm512_add_epi64(acc, widen(x));
 	}
-	m = tail_mask(len);
-	x = _mm512_maskz_loadu_epi8(m, p);
+	m = tail_mask(len - o);
+	x = _mm512_maskz_loadu_epi8(m, p + o);
 	if (copy)
-		_mm512_mask_storeu_epi8(d, m, x);
+		_mm512_mask_storeu_epi8(d + o, m, x);
 	return fold_lanes(_mm512_add_epi64(acc, widen(x)));
 }
 
-/* One vector: sum it, and store it to @d when copying. */
+/* One vector at offset o + off: sum it, and store it to d when copying. */
 #define VEC(acc, off) do {						\
-		__m512i x_ = _mm512_loadu_si512(p + (off));		\
+		__m512i x_ = _mm512_loadu_si512(p + o + (off));		\
 		if (copy)						\
-			_mm512_storeu_si512(d + (off), x_);		\
+			_mm512_storeu_si512(d + o + (off), x_);		\
 		acc = step(acc, x_);					\
 	} while (0)
 
@@ -103,37 +104,32 @@ sum_short(const unsigned char *p, unsigned char *d, size_t len, int copy)
 static inline __attribute__((always_inline)) VNNI uint64_t
 block(const unsigned char *p, unsigned char *d, size_t take, int copy)
 {
-	const unsigned char *end = p + take;
 	__m512i a0, a1, a2, a3, a4, a5, a6, a7;
+	size_t o = 0;
 
 	a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = _mm512_setzero_si512();
-	while (end - p >= 512) {
+	for (; take - o >= 512; o += 512) {
 		VEC(a0, 0); VEC(a1, 64); VEC(a2, 128); VEC(a3, 192);
 		VEC(a4, 256); VEC(a5, 320); VEC(a6, 384); VEC(a7, 448);
-		p += 512;
-		d += 512;
 	}
-	if (end - p >= 256) {
+	if (take - o >= 256) {
 		VEC(a0, 0); VEC(a1, 64); VEC(a2, 128); VEC(a3, 192);
-		p += 256;
-		d += 256;
+		o += 256;
 	}
-	if (end - p >= 128) {
+	if (take - o >= 128) {
 		VEC(a4, 0); VEC(a5, 64);
-		p += 128;
-		d += 128;
+		o += 128;
 	}
-	if (end - p >= 64) {
+	if (take - o >= 64) {
 		VEC(a6, 0);
-		p += 64;
-		d += 64;
+		o += 64;
 	}
-	if (end > p) {
-		__mmask64 m = tail_mask((size_t)(end - p));
-		__m512i x = _mm512_maskz_loadu_epi8(m, p);
+	if (take > o) {
+		__mmask64 m = tail_mask(take - o);
+		__m512i x = _mm512_maskz_loadu_epi8(m, p + o);
 
 		if (copy)
-			_mm512_mask_storeu_epi8(d, m, x);
+			_mm512_mask_storeu_epi8(d + o, m, x);
 		a7 = step(a7, x);
 	}
 	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
@@ -143,42 +139,32 @@ block(const unsigned char *p, unsigned char *d, size_t take, int copy)
 }
 #undef VEC
 
+/* Both kernels: the folded sum of p[0..len), copied to d when copying. */
+static inline __attribute__((always_inline)) VNNI uint32_t
+sum_any(const unsigned char *p, unsigned char *d, size_t len, int copy)
+{
+	uint64_t total = 0;
+	size_t o, take;
+
+	if (len <= SHORT_MAX)
+		return sum_short(p, d, len, copy);
+	for (o = 0; o < len; o += take) {
+		take = len - o < BLOCK * 64 ? len - o : BLOCK * 64;
+		total += block(p + o, copy ? d + o : d, take, copy);
+	}
+	return sofl_fold64(total);
+}
+
 VNNI uint32_t
 sofl_csum_avx512(uint32_t sum, const void *buf, size_t len)
 {
-	const unsigned char *p = buf;
-	uint64_t total = 0;
-
-	if (len <= SHORT_MAX)
-		return sofl_csum_finish(sum, sum_short(p, NULL, len, 0));
-	while (len) {
-		size_t take = len < BLOCK * 64 ? len : BLOCK * 64;
-
-		total += block(p, NULL, take, 0);
-		p += take;
-		len -= take;
-	}
-	return sofl_csum_finish(sum, sofl_fold64(total));
+	return sofl_csum_finish(sum, sum_any(buf, NULL, len, 0));
 }
 
 VNNI uint32_t
 sofl_csum_copy_avx512(void *dst, const void *src, size_t len, uint32_t sum)
 {
-	const unsigned char *p = src;
-	unsigned char *d = dst;
-	uint64_t total = 0;
-
-	if (len <= SHORT_MAX)
-		return sofl_csum_finish(sum, sum_short(p, d, len, 1));
-	while (len) {
-		size_t take = len < BLOCK * 64 ? len : BLOCK * 64;
-
-		total += block(p, d, take, 1);
-		p += take;
-		d += take;
-		len -= take;
-	}
-	return sofl_csum_finish(sum, sofl_fold64(total));
+	return sofl_csum_finish(sum, sum_any(src, dst, len, 1));
 }
 #else
 typedef int sofl_csum_avx512_unused;

@@ -36,6 +36,10 @@ struct tg {
 	int seen[TG_MAXPK];
 	int errors;
 	int keep_fin;		/* 0: drop 0-payload FIN outputs (selftest terminator) */
+	const int *flow_of;	/* optional: flow id per input; checks per-flow order */
+	int last[TG_MAXPK];	/* last cookie seen per flow id */
+	uint64_t poll_ns;	/* time advance per poll (timeout mode) */
+	uint64_t pay_out;	/* payload bytes in parsed outputs */
 };
 
 static inline void
@@ -95,8 +99,16 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 	}
 	for (j = 0; j < o->segs; j++) {
 		uint64_t c = o->cookies[j];
-		if (c >= (uint64_t)t->n || t->seen[c]++)
+		if (c >= (uint64_t)t->n || t->seen[c]++) {
 			tg_fail(t, "cookie twice or unknown", k);
+			continue;
+		}
+		if (t->flow_of) {
+			int fl = t->flow_of[c];
+			if ((int)c <= t->last[fl])
+				tg_fail(t, "per-flow order", k);
+			t->last[fl] = (int)c;
+		}
 	}
 	if (sofl_pkt_parse(&p, b, (size_t)l, cfg->link) < 0 || !(p.layers & SOFL_LAYER_L4)) {
 		if (o->segs > 1)
@@ -126,6 +138,7 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 			}
 	}
 	i = (int)p.pay_len;
+	t->pay_out += p.pay_len;
 	if (!t->keep_fin && p.l4_proto == 6 && p.pay_len == 0 && (p.tcp_flags & SOFL_TCP_FIN))
 		return;
 record:
@@ -151,7 +164,10 @@ tg_run(struct tg *t, const struct sofl_gro_config *cfg, struct sofl_gro_stats *s
 	int i, start = 0, k, m;
 
 	t->nout = 0;
+	t->pay_out = 0;
 	memset(t->seen, 0, sizeof(t->seen));
+	for (i = 0; i < TG_MAXPK; i++)
+		t->last[i] = -1;
 	if (sofl_gro_create(cfg, &g) != 0)
 		return -1;
 	for (i = 0; i < t->n; i++) {
@@ -161,9 +177,10 @@ tg_run(struct tg *t, const struct sofl_gro_config *cfg, struct sofl_gro_stats *s
 		in[i].hash = t->hash[i];
 		in[i].cookie = (uint64_t)i;
 		if (i == t->n - 1 || t->brk[i]) {
-			if (sofl_gro_receive(g, in + start, (size_t)(i + 1 - start), 0) != i + 1 - start)
+			uint64_t now = (uint64_t)(i + 1) * t->poll_ns;
+			if (sofl_gro_receive(g, in + start, (size_t)(i + 1 - start), now) != i + 1 - start)
 				t->errors++;
-			sofl_gro_poll_end(g, 0);
+			sofl_gro_poll_end(g, now);
 			m = sofl_gro_outputs(g, &o);
 			for (k = 0; k < m; k++)
 				tg_check_out(t, cfg, &o[k]);
@@ -171,6 +188,13 @@ tg_run(struct tg *t, const struct sofl_gro_config *cfg, struct sofl_gro_stats *s
 			start = i + 1;
 		}
 	}
+	sofl_gro_flush(g);		/* timeout mode: what is still held */
+	m = sofl_gro_outputs(g, &o);
+	for (k = 0; k < m; k++)
+		tg_check_out(t, cfg, &o[k]);
+	sofl_gro_release(g);
+	if (sofl_gro_held(g) != 0)
+		t->errors++;
 	for (i = 0; i < t->n; i++)
 		if (t->seen[i] != 1) {
 			fprintf(stderr, "input %d delivered %d times\n", i, t->seen[i]);

@@ -422,6 +422,15 @@ test_key_table_raw(void **state)
 	assert_non_null(strstr(out, "(raw IP)"));
 }
 
+static int
+truncate_file(const char *name, long len)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return truncate(path, len);
+}
+
 /* exit 2 with exactly one line on stderr */
 static void
 fails(const char *args)
@@ -472,6 +481,19 @@ test_errors(void **state)
 	assert_int_equal(run("--help"), 0);
 	assert_non_null(strstr(out, "--table TFILE"));
 	assert_non_null(strstr(out, "weight W0 W1"));
+	/* a file cut inside its second record: the first is reported, exit 2 */
+	reset();
+	t_spec_init(&s, 4, 6);
+	add(&s);
+	add(&s);
+	write_pcap("cut.pcap", DLT_EN10MB);
+	assert_int_equal(truncate_file("cut.pcap", 24 + 16 + recs[0].len + 16 + 10), 0);
+	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 4, 0), 0);
+	assert_int_equal(run("cut.pcap --queues 4 --format tsv"), 2);
+	nrec = 1;
+	check_tsv(NULL);
+	assert_non_null(strchr(err, '\n'));
+	assert_int_equal(strchr(err, '\n')[1], '\0');
 	/* an empty capture is fine */
 	reset();
 	write_pcap("empty.pcap", DLT_EN10MB);

@@ -84,7 +84,14 @@ usage(FILE *f)
 "max/mean of the per-queue counts (1.00 = perfectly even, N = all on one\n"
 "queue; the mean is over all N queues).\n"
 "\n"
-"Exit status: 0 ok, 2 usage error, unreadable file or unsupported link type.\n");
+"Records cut short by the snap length (caplen < len) are parsed as far as\n"
+"they go; their hash is printed only if the headers it depends on (IP\n"
+"header chain, and the TCP/UDP header when ports are used) were captured.\n"
+"A file that ends inside a record: the records before it are reported, then\n"
+"the error, exit 2.\n"
+"\n"
+"Exit status: 0 ok, 2 usage error, unreadable or cut-off file, or\n"
+"unsupported link type.\n");
 	return f == stdout ? 0 : 2;
 }
 

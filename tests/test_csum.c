@@ -9,7 +9,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "helpers.h"
-#include "csum_impl.h"
 
 static const char *self_path;
 

@@ -93,7 +93,8 @@ ref16(const void *buf, size_t len, uint32_t sum)
 
 /* ---- rows ---- */
 
-enum kind { K_SUM, K_REF16, K_BIG, K_BIG_REF16, K_IPHDR, K_L4CSUM, K_VERIFY, K_COPY, K_MEMCPY };
+enum kind { K_SUM, K_REF16, K_BIG, K_BIG_REF16, K_IPHDR, K_L4CSUM, K_VERIFY, K_PARSE_VERIFY, K_COPY,
+	     K_MEMCPY };
 
 struct row {
 	const char *name;
@@ -228,6 +229,15 @@ run(struct row *r, int rep)
 			acc += (unsigned)a + (unsigned)b;
 		}
 		break;
+	case K_PARSE_VERIFY:
+		for (i = 0; i < calls; i++) {
+			struct sofl_pkt q;
+
+			acc += (uint64_t)sofl_pkt_parse(&q, frame, sizeof(frame), SOFL_LINK_ETH);
+			sofl_pkt_csum_check(&q, &a, &b);
+			acc += (unsigned)a + (unsigned)b;
+		}
+		break;
 	}
 	t1 = bench_ns();
 	r->ns[rep] = (double)(t1 - t0) / (double)calls;
@@ -247,6 +257,10 @@ add_row(enum kind kind, int impl, size_t size, double anchor, const char *unit,
 {
 	struct row *r = &rows[nrows];
 
+	if (nrows == (int)(sizeof(rows) / sizeof(rows[0]))) {
+		fprintf(stderr, "bench_csum: too many rows\n");
+		exit(2);
+	}
 	snprintf(names[nrows], sizeof(names[0]), fmt, arg);
 	memset(r, 0, sizeof(*r));
 	r->name = names[nrows];
@@ -323,6 +337,8 @@ main(int argc, char **argv)
 		add_row(K_L4CSUM, impl, 1480, 31.8, "ns", "pkt_l4_csum_tcp4_1514B_%s",
 			impl_names[impl]);
 		add_row(K_VERIFY, impl, 1480, 0, "ns", "pkt_csum_check_tcp4_1514B_%s",
+			impl_names[impl]);
+		add_row(K_PARSE_VERIFY, impl, 1480, 0, "ns", "parse+check_tcp4_1514B_%s",
 			impl_names[impl]);
 		add_row(K_COPY, impl, 1500, 0, "GB/s", "csum_copy_1500B_%s", impl_names[impl]);
 	}

@@ -491,8 +491,16 @@ emit_pass(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
 	 * IP packet go out unchanged with it */
 	if (l4)
 		l4pay = p->pay_len;
-	psum = payload(j, j->cut_off, l4pay, h + j->hlen, s);
-	payload_sum(j, j->cut_off + l4pay, j->cut_len - l4pay, h + j->hlen + l4pay, s, 0);
+	if (l4pay == j->cut_len || !j->full) {
+		psum = payload(j, j->cut_off, j->cut_len, h + j->hlen, s);
+	} else {
+		/* sum the datagram alone, then output the region in one piece */
+		struct cursor c = j->cur;
+		unsigned none = 0;
+
+		psum = cur_take(&c, j->cut_off, l4pay, NULL, &none, NULL, 1);
+		payload_sum(j, j->cut_off, j->cut_len, h + j->hlen, s, 0);
+	}
 	/* UDP over IPv4 with 0: "no checksum", nothing to complete */
 	if (l4 && !(j->udp && p->ipv == 4 && sofl_get16(p->data + p->l4_off + 6) == 0))
 		fix_l4(j, h + p->l4_off, 0, l4pay, psum);
@@ -699,6 +707,7 @@ sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 		ulen = sofl_get16(hdrbuf + l4 + 4);
 		if (ulen < 8 || l4 + ulen > l3 + ip_len) {
 			sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), ip_field);
+			p->layers &= SOFL_LAYER_L2;
 			return SOFL_E_UDP_LEN;
 		}
 		sofl_put16(hdrbuf + l4 + 4, (uint16_t)(n - l4));
@@ -706,8 +715,11 @@ sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 		sofl_put16(hdrbuf + l4 + 4, ulen);
 	}
 	sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), ip_field);
-	if (err)
+	if (err) {
+		/* the layers were parsed with trimmed lengths: not usable */
+		p->layers &= SOFL_LAYER_L2;
 		return trunc_err(err);
+	}
 	p->ip_end = l3 + ip_len;
 	if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 17)
 		p->pay_len = (uint32_t)sofl_get16(hdrbuf + p->l4_off + 4) - 8;

@@ -182,7 +182,9 @@ SOFL_API int sofl_gso_segment(const struct sofl_gso_params *gp, const struct sof
  * SOFL_GSO_HDR_MAX bytes.  Use the result only with sofl_gso_segment(...,
  * iov, cnt, ...).
  * @return 0, a sofl_pkt_parse() error, SOFL_E_GSO_HDR (headers too long),
- *         SOFL_EINVAL. */
+ *         SOFL_EINVAL.  After an error found past the gathered bytes' IP
+ *         length, p->layers keeps at most SOFL_LAYER_L2 (lengths were trimmed:
+ *         nothing beyond L2 is trustworthy), so sofl_gso_segment() refuses it. */
 SOFL_API int sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 				int cnt, enum sofl_link link);
 

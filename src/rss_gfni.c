@@ -6,67 +6,32 @@
  * q: x[q-3], x[q-2], x[q-1], x[q] in bytes 0..3 (bytes 4..7 zero), so that
  * after the affine step byte 3-m of every lane is a contribution to hash
  * byte m and the lanes' low 32 bits XOR together into the hash itself.
- * Lanes q = 0 .. len+2 are needed: two vectors for IPv4, five for IPv6. */
+ * Lanes q = 0 .. len+2 are needed: two vectors for IPv4, five for IPv6.
+ *
+ * No masks: the input vector is zero from byte len on (len <= 36), and every
+ * index that names no input byte (x[-3..-1], x[len..39], bytes 4..7) reads
+ * one of those zero bytes, since a byte permutation only looks at the low 6
+ * bits of an index (0xfd..0xff -> 61..63). */
 #if defined(__x86_64__)
 #include <stddef.h>
 #include <immintrin.h>
 #include "softoffload/pkt.h"
 #include "rss_impl.h"
 
-#define X 0xff		/* no input byte: masked to zero */
-#define LANE(q) ((q) - 3) & 0xff, ((q) - 2) & 0xff, ((q) - 1) & 0xff, (q), X, X, X, X
+#define Z 0x3f		/* byte 63 of the input vector: always zero */
+#define LANE(q) ((q) - 3) & 0xff, ((q) - 2) & 0xff, ((q) - 1) & 0xff, (q), Z, Z, Z, Z
 #define VEC(j) LANE(8 * (j)), LANE(8 * (j) + 1), LANE(8 * (j) + 2), LANE(8 * (j) + 3), \
 	LANE(8 * (j) + 4), LANE(8 * (j) + 5), LANE(8 * (j) + 6), LANE(8 * (j) + 7)
 
-/* Byte indices into the input; negative ones (lane 0..2) wrap to >= 0xfd and
- * so fail the "index < len" test like X. */
 static const uint8_t perm[5][64] __attribute__((aligned(64))) = {
 	{ VEC(0) }, { VEC(1) }, { VEC(2) }, { VEC(3) }, { VEC(4) },
 };
 
-#define TARGET __attribute__((target("avx512vbmi")))
-
-/* x holds the tuple's len bytes (the rest is ignored). */
-static inline TARGET __attribute__((always_inline)) uint32_t
-hash_vec(const __m512i *mat, const __m512i *idx, __m512i n, size_t nv, __m512i x)
-{
-	__m512i acc = _mm512_setzero_si512();
-	__m256i h;
-	__m128i g;
-	size_t j;
-
-	for (j = 0; j < nv; j++) {
-		__mmask64 k = _mm512_cmplt_epu8_mask(idx[j], n);
-		__m512i v = _mm512_maskz_permutexvar_epi8(k, idx[j], x);
-
-		acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(v, mat[j], 0));
-	}
-	h = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
-	g = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-	g = _mm_xor_si128(g, _mm_unpackhi_epi64(g, g));
-	return (uint32_t)_mm_cvtsi128_si32(g);
-}
-
-static inline TARGET __attribute__((always_inline)) uint32_t
-hash_one(const __m512i *mat, const __m512i *idx, __m512i n, size_t nv, const uint8_t *in,
-	 size_t len)
-{
-	return hash_vec(mat, idx, n, nv, _mm512_maskz_loadu_epi8((__mmask64)((1ull << len) - 1), in));
-}
-
-TARGET uint32_t
-sofl_rss_gfni(const uint64_t *mat, const uint8_t *in, size_t len)
-{
-	const __m512i *m = (const __m512i *)(const void *)mat;
-	const __m512i *idx = (const __m512i *)(const void *)perm;
-
-	return hash_one(m, idx, _mm512_set1_epi8((char)len), (len + 3 + 7) / 8, in, len);
-}
-
-/* Bursts go two tuples at a time: bytes 0..3 of every lane work for tuple
- * A, bytes 4..7 (idle in hash_vec()) for tuple B, which a two-source byte
- * permutation (index bit 6 = B) fetches.  The lanes' low halves XOR into
- * A's hash, the high halves into B's. */
+/* Two tuples per pass (bursts): bytes 0..3 of every lane work for tuple A,
+ * bytes 4..7 for tuple B, fetched by a two-source byte permutation (index
+ * bit 6 = B).  The lanes' low halves XOR into A's hash, the high halves into
+ * B's.  A's out-of-range indices 0xfd..0xff have bit 6 set: they read B's
+ * zero bytes 61..63, which is as good. */
 #define LANE2(q) ((q) - 3) & 0xff, ((q) - 2) & 0xff, ((q) - 1) & 0xff, (q), \
 	(((q) - 3) & 0xff) | 0x40, (((q) - 2) & 0xff) | 0x40, (((q) - 1) & 0xff) | 0x40, (q) | 0x40
 #define VEC2(j) LANE2(8 * (j)), LANE2(8 * (j) + 1), LANE2(8 * (j) + 2), LANE2(8 * (j) + 3), \
@@ -76,6 +41,67 @@ static const uint8_t perm2[5][64] __attribute__((aligned(64))) = {
 	{ VEC2(0) }, { VEC2(1) }, { VEC2(2) }, { VEC2(3) }, { VEC2(4) },
 };
 
+#define TARGET __attribute__((target("avx512vbmi")))
+#define INLINE static inline TARGET __attribute__((always_inline))
+
+/* XOR of the 8 qword lanes. */
+INLINE uint64_t
+fold_lanes(__m512i acc)
+{
+	__m256i h = _mm256_xor_si256(_mm512_castsi512_si256(acc),
+				     _mm512_extracti64x4_epi64(acc, 1));
+	__m128i g = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+
+	g = _mm_xor_si128(g, _mm_unpackhi_epi64(g, g));
+	return (uint64_t)_mm_cvtsi128_si64(g);
+}
+
+/* @x: the tuple's bytes, zero from byte len on; nv = vectors for len. */
+INLINE uint32_t
+hash_vec(const __m512i *mat, const __m512i *idx, size_t nv, __m512i x)
+{
+	__m512i acc = _mm512_setzero_si512();
+	size_t j;
+
+	for (j = 0; j < nv; j++)
+		acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(
+		    _mm512_permutexvar_epi8(idx[j], x), mat[j], 0));
+	return (uint32_t)fold_lanes(acc);
+}
+
+/* Two tuples (each zero from its own length on): A | B << 32. */
+INLINE uint64_t
+hash_vec2(const __m512i *mat, const __m512i *idx2, size_t nv, __m512i xa, __m512i xb)
+{
+	__m512i acc = _mm512_setzero_si512();
+	size_t j;
+
+	for (j = 0; j < nv; j++)
+		acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(
+		    _mm512_permutex2var_epi8(xa, idx2[j], xb), mat[j], 0));
+	return fold_lanes(acc);
+}
+
+static inline size_t
+nvec(size_t len)
+{
+	return (len + 3 + 7) / 8;	/* lanes 0 .. len+2, 8 per vector */
+}
+
+INLINE __m512i
+load_tuple(const void *in, size_t len)
+{
+	return _mm512_maskz_loadu_epi8((__mmask64)((1ull << len) - 1), in);
+}
+
+TARGET uint32_t
+sofl_rss_gfni(const uint64_t *mat, const uint8_t *in, size_t len)
+{
+	return hash_vec((const __m512i *)(const void *)mat, (const __m512i *)(const void *)perm,
+			nvec(len), load_tuple(in, len));
+}
+
+/* The matrices and permutations are loaded once for the burst. */
 TARGET void
 sofl_rss_gfni_bulk(const uint64_t *mat, const void *const *in, size_t len, size_t n,
 		   uint32_t *hash)
@@ -83,39 +109,23 @@ sofl_rss_gfni_bulk(const uint64_t *mat, const void *const *in, size_t len, size_
 	const __m512i *mp = (const __m512i *)(const void *)mat;
 	const __m512i *ip = (const __m512i *)(const void *)perm;
 	const __m512i *ip2 = (const __m512i *)(const void *)perm2;
-	__m512i m[5], idx[5], idx2[5], nl = _mm512_set1_epi8((char)len);
-	__mmask64 k2[5], lm = (__mmask64)((1ull << len) - 1);
-	size_t i, j, nv = (len + 3 + 7) / 8;	/* lanes 0 .. len+2, 8 per vector */
+	__m512i m[5], idx[5], idx2[5];
+	size_t i, j, nv = nvec(len);
 
 	for (j = 0; j < nv; j++) {
 		m[j] = _mm512_load_si512(mp + j);
 		idx[j] = _mm512_load_si512(ip + j);
 		idx2[j] = _mm512_load_si512(ip2 + j);
-		/* without the source bit: "index < len" as in hash_vec() */
-		k2[j] = _mm512_cmplt_epu8_mask(_mm512_and_si512(idx2[j], _mm512_set1_epi8(0x3f)), nl);
 	}
 	for (i = 0; i + 2 <= n; i += 2) {
-		__m512i xa = _mm512_maskz_loadu_epi8(lm, in[i]);
-		__m512i xb = _mm512_maskz_loadu_epi8(lm, in[i + 1]);
-		__m512i acc = _mm512_setzero_si512();
-		__m256i h;
-		__m128i g;
-		uint64_t ab;
+		uint64_t ab = hash_vec2(m, idx2, nv, load_tuple(in[i], len),
+					load_tuple(in[i + 1], len));
 
-		for (j = 0; j < nv; j++) {
-			__m512i v = _mm512_maskz_permutex2var_epi8(k2[j], xa, idx2[j], xb);
-
-			acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(v, m[j], 0));
-		}
-		h = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
-		g = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-		g = _mm_xor_si128(g, _mm_unpackhi_epi64(g, g));
-		ab = (uint64_t)_mm_cvtsi128_si64(g);
 		hash[i] = (uint32_t)ab;
 		hash[i + 1] = (uint32_t)(ab >> 32);
 	}
 	if (i < n)
-		hash[i] = hash_one(m, idx, nl, nv, in[i], len);
+		hash[i] = hash_vec(m, idx, nv, load_tuple(in[i], len));
 }
 
 /* From a flow key straight to the hash, without writing the tuple to memory
@@ -147,28 +157,24 @@ static const uint8_t tswap[4][64] __attribute__((aligned(64))) = {
 };
 static const uint8_t tlen[4] = { 8, 12, 32, 36 };
 
-/* The tuple of @layout from the 36 raw key bytes, swaps applied. */
-static inline TARGET __attribute__((always_inline)) __m512i
-tuple_vec(__m512i raw, int layout, int swap_addr, int swap_port)
+/* The tuple of @layout from flow key @k, swaps applied, zero past its end. */
+INLINE __m512i
+key_tuple(const struct sofl_flow_key *k, int layout, int swap_addr, int swap_port)
 {
+	__m512i raw = _mm512_maskz_loadu_epi8((__mmask64)0xfffffffffull, k->src);
 	__m512i sw = _mm512_set1_epi8((char)((swap_addr ? 0x10 : 0) | (swap_port ? 2 : 0)));
 	__m512i t = _mm512_xor_si512(_mm512_load_si512((const void *)tmap[layout]),
 	    _mm512_and_si512(sw, _mm512_load_si512((const void *)tswap[layout])));
 
-	return _mm512_permutexvar_epi8(t, raw);
+	return _mm512_maskz_permutexvar_epi8((__mmask64)((1ull << tlen[layout]) - 1), t, raw);
 }
 
 TARGET uint32_t
 sofl_rss_gfni_key(const uint64_t *mat, const struct sofl_flow_key *k, int layout, int swap_addr,
 		  int swap_port)
 {
-	const __m512i *m = (const __m512i *)(const void *)mat;
-	const __m512i *idx = (const __m512i *)(const void *)perm;
-	size_t len = tlen[layout];
-	__m512i raw = _mm512_maskz_loadu_epi8((__mmask64)0xfffffffffull, k->src);
-
-	return hash_vec(m, idx, _mm512_set1_epi8((char)len), (len + 3 + 7) / 8,
-			tuple_vec(raw, layout, swap_addr, swap_port));
+	return hash_vec((const __m512i *)(const void *)mat, (const __m512i *)(const void *)perm,
+			nvec(tlen[layout]), key_tuple(k, layout, swap_addr, swap_port));
 }
 
 /* Two flow keys in one pass, as sofl_rss_gfni_bulk() pairs tuples; their
@@ -177,31 +183,10 @@ TARGET uint64_t
 sofl_rss_gfni_key2(const uint64_t *mat, const struct sofl_flow_key *ka, int la, int sa_a,
 		   int sw_a, const struct sofl_flow_key *kb, int lb, int sa_b, int sw_b)
 {
-	const __m512i *m = (const __m512i *)(const void *)mat;
-	const __m512i *ip2 = (const __m512i *)(const void *)perm2;
-	const __mmask64 raw36 = (__mmask64)0xfffffffffull;
-	__m512i xa = tuple_vec(_mm512_maskz_loadu_epi8(raw36, ka->src), la, sa_a, sw_a);
-	__m512i xb = tuple_vec(_mm512_maskz_loadu_epi8(raw36, kb->src), lb, sa_b, sw_b);
-	/* bytes 0..3 of each lane are A's, 4..7 B's: each half its own length */
-	__m512i nl = _mm512_mask_blend_epi8((__mmask64)0xf0f0f0f0f0f0f0f0ull,
-					    _mm512_set1_epi8((char)tlen[la]),
-					    _mm512_set1_epi8((char)tlen[lb]));
-	__m512i lo6 = _mm512_set1_epi8(0x3f), acc = _mm512_setzero_si512();
-	size_t j, len = tlen[la] > tlen[lb] ? tlen[la] : tlen[lb], nv = (len + 3 + 7) / 8;
-	__m256i h;
-	__m128i g;
+	size_t len = tlen[la] > tlen[lb] ? tlen[la] : tlen[lb];
 
-	for (j = 0; j < nv; j++) {
-		__m512i idx = _mm512_load_si512(ip2 + j);
-		__mmask64 k = _mm512_cmplt_epu8_mask(_mm512_and_si512(idx, lo6), nl);
-		__m512i v = _mm512_maskz_permutex2var_epi8(k, xa, idx, xb);
-
-		acc = _mm512_xor_si512(acc, _mm512_gf2p8affine_epi64_epi8(v, m[j], 0));
-	}
-	h = _mm256_xor_si256(_mm512_castsi512_si256(acc), _mm512_extracti64x4_epi64(acc, 1));
-	g = _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-	g = _mm_xor_si128(g, _mm_unpackhi_epi64(g, g));
-	return (uint64_t)_mm_cvtsi128_si64(g);
+	return hash_vec2((const __m512i *)(const void *)mat, (const __m512i *)(const void *)perm2,
+			 nvec(len), key_tuple(ka, la, sa_a, sw_a), key_tuple(kb, lb, sa_b, sw_b));
 }
 #else
 /* ISO C wants a translation unit to declare something. */

@@ -557,7 +557,7 @@ emit_frag(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 				   j->l4_check);
 		hl += fix;
 	}
-	payload(j, j->cut_off + off + fix, dlen - fix, h + hl, s);
+	payload_sum(j, j->cut_off + off + fix, dlen - fix, h + hl, s, 0);	/* summed whole, before */
 	if (p->ipv == 4) {
 		uint8_t *iph = h + p->l3_off;
 

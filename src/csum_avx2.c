@@ -10,12 +10,13 @@
  * AVX2 has no byte-masked load, so the last partial vector is read as the 32
  * bytes that end at the buffer's (even) end, with the bytes already summed
  * masked off; an odd last byte is added on its own.  Nothing outside
- * buf[0..len) is read.  Buffers under 32 bytes use the portable kernel. */
+ * buf[0..len) is read.  Buffers under SHORT bytes use the portable kernel. */
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include "csum_impl.h"
 
 #define BLOCK 2048		/* vectors of 32 bytes */
+#define SHORT 64		/* below this the scalar kernel is faster (and >= 32) */
 
 /* window + n: 32 - n zero bytes, then n 0xff bytes */
 static const unsigned char window[64] = {
@@ -111,7 +112,7 @@ sum_long(const unsigned char *p, unsigned char *d, size_t len, int copy)
 uint32_t
 sofl_csum_avx2(uint32_t sum, const void *buf, size_t len)
 {
-	if (len < 32)
+	if (len < SHORT)
 		return sofl_csum_finish(sum, sofl_fold64(sofl_csum_words64(buf, len)));
 	return sofl_csum_finish(sum, sofl_fold64(sum_long(buf, NULL, len, 0)));
 }
@@ -119,7 +120,7 @@ sofl_csum_avx2(uint32_t sum, const void *buf, size_t len)
 uint32_t
 sofl_csum_copy_avx2(void *dst, const void *src, size_t len, uint32_t sum)
 {
-	if (len < 32) {
+	if (len < SHORT) {
 		memcpy(dst, src, len);
 		return sofl_csum_finish(sum, sofl_fold64(sofl_csum_words64(src, len)));
 	}

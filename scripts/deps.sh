@@ -1,13 +1,13 @@
 #!/bin/sh
 # Install the Debian packages a target needs, when missing and when root.
 #   scripts/deps.sh check   build + test dependencies
-#   scripts/deps.sh demo    + what `make demo` uses (iperf3, iproute2, ethtool, gnuplot)
+#   scripts/deps.sh demo    + what `make demo` uses (iperf3, iproute2, ethtool, gnuplot, tcpdump)
 #   scripts/deps.sh bench   + DPDK for the side-by-side benchmark
 set -eu
 what=${1:-check}
 pkgs="gcc make pkg-config libcmocka-dev libpcap-dev iproute2 iperf3 procps ethtool"  # ethtool: tests/*_kernel.sh
 case $what in
-demo)  pkgs="$pkgs ethtool gnuplot-nox" ;;
+demo)  pkgs="$pkgs ethtool gnuplot-nox tcpdump" ;;
 bench) pkgs="$pkgs libdpdk-dev" ;;
 esac
 missing=""

@@ -78,6 +78,9 @@ $(SHARED): $(LIB_OBJ)
 	ln -sf libsoftoffload.so.$(VERSION) $(BUILD)/libsoftoffload.so.$(SOVERSION)
 	ln -sf libsoftoffload.so.$(VERSION) $(BUILD)/libsoftoffload.so
 
+# always regenerated: PREFIX/LIBDIR given on the install command line must
+# reach the installed .pc even when the build directory already has one
+.PHONY: $(BUILD)/softoffload.pc
 $(BUILD)/softoffload.pc: softoffload.pc.in Makefile
 	@mkdir -p $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \

@@ -11,7 +11,8 @@
  * the whole queue (batches stay below the NAPI budget of 64) and, with
  * gro_flush_timeout 0, completes everything held at the end of the poll.  We
  * then verify it: our thread must not have been switched out during the
- * writes (getrusage RUSAGE_THREAD), and the kthread must have gone to sleep
+ * writes (getrusage RUSAGE_THREAD), the kthread must not have gone to sleep
+ * during them (it does after every poll) and must have gone to sleep
  * afterwards (its voluntary context switches in /proc).  A batch that fails
  * the check is replayed (GRO keeps no state across polls here).  A sentinel
  * frame written alone after each batch marks the end of its output.
@@ -248,7 +249,7 @@ run_batch(struct oracle *o, const struct kset *in, size_t first, size_t n, struc
 	for (try = 0; try < TRIES; try++) {
 		struct kset got = { 0 };
 		struct rusage r0, r1;
-		long v0;
+		long v0, v1;
 		size_t i;
 		int ok;
 
@@ -257,8 +258,11 @@ run_batch(struct oracle *o, const struct kset *in, size_t first, size_t n, struc
 		for (i = 0; i < n; i++)
 			tap_write(o, in->r[first + i].data, in->r[first + i].len);
 		getrusage(RUSAGE_THREAD, &r1);
-		ok = switches(&r1) == switches(&r0);
-		if (wait_kthread_sleep(o, v0) < 0)
+		v1 = k_proc_field(o->kstatus, "voluntary_ctxt_switches");
+		/* We held the CPU throughout, and the kthread did not finish a
+		 * poll meanwhile (it would have gone to sleep after it). */
+		ok = switches(&r1) == switches(&r0) && v1 == v0;
+		if (wait_kthread_sleep(o, v1) < 0)
 			ok = 0;
 		/* The sentinel goes alone, in a poll of its own. */
 		o->tag++;

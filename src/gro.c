@@ -713,73 +713,119 @@ l4_csum_check(struct sofl_gro *g, const struct sofl_pkt *q)
 	return 0;
 }
 
-/* One packet through the layers: L3 checks, checksums, then L4. */
-static void
-rx_one(struct sofl_gro *g, const struct sofl_gro_in *in)
-{
+/* A classified input: the parse result and the L3/checksum verdict. */
+struct rxq {
 	struct sofl_pkt q;
 	uint32_t h, b, ports;
-	int badlen, ck = CK_VALID;
+	int byp;		/* enum sofl_gro_bypass, or -1: to the L4 rules */
+	int badlen, ck;
+};
 
-	if (sofl_pkt_parse(&q, in->data, in->len, g->cfg.link) < 0) {
-		bypass(g, in, SOFL_GRO_BYPASS_MALFORMED);
+#define RX_CHUNK 16	/* inputs classified (and prefetched) ahead of the rules */
+
+/* L2/L3 checks and checksums (#5-#12): everything that does not depend on
+ * held flows, so a whole chunk can be classified before the table is used. */
+static void
+classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
+{
+	struct sofl_pkt *q = &x->q;
+
+	x->ck = CK_VALID;
+	x->byp = -1;
+	if (!in->data && in->len) {
+		x->byp = SOFL_GRO_BYPASS_MALFORMED;	/* nothing to read */
 		return;
 	}
-	if (!q.ipv) {
-		bypass(g, in, SOFL_GRO_BYPASS_NOT_IP);
+	if (sofl_pkt_parse(q, in->data, in->len, g->cfg.link) < 0)
+		x->byp = SOFL_GRO_BYPASS_MALFORMED;
+	else if (!q->ipv)
+		x->byp = SOFL_GRO_BYPASS_NOT_IP;
+	else if (q->l4_proto != 6 && q->l4_proto != 17)
+		x->byp = q->is_frag ? SOFL_GRO_BYPASS_FRAGMENT : SOFL_GRO_BYPASS_PROTO;
+	else if (q->ipv == 4 && q->l3_len != 20)
+		x->byp = SOFL_GRO_BYPASS_IP_OPTS;		/* #5 */
+	else if (q->is_frag)
+		x->byp = SOFL_GRO_BYPASS_FRAGMENT;		/* #6, #10 */
+	else if (q->l4_proto == 17 && !g->cfg.udp)
+		x->byp = SOFL_GRO_BYPASS_UDP_OFF;
+	else if (g->cfg.n_rules && !rules_allow(g, q))
+		x->byp = SOFL_GRO_BYPASS_RULE;
+	else if (q->pay_off > SOFL_GRO_MAX_HDR)
+		x->byp = SOFL_GRO_BYPASS_HDR_LONG;
+	if (x->byp >= 0)
 		return;
-	}
-	if (q.l4_proto != 6 && q.l4_proto != 17) {
-		bypass(g, in, q.is_frag ? SOFL_GRO_BYPASS_FRAGMENT : SOFL_GRO_BYPASS_PROTO);
-		return;
-	}
-	if (q.ipv == 4 && q.l3_len != 20) {
-		bypass(g, in, SOFL_GRO_BYPASS_IP_OPTS);		/* #5 */
-		return;
-	}
-	if (q.is_frag) {
-		bypass(g, in, SOFL_GRO_BYPASS_FRAGMENT);		/* #6, #10 */
-		return;
-	}
-	if (q.l4_proto == 17 && !g->cfg.udp) {
-		bypass(g, in, SOFL_GRO_BYPASS_UDP_OFF);
-		return;
-	}
-	if (g->cfg.n_rules && !rules_allow(g, &q)) {
-		bypass(g, in, SOFL_GRO_BYPASS_RULE);
-		return;
-	}
-	if (q.pay_off > SOFL_GRO_MAX_HDR) {
-		bypass(g, in, SOFL_GRO_BYPASS_HDR_LONG);
-		return;
-	}
-	if (q.ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
+	if (q->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
 		g->st.csum_sw_ip++;
-		if (!sofl_ipv4_hdr_csum_ok(q.data + q.l3_off, 20)) {
-			bypass(g, in, SOFL_GRO_BYPASS_IP_CSUM);	/* #7 */
+		if (!sofl_ipv4_hdr_csum_ok(q->data + q->l3_off, 20)) {
+			x->byp = SOFL_GRO_BYPASS_IP_CSUM;	/* #7 */
 			return;
 		}
 	}
 	/* #8, #9: IP length != bytes received, or the reserved fragment bit */
-	badlen = q.ip_end != q.len || (q.ipv == 4 && (q.data[q.l3_off + 6] & 0x80));
-	if (!badlen && !(in->flags & SOFL_GRO_F_CSUM_OK) &&
-	    !(q.l4_proto == 17 && sofl_get16(q.data + q.l4_off + 6) == 0)) {
-		ck = l4_csum_check(g, &q);
-		if (!ck) {
-			bypass(g, in, SOFL_GRO_BYPASS_L4_CSUM);	/* #11 */
+	x->badlen = q->ip_end != q->len || (q->ipv == 4 && (q->data[q->l3_off + 6] & 0x80));
+	if (!x->badlen && !(in->flags & SOFL_GRO_F_CSUM_OK) &&
+	    !(q->l4_proto == 17 && sofl_get16(q->data + q->l4_off + 6) == 0)) {
+		x->ck = l4_csum_check(g, q);
+		if (!x->ck) {
+			x->byp = SOFL_GRO_BYPASS_L4_CSUM;	/* #11 */
 			return;
 		}
 	}
 	if (g->lnx)
-		h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : 0;
+		x->h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : 0;
 	else
-		h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : key_hash(&q);
-	b = h & g->mask;
-	ports = (uint32_t)q.key.sport << 16 | q.key.dport;
-	if (q.l4_proto == 6)
-		tcp_rx(g, in, &q, h, b, ports, badlen, ck);
-	else
-		udp_rx(g, in, &q, h, b, ports, badlen, ck);
+		x->h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : key_hash(q);
+	x->b = x->h & g->mask;
+	x->ports = (uint32_t)q->key.sport << 16 | q->key.dport;
+}
+
+/* In arrival order: deliver at once, or the L4 rules against held flows. */
+static void
+deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
+{
+	if (x->byp >= 0) {
+		if (!in->data && in->len) {
+			struct sofl_gro_in z = *in;
+			z.len = 0;
+			bypass(g, &z, x->byp);
+		} else {
+			bypass(g, in, x->byp);
+		}
+	} else if (x->q.l4_proto == 6) {
+		tcp_rx(g, in, &x->q, x->h, x->b, x->ports, x->badlen, x->ck);
+	} else {
+		udp_rx(g, in, &x->q, x->h, x->b, x->ports, x->badlen, x->ck);
+	}
+}
+
+/* A chunk: classify all (prefetching bucket heads), prefetch the flow
+ * entries the heads point to (large tables: these are cache misses), then
+ * run the rules in order.  Prefetches are hints only; the rules look up
+ * the table again. */
+static void
+rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
+{
+	struct rxq x[RX_CHUNK];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		g->st.pkts_in++;
+		g->st.bytes_in += in[i].len;
+		classify(g, &in[i], &x[i]);
+		if (x[i].byp < 0 && !g->lnx)
+			__builtin_prefetch(&g->head[x[i].b]);
+	}
+	if (!g->lnx)
+		for (i = 0; i < n; i++) {
+			uint32_t fi;
+			if (x[i].byp >= 0 || (fi = g->head[x[i].b]) == NIL)
+				continue;
+			__builtin_prefetch(&g->flows[fi]);
+			__builtin_prefetch((const char *)&g->flows[fi] + 64);
+			__builtin_prefetch((const char *)&g->flows[fi] + 128);
+		}
+	for (i = 0; i < n; i++)
+		deliver(g, &in[i], &x[i]);
 }
 
 /* ---- public API ---- */
@@ -931,18 +977,8 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 		return SOFL_ENOSPC;
 	g->now = now_ns;
 	g->cycle_in += (uint32_t)n;
-	for (i = 0; i < n; i++) {
-		g->st.pkts_in++;
-		g->st.bytes_in += in[i].len;
-		if (!in[i].data && in[i].len) {
-			/* nothing to read: passed through as it came */
-			struct sofl_gro_in z = in[i];
-			z.len = 0;
-			bypass(g, &z, SOFL_GRO_BYPASS_MALFORMED);
-			continue;
-		}
-		rx_one(g, &in[i]);
-	}
+	for (i = 0; i < n; i += RX_CHUNK)
+		rx_chunk(g, in + i, n - i < RX_CHUNK ? n - i : RX_CHUNK);
 	return (int)n;
 }
 

@@ -645,6 +645,45 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	return (int)j.n;
 }
 
+SOFL_API int
+sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *p, size_t n,
+		       struct sofl_gso_out *out, int *res)
+{
+	struct sofl_gso_out o;
+	size_t i, k, total = 0;
+
+	if (!gp || !p || !out || !res || n > INT32_MAX)
+		return SOFL_EINVAL;
+	o = *out;
+	for (i = 0; i < n; i++) {
+		struct sofl_gso_need need;
+		int r = sofl_gso_need(&gp[i], &p[i], o.mode, 0, &need);
+
+		if (r == 0)
+			r = sofl_gso_segment(&gp[i], &p[i], NULL, 0, &o);
+		res[i] = r;
+		if (r == SOFL_ENOSPC) {
+			for (k = i + 1; k < n; k++)
+				res[k] = SOFL_ENOSPC;
+			break;
+		}
+		if (r <= 0)
+			continue;
+		/* move the output window past what this packet used */
+		for (k = 0; k < (size_t)r; k++) {
+			o.iov_cap -= o.seg[k].iovcnt;
+			if (o.iov)
+				o.iov += o.seg[k].iovcnt;
+		}
+		o.seg += r;
+		o.seg_cap -= (size_t)r;
+		o.buf += need.buf_bytes;
+		o.buf_cap -= need.buf_bytes;
+		total += (size_t)r;
+	}
+	return total > INT32_MAX ? SOFL_EINVAL : (int)total;
+}
+
 /* ---- iovec input ---- */
 
 static size_t

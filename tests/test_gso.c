@@ -860,6 +860,85 @@ test_exact_buffers(void **state)
 	}
 }
 
+/* A burst: segments of every packet appended in order, failures skipped,
+ * each packet's segments identical to segmenting it alone. */
+static void
+test_burst(void **state)
+{
+	static uint8_t f[5][20000];
+	struct t_spec s;
+	struct sofl_pkt p[5];
+	struct sofl_gso_params gp[5] = {
+		{ .type = SOFL_GSO_TCP, .gso_size = 1000 },
+		{ .type = SOFL_GSO_UDP_L4, .gso_size = 1200 },
+		{ .type = SOFL_GSO_TCP, .gso_size = 1000 },
+		{ .type = SOFL_GSO_UDP_L4, .gso_size = 100 },
+		{ .type = SOFL_GSO_NONE },
+	};
+	static const int want[5] = { 10, 5, SOFL_E_NOT_IP, SOFL_E_GSO_PROTO, 1 };
+	size_t len[5];
+	struct sofl_gso_seg seg[64];
+	struct iovec iov[128];
+	static uint8_t buf[64 * 2048];
+	int res[5], n, i, k, at = 0;
+	(void)state;
+
+	t_spec_init(&s, 4, 6);
+	s.pay_len = 10000;
+	len[0] = t_build(f[0], sizeof(f[0]), &s);
+	t_spec_init(&s, 6, 17);
+	s.pay_len = 5000;
+	len[1] = t_build(f[1], sizeof(f[1]), &s);
+	t_spec_init(&s, 4, 6);
+	len[2] = t_build_arp(f[2], sizeof(f[2]), &s);
+	s.pay_len = 3000;
+	len[3] = t_build(f[3], sizeof(f[3]), &s);
+	s.pay_len = 10;
+	len[4] = t_build(f[4], sizeof(f[4]), &s);
+	for (i = 0; i < 5; i++)
+		sofl_pkt_parse(&p[i], f[i], len[i], SOFL_LINK_ETH);
+	for (int mode = 0; mode < 2; mode++) {
+		struct sofl_gso_out out = { .mode = mode, .seg = seg, .seg_cap = 64, .buf = buf,
+					    .buf_cap = sizeof(buf), .iov = iov, .iov_cap = 128 };
+
+		at = 0;
+		n = sofl_gso_segment_burst(gp, p, 5, &out, res);
+		assert_int_equal(n, 16);
+		for (i = 0; i < 5; i++) {
+			struct flat fl = { 0 };
+			uint8_t tmp[2048];
+
+			assert_int_equal(res[i], want[i]);
+			if (res[i] <= 0)
+				continue;
+			assert_int_equal(gso_flat(&gp[i], f[i], len[i], SOFL_LINK_ETH, &fl), res[i]);
+			for (k = 0; k < res[i]; k++, at++) {
+				size_t o = 0;
+				if (mode == SOFL_GSO_COPY) {
+					memcpy(tmp, seg[at].data, seg[at].len);
+				} else {
+					for (int v = 0; v < seg[at].iovcnt; v++) {
+						memcpy(tmp + o, seg[at].iov[v].iov_base,
+						       seg[at].iov[v].iov_len);
+						o += seg[at].iov[v].iov_len;
+					}
+				}
+				assert_int_equal(seg[at].len, fl.len[k]);
+				assert_memory_equal(tmp, fl.f[k], fl.len[k]);
+			}
+			flat_free(&fl);
+		}
+		/* room for 12 segments: the UDP packet does not fit any more */
+		out.seg_cap = 12;
+		n = sofl_gso_segment_burst(gp, p, 5, &out, res);
+		assert_int_equal(n, 10);
+		assert_int_equal(res[0], 10);
+		for (i = 1; i < 5; i++)
+			assert_int_equal(res[i], SOFL_ENOSPC);
+	}
+	assert_int_equal(sofl_gso_segment_burst(gp, p, 5, NULL, res), SOFL_EINVAL);
+}
+
 int
 main(void)
 {
@@ -876,6 +955,7 @@ main(void)
 		cmocka_unit_test(test_ipfrag),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_exact_buffers),
+		cmocka_unit_test(test_burst),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,6 +170,19 @@ SOFL_API int sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_p
 SOFL_API int sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 			      const struct iovec *in, int in_cnt, struct sofl_gso_out *out);
 
+/* sofl_gso_segment_burst() :
+ * Segments @n contiguous super-packets @p[0..n) with parameters @gp[0..n)
+ * (one per packet, e.g. from each packet's virtio header), appending every
+ * segment to @out in packet order — one array ready for one sendmmsg().
+ * res[i] = the number of segments of packet i (its segments follow those of
+ * packets 0..i-1), or its error: a packet that fails (any sofl_gso_segment()
+ * error) produces nothing and the burst goes on; when the output is full,
+ * res[i..n) = SOFL_ENOSPC and the call stops (retry those with fresh memory).
+ * @return the total number of segments written, or SOFL_EINVAL (NULL
+ *         arguments; nothing written). */
+SOFL_API int sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+				    size_t n, struct sofl_gso_out *out, int *res);
+
 /* sofl_gso_parse_iov() :
  * Parses a super-packet given as an iovec list (@iov/@cnt, whole frame from
  * its first byte): its first SOFL_GSO_HDR_MAX bytes (or fewer, if the frame

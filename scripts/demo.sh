@@ -13,12 +13,13 @@
 # Everything it creates is removed on exit; it kills only the PIDs it started.
 #
 # Environment: BUILD (build dir, default build), DEMO_TIME (iperf3 seconds,
-# default 3), DEMO_RATE (iperf3 -b, default 100M), DEMO_KEEP=1 keeps the capture.
+# default 3), DEMO_RATE (iperf3 -b per stream, 4 streams, default 25M), DEMO_KEEP=1 keeps the capture.
 set -u
 BUILD=${BUILD:-build}
 CLI=$BUILD/softoffload
 T=${DEMO_TIME:-3}
-RATE=${DEMO_RATE:-100M}
+RATE=${DEMO_RATE:-25M}
+STREAMS=4
 NSA=sofl-demo-a-$$
 NSB=sofl-demo-b-$$
 WORK=$(mktemp -d /tmp/sofl-demo.XXXXXX)
@@ -86,10 +87,10 @@ while ! B ss -ltn 2>/dev/null | grep -q '198.18.0.2:5201'; do
 	sleep 0.1
 done
 sleep 0.5	# tcpdump attaches
-say "== iperf3 -t $T -b $RATE, 198.18.0.1 -> 198.18.0.2 over veth (TSO/GSO/GRO off)"
-A iperf3 -c 198.18.0.2 -t "$T" -b "$RATE" -f m >"$WORK/iperf3.log" 2>&1 ||
+say "== iperf3 -t $T -P $STREAMS -b $RATE (per stream), 198.18.0.1 -> 198.18.0.2 over veth (TSO/GSO/GRO off)"
+A iperf3 -c 198.18.0.2 -t "$T" -b "$RATE" -P "$STREAMS" -f m >"$WORK/iperf3.log" 2>&1 ||
 	die "iperf3 failed: $(tail -n 1 "$WORK/iperf3.log")"
-grep -E 'receiver$' "$WORK/iperf3.log" | sed 's/^/   /'
+grep -E 'SUM.*receiver$' "$WORK/iperf3.log" | sed 's/^/   /'
 sleep 0.5
 kill -TERM "$tcpdump_pid" 2>/dev/null
 wait "$tcpdump_pid" 2>/dev/null
@@ -117,9 +118,13 @@ gro_line="(no gro command in this build)"
 if has_cmd gro; then
 	say ""
 	say "== softoffload gro --stats (software LRO on the same segments)"
-	if "$CLI" gro --stats "$WORK/fixed.pcap" >"$WORK/gro.txt" 2>&1; then
+	if "$CLI" gro "$WORK/fixed.pcap" -o "$WORK/gro.pcap" --stats >"$WORK/gro.txt" 2>&1; then
 		sed 's/^/   /' "$WORK/gro.txt"
-		gro_line=$(grep -Ei 'super|segments|packets' "$WORK/gro.txt" | head -n 3 | tr -s ' \t' ' ' | paste -sd ';' -)
+		gin=$(awk '/^packets in/{print $3}' "$WORK/gro.txt")
+		gout=$(awk '/^packets out/{print $3}' "$WORK/gro.txt")
+		gsup=$(awk '/^super-packets/{print $2}' "$WORK/gro.txt")
+		gseg=$(awk '/^segments merged/{print $3}' "$WORK/gro.txt")
+		gro_line="$gin packets in -> $gout out: $gsup super-packets carry $gseg segments (the rest, mostly pure ACKs, pass through)"
 	else
 		sed 's/^/   /' "$WORK/gro.txt"
 		gro_line="(gro --stats failed, see above)"
@@ -130,9 +135,9 @@ rss_line="(no rss command in this build)"
 if has_cmd rss; then
 	say ""
 	say "== softoffload rss --queues 4 (Toeplitz spread of the flows)"
-	if "$CLI" rss --queues 4 "$CAP" >"$WORK/rss.txt" 2>&1; then
+	if "$CLI" rss "$CAP" --queues 4 >"$WORK/rss.txt" 2>&1; then
 		sed 's/^/   /' "$WORK/rss.txt"
-		rss_line="see above"
+		rss_line="packets per queue $(awk -F'\t' '$1 ~ /^[0-9]+$/ {printf "%s%s", sep, $2; sep="/"}' "$WORK/rss.txt"), $(awk -F'\t' '$1 == "total" {print $3}' "$WORK/rss.txt") flows"
 	else
 		sed 's/^/   /' "$WORK/rss.txt"
 		rss_line="(rss failed, see above)"

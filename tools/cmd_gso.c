@@ -306,7 +306,7 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 }
 
 static void
-print_stats(FILE *f, const struct gso_stats *s)
+print_stats(FILE *f, const struct gso_stats *s, int partial)
 {
 	int i;
 
@@ -317,8 +317,8 @@ print_stats(FILE *f, const struct gso_stats *s)
 		s->frag_super);
 	fprintf(f, "segments out        %llu\n", s->segs_out);
 	fprintf(f, "passed through      %llu\n", s->passed);
-	fprintf(f, "checksums computed  %llu tcp/udp, %llu ipv4 header\n", s->l4_csums,
-		s->ip_csums);
+	fprintf(f, "checksums computed  %llu tcp/udp%s, %llu ipv4 header\n", s->l4_csums,
+		partial ? " (pseudo-header sums, fragments complete)" : "", s->ip_csums);
 	fprintf(f, "unchanged           %llu truncated, %llu malformed, %llu not IP, "
 		"%llu fragments, %llu refused\n", s->truncated, s->malformed, s->not_ip,
 		s->fragments, s->refused);
@@ -363,7 +363,7 @@ cmd_gso(int argc, char **argv)
 		rc = 2;
 	pcapin_close(in);
 	if (r.o.stats)
-		print_stats(strcmp(r.o.out, "-") ? stdout : stderr, &r.st);
+		print_stats(strcmp(r.o.out, "-") ? stdout : stderr, &r.st, r.o.partial);
 	free(r.go.seg);
 	free(r.go.buf);
 	free(r.go.iov);

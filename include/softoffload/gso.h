@@ -51,6 +51,10 @@
  * packet) or complete or wrong gives the same output.  (So DPDK's length-0
  * pseudo-header seed versus Linux's full-length one does not matter here.)
  *
+ * Not supported: BIG TCP super-packets (IPv4 tot_len 0, IPv6 jumbograms —
+ * the parser refuses them), tunnels (segmentation stops at the outer L4),
+ * GSO_BY_FRAGS / fraglist.
+ *
  * Memory: everything is caller-owned; nothing allocates; the input is only
  * read.  Zero-copy segments point into the input (their payload iovecs) and
  * into out->buf (their headers): both must outlive the use of the segments.

@@ -28,7 +28,8 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, TAP)"
-for b in kgso kgsocmp kcraft kcap kpcmp; do
+[ -x "$CLI" ] || fail "$CLI not built (make BUILD=$BUILD cli)"
+for b in kgso kgsocmp kcraft kcap kpcmp kslice; do
 	[ -x "$K/$b" ] || fail "$K/$b not built (make BUILD=$BUILD tests)"
 done
 for t in ip iperf3 ethtool; do
@@ -63,10 +64,7 @@ ip netns exec "$NSO" ethtool -k gv0 | grep -Eq '^(tx-checksumming|generic-segmen
 	fail "gv0 still offloads: the kernel would not segment in software"
 for d in gbr gv0 gv1 gt0; do ip -n "$NSO" link set $d up; done
 
-# `softoffload gso IN -o OUT --mss N`, when the CLI has it (its help names both).
-have_cli=0
-"$CLI" gso --help 2>&1 | grep -q -- '--mss' && "$CLI" gso --help 2>&1 | grep -q -- '-o ' &&
-	have_cli=1
+"$CLI" gso --help >/dev/null 2>&1 || fail "$CLI gso not available (make BUILD=$BUILD cli)"
 bad=0 total_sp=0 total_seg=0
 
 # oracle NAME PCAP VNET: kernel segments, then the library, then the CLI.
@@ -83,19 +81,41 @@ oracle() {
 		echo "$name: library GSO differs from the kernel" >&2; bad=1; }
 	total_sp=$((total_sp + $(wc -l < "$dir/$name.k.counts")))
 	total_seg=$((total_seg + $(wc -l < "$dir/$name.k.vnet")))
-	# The CLI takes one --mss for the whole capture: compare where the
-	# capture has a single gso_size and the kernel refused nothing.
-	if [ $have_cli = 1 ]; then
-		mss=$(awk '$2 != 0 { print $4 }' "$vnet" | sort -u)
-		if [ "$(echo "$mss" | wc -l)" = 1 ] && [ -n "$mss" ] &&
-		   ! grep -q '^0 ' "$dir/$name.k.counts"; then
-			"$CLI" gso --mss "$mss" "$pcap" -o "$dir/$name.cli.pcap" \
-			    > "$dir/$name.cli.log" 2>&1 ||
-				{ cat "$dir/$name.cli.log" >&2; echo "$name: softoffload gso failed" >&2; bad=1; }
-			"$K/kpcmp" "$dir/$name.k.pcap" "$dir/$name.cli.pcap" \
-			    "$name: softoffload gso --mss $mss" || bad=1
-		fi
+	# The CLI takes one size for a whole capture (--mss for TCP,
+	# --udp-gso-size for UDP): a capture with a single gso_size goes in
+	# whole, otherwise each super-packet goes in alone.  Those the kernel
+	# refused are left out (the CLI passes them through, counted).
+	mss=$(awk '$2 != 0 { print $4 }' "$vnet" | sort -u)
+	if [ "$(echo "$mss" | wc -l)" = 1 ] && [ -n "$mss" ] &&
+	   ! grep -q '^0 ' "$dir/$name.k.counts" && ! awk '$2 == 5' "$vnet" | grep -q .; then
+		cli_cmp "$name" "$pcap" "$dir/$name.k.pcap" --mss "$mss"
+	else
+		i=0
+		while read -r fl gt hl gs cs co; do
+			read -r cnt first <&3
+			if [ "$cnt" != 0 ] && [ "$gt" != 0 ]; then
+				opt=--mss
+				[ "$gt" = 5 ] && opt=--udp-gso-size
+				"$K/kslice" "$pcap" $i 1 "$dir/one.pcap" &&
+				"$K/kslice" "$dir/$name.k.pcap" "$first" "$cnt" "$dir/one.k.pcap" ||
+					fail "kslice"
+				cli_cmp "$name#$i" "$dir/one.pcap" "$dir/one.k.pcap" $opt "$gs" >/dev/null
+				cli_n=$((cli_n + 1))
+			fi
+			i=$((i + 1))
+		done < "$vnet" 3< "$dir/$name.k.counts"
+		echo "$name: softoffload gso: $cli_n super-packets one by one, $cli_bad differ"
 	fi
+}
+
+cli_n=0 cli_bad=0
+# cli_cmp NAME IN KERNEL_SEGMENTS OPTIONS...
+cli_cmp() {
+	n=$1 in=$2 ks=$3; shift 3
+	"$CLI" gso "$@" "$in" -o "$dir/cli.pcap" > "$dir/cli.log" 2>&1 ||
+		{ cat "$dir/cli.log" >&2; echo "$n: softoffload gso failed" >&2; bad=1; }
+	"$K/kpcmp" "$ks" "$dir/cli.pcap" "$n: softoffload gso $*" ||
+		{ bad=1; cli_bad=$((cli_bad + 1)); }
 }
 
 # 1. Crafted super-packets (TCP v4/v6 odd remainders, MSS 1, PSH/FIN, CWR,
@@ -150,7 +170,6 @@ capture tso6 -c 2001:2:0:2::2 -n 16M
 oracle tso4 "$dir/tso4.pcap" "$dir/tso4.vnet"
 oracle tso6 "$dir/tso6.pcap" "$dir/tso6.vnet"
 
-[ $have_cli = 1 ] || echo "note: '$CLI gso' not available: only the library was compared" >&2
 echo "gso_kernel: $total_sp super-packets, $total_seg kernel segments compared" \
      "in $(( $(date +%s) - start )) s"
 [ $bad = 0 ] || fail "softoffload GSO output differs from the kernel's (see above)"

@@ -338,9 +338,10 @@ payload(struct job *j, uint32_t off, uint32_t len, uint8_t *dst, struct sofl_gso
 }
 
 /* Writes the L4 length/flags/seq and checksum of a (TCP or UDP) segment
- * whose L4 header is at @l4 and carries @plen payload bytes summing to @psum. */
+ * whose L4 header is at @l4 and carries @plen payload bytes summing to @psum;
+ * @cut: segment @k of a cut (TCP seq and flag rules), else the packet whole. */
 static void
-fix_l4(struct job *j, uint8_t *l4, uint32_t k, uint32_t plen, uint32_t psum)
+fix_l4(struct job *j, uint8_t *l4, uint32_t k, uint32_t plen, uint32_t psum, int cut)
 {
 	const struct sofl_pkt *p = j->p;
 	uint32_t l4len = p->l4_len + plen, hs = j->l4_base;
@@ -348,7 +349,7 @@ fix_l4(struct job *j, uint8_t *l4, uint32_t k, uint32_t plen, uint32_t psum)
 	if (j->udp) {
 		sofl_put16(l4 + 4, (uint16_t)l4len);
 		hs = sofl_csum_combine(hs, l4len);
-	} else if (j->kind == K_SEG) {
+	} else if (cut) {
 		uint8_t f = p->tcp_flags;
 
 		if (k + 1 < j->n)
@@ -404,7 +405,7 @@ emit_seg(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 	if (!(j->gp->flags & SOFL_GSO_F_FIXED_ID))
 		id = (uint16_t)(id + k);
 	set_ip_len(j, h, j->hlen - p->l3_off + plen, id);
-	fix_l4(j, h + p->l4_off, k, plen, psum);
+	fix_l4(j, h + p->l4_off, k, plen, psum, 1);
 	s->hdr_len = (uint16_t)j->hlen;
 	s->len = j->hlen + plen;
 }
@@ -503,7 +504,7 @@ emit_pass(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
 	}
 	/* UDP over IPv4 with 0: "no checksum", nothing to complete */
 	if (l4 && !(j->udp && p->ipv == 4 && sofl_get16(p->data + p->l4_off + 6) == 0))
-		fix_l4(j, h + p->l4_off, 0, l4pay, psum);
+		fix_l4(j, h + p->l4_off, 0, l4pay, psum, 0);
 	s->hdr_len = (uint16_t)j->hlen;
 	s->len = j->hlen + j->cut_len;
 }
@@ -522,9 +523,7 @@ frag_l4_check(struct job *j)
 		return;
 	memcpy(th, p->data + p->l4_off, p->l4_len);
 	psum = cur_take(&c, p->pay_off, p->pay_len, NULL, &dummy, NULL, 1);
-	j->kind = K_PASS;	/* fix_l4: the datagram as a whole */
-	fix_l4(j, th, 0, p->pay_len, psum);
-	j->kind = K_FRAG;
+	fix_l4(j, th, 0, p->pay_len, psum, 0);
 	j->l4_check = sofl_get16(th + (j->udp ? 6 : 16));
 }
 

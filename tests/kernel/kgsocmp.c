@@ -9,7 +9,14 @@
  * tx-checksumming off, so their checksums are complete; ours are computed
  * complete as well: nothing is normalised.
  *
- * usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap -x kernel.vnet -n kernel.counts [-w ours.pcap]
+ * With -p the kernel ran with tx-checksumming on (still no TSO/GSO): its
+ * segments keep CHECKSUM_PARTIAL, i.e. the pseudo-header sum in the checksum
+ * field and a virtio header with NEEDS_CSUM; ours are made with
+ * SOFL_GSO_F_CSUM_PARTIAL, and each kernel segment's virtio header must say
+ * NEEDS_CSUM at our L4 header, offset 16 (TCP) or 6 (UDP), and no GSO.
+ *
+ * usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap -x kernel.vnet -n kernel.counts
+ *                [-p] [-w ours.pcap]
  * Exit: 0 identical, 1 different, 2 usage/I/O.
  */
 #include <errno.h>
@@ -46,7 +53,7 @@ note(const char *fmt, ...)
  * negative code when we refuse it. */
 static int
 segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, uint8_t *buf,
-	    size_t cap)
+	    size_t cap, int partial)
 {
 	struct sofl_gso_params gp;
 	struct sofl_gso_need need;
@@ -63,6 +70,8 @@ segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, u
 		kset_add(out, r->data, r->len, NULL);
 		return 1;
 	}
+	if (partial)
+		gp.flags |= SOFL_GSO_F_CSUM_PARTIAL;
 	if ((e = sofl_gso_need(&gp, &p, SOFL_GSO_COPY, 0, &need)) < 0)
 		return e;
 	if (need.buf_bytes > cap || need.nsegs > MAX_SEGS)
@@ -81,6 +90,19 @@ segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, u
 	return n;
 }
 
+/* -p: the kernel's segment must be announced as partial at our L4 header. */
+static int
+vnet_partial_ok(const struct krec *k)
+{
+	struct sofl_pkt p;
+
+	if (sofl_pkt_parse(&p, k->data, k->len, SOFL_LINK_ETH) < 0 || !(p.layers & SOFL_LAYER_L4))
+		return k->vh.flags == 0 && k->vh.gso_type == 0;
+	return k->vh.flags == SOFL_VNET_F_NEEDS_CSUM && k->vh.gso_type == 0 &&
+	       k->vh.gso_size == 0 && k->vh.csum_start == p.l4_off &&
+	       k->vh.csum_offset == (p.l4_proto == 6 ? 16 : 6);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -91,9 +113,9 @@ main(int argc, char **argv)
 	uint8_t *buf;
 	size_t cap = 64u << 20;
 	FILE *cf;
-	int c;
+	int c, partial = 0;
 
-	while ((c = getopt(argc, argv, "r:m:k:x:n:w:")) != -1) {
+	while ((c = getopt(argc, argv, "r:m:k:x:n:w:p")) != -1) {
 		switch (c) {
 		case 'r': r = optarg; break;
 		case 'm': m = optarg; break;
@@ -101,6 +123,7 @@ main(int argc, char **argv)
 		case 'x': kx = optarg; break;
 		case 'n': kn = optarg; break;
 		case 'w': w = optarg; break;
+		case 'p': partial = 1; break;
 		default:
 			fprintf(stderr, "usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap "
 				"-x kernel.vnet -n kernel.counts [-w ours.pcap]\n");
@@ -126,7 +149,7 @@ main(int argc, char **argv)
 			k_die("%s: line %zu: expected 2 numbers", kn, i + 1);
 		if (kfirst + kcount > kern.n)
 			k_die("%s: line %zu: beyond the kernel's capture", kn, i + 1);
-		n = segment_one(&in.r[i], &ours, segs, buf, cap);
+		n = segment_one(&in.r[i], &ours, segs, buf, cap, partial);
 		if (n < 0) {
 			refused++;
 			if (kcount != 0) {
@@ -148,6 +171,14 @@ main(int argc, char **argv)
 			const struct krec *k = &kern.r[kfirst + j], *o = &ours.r[first + j];
 			uint32_t b, lim = k->len < o->len ? k->len : o->len;
 
+			if (partial && !vnet_partial_ok(k)) {
+				bad++;
+				note("  super-packet %zu segment %zu: kernel vnet {flags %u gso %u/%u csum "
+				     "%u+%u} is not a plain partial checksum at the L4 header\n", i, j,
+				     k->vh.flags, k->vh.gso_type, k->vh.gso_size, k->vh.csum_start,
+				     k->vh.csum_offset);
+				break;
+			}
 			if (k->len == o->len && !memcmp(k->data, o->data, k->len))
 				continue;
 			for (b = 0; b < lim && k->data[b] == o->data[b]; b++)
@@ -161,8 +192,8 @@ main(int argc, char **argv)
 	fclose(cf);
 	if (w)
 		kset_write(&ours, w, NULL);
-	printf("kgsocmp: %zu super-packets (%zu refused by both), %zu segments compared, "
-	       "%zu mismatches\n", in.n, refused, nsegs, bad);
+	printf("kgsocmp: %zu super-packets (%zu refused by both), %zu segments compared%s, "
+	       "%zu mismatches\n", in.n, refused, nsegs, partial ? " (partial checksums)" : "", bad);
 	kset_free(&in);
 	kset_free(&kern);
 	kset_free(&ours);

@@ -74,7 +74,16 @@ replay() {
 bad=0
 
 # 1. Crafted cases (selftest table and master table rows), one poll each.
-"$K/kcraft" gro -w "$dir/craft.pcap" -B "$dir/craft.b" >/dev/null || fail kcraft
+# The VLAN cases need a kernel with 802.1Q (vlan_gro_receive); without it the
+# kernel merges no tagged frame and they are left out, with a note.
+novlan=
+if ! { ip -n "$NSO" link add ov0 type veth peer name ov1 &&
+       ip -n "$NSO" link add link ov0 name ov0.5 type vlan id 5; } 2>/dev/null; then
+	novlan=-N
+	echo "note: kernel without 802.1Q VLAN support: VLAN cases left out" >&2
+fi
+ip -n "$NSO" link del ov0 2>/dev/null
+"$K/kcraft" gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b" >/dev/null || fail kcraft
 replay craft-tcp "$dir/craft.pcap" "-B $(cat "$dir/craft.b")"
 "$K/kcraft" udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b" >/dev/null || fail kcraft
 replay craft-udp "$dir/cudp.pcap" "-B $(cat "$dir/cudp.b")" udp

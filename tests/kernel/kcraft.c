@@ -1,7 +1,9 @@
 /* kcraft — small crafted captures for the kernel-oracle tests
  * (docs/kernel-oracle.md), built with the shared test builders.
  *
- *   kcraft gro -w cases.pcap -B cases.batches       TCP GRO flush paths
+ *   kcraft gro -w cases.pcap -B cases.batches [-N]  TCP GRO flush paths
+ *                                                   (-N: without the VLAN cases,
+ *                                                   for a kernel without 802.1Q)
  *   kcraft udpgro -w cases.pcap -B cases.batches    UDP GRO trains
  *   kcraft gso -w supers.pcap -m supers.vnet        GSO/USO super-packets
  *
@@ -10,7 +12,7 @@
  * (tools/testing/selftests/net/gro.c, offload-rules.md §5.1) plus a few from
  * the master table §1.10 the selftest lacks (window/ack change, reordering,
  * more flows than a GRO bucket holds, Ethernet padding, bad IP checksum,
- * sequence wrap-around, IPv6 flow label / hop limit).
+ * sequence wrap-around, IPv6 flow label / hop limit, VLAN and QinQ tags).
  *
  * GSO: super-packets with the partial (pseudo-header) checksum a TSO sender
  * puts there and their virtio_net_hdr in the sidecar: TCP v4/v6 with odd
@@ -32,6 +34,7 @@ static size_t *cases;
 static size_t ncases, capcases;
 static uint8_t buf[70000];
 static int kver;	/* running kernel, major * 100 + minor */
+static int no_vlan;	/* -N: the kernel has no 802.1Q support (no VLAN GRO) */
 
 /* Cases whose kernel answer changed across versions are only crafted when
  * the running kernel has the 6.18 behaviour the library implements
@@ -191,6 +194,21 @@ tcp_cases(int ipv)
 		seg(&s, base, (uint32_t)(i / 10) * 100, 100);
 	}
 	end_case();
+	/* VLAN: a tagged train with another VLAN's train interleaved, the same
+	 * VID with another priority (PCP: a different TCI, another flow), and
+	 * a QinQ (802.1ad outer) train; GRO looks through the tags. */
+	for (f = 0; f < 3 && !no_vlan; f++) {
+		for (i = 0; i < 8; i++) {
+			s = b;
+			s.nvlan = f == 2 ? 2 : 1;
+			s.vlan_tpid[0] = f == 2 ? 0x88A8 : 0x8100;
+			s.vlan_tci[0] = (uint16_t)(f == 1 ? (i & 1) << 13 | 100 : 100 + (i & 1));
+			s.vlan_tci[1] = 7;
+			s.ip_id = (uint16_t)(i / 2);
+			seg(&s, base, (uint32_t)(i / 2) * 100, 100);
+		}
+		end_case();
+	}
 	/* long train of MSS-sized segments then a short one */
 	s = b;
 	for (i = 0; i < 40; i++) {
@@ -444,8 +462,9 @@ main(int argc, char **argv)
 			kver = maj * 100 + min;
 	}
 	optind = 2;
-	while ((c = getopt(argc, argv, "w:m:B:")) != -1) {
+	while ((c = getopt(argc, argv, "w:m:B:N")) != -1) {
 		switch (c) {
+		case 'N': no_vlan = 1; break;
 		case 'w': w = optarg; break;
 		case 'm': m = optarg; break;
 		case 'B': bl = optarg; break;
@@ -458,6 +477,8 @@ main(int argc, char **argv)
 		if (!bl)
 			k_die("kcraft %s: -B is required", what);
 		if (!strcmp(what, "gro")) {
+			if (no_vlan)
+				fprintf(stderr, "kcraft: VLAN cases left out (-N)\n");
 			tcp_cases(4);
 			tcp_cases(6);
 		} else {

@@ -72,23 +72,18 @@ main(int argc, char **argv)
 	while (!stop && out.n < max) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		struct sofl_vnet_hdr vh;
-		ssize_t n;
+		uint8_t *f;
+		long n;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((unsigned long)(t.tv_sec - t0.tv_sec) >= secs)
 			break;
 		if (poll(&p, 1, 100) <= 0)
 			continue;
-		n = recv(fd, buf, BUF_SIZE, MSG_TRUNC | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			k_die("recv: %s", strerror(errno));
-		}
-		if (n > BUF_SIZE || n < 10)
-			k_die("kcap: bad frame length %zd", n);
-		k_vnet_decode(buf, &vh);
-		kset_add(&out, buf + 10, (uint32_t)n - 10, &vh);
+		n = k_packet_recv(fd, buf, BUF_SIZE, MSG_DONTWAIT, &vh, &f);
+		if (n < 0)
+			continue;
+		kset_add(&out, f, (uint32_t)n, &vh);
 	}
 	kset_write(&out, w, m);
 	fprintf(stderr, "kcap: %zu frames from %s\n", out.n, ifn);

@@ -16,8 +16,8 @@
  *
  * GSO: super-packets with the partial (pseudo-header) checksum a TSO sender
  * puts there and their virtio_net_hdr in the sidecar: TCP v4/v6 with odd
- * remainders, PSH/FIN/CWR/URG, options, DF=0, IPv6 extension headers; USO
- * v4/v6.
+ * remainders, PSH/FIN/CWR/URG, options, DF=0, IPv6 extension headers,
+ * VLAN/QinQ tags; USO v4/v6.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -412,6 +412,19 @@ gso_cases(void)
 			s.pay_len = 5000;
 			super(&s, 1400, 0);
 		}
+		/* 802.1Q and QinQ tagged (segmentation looks through the tags) */
+		t_spec_init(&s, ipv, 6);
+		s.nvlan = 1;
+		s.vlan_tci[0] = 0x2000 | 42;
+		s.pay_len = 4000;
+		super(&s, 1300, 0);
+		t_spec_init(&s, ipv, 6);
+		s.nvlan = 2;
+		s.vlan_tpid[0] = 0x88A8;
+		s.vlan_tci[0] = 7;
+		s.vlan_tci[1] = 42;
+		s.pay_len = 4000;
+		super(&s, 1300, 0);
 		/* USO (TAP accepts VIRTIO_NET_HDR_GSO_UDP_L4 since 6.2) */
 		if (!since(602, "USO through a TAP"))
 			continue;

@@ -198,26 +198,22 @@ drain_until_sentinel(struct oracle *o, uint32_t tag, struct kset *out)
 
 	for (;;) {
 		struct sofl_vnet_hdr vh;
+		uint8_t *f;
 		uint32_t t;
-		ssize_t n;
+		long n;
 		int ms = (int)((deadline - now_ns()) / 1000000);
 
 		if (ms <= 0 || poll(&pfd, 1, ms) <= 0)
 			k_die("kgro: sentinel %u not seen within 3 s (kernel dropped frames?)", tag);
-		n = recv(o->pkt, o->rbuf, BUF_SIZE, MSG_TRUNC);
+		n = k_packet_recv(o->pkt, o->rbuf, BUF_SIZE, 0, &vh, &f);
 		if (n < 0)
-			k_die("recv: %s", strerror(errno));
-		if (n > BUF_SIZE)
-			k_die("recv: frame of %zd bytes truncated", n);
-		if (n < 10)
-			k_die("recv: %zd bytes, shorter than the virtio-net header", n);
-		if (k_is_sentinel(o->rbuf + 10, (size_t)n - 10, &t)) {
+			continue;
+		if (k_is_sentinel(f, (size_t)n, &t)) {
 			if (t == tag)
 				return;
 			continue;	/* a stale one from a replayed batch */
 		}
-		k_vnet_decode(o->rbuf, &vh);
-		kset_add(out, o->rbuf + 10, (uint32_t)n - 10, &vh);
+		kset_add(out, f, (uint32_t)n, &vh);
 	}
 }
 

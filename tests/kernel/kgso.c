@@ -113,22 +113,20 @@ main(int argc, char **argv)
 		for (;;) {
 			struct pollfd p = { .fd = pfd, .events = POLLIN };
 			struct sofl_vnet_hdr vh;
-			ssize_t n;
+			uint8_t *f;
+			long n;
 
 			if (now_ms() >= deadline || poll(&p, 1, (int)(deadline - now_ms())) <= 0)
 				k_die("kgso: sentinel after record %zu not seen on %s within 3 s", i, cif);
-			n = recv(pfd, rbuf, BUF_SIZE, MSG_TRUNC);
+			n = k_packet_recv(pfd, rbuf, BUF_SIZE, 0, &vh, &f);
 			if (n < 0)
-				k_die("recv: %s", strerror(errno));
-			if (n < 10 || n > BUF_SIZE)
-				k_die("recv: bad length %zd", n);
-			if (k_is_sentinel(rbuf + 10, (size_t)n - 10, &tag)) {
+				continue;
+			if (k_is_sentinel(f, (size_t)n, &tag)) {
 				if (tag == (uint32_t)i)
 					break;
 				continue;
 			}
-			k_vnet_decode(rbuf, &vh);
-			kset_add(&out, rbuf + 10, (uint32_t)n - 10, &vh);
+			kset_add(&out, f, (uint32_t)n, &vh);
 		}
 		refused += out.n == first;
 		fprintf(cf, "%zu %zu\n", out.n - first, first);

@@ -235,6 +235,9 @@ k_packet_open(const char *ifname, int vnet)
 		k_skip("AF_PACKET socket: %s", strerror(errno));
 	if (vnet && setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0)
 		k_die("PACKET_VNET_HDR: %s", strerror(errno));
+	/* VLAN tags the kernel moved to metadata come back as auxiliary data. */
+	if (setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof(one)) < 0)
+		k_die("PACKET_AUXDATA: %s", strerror(errno));
 	/* Ignored outgoing packets are never queued: only what the stack received. */
 	if (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0)
 		k_die("PACKET_IGNORE_OUTGOING: %s", strerror(errno));
@@ -248,6 +251,66 @@ k_packet_open(const char *ifname, int vnet)
 	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0)
 		k_die("bind AF_PACKET to %s: %s", ifname, strerror(errno));
 	return fd;
+}
+
+long
+k_packet_recv(int fd, uint8_t *buf, size_t cap, int flags, struct sofl_vnet_hdr *vh,
+	      uint8_t **frame)
+{
+	union {
+		struct cmsghdr c;
+		char b[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	} ctl;
+	struct tpacket_auxdata aux;
+	struct cmsghdr *c;
+	struct msghdr mh;
+	struct iovec iov;
+	uint8_t *f;
+	ssize_t n;
+	int have_aux = 0;
+
+	/* 4 bytes of headroom for a tag to put back. */
+	iov.iov_base = buf + 4;
+	iov.iov_len = cap - 4;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = &ctl;
+	mh.msg_controllen = sizeof(ctl);
+	n = recvmsg(fd, &mh, flags | MSG_TRUNC);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return -1;
+		k_die("recvmsg: %s", strerror(errno));
+	}
+	if ((size_t)n > cap - 4 || (mh.msg_flags & MSG_TRUNC))
+		k_die("recvmsg: frame of %zd bytes truncated", n);
+	if (n < 10 + 14)
+		k_die("recvmsg: %zd bytes, shorter than virtio + Ethernet headers", n);
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_PACKET && c->cmsg_type == PACKET_AUXDATA &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(aux))) {
+			memcpy(&aux, CMSG_DATA(c), sizeof(aux));
+			have_aux = 1;
+		}
+	k_vnet_decode(buf + 4, vh);
+	f = buf + 4 + 10;
+	n -= 10;
+	if (have_aux && (aux.tp_status & TP_STATUS_VLAN_VALID)) {
+		uint16_t tpid = (aux.tp_status & TP_STATUS_VLAN_TPID_VALID) ? aux.tp_vlan_tpid : 0x8100;
+
+		memmove(f - 4, f, 12);
+		f -= 4;
+		f[12] = (uint8_t)(tpid >> 8);
+		f[13] = (uint8_t)tpid;
+		f[14] = (uint8_t)(aux.tp_vlan_tci >> 8);
+		f[15] = (uint8_t)aux.tp_vlan_tci;
+		n += 4;
+		if (vh->flags & SOFL_VNET_F_NEEDS_CSUM)
+			vh->csum_start += 4;
+	}
+	*frame = f;
+	return (long)n;
 }
 
 void

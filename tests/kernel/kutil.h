@@ -52,6 +52,15 @@ int k_tap_open(const char *name, int extra_flags);
 /* An AF_PACKET socket bound to @ifname receiving every ethertype, with
  * PACKET_VNET_HDR when @vnet, ignoring outgoing packets. */
 int k_packet_open(const char *ifname, int vnet);
+/* Receive one packet from a k_packet_open(..., 1) socket into @buf (@cap
+ * bytes, at least 14 more than the largest frame): decodes the virtio header
+ * into *vh and puts the frame, with its outermost VLAN tag put back where
+ * the kernel had taken it off (it moves it to skb metadata before AF_PACKET
+ * sees the packet; PACKET_AUXDATA reports it, as libpcap does), at *frame.
+ * csum_start is shifted by the re-inserted tag.  @flags go to recvmsg().
+ * @return the frame length, or -1 for EAGAIN/EINTR; dies on other errors. */
+long k_packet_recv(int fd, uint8_t *buf, size_t cap, int flags, struct sofl_vnet_hdr *vh,
+		   uint8_t **frame);
 /* Bring @ifname up (SIOCSIFFLAGS). */
 void k_link_up(const char *ifname);
 

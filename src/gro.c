@@ -206,6 +206,28 @@ bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why)
 	g->st.bypass[why]++;
 }
 
+/* Delivered alone after the L4 checksum stage: as Linux, a checksum verified
+ * in software (or flagged) is reported (DATA_VALID), a pseudo sum accepted by
+ * partial_ok as partial. */
+static void
+bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, int why,
+	  int ck)
+{
+	struct sofl_gro_out *o;
+
+	bypass(g, in, why);
+	o = &g->outs[g->nout - 1];
+	if (ck == CK_VALID) {
+		o->csum = SOFL_GRO_CSUM_VALID;
+		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
+	} else if (ck == CK_PARTIAL) {
+		o->csum = SOFL_GRO_CSUM_PARTIAL;
+		o->csum_start = o->vnet.csum_start = q->l4_off;
+		o->csum_offset = o->vnet.csum_offset = q->l4_proto == 6 ? 16 : 6;
+		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+	}
+}
+
 /* Full TCP/UDP checksum of a super-packet: header in scratch (field zeroed)
  * plus the payload slices, each added at its running offset. */
 static uint16_t
@@ -613,11 +635,11 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		complete(g, fi, r);		/* FLUSH-P; q is checked with mss = 1 */
 	}
 	if (badlen)
-		bypass(g, in, SOFL_GRO_BYPASS_BADLEN);
+		bypass_l4(g, in, q, SOFL_GRO_BYPASS_BADLEN, ck);
 	else if (q->pay_len == 0)
-		bypass(g, in, SOFL_GRO_BYPASS_NOPAYLOAD);
+		bypass_l4(g, in, q, SOFL_GRO_BYPASS_NOPAYLOAD, ck);
 	else if (q->tcp_flags & TCP_FINAL)
-		bypass(g, in, SOFL_GRO_BYPASS_FLAGS);
+		bypass_l4(g, in, q, SOFL_GRO_BYPASS_FLAGS, ck);
 	else
 		hold(g, in, q, h, b, ports, ck);
 }
@@ -633,11 +655,11 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 	int r;
 
 	if (sofl_get16(uh + 6) == 0) {
-		bypass(g, in, SOFL_GRO_BYPASS_UDP_CSUM0);
+		bypass_l4(g, in, q, SOFL_GRO_BYPASS_UDP_CSUM0, ck);
 		return;
 	}
 	if (ulen <= 8 || ulen != q->len - q->l4_off) {
-		bypass(g, in, SOFL_GRO_BYPASS_UDP_LEN);	/* padded or malicious */
+		bypass_l4(g, in, q, SOFL_GRO_BYPASS_UDP_LEN, ck);	/* padded or malicious */
 		return;
 	}
 	fi = lookup(g, q, h, b, ports);
@@ -661,7 +683,7 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		complete(g, fi, r);
 	}
 	if (badlen)
-		bypass(g, in, SOFL_GRO_BYPASS_BADLEN);
+		bypass_l4(g, in, q, SOFL_GRO_BYPASS_BADLEN, ck);
 	else
 		hold(g, in, q, h, b, ports, ck);
 }
@@ -731,7 +753,7 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 {
 	struct sofl_pkt *q = &x->q;
 
-	x->ck = CK_VALID;
+	x->ck = (in->flags & SOFL_GRO_F_CSUM_OK) ? CK_VALID : 0;	/* 0: not verified */
 	x->byp = -1;
 	if (!in->data && in->len) {
 		x->byp = SOFL_GRO_BYPASS_MALFORMED;	/* nothing to read */
@@ -764,10 +786,12 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 	}
 	/* #8, #9: IP length != bytes received, or the reserved fragment bit */
 	x->badlen = q->ip_end != q->len || (q->ipv == 4 && (q->data[q->l3_off + 6] & 0x80));
-	if (!x->badlen && !(in->flags & SOFL_GRO_F_CSUM_OK) &&
-	    !(q->l4_proto == 17 && sofl_get16(q->data + q->l4_off + 6) == 0)) {
-		x->ck = l4_csum_check(g, q);
-		if (!x->ck) {
+	if (!x->badlen && !(in->flags & SOFL_GRO_F_CSUM_OK)) {
+		if (q->l4_proto == 17 && sofl_get16(q->data + q->l4_off + 6) == 0) {
+			/* no UDP checksum: nothing to verify, which Linux's
+			 * skb_gro_checksum_validate_zero_check counts as verified */
+			x->ck = CK_VALID;
+		} else if (!(x->ck = l4_csum_check(g, q))) {
 			x->byp = SOFL_GRO_BYPASS_L4_CSUM;	/* #11 */
 			return;
 		}

@@ -577,6 +577,12 @@ test_order(void **state)
 	assert_int_equal(o[3].cookies[0], 3);
 	assert_int_equal(o[3].bypass, 1);
 	assert_int_equal(o[3].reason, SOFL_GRO_BYPASS_FLAGS);
+	/* verified before the rules looked at it: DATA_VALID, as Linux says */
+	assert_int_equal(o[3].csum, SOFL_GRO_CSUM_VALID);
+	assert_int_equal(o[3].vnet.flags, SOFL_VNET_F_DATA_VALID);
+	/* the bad-checksum packet is not */
+	assert_int_equal(o[0].csum, SOFL_GRO_CSUM_NONE);
+	assert_int_equal(o[0].vnet.flags, 0);
 	sofl_gro_release(r.g);
 	sofl_gro_destroy(r.g);
 }

@@ -93,7 +93,11 @@
  *
  * Checksums: unless an input is flagged SOFL_GRO_F_CSUM_OK (L4 checksum
  *   verified, virtio DATA_VALID / NIC) and SOFL_GRO_F_IPCSUM_OK (IPv4 header
- *   checksum verified), they are verified in software (counted).  Linux
+ *   checksum verified), they are verified in software (counted).  As in
+ *   Linux, a packet delivered alone after its checksum verified (pure ACK,
+ *   SYN, a held single segment, UDP without checksum) is reported VALID /
+ *   DATA_VALID; one that skipped verification (length mismatch, ineligible)
+ *   NONE, unless the input was flagged.  Linux
  *   checks the IPv4 header checksum even for DATA_VALID packets; a caller that
  *   wants that sets only SOFL_GRO_F_CSUM_OK.  A packet whose checksum field
  *   holds only the pseudo-header sum (sent by a local stack with
@@ -102,6 +106,21 @@
  *
  * Limits: headers (L2..L4) of a coalesced packet at most SOFL_GRO_MAX_HDR
  *   bytes (longer: bypassed).  Raw IP or Ethernet per engine (cfg.link).
+ *
+ * Where this differs from Linux 6.18 (everything else is meant to be equal;
+ * tests/gro_kernel.sh compares bytes and virtio headers with the running
+ * kernel through `softoffload gro --csum partial --poll-sizes`):
+ *   - a packet sofl_pkt_parse() rejects (e.g. IPv4 total length beyond the
+ *     frame) is passed through without completing its flow's held packet
+ *     (Linux flushes it too, #8); one longer than SOFL_GRO_MAX_HDR likewise;
+ *   - with SOFL_GRO_F_IPCSUM_OK the IPv4 header checksum is not re-checked;
+ *   - not implemented: BIG TCP (> 65535), tunnels (IPIP, VXLAN...), fraglist
+ *     GRO, inputs that are already GSO packets (#28), TLS offload state (#27);
+ *   - the LRU table (SOFL_GRO_TABLE_LRU) has no Linux counterpart: its
+ *     eviction and completion order are its own;
+ *   - vnet.hdr_len is the header length, where Linux reports skb_headlen()
+ *     (a memory-layout artefact; virtio treats it as a hint).
+ *   Which kernel: 6.18 (CWR never merges; fixed IPv4 IDs coalesce with DF=0).
  *
  * Thread-safety: an engine is single-threaded (one per queue); distinct
  * engines are independent.  Memory: everything is allocated by

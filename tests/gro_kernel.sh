@@ -57,7 +57,7 @@ replay() {
 	[ $rc = 77 ] && skip "$(tail -n 1 "$dir/$name.kgro.log")"
 	[ $rc = 0 ] || { cat "$dir/$name.kgro.log" >&2; fail "$name: kernel oracle failed"; }
 	echo "$name: $(cat "$dir/$name.kgro.log")"
-	"$K/kgrocmp" -D $uflag -r "$pcap" -P "$dir/$name.polls" -k "$dir/$name.k.pcap" \
+	"$K/kgrocmp" $uflag -r "$pcap" -P "$dir/$name.polls" -k "$dir/$name.k.pcap" \
 	    -m "$dir/$name.k.vnet" -w "$dir/$name.o.pcap" -x "$dir/$name.o.vnet" || {
 		echo "$name: library GRO differs from the kernel" >&2; bad=1; }
 	cudp=

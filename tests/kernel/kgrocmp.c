@@ -9,11 +9,6 @@
  * usage: kgrocmp -r in.pcap -P polls.txt -k kernel.pcap -m kernel.vnet
  *                [-u] [-w ours.pcap -x ours.vnet] [-q]
  *   -u  UDP GRO on (the kernel ran with rx-udp-gro-forwarding)
- *   -D  tolerate one known difference, counted and reported: the kernel
- *       says DATA_VALID on an unmerged packet whose checksum it verified
- *       (Linux validates the L4 checksum before looking at the payload, so
- *       even pure ACKs and SYNs get it) where ours says 0 (not verified);
- *       every other field equal.  Any other difference still fails.
  * Exit: 0 identical, 1 different, 2 usage/I/O.
  */
 #include <errno.h>
@@ -68,15 +63,6 @@ show_frame_diff(size_t idx, const struct krec *k, const uint8_t *o, uint32_t ole
 	fputc('\n', stderr);
 }
 
-/* Kernel DATA_VALID, ours nothing, on an unmerged packet; else identical. */
-static int
-only_data_valid(const struct sofl_vnet_hdr *k, const struct sofl_vnet_hdr *o)
-{
-	return k->flags == SOFL_VNET_F_DATA_VALID && o->flags == 0 && !k->gso_type &&
-	       !o->gso_type && !k->gso_size && !o->gso_size && k->csum_start == o->csum_start &&
-	       k->csum_offset == o->csum_offset;
-}
-
 static int
 vnet_differs(const struct sofl_vnet_hdr *a, const struct sofl_vnet_hdr *b)
 {
@@ -92,11 +78,11 @@ main(int argc, char **argv)
 	struct sofl_gro_config cfg;
 	struct sofl_gro *g;
 	struct sofl_gro_in *gin;
-	size_t *polls, np, i, pos = 0, bytes_diff = 0, vnet_diff = 0, shown = 0, supers = 0, dv = 0;
+	size_t *polls, np, i, pos = 0, bytes_diff = 0, vnet_diff = 0, shown = 0, supers = 0;
 	uint8_t *buf;
-	int c, udp = 0, quiet = 0, tol_dv = 0, e;
+	int c, udp = 0, quiet = 0, e;
 
-	while ((c = getopt(argc, argv, "r:P:k:m:uw:x:qD")) != -1) {
+	while ((c = getopt(argc, argv, "r:P:k:m:uw:x:q")) != -1) {
 		switch (c) {
 		case 'r': r = optarg; break;
 		case 'P': pp = optarg; break;
@@ -106,7 +92,6 @@ main(int argc, char **argv)
 		case 'w': w = optarg; break;
 		case 'x': x = optarg; break;
 		case 'q': quiet = 1; break;
-		case 'D': tol_dv = 1; break;
 		default:
 			fprintf(stderr, "usage: kgrocmp -r in.pcap -P polls.txt -k kernel.pcap "
 				"-m kernel.vnet [-u] [-w ours.pcap -x ours.vnet]\n");
@@ -171,8 +156,6 @@ main(int argc, char **argv)
 			bytes_diff++;
 			if (shown++ < SHOW_MAX)
 				show_frame_diff(i, k, o->data, o->len);
-		} else if (tol_dv && only_data_valid(&k->vh, &o->vh)) {
-			dv++;
 		} else if (vnet_differs(&k->vh, &o->vh)) {
 			vnet_diff++;
 			if (shown++ < SHOW_MAX)
@@ -187,9 +170,6 @@ main(int argc, char **argv)
 		printf("kgrocmp: %zu frames in %zu polls; kernel %zu outputs, ours %zu (%zu super-packets); "
 		       "%zu differ in bytes, %zu in vnet header\n", in.n, np, kern.n, ours.n, supers,
 		       bytes_diff, vnet_diff);
-	if (dv)
-		printf("kgrocmp: known difference tolerated (-D): %zu unmerged outputs the kernel "
-		       "marks DATA_VALID, ours 0\n", dv);
 	e = bytes_diff || vnet_diff || kern.n != ours.n;
 	kset_free(&in);
 	kset_free(&kern);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../tests/helpers.h"
+#include "softoffload/vnet.h"
 
 #define MAXF 4096
 
@@ -18,7 +19,7 @@ put(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 
 	snprintf(path, sizeof(path), "%s/seed-%03d", dir, nseed++);
 	f = fopen(path, "wb");
-	if (!f || fwrite(a, 1, alen, f) != alen || fwrite(b, 1, blen, f) != blen) {
+	if (!f || fwrite(a, 1, alen, f) != alen || (blen && fwrite(b, 1, blen, f) != blen)) {
 		perror(path);
 		if (f)
 			fclose(f);
@@ -62,6 +63,47 @@ shape(int i, uint8_t *buf, int *link)
 	return t_build(buf, MAXF, &s);
 }
 
+/* fuzz_gro: config byte, split byte, then 2-byte-length-prefixed frames:
+ * a train of @n consecutive segments of one flow (TCP, or UDP datagrams of
+ * equal size), interleaved with a second flow when @mix. */
+static void
+gro_seed(uint8_t cfg, int ipv, int proto, int n, int mix, int link)
+{
+	static uint8_t blob[64 * 1600];
+	uint8_t f[MAXF];
+	size_t o = 2, len;
+	struct t_spec s;
+	int i, k;
+
+	blob[0] = cfg;
+	blob[1] = (uint8_t)(n / 2);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < (mix ? 2 : 1); k++) {
+			t_spec_init(&s, ipv, proto);
+			s.link = link;
+			s.pay_len = 1000;
+			s.seq = 1000 + (uint32_t)i * 1000;
+			s.ip_id = (uint16_t)i;
+			s.sport = (uint16_t)(40000 + k);
+			s.pay_off = (uint32_t)i * 1000;
+			if (i == n - 1 && proto == 6)
+				s.flags |= SOFL_TCP_PSH;
+			if (proto == 6) {
+				s.tcp_opts = t_opt_ts;
+				s.tcp_opts_len = 12;
+			}
+			len = t_build(f, MAXF, &s);
+			if (o + 2 + len > sizeof(blob))
+				break;
+			blob[o] = (uint8_t)(len >> 8);
+			blob[o + 1] = (uint8_t)len;
+			memcpy(blob + o + 2, f, len);
+			o += 2 + len;
+		}
+	}
+	put(blob, o, NULL, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -74,10 +116,54 @@ main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[2];
+	if (!strcmp(argv[1], "fuzz_gro")) {
+		gro_seed(0, 4, 6, 8, 0, SOFL_LINK_ETH);
+		gro_seed(4 | 64, 6, 6, 6, 1, SOFL_LINK_ETH);
+		gro_seed(2 | 16, 4, 6, 5, 1, SOFL_LINK_ETH);
+		gro_seed(1 | 4, 4, 17, 6, 0, SOFL_LINK_ETH);
+		gro_seed(1 | 32 | 128, 6, 17, 4, 1, SOFL_LINK_RAW);
+		gro_seed(32 | 8, 4, 6, 7, 0, SOFL_LINK_RAW);
+		return 0;
+	}
 	for (i = 0; (len = shape(i, f, &link)) > 0; i++) {
 		if (!strcmp(argv[1], "fuzz_pkt")) {
 			uint8_t l = (uint8_t)link;
 			put(&l, 1, f, len);
+		} else if (!strcmp(argv[1], "fuzz_gso")) {
+			/* link | type << 1 | flags << 3, gso_size, mtu / 8 */
+			static const uint8_t v[][4] = {
+				{ 1 << 1, 0x05, 0xa8, 0 },		/* TCP 1448 */
+				{ 1 << 1 | 2 << 3, 0x02, 0x18, 0 },	/* TCP 536, CSUM_PARTIAL */
+				{ 2 << 1, 0x01, 0xf4, 0 },		/* UDP_L4 500 */
+				{ 3 << 1 | 8 << 3, 0, 0, 160 },		/* IP_FRAG mtu 1280, IGNORE_DF */
+				{ 0, 0, 0, 0 },				/* NONE */
+			};
+			size_t k;
+
+			for (k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+				uint8_t h[4];
+
+				memcpy(h, v[k], 4);
+				h[0] = (uint8_t)(h[0] | link);
+				put(h, 4, f, len);
+			}
+		} else if (!strcmp(argv[1], "fuzz_vnet")) {
+			struct sofl_pkt p;
+			struct sofl_vnet_hdr h;
+			uint8_t w[1 + SOFL_VNET_HDR_MRG_LEN];
+			int k;
+
+			if (sofl_pkt_parse(&p, f, len, (enum sofl_link)link) < 0)
+				continue;
+			for (k = 0; k < 2; k++) {
+				if (sofl_vnet_from_pkt(&h, &p, k ? 500 : 0,
+				    (p.layers & SOFL_LAYER_L4) ? SOFL_VNET_MK_CSUM : 0) < 0)
+					continue;
+				w[0] = (uint8_t)((k ? 4 : 0) | (link == SOFL_LINK_RAW ? 8 : 0));
+				sofl_vnet_encode(w + 1, SOFL_VNET_HDR_MRG_LEN, &h,
+				    k ? SOFL_VNET_HDR_MRG_LEN : SOFL_VNET_HDR_LEN, SOFL_VNET_LE);
+				put(w, k ? 1 + SOFL_VNET_HDR_MRG_LEN : 1 + SOFL_VNET_HDR_LEN, f, len);
+			}
 		} else {
 			fprintf(stderr, "seeds: no seeds for %s\n", argv[1]);
 			return 0;

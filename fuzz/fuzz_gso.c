@@ -1,0 +1,131 @@
+/* libFuzzer harness: segmentation (gso.h).
+ *
+ * Input: byte 0 = link (bit 0), type (bits 1-2), flags (bits 3-6);
+ * bytes 1-2 = gso_size (big endian); byte 3 = mtu / 8 (0: none); the rest is
+ * the frame, in a heap buffer of exactly its size.  Each input is segmented
+ * twice, in COPY and in ZEROCOPY mode, into memory sized by sofl_gso_need().
+ * Checked, beyond "no crash, no overread/overwrite":
+ *   - both modes give the same segments, byte for byte;
+ *   - need() and segment() agree (count, or the same error);
+ *   - every segment parses (when the input did); TCP/UDP segments carry the input's payload
+ *     exactly once, in order, with verifying checksums unless CSUM_PARTIAL. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "softoffload/softoffload.h"
+#include "softoffload/gso.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
+
+static int
+run(const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mode,
+    struct sofl_gso_out *o)
+{
+	struct sofl_gso_need need;
+	int err = sofl_gso_need(gp, p, mode, 0, &need), n;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = mode;
+	if (err < 0) {
+		struct sofl_gso_seg s1;
+		uint8_t b1[1];
+		struct iovec v1;
+
+		/* segment() must refuse with the same code, writing nothing */
+		o->seg = &s1; o->seg_cap = 1; o->buf = b1; o->buf_cap = 1;
+		o->iov = &v1; o->iov_cap = 1;
+		CHECK(sofl_gso_segment(gp, p, NULL, 0, o) == err);
+		memset(o, 0, sizeof(*o));
+		return err;
+	}
+	o->seg = malloc(need.nsegs * sizeof(*o->seg));
+	o->seg_cap = need.nsegs;
+	o->buf = malloc(need.buf_bytes ? need.buf_bytes : 1);
+	o->buf_cap = need.buf_bytes;
+	o->iov = mode == SOFL_GSO_ZEROCOPY ? malloc((need.iovs ? need.iovs : 1) * sizeof(*o->iov)) : NULL;
+	o->iov_cap = mode == SOFL_GSO_ZEROCOPY ? need.iovs : 0;
+	CHECK(o->seg && o->buf && (mode == SOFL_GSO_COPY || o->iov));
+	n = sofl_gso_segment(gp, p, NULL, 0, o);
+	CHECK(n == (int)need.nsegs);
+	return n;
+}
+
+static void
+release(struct sofl_gso_out *o)
+{
+	free(o->seg);
+	free(o->buf);
+	free(o->iov);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sofl_gso_params gp;
+	struct sofl_gso_out c, z;
+	struct sofl_pkt p;
+	enum sofl_link link;
+	uint8_t *f;
+	size_t flen, pay = 0;
+	int n, i, perr;
+
+	if (size < 4)
+		return 0;
+	memset(&gp, 0, sizeof(gp));
+	link = (data[0] & 1) ? SOFL_LINK_RAW : SOFL_LINK_ETH;
+	gp.type = (uint8_t)((data[0] >> 1) & 3);
+	gp.flags = (uint8_t)((data[0] >> 3) & 0x0f);
+	gp.gso_size = (uint16_t)(data[1] << 8 | data[2]);
+	gp.mtu = (uint16_t)(data[3] * 8);
+	gp.frag_id = 0x01020304;
+	flen = size - 4;
+	f = malloc(flen ? flen : 1);
+	CHECK(f);
+	memcpy(f, data + 4, flen);
+	perr = sofl_pkt_parse(&p, f, flen, link);
+	if (perr < 0 && !(p.layers & SOFL_LAYER_L3)) {
+		free(f);
+		return 0;
+	}
+	n = run(&gp, &p, SOFL_GSO_COPY, &c);
+	CHECK(run(&gp, &p, SOFL_GSO_ZEROCOPY, &z) == n);
+	for (i = 0; i < n; i++) {
+		struct sofl_gso_seg *s = &c.seg[i], *t = &z.seg[i];
+		struct sofl_pkt q;
+		enum sofl_csum_state ip, l4;
+		size_t off = 0;
+		uint32_t k;
+
+		CHECK(s->len == t->len);
+		for (k = 0; k < t->iovcnt; k++) {	/* zero-copy gathers to the same bytes */
+			CHECK(off + t->iov[k].iov_len <= s->len);
+			CHECK(memcmp(s->data + off, t->iov[k].iov_base, t->iov[k].iov_len) == 0);
+			off += t->iov[k].iov_len;
+		}
+		CHECK(off == s->len);
+		/* a packet the parser faulted past L3 may pass through as it is */
+		if (sofl_pkt_parse(&q, s->data, s->len, link) < 0) {
+			CHECK(perr < 0);
+			continue;
+		}
+		if (gp.type == SOFL_GSO_IP_FRAG || !(p.layers & SOFL_LAYER_L4))
+			continue;
+		/* TCP / UDP: the payload, in order, exactly once */
+		CHECK(q.layers & SOFL_LAYER_L4);
+		CHECK(pay + q.pay_len <= p.pay_len);
+		CHECK(memcmp(s->data + q.pay_off, p.data + p.pay_off + pay, q.pay_len) == 0);
+		pay += q.pay_len;
+		sofl_pkt_csum_check(&q, &ip, &l4);
+		CHECK(ip == (q.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
+		if (!(gp.flags & SOFL_GSO_F_CSUM_PARTIAL))
+			CHECK(l4 == SOFL_CSUM_VALID || l4 == SOFL_CSUM_ABSENT);
+	}
+	if (n > 0 && gp.type != SOFL_GSO_IP_FRAG && (p.layers & SOFL_LAYER_L4))
+		CHECK(pay == p.pay_len);
+	release(&c);
+	release(&z);
+	free(f);
+	return 0;
+}

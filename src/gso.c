@@ -479,7 +479,9 @@ seg_fast(struct job *j, struct sofl_gso_out *out)
 }
 
 /* Pass-through: the packet as it is, its L4 checksum completed (or made
- * partial); the IP header untouched, as Linux leaves a non-GSO packet. */
+ * partial) and its IPv4 header checksum recomputed — the same bytes as Linux
+ * (which leaves the IP header of a non-GSO packet alone) whenever the input's
+ * was right, and a valid header when it was not. */
 static void
 emit_pass(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
 {
@@ -505,6 +507,11 @@ emit_pass(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
 	/* UDP over IPv4 with 0: "no checksum", nothing to complete */
 	if (l4 && !(j->udp && p->ipv == 4 && sofl_get16(p->data + p->l4_off + 6) == 0))
 		fix_l4(j, h + p->l4_off, 0, l4pay, psum, 0);
+	if (p->ipv == 4) {
+		uint8_t *iph = h + p->l3_off;
+
+		hdr_ipv4_set_len_id(iph, p->l3_len, sofl_get16(iph + 2), sofl_get16(iph + 4));
+	}
 	s->hdr_len = (uint16_t)j->hlen;
 	s->len = j->hlen + j->cut_len;
 }

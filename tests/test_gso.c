@@ -571,6 +571,16 @@ test_passthrough(void **state)
 	assert_int_equal(f.len[0], len - 18);
 	assert_memory_equal(f.f[0], in, len - 18);
 	flat_free(&f);
+	/* a wrong IPv4 header checksum is made right, nothing else changes */
+	t_spec_init(&s, 4, 6);
+	s.pay_len = 100;
+	len = t_build(in, sizeof(in), &s);
+	memcpy(want, in, len);
+	in[14 + 10] ^= 0x33;
+	assert_int_equal(gso_flat(&gp, in, len, SOFL_LINK_ETH, &f), 1);
+	assert_int_equal(f.len[0], len);
+	assert_memory_equal(f.f[0], want, len);
+	flat_free(&f);
 	/* an ICMP packet passes unchanged */
 	t_spec_init(&s, 4, 1);
 	s.pay_len = 64;

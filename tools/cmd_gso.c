@@ -75,7 +75,8 @@ usage(FILE *f)
 "  --stats          print counts (to stderr when OUT is stdout)\n"
 "\n"
 "Packets that are not segmented pass through with their TCP/UDP checksum\n"
-"completed (UDP over IPv4 with checksum 0 stays 0); truncated, malformed,\n"
+"completed (UDP over IPv4 with checksum 0 stays 0) and their IPv4 header\n"
+"checksum recomputed; truncated, malformed,\n"
 "non-IP and fragment records, and packets the segmenter refuses, are written\n"
 "unchanged and counted.  Exit status: 0 ok (even if some were refused),\n"
 "2 usage or file error.\n");
@@ -285,7 +286,7 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		    !(gp.type == SOFL_GSO_NONE && p.l4_proto == 17 && p.ipv == 4 &&
 		      sofl_get16(rec->data + p.l4_off + 6) == 0))
 			r->st.l4_csums++;
-		if (p.ipv == 4 && gp.type != SOFL_GSO_NONE)
+		if (p.ipv == 4)
 			r->st.ip_csums++;
 		/* a pass-through keeps the capture's bytes after the IP packet
 		 * (Ethernet padding, trailers): nothing of the input is lost */

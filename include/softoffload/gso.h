@@ -23,6 +23,10 @@
  *          SOFL_GSO_F_ACCECN; every other header byte (options, ACK, window,
  *          URG pointer, ECE) copied as is.  Input with payload <= gso_size
  *          passes through (Linux treats it as non-GSO).
+ *   Pass-through (SOFL_GSO_NONE, or nothing to cut): one segment, the packet
+ *          as it is but with its L4 checksum completed (UDP over IPv4 with
+ *          checksum 0 stays 0) and its IPv4 header checksum recomputed (so
+ *          unchanged when it was right; Linux would not fix a wrong one).
  *   UDP_L4 UDP_SEGMENT semantics: each datagram gso_size bytes, the last
  *          shorter; UDP length per datagram; at most 128 datagrams.
  *   IPv4   tot_len per segment; ID = original + i (0, 1, 2 ...) unless
@@ -75,7 +79,7 @@ extern "C" {
 #endif
 
 enum sofl_gso_type {
-	SOFL_GSO_NONE    = 0,	/* no segmentation: one segment, L4 checksum completed */
+	SOFL_GSO_NONE    = 0,	/* no segmentation: one segment, checksums completed */
 	SOFL_GSO_TCP     = 1,	/* TSO/GSO, TCP over IPv4/IPv6 */
 	SOFL_GSO_UDP_L4  = 2,	/* USO, UDP_SEGMENT */
 	SOFL_GSO_IP_FRAG = 3,	/* UFO: IP fragmentation */

@@ -85,8 +85,16 @@ fi
 ip -n "$NSO" link del ov0 2>/dev/null
 "$K/kcraft" gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b" >/dev/null || fail kcraft
 replay craft-tcp "$dir/craft.pcap" "-B $(cat "$dir/craft.b")"
-"$K/kcraft" udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b" >/dev/null || fail kcraft
-replay craft-udp "$dir/cudp.pcap" "-B $(cat "$dir/cudp.b")" udp
+# UDP super-packets reach AF_PACKET with PACKET_VNET_HDR only since 6.2
+# (virtio_net_hdr_from_skb learnt SKB_GSO_UDP_L4 with USO; before, the
+# packet socket drops them).
+kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
+if [ "$kv" -ge 602 ]; then
+	"$K/kcraft" udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b" >/dev/null || fail kcraft
+	replay craft-udp "$dir/cudp.pcap" "-B $(cat "$dir/cudp.b")" udp
+else
+	echo "note: kernel $(uname -r) < 6.2 cannot report UDP GRO output: UDP left out" >&2
+fi
 
 # 2. Real traffic: iperf3 between two namespaces over veth.  The sender's
 # veth has tso/gso/tx-checksumming off, so packets leave MSS-sized with
@@ -134,8 +142,10 @@ capture() {
 capture tcp4 -c 198.18.1.2 -n 8M
 capture tcp6 -c 2001:2:0:1::2 -n 8M
 capture tcp4p -c 198.18.1.2 -P 4 -n 4M
-capture udp4 -c 198.18.1.2 -u -b 300M -l 1400 -n 3M
-capture udp6 -c 2001:2:0:1::2 -u -b 300M -l 1300 -n 3M
+if [ "$kv" -ge 602 ]; then
+	capture udp4 -c 198.18.1.2 -u -b 300M -l 1400 -n 3M
+	capture udp6 -c 2001:2:0:1::2 -u -b 300M -l 1300 -n 3M
+fi
 
 # Random poll sizes (1..max) under several seeds; an iperf3 run has one bulk
 # flow (four interleaved ones with -P 4) and its control connection.
@@ -145,8 +155,10 @@ for s in 1 2; do
 done
 replay tcp4-small "$dir/tcp4.pcap" "-b 5 -S 7"
 replay tcp4-par4 "$dir/tcp4p.pcap" "-b 63 -S 4"
-replay udp4 "$dir/udp4.pcap" "-b 63 -S 3" udp
-replay udp6 "$dir/udp6.pcap" "-b 40 -S 5" udp
+if [ "$kv" -ge 602 ]; then
+	replay udp4 "$dir/udp4.pcap" "-b 63 -S 3" udp
+	replay udp6 "$dir/udp6.pcap" "-b 40 -S 5" udp
+fi
 
 echo "gro_kernel: $total_in frames replayed, $total_out kernel outputs compared" \
      "in $(( $(date +%s) - start )) s"

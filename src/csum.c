@@ -21,7 +21,8 @@ static const struct impl impls[] = {
 };
 
 /* The kernels in use.  They start as resolvers that choose an implementation
- * on first use; afterwards a checksum costs one load and one indirect call. */
+ * on first use; afterwards sofl_csum_add() is one indirect jump (a tail
+ * call: kernels share its signature). */
 static uint32_t resolve_sum(uint32_t sum, const void *buf, size_t len);
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum);
 static sofl_csum_kernel_fn sum_fn = resolve_sum;

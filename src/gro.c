@@ -250,7 +250,7 @@ out_super(struct sofl_gro *g, struct flow *f)
 {
 	struct sofl_gro_out *o = out_begin(g, f->count);
 	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
-	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si;
+	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next;
 	uint16_t pseudo, co = f->proto == 6 ? 16 : 6;
 
 	g->sused += ((size_t)f->hdr_len + 7) & ~(size_t)7;
@@ -299,12 +299,18 @@ out_super(struct sofl_gro *g, struct flow *f)
 	g->iov[g->niov].iov_len = f->hdr_len;
 	g->niov++;
 	o->len = f->hdr_len;
-	for (si = f->seg_head; si != NIL; si = g->segs[si].next) {
-		g->iov[g->niov].iov_base = (void *)(uintptr_t)g->segs[si].pay;
-		g->iov[g->niov].iov_len = g->segs[si].len;
+	/* one walk of the segment list (a chain of dependent loads): slices out,
+	 * segments back to the free list */
+	for (si = f->seg_head; si != NIL; si = next) {
+		struct seg *sg = &g->segs[si];
+		next = sg->next;
+		g->iov[g->niov].iov_base = (void *)(uintptr_t)sg->pay;
+		g->iov[g->niov].iov_len = sg->len;
 		g->niov++;
-		g->cookies[g->ncook++] = g->segs[si].cookie;
-		o->len += g->segs[si].len;
+		g->cookies[g->ncook++] = sg->cookie;
+		o->len += sg->len;
+		sg->next = g->free_seg;
+		g->free_seg = si;
 	}
 	o->iovcnt = f->count + 1;
 	g->st.super_pkts++;
@@ -316,23 +322,21 @@ static void
 complete(struct sofl_gro *g, uint32_t fi, int why)
 {
 	struct flow *f = &g->flows[fi];
-	uint32_t si, next;
+	uint32_t si;
 
 	table_unlink(g, fi);
 	if (f->count == 1) {
 		int ck = f->ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL : SOFL_GRO_CSUM_VALID;
-		out_single(g, f->frame, f->frame_len, g->segs[f->seg_head].cookie, ck, f->l4_off,
+		si = f->seg_head;
+		out_single(g, f->frame, f->frame_len, g->segs[si].cookie, ck, f->l4_off,
 			   f->proto == 6 ? 16 : 6);
+		g->segs[si].next = g->free_seg;
+		g->free_seg = si;
 	} else {
-		out_super(g, f);
+		out_super(g, f);	/* frees the segments */
 	}
 	g->outs[g->nout - 1].reason = (uint8_t)why;
 	g->st.flush[why]++;
-	for (si = f->seg_head; si != NIL; si = next) {
-		next = g->segs[si].next;
-		g->segs[si].next = g->free_seg;
-		g->free_seg = si;
-	}
 	g->held_segs -= f->count;
 	f->chain = g->free_flow;
 	g->free_flow = fi;

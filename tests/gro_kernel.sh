@@ -142,6 +142,13 @@ capture() {
 capture tcp4 -c 198.18.1.2 -n 8M
 capture tcp6 -c 2001:2:0:1::2 -n 8M
 capture tcp4p -c 198.18.1.2 -P 4 -n 4M
+# Small writes with TCP_NODELAY: segments of uneven sizes, PSH everywhere.
+capture tcp4n -c 198.18.1.2 -N -l 700 -n 2M
+# ECN negotiated (ECE/CWR in the handshake, ECT(0) on data) and no TCP
+# timestamps (no options on data segments, MSS 1460).
+ip netns exec "$NSC" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_timestamps=0
+ip netns exec "$NSS" sysctl -qw net.ipv4.tcp_ecn=1 net.ipv4.tcp_timestamps=0
+capture tcp4e -c 198.18.1.2 -n 4M
 if [ "$kv" -ge 602 ]; then
 	capture udp4 -c 198.18.1.2 -u -b 300M -l 1400 -n 3M
 	capture udp6 -c 2001:2:0:1::2 -u -b 300M -l 1300 -n 3M
@@ -155,6 +162,8 @@ for s in 1 2; do
 done
 replay tcp4-small "$dir/tcp4.pcap" "-b 5 -S 7"
 replay tcp4-par4 "$dir/tcp4p.pcap" "-b 63 -S 4"
+replay tcp4-nodelay "$dir/tcp4n.pcap" "-b 63 -S 6"
+replay tcp4-ecn-nots "$dir/tcp4e.pcap" "-b 63 -S 8"
 if [ "$kv" -ge 602 ]; then
 	replay udp4 "$dir/udp4.pcap" "-b 63 -S 3" udp
 	replay udp6 "$dir/udp6.pcap" "-b 40 -S 5" udp

@@ -19,8 +19,6 @@ typedef uint32_t (*sofl_csum_copy_fn)(void *dst, const void *src, size_t len, ui
 
 uint32_t sofl_csum_generic(uint32_t sum, const void *buf, size_t len);
 uint32_t sofl_csum_copy_generic(void *dst, const void *src, size_t len, uint32_t sum);
-/* The unfolded end-around-carry sum of buf as 64-bit memory-order words. */
-uint64_t sofl_csum_words64(const void *buf, size_t len);
 #if defined(__x86_64__)
 uint32_t sofl_csum_avx2(uint32_t sum, const void *buf, size_t len);
 uint32_t sofl_csum_copy_avx2(void *dst, const void *src, size_t len, uint32_t sum);
@@ -109,6 +107,43 @@ sofl_fold64(uint64_t s)
 	u = (uint32_t)(s >> 32);
 	u += u >> 16 | u << 16;
 	return u >> 16;
+}
+
+/* The unfolded end-around-carry sum of buf as 64-bit memory-order words, in
+ * four independent chains (one add-with-carry chain would run at one word
+ * per cycle).  Inline: the vector kernels use it for short buffers. */
+static inline uint64_t
+sofl_load64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t
+sofl_csum_words64(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+
+	for (; len >= 32; len -= 32, p += 32) {
+		s0 = sofl_adc64(s0, sofl_load64(p));
+		s1 = sofl_adc64(s1, sofl_load64(p + 8));
+		s2 = sofl_adc64(s2, sofl_load64(p + 16));
+		s3 = sofl_adc64(s3, sofl_load64(p + 24));
+	}
+	if (len & 16) {
+		s0 = sofl_adc64(s0, sofl_load64(p));
+		s1 = sofl_adc64(s1, sofl_load64(p + 8));
+		p += 16;
+	}
+	if (len & 8) {
+		s2 = sofl_adc64(s2, sofl_load64(p));
+		p += 8;
+	}
+	s3 = sofl_adc64(s3, sofl_tail_word(p, len & 7));
+	return sofl_adc64(sofl_adc64(s0, s1), sofl_adc64(s2, s3));
 }
 
 /* CPU feature bits (src/cpu.c). */

@@ -45,7 +45,7 @@ ip -n "$NSO" link set lo up
 total_in=0 total_out=0
 
 # replay NAME PCAP KGRO_ARGS [udp]: kernel oracle, then the library (kgrocmp),
-# then the CLI (softoffload gro --csum partial --poll-sizes).
+# then the CLI (softoffload gro --csum partial|full --poll-sizes).
 replay() {
 	name=$1 pcap=$2 args=$3 udp=${4:-}
 	uflag=
@@ -66,6 +66,12 @@ replay() {
 	    "$pcap" -o "$dir/$name.cli.pcap" > "$dir/$name.cli.log" 2>&1 ||
 		{ cat "$dir/$name.cli.log" >&2; echo "$name: softoffload gro failed" >&2; bad=1; }
 	"$K/kpcmp" "$dir/$name.k.pcap" "$dir/$name.cli.pcap" "$name: softoffload gro" || bad=1
+	# --csum full: the kernel's output with its partial checksums completed.
+	"$CLI" gro --csum full $cudp --poll-sizes "$(cat "$dir/$name.polls")" \
+	    "$pcap" -o "$dir/$name.clif.pcap" > "$dir/$name.clif.log" 2>&1 ||
+		{ cat "$dir/$name.clif.log" >&2; echo "$name: softoffload gro --csum full failed" >&2; bad=1; }
+	"$K/kpcmp" -f "$dir/$name.k.vnet" "$dir/$name.k.pcap" "$dir/$name.clif.pcap" \
+	    "$name: softoffload gro --csum full" || bad=1
 	n_in=$(sed -n 's/^kgro: \([0-9]*\) frames.*/\1/p' "$dir/$name.kgro.log")
 	n_out=$(sed -n 's/.*-> \([0-9]*\) frames out.*/\1/p' "$dir/$name.kgro.log")
 	total_in=$((total_in + n_in)) total_out=$((total_out + n_out))

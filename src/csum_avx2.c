@@ -121,7 +121,8 @@ uint32_t
 sofl_csum_copy_avx2(void *dst, const void *src, size_t len, uint32_t sum)
 {
 	if (len < SHORT) {
-		memcpy(dst, src, len);
+		if (len)	/* memcpy's pointers must be valid even for 0 */
+			memcpy(dst, src, len);
 		return sofl_csum_finish(sum, sofl_fold64(sofl_csum_words64(src, len)));
 	}
 	return sofl_csum_finish(sum, sofl_fold64(sum_long(src, dst, len, 1)));

@@ -146,6 +146,8 @@ sum_any(const unsigned char *p, unsigned char *d, size_t len, int copy)
 	uint64_t total = 0;
 	size_t o, take;
 
+	if (!len)		/* the pointers may be NULL then: no arithmetic on them */
+		return 0;
 	if (len <= SHORT_MAX)
 		return sum_short(p, d, len, copy);
 	for (o = 0; o < len; o += take) {

@@ -104,6 +104,8 @@ test_rfc1071(void **state)
 		/* odd length: the last byte is the high byte of a zero-padded word */
 		assert_int_equal(sofl_csum_fold(sofl_csum_add(0, odd, 3)), 0x1234 + 0x5600);
 		assert_int_equal(sofl_csum(v, 0), 0xffff);
+		assert_int_equal(sofl_csum_add(0x1234, NULL, 0), 0x1234);
+		assert_int_equal(sofl_csum_copy(NULL, NULL, 0, 0x1234), 0x1234);
 	}
 	/* fold and combine keep the end-around carry */
 	assert_int_equal(sofl_csum_fold(0x2ddf0), 0xddf2);

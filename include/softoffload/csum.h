@@ -30,8 +30,9 @@
  * Rough speeds on a Zen 4 core (bench/bench_csum.c): AVX-512 ~130 GB/s on a
  * 1500-byte buffer in L1, ~180 GB/s at 9000 bytes, memory speed beyond L2.
  *
- * Buffers: any alignment, any length (0 included); nothing outside
- * buf[0..len) is read, not even by the vector kernels.
+ * Buffers: any alignment, any length (0 included, and then the pointers may
+ * be NULL); nothing outside buf[0..len) is read, not even by the vector
+ * kernels.
  * Thread-safety: every call is reentrant; the one-time dispatch is race-free
  * (only sofl_csum_set_impl() must not race with checksum calls).
  * Memory: no call allocates or makes a system call; buffers are only read (or

@@ -23,6 +23,9 @@
 /* vectors per block: 32768 * 32 words * 1024 = 2^30, far from int32 limits */
 #define BLOCK 1024
 #define SHORT_MAX 256
+/* from this length on, whole blocks use 256-bit loads: on Zen 4 they stream
+ * from DRAM ~10% faster than 512-bit ones; in cache both run alike */
+#define STREAM_MIN (4u << 20)
 
 static inline VNNI __m512i
 step(__m512i acc, __m512i x)
@@ -139,6 +142,46 @@ block(const unsigned char *p, unsigned char *d, size_t take, int copy)
 }
 #undef VEC
 
+static inline VNNI __m256i
+step256(__m256i acc, __m256i x)
+{
+	const __m256i flip = _mm256_set1_epi16((short)0x8000);
+	const __m256i one = _mm256_set1_epi16(1);
+
+	return _mm256_dpwssd_epi32(acc, _mm256_xor_si256(x, flip), one);
+}
+
+#define VEC256(acc, off) do {						\
+		__m256i x_ = _mm256_loadu_si256((const __m256i *)(p + o + (off))); \
+		if (copy)						\
+			_mm256_storeu_si256((__m256i *)(d + o + (off)), x_); \
+		acc = step256(acc, x_);					\
+	} while (0)
+
+/* block() with 256-bit vectors, for take a multiple of 256 (long buffers). */
+static inline __attribute__((always_inline)) VNNI uint64_t
+block_ymm(const unsigned char *p, unsigned char *d, size_t take, int copy)
+{
+	__m256i a0, a1, a2, a3, a4, a5, a6, a7;
+	__m128i x;
+	size_t o;
+
+	a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = _mm256_setzero_si256();
+	for (o = 0; o < take; o += 256) {
+		VEC256(a0, 0); VEC256(a1, 32); VEC256(a2, 64); VEC256(a3, 96);
+		VEC256(a4, 128); VEC256(a5, 160); VEC256(a6, 192); VEC256(a7, 224);
+	}
+	a0 = _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3));
+	a4 = _mm256_add_epi32(_mm256_add_epi32(a4, a5), _mm256_add_epi32(a6, a7));
+	a0 = _mm256_add_epi32(a0, a4);
+	x = _mm_add_epi32(_mm256_castsi256_si128(a0), _mm256_extracti128_si256(a0, 1));
+	x = _mm_add_epi32(x, _mm_unpackhi_epi64(x, x));
+	x = _mm_add_epi32(x, _mm_shuffle_epi32(x, 0x55));
+	/* 16 words per vector, each counted as w - 32768 */
+	return (uint64_t)((int64_t)(int32_t)_mm_cvtsi128_si32(x) + (int64_t)((take / 32) << 19));
+}
+#undef VEC256
+
 /* Both kernels: the folded sum of p[0..len), copied to d when copying. */
 static inline __attribute__((always_inline)) VNNI uint32_t
 sum_any(const unsigned char *p, unsigned char *d, size_t len, int copy)
@@ -152,7 +195,10 @@ sum_any(const unsigned char *p, unsigned char *d, size_t len, int copy)
 		return sum_short(p, d, len, copy);
 	for (o = 0; o < len; o += take) {
 		take = len - o < BLOCK * 64 ? len - o : BLOCK * 64;
-		total += block(p + o, copy ? d + o : d, take, copy);
+		if (len >= STREAM_MIN && take == BLOCK * 64)
+			total += block_ymm(p + o, copy ? d + o : d, take, copy);
+		else
+			total += block(p + o, copy ? d + o : d, take, copy);
 	}
 	return sofl_fold64(total);
 }

@@ -834,10 +834,11 @@ test_impls_lengths_alignments(void **state)
 static void
 test_impls_random_and_long(void **state)
 {
-	enum { BIG = (4 << 20) + 64 };
+	enum { BIG = (6 << 20) + 64 };
 	uint8_t *b = malloc(BIG), *d = malloc(BIG);
 	static const size_t lens[] = { 65535, 65536, 65537, 65536 * 2 - 1, 65536 * 2 + 3,
-				       (1 << 20) + 1, (1 << 20) + 64, (4 << 20) - 1, 4 << 20 };
+				       (1 << 20) + 1, (1 << 20) + 64, (4 << 20) - 1, 4 << 20,
+				       (5 << 20) + 65535, 6 << 20 };
 	uint64_t r = 1234;
 	size_t i, k;
 	int im, fillk;

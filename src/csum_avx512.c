@@ -65,13 +65,19 @@ widen(__m512i x)
 }
 
 static inline uint32_t
-fold_lanes(__m512i s)
+fold_lanes256(__m256i y)
 {
-	__m256i y = _mm256_add_epi64(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64(s, 1));
 	__m128i z = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
 
 	z = _mm_add_epi64(z, _mm_unpackhi_epi64(z, z));
 	return sofl_fold64((uint64_t)_mm_cvtsi128_si64(z));
+}
+
+static inline uint32_t
+fold_lanes(__m512i s)
+{
+	return fold_lanes256(_mm256_add_epi64(_mm512_castsi512_si256(s),
+					      _mm512_extracti64x4_epi64(s, 1)));
 }
 
 /* len <= SHORT_MAX.  Offsets, not moving pointers: d is NULL unless copying. */
@@ -82,6 +88,16 @@ sum_short(const unsigned char *p, unsigned char *d, size_t len, int copy)
 	__mmask64 m;
 	size_t o;
 
+	if (len <= 32) {	/* half the work in 256-bit registers */
+		const __m256i lo32 = _mm256_set1_epi64x(0xffffffff);
+		__mmask32 m32 = (__mmask32)_bzhi_u32(~0u, (unsigned)len);
+		__m256i y = _mm256_maskz_loadu_epi8(m32, p);
+
+		if (copy)
+			_mm256_mask_storeu_epi8(d, m32, y);
+		return fold_lanes256(_mm256_add_epi64(_mm256_and_si256(y, lo32),
+						      _mm256_srli_epi64(y, 32)));
+	}
 	for (o = 0; len - o > 64; o += 64) {
 		x = _mm512_loadu_si512(p + o);
 		if (copy)

@@ -12,6 +12,9 @@
  * 64-bit scalar before any 32-bit lane or the reduced 32-bit total can
  * overflow.
  *
+ * Buffers up to SHORT_MAX bytes skip the blocks: their words are widened
+ * into 64-bit lanes (cheaper to set up and reduce for a few vectors).
+ *
  * Nothing is read outside buf[0..len): the last partial vector is a masked
  * load (masked-off bytes read as zero and do not fault). */
 #if defined(__x86_64__)
@@ -54,8 +57,7 @@ tail_mask(size_t n)		/* n in 0..64: the low n bits set */
 	return _bzhi_u64(~0ULL, (unsigned)n);
 }
 
-/* Short buffers (up to SHORT_MAX bytes) skip the block machinery: words widened
- * into 64-bit lanes, then one horizontal add. */
+/* Short buffers: words widened into 64-bit lanes, then one horizontal add. */
 static inline __m512i
 widen(__m512i x)
 {

@@ -54,6 +54,10 @@
  * partial sum (a capture on a sending host, a GRO output, a virtio NEEDS_CSUM
  * packet) or complete or wrong gives the same output.  (So DPDK's length-0
  * pseudo-header seed versus Linux's full-length one does not matter here.)
+ * Partial output sums include each segment's own L4 length: what Linux
+ * CHECKSUM_PARTIAL / virtio NEEDS_CSUM and a NIC's plain (non-TSO) checksum
+ * offload expect; never DPDK's TSO-style length-0 seed, since a segment is
+ * not a TSO packet any more.
  *
  * Not supported: BIG TCP super-packets (IPv4 tot_len 0, IPv6 jumbograms —
  * the parser refuses them), tunnels (segmentation stops at the outer L4),

@@ -446,12 +446,15 @@ test_truncated(void **state)
 	r = add_spec(&s); r->caplen = 46;		/* only the Ethernet padding cut */
 	t_spec_init(&s, 4, 6);
 	r = add_spec(&s); r->caplen = 10;		/* not even an Ethernet header */
+	t_spec_init(&s, 4, 17); s.df = 0; s.frag = 0x2000; s.pay_len = 800;
+	r = add_spec(&s); r->caplen = 64;		/* a fragment: never verifiable */
 	write_pcap("trunc.pcap", DLT_EN10MB);
 	assert_int_equal(run("trunc.pcap --fix -o trunc-fixed.pcap"), 1);
-	assert_int_equal(count("capture", "records truncated (caplen < len)"), 6);
+	assert_int_equal(count("capture", "records truncated (caplen < len)"), 7);
 	assert_int_equal(count("capture", "malformed packets"), 0);
-	assert_int_equal(count("ip", "IPv4 headers checked"), 4);
-	assert_int_equal(count("ip", "with a valid header checksum"), 3);
+	assert_int_equal(count("other", "IP fragments (transport checksum not checked)"), 1);
+	assert_int_equal(count("ip", "IPv4 headers checked"), 5);
+	assert_int_equal(count("ip", "with a valid header checksum"), 4);
 	assert_int_equal(count("ip", "with a bad header checksum"), 1);
 	assert_int_equal(count("ip", "IPv4 headers software-checksummed"), 1);
 	assert_int_equal(count("ip", "IPv6 packets (no header checksum)"), 1);
@@ -459,7 +462,7 @@ test_truncated(void **state)
 	assert_int_equal(count("tcp", "not verifiable (truncated by the capture)"), 2);
 	assert_int_equal(count("udp", "not verifiable (truncated by the capture)"), 1);
 	assert_int_equal(count("udp", "with a valid checksum"), 1);
-	assert_int_equal(count("capture", "records written to trunc-fixed.pcap"), 6);
+	assert_int_equal(count("capture", "records written to trunc-fixed.pcap"), 7);
 	check_fixed("trunc-fixed.pcap", 0);
 	assert_int_equal(run("trunc-fixed.pcap"), 0);
 	assert_int_equal(count("ip", "with a bad header checksum"), 0);

@@ -22,11 +22,11 @@ struct l4_count {
 
 struct csum_stats {
 	unsigned long long records, truncated, written;
-	unsigned long long ip4, ip4_valid, ip4_bad, ip4_fixed, ip4_trunc;
+	unsigned long long ip4, ip4_valid, ip4_bad, ip4_fixed;
 	unsigned long long ip6, not_ip, other_l4, frags;
 	struct l4_count tcp, udp;
 	unsigned long long malformed;
-	unsigned long long err[NERR];	/* by -code */
+	unsigned long long err[NERR];	/* by -code; [0]: a code beyond NERR */
 };
 
 struct csum_opts {
@@ -167,6 +167,46 @@ count_l4(struct l4_count *c, enum sofl_csum_state s)
 	}
 }
 
+/* A record cut by the snapshot length inside its IP packet: the IPv4 header
+ * checksum is checked (and fixed) when the header was captured; the
+ * transport checksum covers missing bytes and is only counted. */
+static void
+csum_truncated(struct csum_stats *st, const struct csum_opts *o, const struct sofl_pkt *p,
+	       uint8_t *buf, uint32_t caplen)
+{
+	uint32_t hlen;
+	uint8_t *h = trunc_ipv4_hdr(p, buf, caplen, &hlen);
+	int ok;
+
+	if (!h) {
+		if (is_ipv6(p, buf, caplen))
+			st->ip6++;
+		return;
+	}
+	ok = sofl_ipv4_hdr_csum_ok(h, hlen);
+	count_ip4(st, ok ? SOFL_CSUM_VALID : SOFL_CSUM_BAD);
+	if (o->fix && !ok) {
+		sofl_put16(h + 10, sofl_ipv4_hdr_csum(h, hlen));
+		st->ip4_fixed++;
+	}
+	if (sofl_get16(h + 6) & 0x3fff)
+		st->frags++;
+	else if (h[9] == 6 || h[9] == 17)
+		(h[9] == 6 ? &st->tcp : &st->udp)->truncated++;
+}
+
+/* Completes the TCP/UDP checksum of a parsed packet in place. */
+static void
+fix_l4(struct l4_count *c, const struct sofl_pkt *p, uint8_t *buf)
+{
+	int v = sofl_pkt_l4_csum(p);
+
+	if (v < 0)
+		return;
+	sofl_put16(buf + p->l4_off + (p->l4_proto == 6 ? 16 : 6), (uint16_t)v);
+	c->fixed++;
+}
+
 /* Classifies one record in buf (a private, writable copy) and, when asked,
  * completes its checksums in place. */
 static void
@@ -179,33 +219,17 @@ csum_record(struct csum_stats *st, const struct csum_opts *o, uint8_t *buf,
 	int err, trunc = caplen < wirelen;
 
 	st->records++;
-	if (trunc)
-		st->truncated++;
+	st->truncated += trunc;
 	err = sofl_pkt_parse(&p, buf, caplen, link);
 	if (err < 0 && trunc && is_trunc_error(err)) {
-		uint32_t hlen;
-		uint8_t *h = trunc_ipv4_hdr(&p, buf, caplen, &hlen);
-
-		if (h) {
-			count_ip4(st, sofl_ipv4_hdr_csum_ok(h, hlen) ?
-			    SOFL_CSUM_VALID : SOFL_CSUM_BAD);
-			st->ip4_trunc++;
-			if (o->fix && !sofl_ipv4_hdr_csum_ok(h, hlen)) {
-				sofl_put16(h + 10, sofl_ipv4_hdr_csum(h, hlen));
-				st->ip4_fixed++;
-			}
-		}
-		if (h && (h[9] == 6 || h[9] == 17))
-			(h[9] == 6 ? &st->tcp : &st->udp)->truncated++;
-		else if (!h && is_ipv6(&p, buf, caplen))
-			st->ip6++;
+		csum_truncated(st, o, &p, buf, caplen);
 		return;
 	}
 	if (err < 0) {
 		st->malformed++;
-		if (-err < NERR)
-			st->err[-err]++;
+		st->err[-err < NERR ? -err : 0]++;
 	}
+	/* the layers parsed before an error still count */
 	sofl_pkt_csum_check(&p, &ip, &l4);
 	if (ip != SOFL_CSUM_NONE) {
 		count_ip4(st, ip);
@@ -230,17 +254,9 @@ csum_record(struct csum_stats *st, const struct csum_opts *o, uint8_t *buf,
 	}
 	c = p.l4_proto == 6 ? &st->tcp : &st->udp;
 	count_l4(c, l4);
-	if (!o->fix)
-		return;
-	if (l4 == SOFL_CSUM_BAD || l4 == SOFL_CSUM_PARTIAL ||
-	    (l4 == SOFL_CSUM_ABSENT && o->udp_zero)) {
-		int v = sofl_pkt_l4_csum(&p);
-
-		if (v >= 0) {
-			sofl_put16(buf + p.l4_off + (p.l4_proto == 6 ? 16 : 6), (uint16_t)v);
-			c->fixed++;
-		}
-	}
+	if (o->fix && (l4 == SOFL_CSUM_BAD || l4 == SOFL_CSUM_PARTIAL ||
+	    (l4 == SOFL_CSUM_ABSENT && o->udp_zero)))
+		fix_l4(c, &p, buf);
 }
 
 static void
@@ -293,12 +309,12 @@ print_stats(FILE *f, const struct csum_stats *st, const struct csum_opts *o, int
 	fprintf(f, "capture:\n");
 	line(f, st->truncated, "records truncated (caplen < len)");
 	line(f, st->malformed, "malformed packets");
-	for (i = 1; i < NERR; i++) {
+	for (i = 0; i < NERR; i++) {
 		char b[128];
 
 		if (!st->err[i])
 			continue;
-		snprintf(b, sizeof(b), "malformed: %s", sofl_strerror(-i));
+		snprintf(b, sizeof(b), "malformed: %s", i ? sofl_strerror(-i) : "other parse error");
 		line(f, st->err[i], b);
 	}
 	if (o->fix) {

@@ -156,9 +156,10 @@ plan_seg(struct job *j)
 	const struct sofl_pkt *p = j->p;
 	uint32_t g = gp->gso_size;
 
-	if (!(p->layers & SOFL_LAYER_L4) ||
-	    p->l4_proto != (gp->type == SOFL_GSO_TCP ? 6 : 17))
+	if (p->l4_proto != (gp->type == SOFL_GSO_TCP ? 6 : 17))
 		return SOFL_E_GSO_PROTO;
+	if (!(p->layers & SOFL_LAYER_L4))	/* its TCP/UDP header is malformed or cut */
+		return SOFL_E_GSO_HDR;
 	if (g == 0)
 		return SOFL_E_GSO_SIZE;
 	if (p->pay_len <= g)	/* not GSO (tcp_gso_segment, udp_send_skb) */

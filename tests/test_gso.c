@@ -316,7 +316,7 @@ test_udpgso_case11(void **state)
 	len = t_build(in, sizeof(in), &s);
 	/* payload_len wraps to 0: no room for the UDP header */
 	assert_int_equal(sofl_pkt_parse(&p, in, len, SOFL_LINK_ETH), SOFL_E_UDP_TRUNC);
-	assert_int_equal(sofl_gso_need(&gp, &p, 0, 0, &need), SOFL_E_GSO_PROTO);
+	assert_int_equal(sofl_gso_need(&gp, &p, 0, 0, &need), SOFL_E_GSO_HDR);
 }
 
 /* ---- TCP ---- */
@@ -800,7 +800,10 @@ test_errors(void **state)
 	s.pay_len = 3000;
 	len = t_build(in, sizeof(in), &s);
 	in[14 + 20 + 12] = 0x20;			/* doff 2: 8 bytes < 20 */
-	expect_err(&gp, in, len, SOFL_E_GSO_PROTO);
+	expect_err(&gp, in, len, SOFL_E_GSO_HDR);
+	in[14 + 20 + 12] = 0x50;
+	sofl_put16(in + 14 + 2, 20 + 12);		/* IP ends inside the TCP header */
+	expect_err(&gp, in, len, SOFL_E_GSO_HDR);
 	/* IP_FRAG without size nor MTU, and an MTU too small for one unit */
 	t_spec_init(&s, 4, 17);
 	s.pay_len = 3000;

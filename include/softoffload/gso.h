@@ -166,15 +166,16 @@ SOFL_API int sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_p
  *   SOFL_EINVAL          NULL argument, bad mode/type, in_cnt < 0;
  *   SOFL_E_NOT_IP        not an IPv4/IPv6 packet (the parse did not reach L3);
  *   SOFL_E_FRAGMENT      the input is itself an IP fragment;
- *   SOFL_E_GSO_PROTO     TCP/UDP_L4 asked of a packet that is not TCP/UDP
- *                        (or did not parse up to its L4 header);
+ *   SOFL_E_GSO_PROTO     TCP (UDP_L4) asked of a packet that is not TCP (UDP);
  *   SOFL_E_GSO_SIZE      gso_size 0 (TCP/UDP_L4, or IP_FRAG without mtu), a
  *                        segment (or the unsegmented packet) larger than mtu,
  *                        or an IP_FRAG unit smaller than 8 / than the L4 header;
  *   SOFL_E_GSO_TOO_MANY  more segments than max_segs;
  *   SOFL_E_GSO_DF        IP_FRAG needed on IPv4 with DF and no IGNORE_DF;
- *   SOFL_E_GSO_HDR       headers longer than SOFL_GSO_HDR_MAX, or the input
- *                        iovecs hold fewer bytes than the IP packet;
+ *   SOFL_E_GSO_HDR       the TCP/UDP header to cut at is malformed or runs
+ *                        past the IP packet (the parse stopped at L3), or
+ *                        (iovec input) the headers go past SOFL_GSO_HDR_MAX or
+ *                        the iovecs hold fewer bytes than the IP packet;
  *   SOFL_ENOSPC          out->seg, out->buf or out->iov too small
  *                        (sofl_gso_need() says how much is needed).
  * On error nothing has been written to @out.  Never writes past

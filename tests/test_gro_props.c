@@ -1,5 +1,6 @@
 /* Description: GRO property tests: random interleavings of many TCP flows
- * (IPv4/IPv6, VLAN), random segment sizes, flags, sequence gaps and
+ * (IPv4/IPv6, VLAN, IPv6 destination options, rx hashes distinct or
+ * colliding), random segment sizes, flags, sequence gaps and
  * retransmits, header changes, random poll sizes, tables, policies, checksum
  * modes and flush timeouts.  Every run checks conservation (each input in
  * exactly one output, payload bytes once), per-flow order, payload
@@ -15,7 +16,7 @@
 #define MAXF 24
 
 struct fstate {
-	int ipv, vlan;
+	int ipv, vlan, ext;	/* ext: IPv6 destination options bytes (0, 8, 16) */
 	uint16_t sport;
 	uint32_t isn, next, ack, tsval;
 	uint16_t mss, id, win;
@@ -38,6 +39,7 @@ flow_init(struct fstate *f, uint64_t *r, int i)
 	memset(f, 0, sizeof(*f));
 	f->ipv = rnd(r, 2) ? 4 : 6;
 	f->vlan = rnd(r, 8) == 0;
+	f->ext = f->ipv == 6 && rnd(r, 4) == 0 ? 8 * (1 + (int)rnd(r, 2)) : 0;
 	f->sport = (uint16_t)(10000 + i);
 	f->isn = (uint32_t)t_rand(r);
 	f->next = f->isn;
@@ -65,6 +67,12 @@ gen_segment(struct tg *t, struct fstate *f, uint64_t *r, int fl, int *flow_of)
 	if (f->vlan) {
 		s.nvlan = 1;
 		s.vlan_tci[0] = 100;
+	}
+	if (f->ext) {
+		s.n_ext = 1;
+		s.ext[0].type = 60;
+		s.ext[0].len = (uint8_t)f->ext;
+		s.ext[0].fill = (uint8_t)fl;	/* per flow: same 5-tuple would differ */
 	}
 	s.sport = f->sport;
 	/* sizes: mostly full, some shorter, longer, empty */
@@ -166,7 +174,8 @@ test_tcp_streams(void **state)
 		uint64_t r = seed0 + (uint64_t)run * 0x9e3779b97f4a7c15ull;
 		struct fstate fs[MAXF];
 		int flow_of[TG_MAXPK], nf = 1 + (int)rnd(&r, MAXF), n = 20 + (int)rnd(&r, 200), i;
-		int use_hash = rnd(&r, 2) == 0, cur = 0;
+		/* rx hash: none, per flow, or colliding (flows share values) */
+		int use_hash = (int)rnd(&r, 3), cur = 0;
 		uint64_t pay_in = 0;
 		struct sofl_gro_config cfg;
 		struct tg t;
@@ -175,6 +184,14 @@ test_tcp_streams(void **state)
 		random_config(&cfg, &r, &t);
 		for (i = 0; i < nf; i++)
 			flow_init(&fs[i], &r, i);
+		/* pairs of IPv6 flows on one 5-tuple, told apart only by their
+		 * destination-options bytes (#3: different flows) */
+		for (i = 0; i + 1 < nf; i += 2)
+			if (fs[i].ext && fs[i + 1].ext) {
+				fs[i + 1].sport = fs[i].sport;
+				fs[i + 1].ext = fs[i].ext;
+				fs[i + 1].vlan = fs[i].vlan;
+			}
 		for (i = 0; i < n; i++) {
 			/* trains: mostly stay on the current flow */
 			if (rnd(&r, 4) == 0)
@@ -182,7 +199,8 @@ test_tcp_streams(void **state)
 			gen_segment(&t, &fs[cur], &r, cur, flow_of);
 			if (use_hash) {
 				t.flags[t.n - 1] = SOFL_GRO_F_HASH;
-				t.hash[t.n - 1] = (uint32_t)cur * 0x9e3779b9u;
+				t.hash[t.n - 1] = use_hash == 1 ? (uint32_t)cur * 0x9e3779b9u :
+								  (uint32_t)(cur % 3);
 			}
 			if (rnd(&r, 16) == 0)
 				tg_brk(&t);

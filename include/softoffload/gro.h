@@ -16,10 +16,17 @@
  *       sofl_gro_poll_end(g, now_ns);      // completes what is held (all, or aged ones)
  *       const struct sofl_gro_out *o;
  *       int k = sofl_gro_outputs(g, &o);
- *       for (i = 0; i < k; i++)            // in the order Linux delivers them
- *           writev(tun_fd, o[i].iov, o[i].iovcnt);   // after the 10-byte vnet header of o[i].vnet
+ *       for (i = 0; i < k; i++) {          // in the order Linux delivers them
+ *           uint8_t vh[10];                // TUN with IFF_VNET_HDR (vnet.h)
+ *           sofl_vnet_encode(vh, sizeof(vh), &o[i].vnet, 10, 0);
+ *           v[0] = (struct iovec){ vh, 10 };          // v: caller's iovec array
+ *           memcpy(v + 1, o[i].iov, o[i].iovcnt * sizeof(*v));
+ *           writev(tun_fd, v, 1 + o[i].iovcnt);
+ *       }
  *       sofl_gro_release(g);               // outputs invalid; recycle the buffers
  *   }                                      // whose cookies appeared in them
+ *   For a TUN, keep cfg.csum_full 0 (the default): a GSO write needs
+ *   NEEDS_CSUM and the pseudo-header sum, which is what the outputs carry.
  *   sofl_gro_destroy(g);
  *
  * Model

@@ -133,6 +133,9 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 			tg_fail(t, "IP length != output length", k);
 		if (o->gso_size == 0 || o->segs != (p.pay_len + o->gso_size - 1) / o->gso_size)
 			tg_fail(t, "gso_size / segment count", k);
+		/* the virtio header is one Linux accepts for this frame (TUN write) */
+		if (!cfg->csum_full && sofl_vnet_check(&o->vnet, &p, SOFL_VNET_STRICT) != 1)
+			tg_fail(t, "virtio header rejected by Linux's rules", k);
 		/* payload continuity: t_build writes seed + stream offset + i */
 		for (j = 1; j < p.pay_len; j++)
 			if ((uint8_t)(b[p.pay_off + j] - b[p.pay_off + j - 1]) != 1) {

@@ -1,9 +1,4 @@
-/* Description: GSO vectors — the Linux udpgso.c table (v4/v6, failing cases
- * as errors), TCP flag/seq/ID/checksum rules per segment, extension headers,
- * fixed ID, partial checksums, pass-through, IP fragmentation (v4/v6),
- * error codes with untouched buffers; every case in zero-copy, copy and
- * iovec-input modes, each segment compared byte for byte with the packet
- * builder's frame for it. */
+/* Description: GSO vectors: udpgso.c table v4/v6 with its errors, TCP flag/seq/ID/checksum rules, ext headers, fixed ID, partial sums, pass-through, UFO v4/v6, error codes, burst; zero-copy, copy and iovec modes vs the packet builder byte for byte. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

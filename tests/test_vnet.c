@@ -1,7 +1,4 @@
-/* Description: virtio-net header — wire encode/decode (LE and native, 10 and
- * 12 bytes, fixed vectors and random round trips), one case per Linux
- * __virtio_net_hdr_to_skb rejection rule (offload-rules.md §2.6) with its own
- * code, translation to segmentation parameters and from a super-packet. */
+/* Description: virtio-net header: wire encode/decode (LE/native, 10/12 bytes), one case per Linux __virtio_net_hdr_to_skb rejection rule with its own code, translation to GSO parameters and from a super-packet. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

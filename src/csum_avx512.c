@@ -211,6 +211,8 @@ sum_any(const unsigned char *p, unsigned char *d, size_t len, int copy)
 		return 0;
 	if (len <= SHORT_MAX)
 		return sum_short(p, d, len, copy);
+	if (len <= BLOCK * 64)	/* one block: keep this path free of spills */
+		return sofl_fold64(block(p, d, len, copy));
 	for (o = 0; o < len; o += take) {
 		take = len - o < BLOCK * 64 ? len - o : BLOCK * 64;
 		if (len >= STREAM_MIN && take == BLOCK * 64)

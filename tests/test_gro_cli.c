@@ -163,7 +163,7 @@ static void
 test_polls(void **state)
 {
 	static const int w334[] = { 3000, 3000, 4000, 0 }, w55[] = { 5000, 5000, 0 };
-	static const int w4[] = { 4000, 4000, 2000, 0 }, wsize1[] = { 1000, 1000, 1000, 1000, 0 };
+	static const int w4[] = { 4000, 4000, 2000, 0 };
 	struct pk pk[16];
 	struct res r;
 	char path[300], arg[400];
@@ -198,7 +198,6 @@ test_polls(void **state)
 		static const int w[] = { 1000, 1000, 1000, 1000, 6000, 0 };
 		expect(&r, w, 6);
 	}
-	(void)wsize1;
 
 	/* a 1 s gap after the 5th packet splits the poll with --poll-gap-us */
 	snprintf(path, sizeof(path), "%s/in.pcap", dir);

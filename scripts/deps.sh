@@ -5,7 +5,7 @@
 #   scripts/deps.sh bench   + DPDK for the side-by-side benchmark
 set -eu
 what=${1:-check}
-pkgs="gcc make pkg-config libcmocka-dev libpcap-dev iproute2 iperf3 procps ethtool"  # ethtool: tests/*_kernel.sh
+pkgs="gcc clang make pkg-config libcmocka-dev libpcap-dev iproute2 iperf3 procps ethtool tcpdump"  # ethtool: tests/*_kernel.sh; tcpdump: tests/cli_rss.sh; clang: .ci/run
 case $what in
 demo)  pkgs="$pkgs ethtool gnuplot-nox tcpdump" ;;
 bench) pkgs="$pkgs libdpdk-dev" ;;

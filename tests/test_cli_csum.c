@@ -2,15 +2,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/wait.h>
 #include <cmocka.h>
-#include <pcap/pcap.h>
 #include "helpers.h"
+#include "cli_util.h"
 
 #define MAXREC 32
 #define RECSZ  2048
@@ -27,8 +25,6 @@ struct cap {
 	int n;
 };
 
-static char cli[PATH_MAX];
-static char dir[64];
 static struct cap *cap;		/* scratch capture, rebuilt by each test */
 
 /* ---- building captures ---- */
@@ -71,109 +67,21 @@ l4off(const struct t_spec *s)
 	return o;
 }
 
+/* The records of cap, as pcap (@link a DLT_) or pcapng (@link a LINKTYPE_). */
 static void
-write_pcap(const char *name, int dlt)
+write_cap(const char *name, int link, enum t_cap_fmt fmt)
 {
-	char path[128];
-	pcap_t *p = pcap_open_dead(dlt, 65535);
-	pcap_dumper_t *d;
+	struct t_capw w;
 	int i;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	assert_non_null(p);
-	d = pcap_dump_open(p, path);
-	assert_non_null(d);
-	for (i = 0; i < cap->n; i++) {
-		struct pcap_pkthdr h;
-
-		memset(&h, 0, sizeof(h));
-		h.ts.tv_sec = 1700000000 + i;
-		h.ts.tv_usec = i;
-		h.caplen = cap->r[i].caplen;
-		h.len = cap->r[i].len;
-		pcap_dump((u_char *)d, &h, cap->r[i].d);
-	}
-	pcap_dump_close(d);
-	pcap_close(p);
-}
-
-static void
-put32le(FILE *f, uint32_t v)
-{
-	uint8_t b[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
-	assert_int_equal(fwrite(b, 1, 4, f), 4);
-}
-
-/* libpcap reads pcapng but cannot write it: section header, one interface,
- * one enhanced packet block per record (pcapng spec, little endian). */
-static void
-write_pcapng(const char *name, uint16_t linktype)
-{
-	static const uint8_t zero[4];
-	char path[128];
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "wb");
-	assert_non_null(f);
-	put32le(f, 0x0A0D0D0A); put32le(f, 28); put32le(f, 0x1A2B3C4D);
-	put32le(f, 1);			/* version 1.0 */
-	put32le(f, 0xffffffff); put32le(f, 0xffffffff);	/* section length unknown */
-	put32le(f, 28);
-	put32le(f, 1); put32le(f, 20); put32le(f, linktype); put32le(f, 65535); put32le(f, 20);
-	for (i = 0; i < cap->n; i++) {
-		const struct rec *r = &cap->r[i];
-		uint32_t pad = (4 - r->caplen % 4) % 4, tot = 32 + r->caplen + pad;
-		uint64_t ts = (uint64_t)(1700000000 + i) * 1000000;
-
-		put32le(f, 6); put32le(f, tot); put32le(f, 0);
-		put32le(f, (uint32_t)(ts >> 32)); put32le(f, (uint32_t)ts);
-		put32le(f, r->caplen); put32le(f, r->len);
-		assert_int_equal(fwrite(r->d, 1, r->caplen, f), r->caplen);
-		assert_int_equal(fwrite(zero, 1, pad, f), pad);
-		put32le(f, tot);
-	}
-	assert_int_equal(fclose(f), 0);
+	t_capw_open(&w, name, link, fmt);
+	for (i = 0; i < cap->n; i++)
+		t_capw_put(&w, cap->r[i].d, cap->r[i].caplen, cap->r[i].len,
+			   (uint64_t)(1700000000 + i) * 1000000 + (uint64_t)i);
+	t_capw_close(&w);
 }
 
 /* ---- running the CLI ---- */
-
-static char out[1 << 16], err[4096];
-
-static void
-slurp(const char *name, char *buf, size_t cap_)
-{
-	char path[128];
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	n = fread(buf, 1, cap_ - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
-
-/* Runs "softoffload csum ARGS" in the temp dir; stdout/stderr into out/err. */
-static int
-run(const char *fmt, ...)
-{
-	char args[512], cmd[PATH_MAX + 1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' csum %s >stdout 2>stderr", dir, cli, args);
-	st = system(cmd);
-	assert_true(st != -1 && WIFEXITED(st));
-	slurp("stdout", out, sizeof(out));
-	slurp("stderr", err, sizeof(err));
-	return WEXITSTATUS(st);
-}
 
 /* The number printed on the line "\t<N> <what>" of section "<section>:". */
 static long long
@@ -183,9 +91,9 @@ count(const char *section, const char *what)
 	const char *s, *e, *l;
 
 	snprintf(hdr, sizeof(hdr), "\n%s:\n", section);
-	s = strstr(out, hdr);
+	s = strstr(t_cli_out, hdr);
 	if (!s) {
-		fprintf(stderr, "no section '%s' in:\n%s", section, out);
+		fprintf(stderr, "no section '%s' in:\n%s", section, t_cli_out);
 		fail();
 	}
 	s += strlen(hdr);
@@ -199,7 +107,7 @@ count(const char *section, const char *what)
 		    end[1 + strlen(what)] == '\n')
 			return n;
 	}
-	fprintf(stderr, "no line '%s' in section '%s' of:\n%s", what, section, out);
+	fprintf(stderr, "no line '%s' in section '%s' of:\n%s", what, section, t_cli_out);
 	fail();
 	return -1;
 }
@@ -208,15 +116,11 @@ count(const char *section, const char *what)
 static void
 check_fixed(const char *name, int udp_zero)
 {
-	char path[128], eb[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const u_char *d;
-	pcap_t *p;
+	pcap_t *p = t_cli_open_pcap(name);
 	int i;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	p = pcap_open_offline(path, eb);
-	assert_non_null(p);
 	for (i = 0; i < cap->n; i++) {
 		const struct rec *r = &cap->r[i];
 		const uint8_t *w = udp_zero ? r->want_z : r->want;
@@ -324,14 +228,14 @@ test_mixed_pcap(void **state)
 {
 	(void)state;
 	build_mixed(0);
-	write_pcap("mixed.pcap", DLT_EN10MB);
-	assert_int_equal(run("mixed.pcap"), 1);
-	assert_non_null(strstr(out, "mixed.pcap: 14 records (Ethernet)\n"));
+	write_cap("mixed.pcap", DLT_EN10MB, T_CAP_PCAP);
+	assert_int_equal(t_cli_run("csum", "mixed.pcap"), 1);
+	assert_non_null(strstr(t_cli_out, "mixed.pcap: 14 records (Ethernet)\n"));
 	check_mixed_counts(0);
-	assert_null(strstr(out, "software-checksummed"));	/* only with --fix */
-	assert_string_equal(err, "");
-	assert_int_equal(run("-q mixed.pcap"), 1);
-	assert_string_equal(out, "");
+	assert_null(strstr(t_cli_out, "software-checksummed"));	/* only with --fix */
+	assert_string_equal(t_cli_err, "");
+	assert_int_equal(t_cli_run("csum", "-q mixed.pcap"), 1);
+	assert_string_equal(t_cli_out, "");
 }
 
 static void
@@ -339,9 +243,9 @@ test_mixed_pcapng(void **state)
 {
 	(void)state;
 	build_mixed(0);
-	write_pcapng("mixed.pcapng", 1);
-	assert_int_equal(run("mixed.pcapng"), 1);
-	assert_non_null(strstr(out, "mixed.pcapng: 14 records (Ethernet)\n"));
+	write_cap("mixed.pcapng", 1, T_CAP_PCAPNG);
+	assert_int_equal(t_cli_run("csum", "mixed.pcapng"), 1);
+	assert_non_null(strstr(t_cli_out, "mixed.pcapng: 14 records (Ethernet)\n"));
 	check_mixed_counts(0);
 }
 
@@ -350,13 +254,13 @@ test_raw_ip(void **state)
 {
 	(void)state;
 	build_mixed(1);
-	write_pcap("raw.pcap", DLT_RAW);
-	assert_int_equal(run("raw.pcap"), 1);
-	assert_non_null(strstr(out, "raw.pcap: 12 records (raw IP)\n"));
+	write_cap("raw.pcap", DLT_RAW, T_CAP_PCAP);
+	assert_int_equal(t_cli_run("csum", "raw.pcap"), 1);
+	assert_non_null(strstr(t_cli_out, "raw.pcap: 12 records (raw IP)\n"));
 	check_mixed_counts(1);
 	/* pcapng with LINKTYPE_RAW (101) */
-	write_pcapng("raw.pcapng", 101);
-	assert_int_equal(run("raw.pcapng"), 1);
+	write_cap("raw.pcapng", 101, T_CAP_PCAPNG);
+	assert_int_equal(t_cli_run("csum", "raw.pcapng"), 1);
 	check_mixed_counts(1);
 }
 
@@ -365,8 +269,8 @@ test_fix(void **state)
 {
 	(void)state;
 	build_mixed(0);
-	write_pcap("mixed.pcap", DLT_EN10MB);
-	assert_int_equal(run("mixed.pcap --fix -o fixed.pcap"), 1);
+	write_cap("mixed.pcap", DLT_EN10MB, T_CAP_PCAP);
+	assert_int_equal(t_cli_run("csum", "mixed.pcap --fix -o fixed.pcap"), 1);
 	check_mixed_counts(0);
 	assert_int_equal(count("ip", "IPv4 headers software-checksummed"), 1);
 	assert_int_equal(count("tcp", "segments software-checksummed"), 3);
@@ -374,7 +278,7 @@ test_fix(void **state)
 	assert_int_equal(count("capture", "records written to fixed.pcap"), 14);
 	check_fixed("fixed.pcap", 0);
 	/* the fixed capture: nothing bad or partial left; the malformed one stays */
-	assert_int_equal(run("fixed.pcap"), 1);
+	assert_int_equal(t_cli_run("csum", "fixed.pcap"), 1);
 	assert_int_equal(count("ip", "with a bad header checksum"), 0);
 	assert_int_equal(count("tcp", "with a valid checksum"), 6);
 	assert_int_equal(count("tcp", "with a bad checksum"), 0);
@@ -384,17 +288,17 @@ test_fix(void **state)
 	assert_int_equal(count("udp", "without checksum (IPv4, zero)"), 1);
 	assert_int_equal(count("capture", "malformed packets"), 1);
 
-	assert_int_equal(run("mixed.pcap --fix --udp-zero -o fixedz.pcap"), 1);
+	assert_int_equal(t_cli_run("csum", "mixed.pcap --fix --udp-zero -o fixedz.pcap"), 1);
 	assert_int_equal(count("udp", "datagrams software-checksummed"), 2);
 	check_fixed("fixedz.pcap", 1);
-	assert_int_equal(run("fixedz.pcap"), 1);
+	assert_int_equal(t_cli_run("csum", "fixedz.pcap"), 1);
 	assert_int_equal(count("udp", "with a valid checksum"), 4);
 	assert_int_equal(count("udp", "without checksum (IPv4, zero)"), 0);
 
 	/* capture to stdout: statistics move to stderr */
-	assert_int_equal(run("mixed.pcap --fix -o -"), 1);
-	assert_true((uint8_t)out[0] == 0xd4 || (uint8_t)out[0] == 0x4d);	/* pcap magic */
-	assert_non_null(strstr(err, "\t3 segments software-checksummed\n"));
+	assert_int_equal(t_cli_run("csum", "mixed.pcap --fix -o -"), 1);
+	assert_true((uint8_t)t_cli_out[0] == 0xd4 || (uint8_t)t_cli_out[0] == 0x4d);	/* pcap magic */
+	assert_non_null(strstr(t_cli_err, "\t3 segments software-checksummed\n"));
 }
 
 /* Partial, absent and valid only: nothing is bad, exit 0. */
@@ -413,16 +317,16 @@ test_clean_exit0(void **state)
 	add_spec(&s);
 	t_spec_init(&s, 6, 17); s.pay_len = 10;
 	add_spec(&s);
-	write_pcap("clean.pcap", DLT_EN10MB);
-	assert_int_equal(run("clean.pcap"), 0);
+	write_cap("clean.pcap", DLT_EN10MB, T_CAP_PCAP);
+	assert_int_equal(t_cli_run("csum", "clean.pcap"), 0);
 	assert_int_equal(count("tcp", "with a partial checksum (pseudo-header only)"), 2);
 	assert_int_equal(count("udp", "without checksum (IPv4, zero)"), 1);
 	assert_int_equal(count("udp", "with a valid checksum"), 1);
 	/* empty capture: fine */
 	cap->n = 0;
-	write_pcap("empty.pcap", DLT_EN10MB);
-	assert_int_equal(run("empty.pcap"), 0);
-	assert_non_null(strstr(out, "empty.pcap: 0 records (Ethernet)\n"));
+	write_cap("empty.pcap", DLT_EN10MB, T_CAP_PCAP);
+	assert_int_equal(t_cli_run("csum", "empty.pcap"), 0);
+	assert_non_null(strstr(t_cli_out, "empty.pcap: 0 records (Ethernet)\n"));
 }
 
 static void
@@ -448,8 +352,8 @@ test_truncated(void **state)
 	r = add_spec(&s); r->caplen = 10;		/* not even an Ethernet header */
 	t_spec_init(&s, 4, 17); s.df = 0; s.frag = 0x2000; s.pay_len = 800;
 	r = add_spec(&s); r->caplen = 64;		/* a fragment: never verifiable */
-	write_pcap("trunc.pcap", DLT_EN10MB);
-	assert_int_equal(run("trunc.pcap --fix -o trunc-fixed.pcap"), 1);
+	write_cap("trunc.pcap", DLT_EN10MB, T_CAP_PCAP);
+	assert_int_equal(t_cli_run("csum", "trunc.pcap --fix -o trunc-fixed.pcap"), 1);
 	assert_int_equal(count("capture", "records truncated (caplen < len)"), 7);
 	assert_int_equal(count("capture", "malformed packets"), 0);
 	assert_int_equal(count("other", "IP fragments (transport checksum not checked)"), 1);
@@ -464,7 +368,7 @@ test_truncated(void **state)
 	assert_int_equal(count("udp", "with a valid checksum"), 1);
 	assert_int_equal(count("capture", "records written to trunc-fixed.pcap"), 7);
 	check_fixed("trunc-fixed.pcap", 0);
-	assert_int_equal(run("trunc-fixed.pcap"), 0);
+	assert_int_equal(t_cli_run("csum", "trunc-fixed.pcap"), 0);
 	assert_int_equal(count("ip", "with a bad header checksum"), 0);
 }
 
@@ -472,59 +376,50 @@ static void
 test_errors(void **state)
 {
 	struct t_spec s;
-	char path[128];
-	FILE *f;
+	char path[PATH_MAX];
 
 	(void)state;
 	cap->n = 0;
 	t_spec_init(&s, 4, 6);
 	add_spec(&s);
-	write_pcap("ppp.pcap", DLT_PPP);
-	assert_int_equal(run("ppp.pcap"), 2);
-	assert_string_equal(out, "");
-	assert_non_null(strstr(err, "unsupported link type"));
-	assert_non_null(strchr(err, '\n'));
-	assert_true(strchr(err, '\n')[1] == '\0');	/* one line */
-	assert_int_equal(run("ppp.pcap --fix -o never.pcap"), 2);
-	snprintf(path, sizeof(path), "%s/never.pcap", dir);
-	assert_int_equal(access(path, F_OK), -1);
+	write_cap("ppp.pcap", DLT_PPP, T_CAP_PCAP);
+	assert_int_equal(t_cli_run("csum", "ppp.pcap"), 2);
+	assert_string_equal(t_cli_out, "");
+	assert_non_null(strstr(t_cli_err, "unsupported link type"));
+	assert_non_null(strchr(t_cli_err, '\n'));
+	assert_true(strchr(t_cli_err, '\n')[1] == '\0');	/* one line */
+	assert_int_equal(t_cli_run("csum", "ppp.pcap --fix -o never.pcap"), 2);
+	assert_int_equal(access(t_cli_file(path, sizeof(path), "never.pcap"), F_OK), -1);
 
-	assert_int_equal(run("does-not-exist.pcap"), 2);
-	assert_string_equal(out, "");
-	snprintf(path, sizeof(path), "%s/garbage.pcap", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("this is not a capture file at all\n", f);
-	fclose(f);
-	assert_int_equal(run("garbage.pcap"), 2);
-	assert_true(strchr(err, '\n')[1] == '\0');
+	assert_int_equal(t_cli_run("csum", "does-not-exist.pcap"), 2);
+	assert_string_equal(t_cli_out, "");
+	t_cli_write_file("garbage.pcap", "this is not a capture file at all\n");
+	assert_int_equal(t_cli_run("csum", "garbage.pcap"), 2);
+	assert_true(strchr(t_cli_err, '\n')[1] == '\0');
 
 	/* a file cut in the middle of its last record: counts, then exit 2 */
 	t_spec_init(&s, 4, 6); s.pay_len = 200;
 	add_spec(&s);
-	write_pcap("cut.pcap", DLT_EN10MB);
-	snprintf(path, sizeof(path), "%s/cut.pcap", dir);
+	write_cap("cut.pcap", DLT_EN10MB, T_CAP_PCAP);
+	t_cli_file(path, sizeof(path), "cut.pcap");
 	assert_int_equal(truncate(path, 24 + 16 + 54 + 16 + 100), 0);
-	assert_int_equal(run("cut.pcap"), 2);
-	assert_non_null(strstr(out, "cut.pcap: 1 records (Ethernet)\n"));
+	assert_int_equal(t_cli_run("csum", "cut.pcap"), 2);
+	assert_non_null(strstr(t_cli_out, "cut.pcap: 1 records (Ethernet)\n"));
 
-	assert_int_equal(run(""), 2);
-	assert_int_equal(run("mixed.pcap --fix"), 2);
-	assert_int_equal(run("mixed.pcap -o x.pcap"), 2);
-	assert_int_equal(run("mixed.pcap --bogus"), 2);
-	assert_int_equal(run("a.pcap b.pcap"), 2);
-	assert_int_equal(run("--help"), 0);
-	assert_non_null(strstr(out, "partial"));
-	assert_non_null(strstr(out, "Exit status"));
+	assert_int_equal(t_cli_run("csum", "%s", ""), 2);
+	assert_int_equal(t_cli_run("csum", "mixed.pcap --fix"), 2);
+	assert_int_equal(t_cli_run("csum", "mixed.pcap -o x.pcap"), 2);
+	assert_int_equal(t_cli_run("csum", "mixed.pcap --bogus"), 2);
+	assert_int_equal(t_cli_run("csum", "a.pcap b.pcap"), 2);
+	assert_int_equal(t_cli_run("csum", "--help"), 0);
+	assert_non_null(strstr(t_cli_out, "partial"));
+	assert_non_null(strstr(t_cli_out, "Exit status"));
 }
 
 static int
 setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/sofl-cli-csum-XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
 	cap = calloc(1, sizeof(*cap));
 	return cap ? 0 : -1;
 }
@@ -532,37 +427,9 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	free(cap);
-	return system(cmd) == 0 ? 0 : -1;
-}
-
-/* The CLI: $SOFTOFFLOAD, else the softoffload next to our tests/ directory. */
-static int
-find_cli(void)
-{
-	char self[PATH_MAX];
-	const char *env = getenv("SOFTOFFLOAD");
-	ssize_t n;
-	char *slash;
-
-	if (env && *env) {
-		snprintf(cli, sizeof(cli), "%s", env);
-		return access(cli, X_OK) == 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return 0;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return 0;
-	*slash = '\0';
-	snprintf(cli, sizeof(cli), "%.*s/../softoffload", PATH_MAX - 20, self);
-	return access(cli, X_OK) == 0;
+	return 0;
 }
 
 int
@@ -578,9 +445,10 @@ main(void)
 		cmocka_unit_test(test_errors),
 	};
 
-	if (!find_cli()) {
-		fprintf(stderr, "skip: CLI not built (%s); set SOFTOFFLOAD=path\n", cli);
-		return T_SKIP;
-	}
-	return cmocka_run_group_tests(tests, setup, teardown);
+	int rc = t_cli_init("cli-csum");
+
+	if (rc)
+		return rc;
+	rc = cmocka_run_group_tests(tests, setup, teardown);
+	return t_cli_fini() ? 1 : rc;
 }

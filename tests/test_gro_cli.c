@@ -6,15 +6,12 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/wait.h>
 #include "helpers.h"
-
-static char dir[256], cli[512];
+#include "cli_util.h"
 
 struct pk {
 	uint8_t b[2048];
@@ -43,61 +40,40 @@ make_flow(struct pk *pk, int n, int pay, int link, int csum, uint64_t gap_after,
 	return n + 1;
 }
 
+/* in.pcap of the temp dir: the @n packets of @pk, link type @dlt. */
 static void
-write_pcap(const char *path, int dlt, const struct pk *pk, int n)
+write_pcap(int dlt, const struct pk *pk, int n)
 {
-	pcap_t *p = pcap_open_dead(dlt, 65535);
-	pcap_dumper_t *d = pcap_dump_open(p, path);
-	struct pcap_pkthdr h;
+	struct t_capw w;
 	int i;
 
-	assert_non_null(d);
-	for (i = 0; i < n; i++) {
-		h.ts.tv_sec = (time_t)(pk[i].ts_us / 1000000);
-		h.ts.tv_usec = (suseconds_t)(pk[i].ts_us % 1000000);
-		h.caplen = h.len = pk[i].len;
-		pcap_dump((u_char *)d, &h, pk[i].b);
-	}
-	pcap_dump_close(d);
-	pcap_close(p);
+	t_capw_open(&w, "in.pcap", dlt, T_CAP_PCAP);
+	for (i = 0; i < n; i++)
+		t_capw_put(&w, pk[i].b, pk[i].len, pk[i].len, pk[i].ts_us);
+	t_capw_close(&w);
 }
 
 struct res {
 	int n, dlt;
 	int pay[64];
 	int ipcsum[64], l4[64];	/* enum sofl_csum_state */
-	char out[4096];		/* stdout */
-	int rc;
+	int rc;			/* output: t_cli_out, t_cli_err */
 };
 
 static void
 run_cli(const char *args, struct res *r)
 {
-	char cmd[2048], in[300], outp[300], so[300];
-	char eb[PCAP_ERRBUF_SIZE];
+	char outp[PATH_MAX];
 	const u_char *data;
 	struct pcap_pkthdr *h;
 	pcap_t *p;
-	FILE *f;
-	size_t k;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(in, sizeof(in), "%s/in.pcap", dir);
-	snprintf(outp, sizeof(outp), "%s/out.pcap", dir);
-	snprintf(so, sizeof(so), "%s/stdout.txt", dir);
-	unlink(outp);
-	snprintf(cmd, sizeof(cmd), "%s gro %s -o %s %s >%s 2>&1", cli, in, outp, args, so);
-	r->rc = WEXITSTATUS(system(cmd));
-	f = fopen(so, "r");
-	if (f) {
-		k = fread(r->out, 1, sizeof(r->out) - 1, f);
-		r->out[k] = 0;
-		fclose(f);
-	}
+	unlink(t_cli_file(outp, sizeof(outp), "out.pcap"));
+	r->rc = t_cli_run("gro", "in.pcap -o out.pcap %s", args);
 	if (r->rc)
 		return;
-	p = pcap_open_offline(outp, eb);
-	assert_non_null(p);
+	p = t_cli_open_pcap("out.pcap");
 	r->dlt = pcap_datalink(p);
 	while (pcap_next_ex(p, &h, &data) == 1 && r->n < 64) {
 		struct sofl_pkt q;
@@ -120,7 +96,8 @@ expect(const struct res *r, const int *want, int n)
 	int i;
 
 	if (r->rc != 0 || r->n != n)
-		fprintf(stderr, "rc %d n %d want %d; output:\n%s\n", r->rc, r->n, n, r->out);
+		fprintf(stderr, "rc %d n %d want %d; output:\n%s%s\n", r->rc, r->n, n,
+			t_cli_out, t_cli_err);
 	assert_int_equal(r->rc, 0);
 	assert_int_equal(r->n, n);
 	for (i = 0; i < n; i++) {
@@ -135,11 +112,9 @@ test_full_and_partial(void **state)
 	static const int want[] = { 10000, 0 };
 	struct pk pk[16];
 	struct res r;
-	char path[300];
 	(void)state;
 
-	snprintf(path, sizeof(path), "%s/in.pcap", dir);
-	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
+	write_pcap(DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
 	run_cli("", &r);
 	expect(&r, want, 2);
 	assert_int_equal(r.dlt, DLT_EN10MB);
@@ -152,7 +127,7 @@ test_full_and_partial(void **state)
 	assert_int_equal(r.l4[1], SOFL_CSUM_VALID);	/* unchanged single packet */
 
 	/* raw IP keeps its link type */
-	write_pcap(path, DLT_RAW, pk, make_flow(pk, 10, 1000, SOFL_LINK_RAW, T_CSUM_FULL, 99, 0));
+	write_pcap(DLT_RAW, pk, make_flow(pk, 10, 1000, SOFL_LINK_RAW, T_CSUM_FULL, 99, 0));
 	run_cli("--csum full", &r);
 	expect(&r, want, 2);
 	assert_int_equal(r.dlt, DLT_RAW);
@@ -166,24 +141,18 @@ test_polls(void **state)
 	static const int w4[] = { 4000, 4000, 2000, 0 };
 	struct pk pk[16];
 	struct res r;
-	char path[300], arg[400];
-	FILE *f;
+	char path[PATH_MAX], arg[PATH_MAX + 16];
 	(void)state;
 
-	snprintf(path, sizeof(path), "%s/in.pcap", dir);
-	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
+	write_pcap(DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
 	run_cli("--poll-sizes 3,3,4", &r);
 	expect(&r, w334, 4);
 	run_cli("--poll-max 4", &r);
 	expect(&r, w4, 4);
 
 	/* file: comments, blank lines, only the first integer of a line */
-	snprintf(path, sizeof(path), "%s/sizes.txt", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "# kernel polls\n5 packets in poll 1 (7 ignored)\n\n  5\n");
-	fclose(f);
-	snprintf(arg, sizeof(arg), "--poll-sizes %s", path);
+	t_cli_write_file("sizes.txt", "# kernel polls\n5 packets in poll 1 (7 ignored)\n\n  5\n");
+	snprintf(arg, sizeof(arg), "--poll-sizes %s", t_cli_file(path, sizeof(path), "sizes.txt"));
 	run_cli(arg, &r);
 	expect(&r, w55, 3);
 
@@ -200,8 +169,7 @@ test_polls(void **state)
 	}
 
 	/* a 1 s gap after the 5th packet splits the poll with --poll-gap-us */
-	snprintf(path, sizeof(path), "%s/in.pcap", dir);
-	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 4,
+	write_pcap(DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 4,
 						    1000000));
 	run_cli("--poll-gap-us 1000", &r);
 	expect(&r, w55, 3);
@@ -217,26 +185,24 @@ test_stats_and_partial_ok(void **state)
 {
 	struct pk pk[16];
 	struct res r;
-	char path[300];
 	(void)state;
 
-	snprintf(path, sizeof(path), "%s/in.pcap", dir);
-	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
+	write_pcap(DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
 	run_cli("--stats", &r);
 	assert_int_equal(r.rc, 0);
-	assert_non_null(strstr(r.out, "packets in           11"));
-	assert_non_null(strstr(r.out, "packets out          2"));
-	assert_non_null(strstr(r.out, "super-packets        1"));
-	assert_non_null(strstr(r.out, "segments merged      10"));
-	assert_non_null(strstr(r.out, "8-15:1"));
-	assert_non_null(strstr(r.out, "no-payload:1"));
+	assert_non_null(strstr(t_cli_out, "packets in           11"));
+	assert_non_null(strstr(t_cli_out, "packets out          2"));
+	assert_non_null(strstr(t_cli_out, "super-packets        1"));
+	assert_non_null(strstr(t_cli_out, "segments merged      10"));
+	assert_non_null(strstr(t_cli_out, "8-15:1"));
+	assert_non_null(strstr(t_cli_out, "no-payload:1"));
 
 	/* captured on the sender: pseudo sums fail like in Linux ... */
-	write_pcap(path, DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_PARTIAL, 99, 0));
+	write_pcap(DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_PARTIAL, 99, 0));
 	run_cli("--stats", &r);
 	assert_int_equal(r.rc, 0);
 	assert_int_equal(r.n, 11);
-	assert_non_null(strstr(r.out, "l4-csum:11"));
+	assert_non_null(strstr(t_cli_out, "l4-csum:11"));
 	/* ... unless --partial-ok or --assume-valid */
 	run_cli("--partial-ok", &r);
 	{
@@ -279,23 +245,11 @@ main(void)
 		cmocka_unit_test(test_stats_and_partial_ok),
 		cmocka_unit_test(test_usage_errors),
 	};
-	const char *b = getenv("BUILD");
-	char rm[300];
-	int rc;
+	int rc = t_cli_init("gro-cli");
 
-	snprintf(cli, sizeof(cli), "%s/softoffload", b ? b : "build");
-	if (access(cli, X_OK) != 0) {
-		fprintf(stderr, "skip: %s not built (set BUILD)\n", cli);
-		return T_SKIP;
-	}
-	snprintf(dir, sizeof(dir), "/tmp/sofl-gro-cli-XXXXXX");
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "skip: cannot create a temporary directory\n");
-		return T_SKIP;
-	}
+	if (rc)
+		return rc;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(rm, sizeof(rm), "rm -rf '%s'", dir);
-	if (system(rm) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	t_cli_fini();
 	return rc;
 }

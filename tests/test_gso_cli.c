@@ -2,15 +2,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/wait.h>
 #include <cmocka.h>
-#include <pcap/pcap.h>
 #include "helpers.h"
+#include "cli_util.h"
 
 #define MAXREC 16
 #define MAXOUT 512
@@ -23,7 +20,6 @@ struct rec {
 static struct rec in[MAXREC], outr[MAXOUT];
 static long outsec[MAXOUT];
 static int nin, nout;
-static char cli[PATH_MAX], dir[64], sout[8192];
 
 static void
 add(const struct t_spec *s, int arp)
@@ -85,27 +81,18 @@ build_capture(void)
 static void
 write_pcap(const char *name)
 {
-	char path[128];
-	pcap_t *pd = pcap_open_dead(DLT_EN10MB, 262144);
-	pcap_dumper_t *d;
+	struct t_capw w;
 	int i;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	d = pcap_dump_open(pd, path);
-	assert_non_null(d);
-	for (i = 0; i < nin; i++) {
-		struct pcap_pkthdr h = { .ts = { .tv_sec = 100 + i }, .caplen = in[i].caplen,
-					 .len = in[i].len };
-		pcap_dump((u_char *)d, &h, in[i].d);
-	}
-	pcap_dump_close(d);
-	pcap_close(pd);
+	t_capw_open(&w, name, DLT_EN10MB, T_CAP_PCAP);
+	for (i = 0; i < nin; i++)
+		t_capw_put(&w, in[i].d, in[i].caplen, in[i].len, (uint64_t)(100 + i) * 1000000);
+	t_capw_close(&w);
 }
 
 static void
 read_pcap(const char *name)
 {
-	char path[128], eb[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	pcap_t *p;
@@ -113,9 +100,7 @@ read_pcap(const char *name)
 	for (int i = 0; i < nout; i++)
 		free(outr[i].d);
 	nout = 0;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	p = pcap_open_offline(path, eb);
-	assert_non_null(p);
+	p = t_cli_open_pcap(name);
 	while (pcap_next_ex(p, &h, &data) == 1) {
 		assert_true(nout < MAXOUT);
 		outr[nout].d = malloc(h->caplen);
@@ -126,38 +111,6 @@ read_pcap(const char *name)
 		nout++;
 	}
 	pcap_close(p);
-}
-
-static int
-run(const char *args)
-{
-	char cmd[PATH_MAX + 512];
-	FILE *f;
-	size_t n;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' gso %s >stdout 2>stderr", dir, cli, args);
-	st = system(cmd);
-	assert_true(st != -1 && WIFEXITED(st));
-	snprintf(cmd, sizeof(cmd), "%s/stdout", dir);
-	f = fopen(cmd, "r");
-	assert_non_null(f);
-	n = fread(sout, 1, sizeof(sout) - 1, f);
-	sout[n] = '\0';
-	fclose(f);
-	return WEXITSTATUS(st);
-}
-
-static unsigned long long
-stat_of(const char *label)
-{
-	const char *s = strstr(sout, label);
-
-	if (!s) {
-		fprintf(stderr, "no '%s' in:\n%s", label, sout);
-		fail();
-	}
-	return strtoull(s + strlen(label), NULL, 10);
 }
 
 /* The library's segments of input record i, flattened (COPY mode). */
@@ -221,7 +174,7 @@ test_segment_capture(void **state)
 	struct sofl_gso_params udp = { .type = SOFL_GSO_UDP_L4, .gso_size = 1200 };
 	(void)state;
 
-	assert_int_equal(run("in.pcap -o out.pcap --mss 1000 --udp-gso-size 1200 --stats"), 0);
+	assert_int_equal(t_cli_run("gso", "in.pcap -o out.pcap --mss 1000 --udp-gso-size 1200 --stats"), 0);
 	read_pcap("out.pcap");
 	pos = 0;
 	expect_lib(0, &tcp);				/* 10 */
@@ -245,13 +198,13 @@ test_segment_capture(void **state)
 	expect_lib(7, &udp);				/* 54 */
 	expect_lib(8, &udp);				/* 4 */
 	assert_int_equal(pos, nout);
-	assert_int_equal(stat_of("records in          "), 9);
-	assert_int_equal(stat_of("records out         "), nout);
-	assert_int_equal(stat_of("super-packets       "), 5);
-	assert_int_equal(stat_of("segments out        "), 10 + 3 + 5 + 54 + 4);
-	assert_int_equal(stat_of("passed through      "), 1);
-	assert_int_equal(stat_of("checksums computed  "), 10 + 3 + 1 + 5 + 54 + 4);
-	assert_non_null(strstr(sout, "1 truncated, 0 malformed, 1 not IP, 1 fragments, 0 refused"));
+	assert_int_equal(t_cli_num_after("records in          "), 9);
+	assert_int_equal(t_cli_num_after("records out         "), nout);
+	assert_int_equal(t_cli_num_after("super-packets       "), 5);
+	assert_int_equal(t_cli_num_after("segments out        "), 10 + 3 + 5 + 54 + 4);
+	assert_int_equal(t_cli_num_after("passed through      "), 1);
+	assert_int_equal(t_cli_num_after("checksums computed  "), 10 + 3 + 1 + 5 + 54 + 4);
+	assert_non_null(strstr(t_cli_out, "1 truncated, 0 malformed, 1 not IP, 1 fragments, 0 refused"));
 }
 
 static void
@@ -264,7 +217,7 @@ test_refused_and_partial(void **state)
 	(void)state;
 
 	/* gso size 100: record 7 would need 640 datagrams (> 128): refused */
-	assert_int_equal(run("--csum partial --udp-gso-size 100 --mss 100 in.pcap -o out.pcap --stats"), 0);
+	assert_int_equal(t_cli_run("gso", "--csum partial --udp-gso-size 100 --mss 100 in.pcap -o out.pcap --stats"), 0);
 	read_pcap("out.pcap");
 	pos = 0;
 	expect_lib(0, &tcp);
@@ -277,8 +230,8 @@ test_refused_and_partial(void **state)
 	expect_same(7);
 	expect_lib(8, &udp);
 	assert_int_equal(pos, nout);
-	assert_non_null(strstr(sout, "1 refused"));
-	assert_non_null(strstr(sout, "segmentation: too many segments"));
+	assert_non_null(strstr(t_cli_out, "1 refused"));
+	assert_non_null(strstr(t_cli_out, "segmentation: too many segments"));
 }
 
 static void
@@ -289,7 +242,7 @@ test_mtu(void **state)
 
 	/* no --mss: the super-packets are fragmented instead — but record 0 has
 	 * DF set: passed unchanged (refused) without --ignore-df */
-	assert_int_equal(run("in.pcap -o out.pcap --mtu 1500 --stats"), 0);
+	assert_int_equal(t_cli_run("gso", "in.pcap -o out.pcap --mtu 1500 --stats"), 0);
 	read_pcap("out.pcap");
 	pos = 0;
 	expect_same(0);
@@ -306,9 +259,9 @@ test_mtu(void **state)
 	frag.frag_id = 9;
 	expect_lib(8, &frag);
 	assert_int_equal(pos, nout);
-	assert_non_null(strstr(sout, "fragmentation needed but DF set"));
+	assert_non_null(strstr(t_cli_out, "fragmentation needed but DF set"));
 	/* with --ignore-df record 0 too */
-	assert_int_equal(run("in.pcap -o out.pcap --mtu 1500 --ignore-df"), 0);
+	assert_int_equal(t_cli_run("gso", "in.pcap -o out.pcap --mtu 1500 --ignore-df"), 0);
 	read_pcap("out.pcap");
 	pos = 0;
 	frag.frag_id = 1;
@@ -320,40 +273,25 @@ static void
 test_usage(void **state)
 {
 	(void)state;
-	assert_int_equal(run("--help"), 0);
-	assert_non_null(strstr(sout, "--udp-gso-size"));
-	assert_int_equal(run("in.pcap"), 2);				/* no -o */
-	assert_int_equal(run("in.pcap -o x.pcap --csum maybe"), 2);
-	assert_int_equal(run("in.pcap -o x.pcap --mss 0"), 2);
-	assert_int_equal(run("in.pcap -o x.pcap --mss 70000"), 2);
-	assert_int_equal(run("in.pcap -o x.pcap --ignore-df"), 2);
-	assert_int_equal(run("in.pcap -o x.pcap --bogus"), 2);
-	assert_int_equal(run("missing.pcap -o x.pcap"), 2);
-	assert_int_equal(run("in.pcap -o x.pcap --mtu 40"), 2);
+	assert_int_equal(t_cli_run("gso", "--help"), 0);
+	assert_non_null(strstr(t_cli_out, "--udp-gso-size"));
+	assert_int_equal(t_cli_run("gso", "in.pcap"), 2);				/* no -o */
+	assert_int_equal(t_cli_run("gso", "in.pcap -o x.pcap --csum maybe"), 2);
+	assert_int_equal(t_cli_run("gso", "in.pcap -o x.pcap --mss 0"), 2);
+	assert_int_equal(t_cli_run("gso", "in.pcap -o x.pcap --mss 70000"), 2);
+	assert_int_equal(t_cli_run("gso", "in.pcap -o x.pcap --ignore-df"), 2);
+	assert_int_equal(t_cli_run("gso", "in.pcap -o x.pcap --bogus"), 2);
+	assert_int_equal(t_cli_run("gso", "missing.pcap -o x.pcap"), 2);
+	assert_int_equal(t_cli_run("gso", "in.pcap -o x.pcap --mtu 40"), 2);
 }
 
+/* The input capture, written inside a test: the writer asserts. */
 static int
-find_cli(void)
+setup(void **state)
 {
-	char self[PATH_MAX];
-	const char *env = getenv("SOFTOFFLOAD");
-	ssize_t n;
-	char *slash;
-
-	if (env && *env) {
-		snprintf(cli, sizeof(cli), "%s", env);
-		return access(cli, X_OK) == 0;
-	}
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		return 0;
-	self[n] = '\0';
-	slash = strrchr(self, '/');
-	if (!slash)
-		return 0;
-	*slash = '\0';
-	snprintf(cli, sizeof(cli), "%.*s/../softoffload", PATH_MAX - 20, self);
-	return access(cli, X_OK) == 0;
+	(void)state;
+	write_pcap("in.pcap");
+	return 0;
 }
 
 int
@@ -365,24 +303,13 @@ main(void)
 		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_usage),
 	};
-	char cmd[128];
-	int rc;
+	int rc = t_cli_init("gso-cli");
 
-	if (!find_cli()) {
-		fprintf(stderr, "softoffload CLI not built (make cli)\n");
-		return T_SKIP;
-	}
-	snprintf(dir, sizeof(dir), "/tmp/sofl-gso-cli-XXXXXX");
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "mkdtemp failed\n");
-		return 1;
-	}
+	if (rc)
+		return rc;
 	build_capture();
-	write_pcap("in.pcap");
-	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "could not remove %s\n", dir);
+	rc = cmocka_run_group_tests(tests, setup, NULL);
+	t_cli_fini();
 	for (int i = 0; i < nin; i++)
 		free(in[i].d);
 	for (int i = 0; i < nout; i++)

@@ -1,0 +1,196 @@
+/* Description: the parser's straight-line fast path gives exactly the generic parser's result (return code and every byte of struct sofl_pkt) on random valid packets of every layout (Ethernet/raw, 0-2 VLAN tags, IPv4 with/without options and fragments, IPv6 with/without extension headers, TCP with assorted options, UDP, other protocols, padding), on every prefix of them and on random byte mutations of their headers. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "helpers.h"
+#include "pkt_impl.h"
+
+#define BUFSZ 2048
+
+static uint32_t
+rnd(uint64_t *r, uint32_t n)
+{
+	return (uint32_t)(t_rand(r) % n);
+}
+
+/* Parses @len bytes of @frame both ways (each from an exact-size heap copy,
+ * so ASan sees any overread) and asserts equal results. */
+static void
+same_both(const uint8_t *frame, size_t len, int link)
+{
+	struct sofl_pkt a, b;
+	uint8_t *c = malloc(len ? len : 1);
+	int ea, eb;
+
+	memcpy(c, frame, len);
+	memset(&a, 0xa5, sizeof(a));	/* stale bytes must not survive either parse */
+	memset(&b, 0x5a, sizeof(b));
+	ea = sofl_pkt_parse(&a, c, len, (enum sofl_link)link);
+	eb = sofl_pkt_parse_generic(&b, c, len, (enum sofl_link)link);
+	if (ea != eb || memcmp(&a, &b, sizeof(a)) != 0) {
+		fprintf(stderr, "link %d len %zu: fast %d (%s), generic %d (%s)\n", link, len, ea,
+			sofl_strerror(ea), eb, sofl_strerror(eb));
+		t_hexdump("frame", frame, len);
+		t_hexdump("fast", &a, sizeof(a));
+		t_hexdump("generic", &b, sizeof(b));
+		free(c);
+		fail();
+	}
+	free(c);
+}
+
+static const uint8_t opt_mss_ws_sack[12] = { 2, 4, 5, 0xb4, 1, 3, 3, 7, 4, 2, 0, 0 };
+static const uint8_t opt_bad[8] = { 1, 1, 8, 12, 0, 0, 0, 0 };	/* TS length runs past */
+static const uint8_t opt_ts_eol[12] = { 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0 };
+static const uint8_t ip_opts[4] = { 0x94, 4, 0, 0 };		/* router alert */
+
+/* A random packet: mostly the common layouts, often one of the others. */
+static size_t
+random_packet(uint64_t *r, uint8_t *buf, int *link)
+{
+	struct t_spec s;
+	uint32_t k = rnd(r, 10);
+	int ipv = rnd(r, 2) ? 4 : 6;
+	int proto = k < 6 ? 6 : k < 9 ? 17 : (ipv == 4 ? 1 : 58);
+
+	t_spec_init(&s, ipv, proto);
+	s.link = rnd(r, 5) ? SOFL_LINK_ETH : SOFL_LINK_RAW;
+	*link = s.link;
+	if (s.link == SOFL_LINK_ETH) {
+		s.nvlan = (int)rnd(r, 6) % 3;	/* 0 most often */
+		s.vlan_tci[0] = (uint16_t)t_rand(r);
+		s.vlan_tci[1] = (uint16_t)t_rand(r);
+		s.vlan_tpid[0] = rnd(r, 2) ? 0x8100 : 0x88a8;
+		s.vlan_tpid[1] = 0x8100;
+		if (!rnd(r, 8))
+			s.eth_pad = rnd(r, 20);
+	}
+	s.sport = (uint16_t)t_rand(r);
+	s.dport = (uint16_t)t_rand(r);
+	s.seq = (uint32_t)t_rand(r);
+	s.ack = (uint32_t)t_rand(r);
+	s.flags = (uint8_t)t_rand(r);
+	s.ip_id = (uint16_t)t_rand(r);
+	s.tos = (uint8_t)t_rand(r);
+	s.df = (int)rnd(r, 2);
+	s.flow_label = (uint32_t)t_rand(r) & 0xfffff;
+	s.pay_len = rnd(r, 4) ? rnd(r, 200) : 0;
+	s.pay_seed = (uint8_t)t_rand(r);
+	switch (rnd(r, 6)) {
+	case 0: case 1: s.tcp_opts = t_opt_ts; s.tcp_opts_len = 12; break;
+	case 2: s.tcp_opts = opt_mss_ws_sack; s.tcp_opts_len = 12; break;
+	case 3: s.tcp_opts = rnd(r, 2) ? opt_bad : opt_ts_eol; s.tcp_opts_len = rnd(r, 2) ? 8 : 12; break;
+	default: break;
+	}
+	if (ipv == 4) {
+		if (!rnd(r, 8)) {
+			s.ip_opts = ip_opts;
+			s.ip_opts_len = 4;
+		}
+		if (!rnd(r, 8))
+			s.frag = (uint16_t)(rnd(r, 2) ? 0x2000 : 0x8000 | rnd(r, 0x2000));
+	} else if (!rnd(r, 6)) {
+		static const uint8_t types[4] = { 0, 43, 60, 44 };
+		s.n_ext = 1 + (int)rnd(r, 2);
+		for (int i = 0; i < s.n_ext; i++) {
+			s.ext[i].type = types[i == 0 ? rnd(r, 4) : 1 + rnd(r, 3)];
+			s.ext[i].len = s.ext[i].type == 44 ? 8 : (uint8_t)(8 * (1 + rnd(r, 2)));
+			s.ext[i].frag_off = (uint16_t)rnd(r, 3);
+			s.ext[i].frag_mf = (uint8_t)rnd(r, 2);
+		}
+	}
+	return t_build(buf, BUFSZ, &s);
+}
+
+/* Valid packets, every prefix of them (every truncation error), and
+ * random mutations of their first 80 bytes (every other error, lengths,
+ * versions, IHL, data offsets, ethertypes, option kinds). */
+static void
+test_fast_equals_generic(void **state)
+{
+	uint64_t r = 0xfa57fa57ull;
+	uint8_t buf[BUFSZ], m[BUFSZ];
+	int i, j, link;
+
+	(void)state;
+	for (i = 0; i < 3000; i++) {
+		size_t len = random_packet(&r, buf, &link), n;
+
+		for (n = 0; n <= len && n <= 140; n++)
+			same_both(buf, n, link);
+		same_both(buf, len, link);
+		for (j = 0; j < 40; j++) {
+			size_t at = rnd(&r, len < 80 ? (uint32_t)len : 80);
+			memcpy(m, buf, len);
+			m[at] = rnd(&r, 3) ? (uint8_t)t_rand(&r) : (uint8_t)(m[at] ^ (1u << rnd(&r, 8)));
+			if (rnd(&r, 3) == 0) {
+				at = rnd(&r, len < 80 ? (uint32_t)len : 80);
+				m[at] = (uint8_t)t_rand(&r);
+			}
+			same_both(m, len, link);
+			same_both(m, len - rnd(&r, (uint32_t)len + 1), link);
+		}
+	}
+}
+
+/* Both links, an invalid link, NULL and empty inputs. */
+static void
+test_edges(void **state)
+{
+	struct t_spec s;
+	uint8_t buf[BUFSZ];
+	size_t len;
+
+	(void)state;
+	t_spec_init(&s, 4, 6);
+	len = t_build(buf, sizeof(buf), &s);
+	same_both(buf, len, 7);			/* not a link type */
+	same_both(buf, 0, SOFL_LINK_ETH);
+	same_both(buf, 0, SOFL_LINK_RAW);
+	assert_int_equal(sofl_pkt_parse(NULL, buf, len, SOFL_LINK_ETH), SOFL_EINVAL);
+	{
+		struct sofl_pkt p;
+		assert_int_equal(sofl_pkt_parse(&p, NULL, 10, SOFL_LINK_ETH), SOFL_EINVAL);
+		assert_int_equal(sofl_pkt_parse(&p, NULL, 0, SOFL_LINK_ETH), SOFL_E_TRUNC_L2);
+	}
+}
+
+/* The fast path's NOP NOP TS shortcut (no option walk) against known
+ * offsets, not only against the generic path. */
+static void
+test_ts_shortcut(void **state)
+{
+	struct t_spec s;
+	struct sofl_pkt p;
+	uint8_t buf[BUFSZ];
+	size_t len;
+
+	(void)state;
+	t_spec_init(&s, 4, 6);
+	s.tcp_opts = t_opt_ts;
+	s.tcp_opts_len = 12;
+	s.pay_len = 100;
+	len = t_build(buf, sizeof(buf), &s);
+	assert_int_equal(sofl_pkt_parse(&p, buf, len, SOFL_LINK_ETH), 0);
+	assert_int_equal(p.opt_ts, 14 + 20 + 22);
+	assert_int_equal(p.l4_len, 32);
+	assert_int_equal(p.pay_len, 100);
+	assert_int_equal(p.tcp_opt_bad, 0);
+	same_both(buf, len, SOFL_LINK_ETH);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_equals_generic),
+		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_ts_shortcut),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

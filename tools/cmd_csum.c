@@ -86,12 +86,8 @@ parse_args(int argc, char **argv, struct csum_opts *o)
 			if (++i == argc)
 				return cli_error("csum: -o needs a file name");
 			o->out = argv[i];
-		} else if (a[0] == '-' && a[1] != '\0')
-			return cli_error("csum: unknown option '%s' (see --help)", a);
-		else if (o->in)
-			return cli_error("csum: more than one input file");
-		else
-			o->in = a;
+		} else if (cli_operand("csum", a, &o->in))
+			return 2;
 	}
 	if (!o->in)
 		return cli_error("csum: no input file (see --help)");
@@ -329,19 +325,14 @@ static int
 run(const struct csum_opts *o, struct csum_stats *st, enum sofl_link *linkp)
 {
 	struct pcap_in *in;
-	struct pcap_out *out = NULL;
+	struct pcap_out *out;
 	struct pcap_rec r;
 	uint8_t *buf = NULL;
 	size_t cap = 0;
-	int dlt, rc, ret = 0;
+	int rc, ret = 0;
 
-	in = pcapin_open(o->in, linkp, &dlt);
-	if (!in)
+	if (pcapio_open(o->in, o->fix ? o->out : NULL, &in, &out, linkp))
 		return 2;
-	if (o->fix && !(out = pcapout_open(o->out, dlt))) {
-		pcapin_close(in);
-		return 2;
-	}
 	while ((rc = pcapin_next(in, &r)) == 1) {
 		if (r.caplen > cap) {
 			uint8_t *nb = realloc(buf, r.caplen);

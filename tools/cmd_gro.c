@@ -138,7 +138,7 @@ parse_sizes(struct gro_opts *o, const char *arg)
 static int
 parse_args(struct gro_opts *o, int argc, char **argv)
 {
-	int i;
+	int i, partial;
 	long long v;
 
 	sofl_gro_config_init(&o->cfg);
@@ -174,17 +174,12 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 				else
 					return cli_error("--policy: linux or relaxed, not '%s'", val);
 			} else if (!strcmp(a, "--csum")) {
-				if (!strcmp(val, "full"))
-					o->cfg.csum_full = 1;
-				else if (!strcmp(val, "partial"))
-					o->cfg.csum_full = 0;
-				else
-					return cli_error("--csum: partial or full, not '%s'", val);
-			} else if (!strcmp(a, "--poll-max")) {
-				if ((v = cli_uint(a, val, 1000000)) < 0)
+				if (cli_csum_mode(a, val, &partial))
 					return 2;
-				if (v == 0)
-					return cli_error("--poll-max: must be at least 1");
+				o->cfg.csum_full = !partial;
+			} else if (!strcmp(a, "--poll-max")) {
+				if ((v = cli_count(a, val, 1000000)) < 0)
+					return 2;
 				o->poll_max = (uint32_t)v;
 			} else if (!strcmp(a, "--poll-gap-us")) {
 				if ((v = cli_uint(a, val, 1000000000ull)) < 0)
@@ -196,10 +191,8 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 		} else if (a[0] == '-' && a[1]) {
 			cli_error("unknown option '%s'", a);
 			return usage(stderr);
-		} else if (!o->in) {
-			o->in = a;
-		} else {
-			return cli_error("more than one input file ('%s')", a);
+		} else if (cli_operand("gro", a, &o->in)) {
+			return 2;
 		}
 	}
 	if (!o->in || !o->out) {

@@ -102,19 +102,12 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 			if (!strcmp(a, "-o")) {
 				o->out = argv[++i];
 			} else if (!strcmp(a, "--csum")) {
-				const char *m = argv[++i];
-				if (!strcmp(m, "full"))
-					o->partial = 0;
-				else if (!strcmp(m, "partial"))
-					o->partial = 1;
-				else
-					return cli_error("--csum: expected full or partial, not '%s'", m);
+				if (cli_csum_mode(a, argv[++i], &o->partial))
+					return 2;
 			} else {
-				v = cli_uint(a, argv[++i], 65535);
+				v = cli_count(a, argv[++i], 65535);
 				if (v < 0)
 					return 2;
-				if (v == 0)
-					return cli_error("%s: must be at least 1", a);
 				if (!strcmp(a, "--mss"))
 					o->mss = (unsigned)v;
 				else if (!strcmp(a, "--udp-gso-size"))
@@ -128,12 +121,8 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 			o->ignore_df = 1;
 		} else if (!strcmp(a, "--stats")) {
 			o->stats = 1;
-		} else if (a[0] == '-' && a[1]) {
-			return cli_error("gso: unknown option '%s'", a);
-		} else if (!o->in) {
-			o->in = a;
-		} else {
-			return cli_error("gso: more than one input file ('%s')", a);
+		} else if (cli_operand("gso", a, &o->in)) {
+			return 2;
 		}
 	}
 	if (!o->in)
@@ -334,7 +323,7 @@ cmd_gso(int argc, char **argv)
 	struct gso_run r;
 	struct pcap_in *in;
 	struct pcap_rec rec;
-	int dlt, rc = 0, got;
+	int rc = 0, got;
 
 	memset(&r, 0, sizeof(r));
 	got = parse_args(argc, argv, &r.o);
@@ -344,14 +333,8 @@ cmd_gso(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	in = pcapin_open(r.o.in, &r.link, &dlt);
-	if (!in)
+	if (pcapio_open(r.o.in, r.o.out, &in, &r.out, &r.link))
 		return 2;
-	r.out = pcapout_open(r.o.out, dlt);
-	if (!r.out) {
-		pcapin_close(in);
-		return 2;
-	}
 	while ((got = pcapin_next(in, &rec)) == 1) {
 		if (one(&r, &rec) < 0) {
 			rc = 2;

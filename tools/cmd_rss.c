@@ -115,11 +115,10 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 			if (!v)
 				return cli_error("rss: %s needs a value", a);
 			if (!strcmp(a, "--queues")) {
-				long long q = cli_uint("rss: --queues", v, SOFL_RSS_QUEUES_MAX);
+				long long q = cli_count("rss: --queues", v, SOFL_RSS_QUEUES_MAX);
+
 				if (q < 0)
 					return 2;
-				if (q == 0)
-					return cli_error("rss: --queues must be at least 1");
 				o->queues = (unsigned long)q;
 			} else if (!strcmp(a, "--key")) {
 				o->key_hex = v;
@@ -130,12 +129,8 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 			} else if (strcmp(v, "text")) {
 				return cli_error("rss: --format: '%s' is not text or tsv", v);
 			}
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_error("rss: unknown option '%s' (see --help)", a);
-		} else if (o->in) {
-			return cli_error("rss: more than one input file");
-		} else {
-			o->in = a;
+		} else if (cli_operand("rss", a, &o->in)) {
+			return 2;
 		}
 	}
 	if (!o->in)

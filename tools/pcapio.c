@@ -176,3 +176,21 @@ pcapout_close(struct pcap_out *out)
 	free(out);
 	return rc;
 }
+
+int
+pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
+	    struct pcap_out **out, enum sofl_link *link)
+{
+	int dlt;
+
+	*out = NULL;
+	*in = pcapin_open(in_path, link, &dlt);
+	if (!*in)
+		return 2;
+	if (out_path && !(*out = pcapout_open(out_path, dlt))) {
+		pcapin_close(*in);
+		*in = NULL;
+		return 2;
+	}
+	return 0;
+}

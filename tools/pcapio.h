@@ -39,4 +39,10 @@ int pcapout_writev(struct pcap_out *out, const struct timeval *ts, const struct 
 /* Flush and close; returns 0, or -1 if any write failed (message printed). */
 int pcapout_close(struct pcap_out *out);
 
+/* Open @in_path and, unless @out_path is NULL, create @out_path with the
+ * input's link type (*out stays NULL without it).  On failure nothing is left
+ * open.  @return 0, or 2 with the message printed. */
+int pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
+		struct pcap_out **out, enum sofl_link *link);
+
 #endif

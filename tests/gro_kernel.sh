@@ -5,40 +5,8 @@
 # and through softoffload GRO with the same poll boundaries.  See
 # docs/kernel-oracle.md.  Needs root and network namespaces (else exit 77).
 set -u
-BUILD=${BUILD:-build}
-K=$BUILD/tests/kernel
-CLI=$BUILD/softoffload
-tag=$$
-NSO=sogro-o-$tag NSC=sogro-c-$tag NSS=sogro-s-$tag
-dir=
-pids=
-
-skip() { echo "SKIP: $*" >&2; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	for n in $NSO $NSC $NSS; do ip netns del "$n" 2>/dev/null; done
-	[ -n "$dir" ] && rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, TAP)"
-[ -x "$CLI" ] || fail "$CLI not built (make BUILD=$BUILD cli)"
-for b in kgro kgrocmp kcraft kcap kpcmp; do
-	[ -x "$K/$b" ] || fail "$K/$b not built (make BUILD=$BUILD tests)"
-done
-for t in ip iperf3 ethtool; do
-	command -v $t >/dev/null 2>&1 || skip "$t not installed (scripts/deps.sh check)"
-done
-[ -c /dev/net/tun ] || skip "/dev/net/tun missing"
-ip netns add "$NSO" 2>/dev/null || skip "cannot create network namespaces"
-ip netns add "$NSC" && ip netns add "$NSS" || fail "ip netns add"
-dir=$(mktemp -d /tmp/gro_kernel.XXXXXX) || fail mktemp
-start=$(date +%s)
-ip -n "$NSO" link set lo up
+. "$(dirname "$0")/kernel/lib.sh"
+kernel_init sogro gro_kernel "kgro kgrocmp kcraft kcap kpcmp"
 
 "$CLI" gro --help >/dev/null 2>&1 || fail "$CLI gro not available (make BUILD=$BUILD cli)"
 
@@ -106,42 +74,13 @@ fi
 # veth has tso/gso/tx-checksumming off, so packets leave MSS-sized with
 # complete checksums, as a NIC would deliver them; the receiver's veth has
 # GRO off and we capture what it receives, before any GRO.
-ip link add sg0-$tag netns "$NSC" type veth peer name sg1-$tag netns "$NSS" || fail "veth"
-ip -n "$NSC" link set lo up && ip -n "$NSS" link set lo up
-ip -n "$NSC" addr add 198.18.1.1/24 dev sg0-$tag
-ip -n "$NSS" addr add 198.18.1.2/24 dev sg1-$tag
-ip -n "$NSC" addr add 2001:2:0:1::1/64 dev sg0-$tag nodad
-ip -n "$NSS" addr add 2001:2:0:1::2/64 dev sg1-$tag nodad
+iperf_pair 1
 ip netns exec "$NSC" ethtool -K sg0-$tag tx off tso off gso off >/dev/null 2>&1 ||
 	fail "ethtool -K tx/tso/gso off"
-ip netns exec "$NSS" ethtool -K sg1-$tag gro off >/dev/null 2>&1 || fail "ethtool -K gro off"
-ip -n "$NSC" link set sg0-$tag up && ip -n "$NSS" link set sg1-$tag up
 
 # capture NAME CLIENT_ARGS...: one bounded iperf3 run, captured at the receiver.
 capture() {
-	name=$1; shift
-	ip netns exec "$NSS" "$K/kcap" -i sg1-$tag -w "$dir/$name.pcap" -m "$dir/$name.vnet" \
-	    -c 60000 -T 20 > "$dir/$name.cap.out" 2> "$dir/$name.cap.log" &
-	cap=$!
-	pids="$pids $cap"
-	ip netns exec "$NSS" iperf3 -s -1 > "$dir/$name.srv.log" 2>&1 &
-	srv=$!
-	pids="$pids $srv"
-	i=0
-	until grep -q ready "$dir/$name.cap.out" 2>/dev/null &&
-	      ip netns exec "$NSS" ss -ltn 2>/dev/null | grep -q ':5201 '; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && fail "$name: iperf3 server / capture did not start"
-		sleep 0.05
-	done
-	timeout 20 ip netns exec "$NSC" iperf3 "$@" > "$dir/$name.cli.iperf" 2>&1 ||
-		{ cat "$dir/$name.cli.iperf" >&2; fail "$name: iperf3 client failed"; }
-	wait "$srv" 2>/dev/null
-	sleep 0.2
-	kill "$cap" 2>/dev/null
-	wait "$cap" 2>/dev/null
-	pids=
-	[ -s "$dir/$name.pcap" ] || fail "$name: nothing captured"
+	iperf_capture 60000 "$@"
 	echo "$name: $(cat "$dir/$name.cap.log")"
 }
 

@@ -7,39 +7,8 @@
 # softoffload's.  See docs/kernel-oracle.md.  Needs root and network
 # namespaces (else exit 77).
 set -u
-BUILD=${BUILD:-build}
-K=$BUILD/tests/kernel
-CLI=$BUILD/softoffload
-tag=$$
-NSO=sogso-o-$tag NSC=sogso-c-$tag NSS=sogso-s-$tag
-dir=
-pids=
-
-skip() { echo "SKIP: $*" >&2; exit 77; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	for n in $NSO $NSC $NSS; do ip netns del "$n" 2>/dev/null; done
-	[ -n "$dir" ] && rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, TAP)"
-[ -x "$CLI" ] || fail "$CLI not built (make BUILD=$BUILD cli)"
-for b in kgso kgsocmp kcraft kcap kpcmp kslice; do
-	[ -x "$K/$b" ] || fail "$K/$b not built (make BUILD=$BUILD tests)"
-done
-for t in ip iperf3 ethtool; do
-	command -v $t >/dev/null 2>&1 || skip "$t not installed (scripts/deps.sh check)"
-done
-[ -c /dev/net/tun ] || skip "/dev/net/tun missing"
-ip netns add "$NSO" 2>/dev/null || skip "cannot create network namespaces"
-ip netns add "$NSC" && ip netns add "$NSS" || fail "ip netns add"
-dir=$(mktemp -d /tmp/gso_kernel.XXXXXX) || fail mktemp
-start=$(date +%s)
+. "$(dirname "$0")/kernel/lib.sh"
+kernel_init sogso gso_kernel "kgso kgsocmp kcraft kcap kpcmp kslice"
 
 # The oracle: TAP gt0 (vnet headers) and veth gv0 in bridge gbr; gv0 cannot
 # offload anything, so the kernel segments in software on its way out
@@ -51,7 +20,6 @@ ip netns exec "$NSO" sh -c '
 	for f in /proc/sys/net/bridge/bridge-nf-call-*; do [ -e "$f" ] && echo 0 > "$f"; done
 	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1' ||
 	fail "netns sysctls"
-ip -n "$NSO" link set lo up
 ip -n "$NSO" tuntap add dev gt0 mode tap vnet_hdr 2>/dev/null || skip "cannot create a TAP device"
 ip -n "$NSO" link add gbr type bridge || skip "no bridge support"
 ip -n "$NSO" link add gv0 type veth peer name gv1 || fail "veth"
@@ -133,39 +101,10 @@ oracle craft "$dir/craft.pcap" "$dir/craft.vnet"
 # 2. Real TSO super-packets: iperf3 with the sender's offloads on (veth
 # default), captured on the receiving veth (GRO off) with their virtio
 # headers: gso_type, gso_size and the partial checksum of the sending stack.
-ip link add sg0-$tag netns "$NSC" type veth peer name sg1-$tag netns "$NSS" || fail "veth"
-ip -n "$NSC" link set lo up && ip -n "$NSS" link set lo up
-ip -n "$NSC" addr add 198.18.2.1/24 dev sg0-$tag
-ip -n "$NSS" addr add 198.18.2.2/24 dev sg1-$tag
-ip -n "$NSC" addr add 2001:2:0:2::1/64 dev sg0-$tag nodad
-ip -n "$NSS" addr add 2001:2:0:2::2/64 dev sg1-$tag nodad
-ip netns exec "$NSS" ethtool -K sg1-$tag gro off >/dev/null 2>&1 || fail "ethtool -K gro off"
-ip -n "$NSC" link set sg0-$tag up && ip -n "$NSS" link set sg1-$tag up
+iperf_pair 2
 
 capture() {
-	name=$1; shift
-	ip netns exec "$NSS" "$K/kcap" -i sg1-$tag -w "$dir/$name.pcap" -m "$dir/$name.vnet" \
-	    -c 20000 -T 20 > "$dir/$name.cap.out" 2> "$dir/$name.cap.log" &
-	cap=$!
-	pids="$pids $cap"
-	ip netns exec "$NSS" iperf3 -s -1 > "$dir/$name.srv.log" 2>&1 &
-	srv=$!
-	pids="$pids $srv"
-	i=0
-	until grep -q ready "$dir/$name.cap.out" 2>/dev/null &&
-	      ip netns exec "$NSS" ss -ltn 2>/dev/null | grep -q ':5201 '; do
-		i=$((i + 1))
-		[ $i -gt 100 ] && fail "$name: iperf3 server / capture did not start"
-		sleep 0.05
-	done
-	timeout 20 ip netns exec "$NSC" iperf3 "$@" > "$dir/$name.cli.iperf" 2>&1 ||
-		{ cat "$dir/$name.cli.iperf" >&2; fail "$name: iperf3 client failed"; }
-	wait "$srv" 2>/dev/null
-	sleep 0.2
-	kill "$cap" 2>/dev/null
-	wait "$cap" 2>/dev/null
-	pids=
-	[ -s "$dir/$name.pcap" ] || fail "$name: nothing captured"
+	iperf_capture 20000 "$@"
 	n=$(awk '$2 != 0' "$dir/$name.vnet" | wc -l)
 	echo "$name: $(cat "$dir/$name.cap.log"), $n of them GSO super-packets"
 	[ "$n" -gt 0 ] || fail "$name: no super-packet captured (TSO off on the sender?)"

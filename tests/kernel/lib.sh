@@ -1,0 +1,96 @@
+# Shared shell of the kernel-oracle tests (tests/gro_kernel.sh,
+# tests/gso_kernel.sh), sourced, never run by itself: the prologue (checks,
+# three network namespaces, temp dir, cleanup), the iperf3 veth pair and a
+# bounded iperf3 run captured at the receiver.  POSIX sh.
+#
+#   . tests/kernel/lib.sh
+#   kernel_init sogro gro_kernel "kgro kgrocmp kcraft kcap kpcmp"
+#   ... namespaces $NSO (oracle), $NSC (iperf3 client), $NSS (server),
+#   ... scratch dir $dir, $K (kernel binaries), $CLI, $tag, $start
+#   iperf_pair 1                       # 198.18.1.1 <-> 198.18.1.2
+#   iperf_capture 60000 tcp4 -c 198.18.1.2 -n 8M   # -> $dir/tcp4.pcap, .vnet
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# Kills only the processes we started (by PID), deletes only our namespaces.
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	for n in $NSO $NSC $NSS; do ip netns del "$n" 2>/dev/null; done
+	[ -n "$dir" ] && rm -rf "$dir"
+}
+
+# kernel_init NS_PREFIX NAME "BINARIES": checks root, the CLI, the
+# tests/kernel BINARIES and the tools; creates the namespaces
+# NS_PREFIX-{o,c,s}-PID (the oracle's with lo up) and /tmp/NAME.XXXXXX.
+kernel_init() {
+	BUILD=${BUILD:-build}
+	K=$BUILD/tests/kernel
+	CLI=$BUILD/softoffload
+	tag=$$
+	NSO=$1-o-$tag NSC=$1-c-$tag NSS=$1-s-$tag
+	dir=
+	pids=
+	trap cleanup EXIT
+	trap 'exit 1' INT TERM
+
+	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, TAP)"
+	[ -x "$CLI" ] || fail "$CLI not built (make BUILD=$BUILD cli)"
+	for b in $3; do
+		[ -x "$K/$b" ] || fail "$K/$b not built (make BUILD=$BUILD tests)"
+	done
+	for t in ip iperf3 ethtool; do
+		command -v $t >/dev/null 2>&1 || skip "$t not installed (scripts/deps.sh check)"
+	done
+	[ -c /dev/net/tun ] || skip "/dev/net/tun missing"
+	ip netns add "$NSO" 2>/dev/null || skip "cannot create network namespaces"
+	ip netns add "$NSC" && ip netns add "$NSS" || fail "ip netns add"
+	dir=$(mktemp -d "/tmp/$2.XXXXXX") || fail mktemp
+	start=$(date +%s)
+	ip -n "$NSO" link set lo up
+}
+
+# iperf_pair N: veth sg0-$tag in $NSC (198.18.N.1, 2001:2:0:N::1) to sg1-$tag
+# in $NSS (.2, ::2), both up, GRO off on the receiver so that what it
+# captures is what the wire carried.
+iperf_pair() {
+	ip link add sg0-$tag netns "$NSC" type veth peer name sg1-$tag netns "$NSS" || fail "veth"
+	ip -n "$NSC" link set lo up && ip -n "$NSS" link set lo up
+	ip -n "$NSC" addr add 198.18.$1.1/24 dev sg0-$tag
+	ip -n "$NSS" addr add 198.18.$1.2/24 dev sg1-$tag
+	ip -n "$NSC" addr add 2001:2:0:$1::1/64 dev sg0-$tag nodad
+	ip -n "$NSS" addr add 2001:2:0:$1::2/64 dev sg1-$tag nodad
+	ip netns exec "$NSS" ethtool -K sg1-$tag gro off >/dev/null 2>&1 || fail "ethtool -K gro off"
+	ip -n "$NSC" link set sg0-$tag up && ip -n "$NSS" link set sg1-$tag up
+}
+
+# iperf_capture MAX_FRAMES NAME CLIENT_ARGS...: one bounded iperf3 run over
+# the pair, captured at the receiver (at most MAX_FRAMES frames, 20 s) into
+# $dir/NAME.pcap with the virtio headers in $dir/NAME.vnet; the capture's
+# summary in $dir/NAME.cap.log.  Sets $name.
+iperf_capture() {
+	max=$1 name=$2; shift 2
+	ip netns exec "$NSS" "$K/kcap" -i sg1-$tag -w "$dir/$name.pcap" -m "$dir/$name.vnet" \
+	    -c "$max" -T 20 > "$dir/$name.cap.out" 2> "$dir/$name.cap.log" &
+	cap=$!
+	pids="$pids $cap"
+	ip netns exec "$NSS" iperf3 -s -1 > "$dir/$name.srv.log" 2>&1 &
+	srv=$!
+	pids="$pids $srv"
+	i=0
+	until grep -q ready "$dir/$name.cap.out" 2>/dev/null &&
+	      ip netns exec "$NSS" ss -ltn 2>/dev/null | grep -q ':5201 '; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && fail "$name: iperf3 server / capture did not start"
+		sleep 0.05
+	done
+	timeout 20 ip netns exec "$NSC" iperf3 "$@" > "$dir/$name.cli.iperf" 2>&1 ||
+		{ cat "$dir/$name.cli.iperf" >&2; fail "$name: iperf3 client failed"; }
+	wait "$srv" 2>/dev/null
+	sleep 0.2
+	kill "$cap" 2>/dev/null
+	wait "$cap" 2>/dev/null
+	pids=
+	[ -s "$dir/$name.pcap" ] || fail "$name: nothing captured"
+}

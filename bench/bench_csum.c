@@ -25,41 +25,6 @@
 #define BIG		(64u * MB)
 #define MAXREP		64
 
-static uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void
-fill_random(uint8_t *buf, size_t len, uint64_t seed)
-{
-	size_t i;
-
-	for (i = 0; i + 8 <= len; i += 8) {
-		uint64_t v = splitmix64(&seed);
-		memcpy(buf + i, &v, 8);	/* little-endian bytes on x86 */
-	}
-	for (; i < len; i++)
-		buf[i] = (uint8_t)splitmix64(&seed);
-}
-
-static void *
-xalloc(size_t len)
-{
-	void *p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
-
-	if (!p) {
-		fprintf(stderr, "bench_csum: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 /* ---- same-run baselines ---- */
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -272,15 +237,6 @@ add_row(enum kind kind, int impl, size_t size, double anchor, const char *unit,
 	nrows++;
 }
 
-static double
-median_of(const double *v, int n)
-{
-	double tmp[MAXREP];
-
-	memcpy(tmp, v, sizeof(double) * (size_t)n);
-	return bench_median(tmp, n);
-}
-
 static const struct row *
 find_ref(const struct row *r)
 {
@@ -308,14 +264,12 @@ main(int argc, char **argv)
 	uint64_t sink = 0;
 	char fmt[64];
 
-	reps = bench_reps(argc > 1 && !strcmp(argv[1], "-q") ? 3 : 15);
-	if (reps > MAXREP)
-		reps = MAXREP;
-	hot = xalloc(65536);
-	hot_dst = xalloc(65536);
-	big = xalloc(BIG);
-	fill_random(hot, 65536, 1);
-	fill_random(big, BIG, 2);
+	reps = bench_reps_args(argc, argv, 15, MAXREP);
+	hot = bench_alloc(65536);
+	hot_dst = bench_alloc(65536);
+	big = bench_alloc(BIG);
+	bench_fill_random(hot, 65536, 1);
+	bench_fill_random(big, BIG, 2);
 	build_frame();
 
 	for (impl = 0; impl <= SOFL_CSUM_AVX512; impl++) {
@@ -373,11 +327,11 @@ main(int argc, char **argv)
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i], *ref = find_ref(r);
 		int ns = !strcmp(r->unit, "ns");
-		double m = median_of(ns ? r->ns : r->gbs, reps);
+		double m = bench_median_of(ns ? r->ns : r->gbs, reps);
 		char same[16] = "-", anch[16] = "-";
 
 		if (ref && ref != r)
-			snprintf(same, sizeof(same), "%.2f", m / median_of(ref->gbs, reps));
+			snprintf(same, sizeof(same), "%.2f", m / bench_median_of(ref->gbs, reps));
 		if (r->anchor > 0)
 			snprintf(anch, sizeof(anch), "%.2f", ns ? r->anchor / m : m / r->anchor);
 		printf("%-36s %10.3g %6s %12s %12s\n", r->name, m, r->unit, same, anch);

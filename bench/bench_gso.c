@@ -49,18 +49,6 @@ static struct sofl_gso_seg segs[MAXSEG];
 static struct iovec iovs[2 * MAXSEG];
 static uint8_t *obuf;
 
-static void *
-xalloc(size_t len)
-{
-	void *p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
-
-	if (!p) {
-		fprintf(stderr, "bench_gso: out of memory\n");
-		exit(2);
-	}
-	return p;
-}
-
 /* The anchor's frame (dpdk-anchor.md "build_tcp4_frame"), flow 0, as a
  * sending stack hands it over: partial TCP checksum. */
 static uint32_t
@@ -211,8 +199,9 @@ main(int argc, char **argv)
 {
 	static struct row rows[32];
 	static double base_cpy[MAXREP], base_sum[MAXREP], base_parse[MAXREP];
-	uint8_t *tcp4 = xalloc(70000), *tcp6 = xalloc(70000), *udp4 = xalloc(70000);
-	uint8_t *udp6 = xalloc(70000), *src = xalloc(70000), *dst = xalloc(70000);
+	uint8_t *tcp4 = bench_alloc(70000), *tcp6 = bench_alloc(70000);
+	uint8_t *udp4 = bench_alloc(70000), *udp6 = bench_alloc(70000);
+	uint8_t *src = bench_alloc(70000), *dst = bench_alloc(70000);
 	uint32_t l_t4, l_t6, l_u4, l_u6;
 	int nrows = 0, reps, rep, i;
 	char name[64];
@@ -224,10 +213,8 @@ main(int argc, char **argv)
 	};
 	static char names[32][64];
 
-	reps = (argc > 1 && !strcmp(argv[1], "-q")) ? 3 : bench_reps(15);
-	if (reps > MAXREP)
-		reps = MAXREP;
-	obuf = xalloc(MAXSEG * 2048);
+	reps = bench_reps_args(argc, argv, 15, MAXREP);
+	obuf = bench_alloc(MAXSEG * 2048);
 	l_t4 = build_tcp(tcp4, 4, 65160);
 	l_t6 = build_tcp(tcp6, 6, 65160);
 	l_u4 = build_udp(udp4, 4, 65000);
@@ -301,15 +288,13 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < nrows; i++) {
 		struct row *r = &rows[i];
-		double seg[MAXREP];
 
-		memcpy(seg, r->ns_seg, sizeof(seg));
 		bench_report("gso", r->name, "ns_per_superpkt", "ns", r->ns_pkt, reps);
 		snprintf(name, sizeof(name), "%s", r->name);
 		bench_report("gso", name, "ns_per_segment", "ns", r->ns_seg, reps);
 		if (r->anchor > 0)
 			printf("         %-40s DPDK anchor %.1f ns/seg -> %.2fx faster\n", "",
-			       r->anchor, r->anchor / bench_median(seg, reps));
+			       r->anchor, r->anchor / bench_median(r->ns_seg, reps));
 	}
 	bench_report("gso", "baseline_memcpy_1448B", "ns_per_segment", "ns", base_cpy, reps);
 	bench_report("gso", "baseline_csum_add_1448B", "ns_per_segment", "ns", base_sum, reps);

@@ -32,16 +32,6 @@ static struct sofl_pkt pkt4[NT], pkt6[NT];
 static struct sofl_rss rss, rss_def;	/* rss: forced impl per row; rss_def: as init chose */
 static uint32_t key_be_words[11];	/* softrss_style: key as host-order words */
 
-static uint64_t
-splitmix64(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 static void
 make_tuples(void)
 {
@@ -51,7 +41,7 @@ make_tuples(void)
 
 	for (i = 0; i < NT; i++) {
 		for (j = 0; j < 5; j++) {
-			uint64_t v = splitmix64(&s);
+			uint64_t v = bench_splitmix64(&s);
 			for (k = 0; k < 8; k++)
 				b[8 * j + k] = (uint8_t)(v >> (8 * k));
 		}

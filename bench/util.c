@@ -1,6 +1,7 @@
 /* Shared benchmark helpers (util.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "util.h"
 
@@ -74,4 +75,59 @@ bench_reps(int def)
 	const char *e = getenv("SOFL_BENCH_REPS");
 	int n = e ? atoi(e) : def;
 	return n > 0 ? n : def;
+}
+
+int
+bench_reps_args(int argc, char **argv, int def, int max)
+{
+	int n = bench_reps(argc > 1 && !strcmp(argv[1], "-q") ? 3 : def);
+
+	return n > max ? max : n;
+}
+
+double
+bench_median_of(const double *v, int n)
+{
+	double tmp[1024];
+
+	if (n > 1024)
+		n = 1024;
+	memcpy(tmp, v, sizeof(double) * (size_t)n);
+	return bench_median(tmp, n);
+}
+
+uint64_t
+bench_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void
+bench_fill_random(uint8_t *buf, size_t len, uint64_t seed)
+{
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		uint64_t v = bench_splitmix64(&seed);
+
+		memcpy(buf + i, &v, 8);	/* little-endian bytes on x86 */
+	}
+	for (; i < len; i++)
+		buf[i] = (uint8_t)bench_splitmix64(&seed);
+}
+
+void *
+bench_alloc(size_t len)
+{
+	void *p = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+
+	if (!p) {
+		fprintf(stderr, "bench: out of memory (%zu bytes)\n", len);
+		exit(2);
+	}
+	return p;
 }

@@ -19,5 +19,19 @@ void bench_report(const char *section, const char *name, const char *metric, con
 		  double *samples, int n);
 /* Repetitions from $SOFL_BENCH_REPS (default @def). */
 int bench_reps(int def);
+/* The same for a benchmark's main(): a first argument "-q" makes the default
+ * 3; the result is capped at @max (the size of the caller's sample arrays). */
+int bench_reps_args(int argc, char **argv, int def, int max);
+/* Median of v[0..n) without reordering v (n <= 1024). */
+double bench_median_of(const double *v, int n);
+
+/* splitmix64: the deterministic generator of the dpdk-anchor.md workloads. */
+uint64_t bench_splitmix64(uint64_t *state);
+/* Fills buf with splitmix64 outputs from @seed, 8 little-endian bytes each
+ * (a tail shorter than 8 gets the low byte of one output per byte). */
+void bench_fill_random(uint8_t *buf, size_t len, uint64_t seed);
+/* 4 KiB-aligned memory (len rounded up); exits with a message when there is
+ * none.  Free with free(). */
+void *bench_alloc(size_t len);
 
 #endif

@@ -67,6 +67,7 @@ struct sofl_gro {
 	struct sofl_gro_config cfg;
 	struct sofl_gro_rule *rules;
 	int lnx;		/* Linux table geometry */
+	int fast;		/* fast_merge applies (Linux policy) */
 	uint32_t mask;		/* buckets - 1 */
 	uint32_t per_bucket;
 	uint32_t *head;		/* bucket chains */
@@ -528,26 +529,34 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	g->held_segs++;
 }
 
+/* Appends a segment: payload @pay (@len bytes), TCP/UDP header @l4. */
 HOT void
-append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const struct sofl_pkt *q)
+append_seg(struct sofl_gro *g, struct flow *f, const uint8_t *pay, uint32_t len,
+	   const uint8_t *l4, uint64_t cookie)
 {
-	struct flow *f = &g->flows[fi];
 	uint32_t si = g->free_seg;
 	struct seg *s = &g->segs[si];
 
 	g->free_seg = s->next;
-	s->pay = q->data + q->pay_off;
-	s->len = q->pay_len;
+	s->pay = pay;
+	s->len = len;
 	s->next = NIL;
-	s->cookie = in->cookie;
+	s->cookie = cookie;
 	g->segs[f->seg_tail].next = si;
 	f->seg_tail = si;
 	f->count++;
-	f->next_seq += q->pay_len;
-	f->ip_len += q->pay_len;
-	f->last_l4 = q->data + q->l4_off;
+	f->next_seq += len;
+	f->ip_len += len;
+	f->last_l4 = l4;
 	f->ref = 1;
 	g->held_segs++;
+}
+
+HOT void
+append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const struct sofl_pkt *q)
+{
+	append_seg(g, &g->flows[fi], q->data + q->pay_off, q->pay_len, q->data + q->l4_off,
+		   in->cookie);
 }
 
 /* ---- merge rules ---- */
@@ -712,6 +721,133 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		hold(g, in, q, h, b, ports, ck);
 }
 
+/* ---- fast merge ----
+ * The next segment of a held TCP flow, decided without parsing it: its
+ * header bytes are compared with the flow's first segment's (f->hdr) under
+ * a mask that lets through only what may differ between mergeable segments
+ * (IPv4 total length, ID, checksum; IPv6 payload length; TCP sequence
+ * number, PSH/FIN, checksum, urgent pointer — which Linux ignores too).
+ * Equal masked headers give the packet the flow's parse (same layers,
+ * offsets, options), its flow key (so the flow is the lookup's only
+ * match), and pass every header rule of tcp_flush; what is left are the
+ * lengths, the IPv4 ID, the sequence number and the checksums.  When
+ * anything is off the packet goes the general way (classify, tcp_rx),
+ * which then decides exactly as before: the fast path changes nothing
+ * until it has decided to merge. */
+
+#define M_IP4_W0  0xffff00000000ffffull	/* bytes 0-1, 6-7: ver/IHL, TOS, frag */
+#define M_IP4_W8  0xffffffff0000ffffull	/* bytes 8-9, 12-15: TTL, proto, src */
+#define M_IP6_W0  0xffff0000ffffffffull	/* bytes 0-3, 6-7: TC, label, nh, hop */
+#define M_TCP_W0  0x00000000ffffffffull	/* bytes 0-3: ports (not seq) */
+#define M_TCP_W8  0xfffff6ffffffffffull	/* bytes 8-15 but PSH/FIN: ack, doff, flags, win */
+
+static inline uint64_t
+mdiff(const uint8_t *a, const uint8_t *b, uint64_t m)
+{
+	return (ld64(a) ^ ld64(b)) & m;
+}
+
+/* Masked compare of @d (>= f->hdr_len bytes) against the flow's header. */
+HOT int
+fast_same(const struct flow *f, const uint8_t *d)
+{
+	const uint8_t *a = f->hdr, *ip = d + f->l3_off, *fip = a + f->l3_off;
+	const uint8_t *th = d + f->l4_off, *fth = a + f->l4_off;
+	uint64_t x;
+
+	if (differ_n(a, d, f->l3_off))
+		return 0;
+	x = mdiff(th, fth, M_TCP_W0) | mdiff(th + 8, fth + 8, M_TCP_W8);
+	if (f->ipv == 4)
+		x |= mdiff(ip, fip, M_IP4_W0) | mdiff(ip + 8, fip + 8, M_IP4_W8) |
+		     (uint64_t)(ld32(ip + 16) ^ ld32(fip + 16));
+	else
+		x |= mdiff(ip, fip, M_IP6_W0) | (uint64_t)differ(ip + 8, fip + 8, f->l3_len - 8u);
+	return !x && !differ_n(th + 20, fth + 20, f->l4_len - 20u);
+}
+
+/* IPv4 header checksum of a 20-byte header: 1 when it verifies. */
+static inline int
+ip4_csum_ok(const uint8_t *ip)
+{
+	uint64_t s = (uint64_t)ld32(ip) + ld32(ip + 4) + ld32(ip + 8) + ld32(ip + 12) +
+		     ld32(ip + 16);
+
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
+/* The held flow @in would join, if any, found by its rx hash (known before
+ * parsing) and the masked header compare. */
+HOT struct flow *
+fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
+{
+	uint32_t fi;
+
+	for (fi = g->head[h & g->mask]; fi != NIL; fi = g->flows[fi].chain) {
+		struct flow *f = &g->flows[fi];
+		if (f->hash == h && f->proto == 6 && in->len > f->hdr_len && fast_same(f, in->data))
+			return f;
+	}
+	return NULL;
+}
+
+/* 1: merged (and perhaps completed); 0: nothing done, take the general way. */
+HOT int
+fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
+{
+	const uint8_t *d = in->data, *ip, *th;
+	struct flow *f = fast_find(g, in, h);
+	uint32_t len = in->len, pay, seq;
+	uint16_t off;
+	uint8_t fixedid, flags;
+
+	if (!f)
+		return 0;
+	ip = d + f->l3_off;
+	th = d + f->l4_off;
+	pay = len - f->hdr_len;
+	seq = sofl_get32(th + 4);
+	flags = th[13];
+	if (pay > f->mss || seq != f->next_seq || f->ip_len + pay > g->cfg.max_size ||
+	    (flags & SOFL_TCP_CWR))
+		return 0;
+	if (f->ipv == 4) {
+		if (sofl_get16(ip + 2) != len - f->l3_off)
+			return 0;	/* Ethernet padding or a bad length */
+		off = (uint16_t)(sofl_get16(ip + 4) - sofl_get16(f->hdr + f->l3_off + 4));
+		fixedid = f->fixedid || (f->count == 1 && off == 0);
+		if (off != (fixedid ? 0 : f->count))
+			return 0;
+		if (!(in->flags & SOFL_GRO_F_IPCSUM_OK) && !ip4_csum_ok(ip))
+			return 0;
+	} else {
+		if (sofl_get16(ip + 4) + 40u != len - f->l3_off)
+			return 0;
+		fixedid = 0;
+	}
+	if (!(in->flags & SOFL_GRO_F_CSUM_OK)) {
+		uint32_t l4len = len - f->l4_off;
+		uint16_t ps = l4_pseudo(f->ipv, ip, 6, l4len);
+		if (sofl_csum_fold(sofl_csum_add(ps, th, l4len)) != 0xffff)
+			return 0;	/* bad or pseudo-only: the general way decides */
+		g->st.csum_sw_l4++;
+	}
+	if (f->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK))
+		g->st.csum_sw_ip++;
+	f->fixedid = fixedid;
+	append_seg(g, f, d + f->hdr_len, pay, th, in->cookie);
+	f->orflags |= flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
+	if (flags & TCP_FINAL)
+		complete(g, (uint32_t)(f - g->flows), SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
+	else if (pay < f->mss)
+		complete(g, (uint32_t)(f - g->flows), SOFL_GRO_FLUSH_SHORT);	/* #23 */
+	return 1;
+}
+
 static int
 rule_match(const struct sofl_gro_rule *r, const struct sofl_pkt *q)
 {
@@ -769,6 +905,7 @@ struct rxq {
 };
 
 #define RX_CHUNK 16	/* inputs classified (and prefetched) ahead of the rules */
+#define BYP_FAST (-2)	/* rxq.byp: not classified yet, fast_merge first */
 
 /* L2/L3 checks and checksums (#5-#12): everything that does not depend on
  * held flows, so a whole chunk can be classified before the table is used. */
@@ -847,9 +984,9 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 	}
 }
 
-/* A chunk: classify all (prefetching bucket heads), prefetch the flow
- * entries the heads point to (large tables: these are cache misses), then
- * run the rules in order.  Prefetches are hints only; the rules look up
+/* LRU table, a chunk: classify all (prefetching bucket heads), prefetch the
+ * flow entries the heads point to (large tables: these are cache misses),
+ * then run the rules in order.  Prefetches are hints only; the rules look up
  * the table again. */
 static void
 rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
@@ -858,23 +995,50 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		g->st.pkts_in++;
-		g->st.bytes_in += in[i].len;
-		classify(g, &in[i], &x[i]);
-		if (x[i].byp < 0 && !g->lnx)
+		if (g->fast && in[i].data && (in[i].flags & SOFL_GRO_F_HASH)) {
+			/* rx hash known unparsed: try fast_merge first */
+			x[i].byp = BYP_FAST;
+			x[i].h = in[i].hash;
+			x[i].b = x[i].h & g->mask;
+		} else {
+			classify(g, &in[i], &x[i]);
+		}
+		if (x[i].byp < 0)
 			__builtin_prefetch(&g->head[x[i].b]);
 	}
-	if (!g->lnx)
-		for (i = 0; i < n; i++) {
-			uint32_t fi;
-			if (x[i].byp >= 0 || (fi = g->head[x[i].b]) == NIL)
+	for (i = 0; i < n; i++) {
+		uint32_t fi;
+		if (x[i].byp >= 0 || (fi = g->head[x[i].b]) == NIL)
+			continue;
+		__builtin_prefetch(&g->flows[fi]);
+		__builtin_prefetch((const char *)&g->flows[fi] + 64);
+		__builtin_prefetch((const char *)&g->flows[fi] + 128);
+	}
+	for (i = 0; i < n; i++) {
+		if (x[i].byp == BYP_FAST) {
+			if (fast_merge(g, &in[i], x[i].h))
 				continue;
-			__builtin_prefetch(&g->flows[fi]);
-			__builtin_prefetch((const char *)&g->flows[fi] + 64);
-			__builtin_prefetch((const char *)&g->flows[fi] + 128);
+			classify(g, &in[i], &x[i]);
 		}
-	for (i = 0; i < n; i++)
 		deliver(g, &in[i], &x[i]);
+	}
+}
+
+/* The Linux table (64 flows) stays in cache: no look-ahead, each input in
+ * turn, fast_merge first (its rx hash is known without parsing). */
+static void
+rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
+{
+	struct rxq x;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (g->fast && in[i].data &&
+		    fast_merge(g, &in[i], (in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0))
+			continue;
+		classify(g, &in[i], &x);
+		deliver(g, &in[i], &x);
+	}
 }
 
 /* ---- public API ---- */
@@ -980,6 +1144,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 			g->cfg.max_held = g->cfg.max_batch;
 	}
 	g->mask = nb - 1;
+	g->fast = cfg->policy == SOFL_GRO_POLICY_LINUX;
 	g->timeout_ns = (uint64_t)cfg->flush_timeout_us * 1000;
 	g->seg_cap = g->cfg.max_batch + g->cfg.max_held;
 	nsuper = g->seg_cap / 2 + 1;
@@ -1050,8 +1215,14 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 		return SOFL_ENOSPC;
 	g->now = now_ns;
 	g->cycle_in += (uint32_t)n;
-	for (i = 0; i < n; i += RX_CHUNK)
-		rx_chunk(g, in + i, n - i < RX_CHUNK ? n - i : RX_CHUNK);
+	g->st.pkts_in += n;
+	for (i = 0; i < n; i++)
+		g->st.bytes_in += in[i].len;
+	if (g->lnx)
+		rx_linux(g, in, n);
+	else
+		for (i = 0; i < n; i += RX_CHUNK)
+			rx_chunk(g, in + i, n - i < RX_CHUNK ? n - i : RX_CHUNK);
 	return (int)n;
 }
 

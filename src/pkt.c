@@ -444,7 +444,7 @@ sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum s
 
 	if (!p || (!frame && len) || len > UINT32_MAX)
 		return SOFL_EINVAL;
-	memset(p, 0, sizeof(*p));
+	pkt_zero(p);
 	p->data = frame;
 	p->len = (uint32_t)len;
 	p->link = (uint8_t)link;

@@ -9,6 +9,7 @@
 #include "softoffload/gro.h"
 #include "softoffload/csum.h"
 #include "hdr.h"
+#include "gro_impl.h"
 
 #define NIL		UINT32_MAX
 #define HOT		static inline __attribute__((always_inline))	/* per packet */
@@ -1183,6 +1184,12 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->age.head = g->age.tail = g->lru.head = g->lru.tail = NIL;
 	*out = g;
 	return 0;
+}
+
+void
+sofl_gro_set_fast(struct sofl_gro *g, int on)
+{
+	g->fast = on && g->cfg.policy == SOFL_GRO_POLICY_LINUX;
 }
 
 SOFL_API void

@@ -1,0 +1,313 @@
+/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical.  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "helpers.h"
+#include "gro_impl.h"
+
+#define NPK   192
+#define NFL   6
+#define FRAME 1600
+
+struct flowgen {
+	int ipv, nvlan, ext, opts, fixed_id, cwr;
+	uint16_t sport, id, mss, win, urg;
+	uint32_t seq, ack, tsval, hash;
+	uint8_t ttl, tos;
+	int df;
+};
+
+struct stream {
+	uint8_t buf[NPK][FRAME];
+	struct sofl_gro_in in[NPK];
+	int brk[NPK];
+	int n;
+};
+
+static uint64_t seed0 = 0xfa57a11ull;
+static int runs = 400;
+
+static uint32_t
+rnd(uint64_t *r, uint32_t n)
+{
+	return (uint32_t)(t_rand(r) % n);
+}
+
+static void
+flow_init(struct flowgen *f, uint64_t *r, int i)
+{
+	memset(f, 0, sizeof(*f));
+	f->ipv = rnd(r, 3) ? 4 : 6;
+	f->nvlan = rnd(r, 4) == 0;
+	f->ext = f->ipv == 6 && rnd(r, 4) == 0;
+	f->opts = (int)rnd(r, 4);	/* 0 none, 1-2 NOP NOP TS, 3 MSS+NOP+WS... */
+	f->fixed_id = rnd(r, 5) == 0;
+	f->cwr = rnd(r, 8) == 0;	/* every segment CWR: none may merge */
+	f->sport = (uint16_t)(40000 + i);
+	f->id = (uint16_t)t_rand(r);
+	f->mss = (uint16_t)(200 + rnd(r, 1200));
+	f->win = (uint16_t)(1000 + rnd(r, 60000));
+	f->seq = (uint32_t)t_rand(r);
+	f->ack = (uint32_t)t_rand(r);
+	f->tsval = (uint32_t)t_rand(r);
+	f->hash = (uint32_t)t_rand(r);
+	f->ttl = 64;
+	f->df = rnd(r, 4) != 0;
+}
+
+static const uint8_t opt_other[12] = { 2, 4, 5, 0xb4, 1, 3, 3, 7, 1, 1, 1, 0 };
+static const uint8_t ip_opts[4] = { 0x94, 4, 0, 0 };
+
+/* One packet of flow @f, usually its next full segment, often not. */
+static void
+gen_packet(struct stream *st, struct flowgen *f, uint64_t *r, int hashmode, uint32_t flagmode)
+{
+	struct t_spec s;
+	uint8_t ts[12];
+	uint8_t *b = st->buf[st->n];
+	struct sofl_gro_in *in = &st->in[st->n];
+	uint32_t pay = f->mss, k = rnd(r, 100);
+	size_t len;
+
+	t_spec_init(&s, f->ipv, rnd(r, 60) ? 6 : 17);
+	s.nvlan = f->nvlan;
+	s.vlan_tci[0] = 7;
+	if (f->ext) {
+		s.n_ext = 1;
+		s.ext[0].type = 60;
+		s.ext[0].len = 8;
+	}
+	s.sport = f->sport;
+	s.seq = f->seq;
+	s.ack = f->ack;
+	s.win = f->win;
+	s.ttl = f->ttl;
+	s.tos = f->tos;
+	s.df = f->df;
+	s.ip_id = f->id;
+	s.urg = f->urg;
+	if (f->cwr)
+		s.flags |= SOFL_TCP_CWR;
+	if (f->opts == 1 || f->opts == 2) {
+		t_opt_ts_set(ts, f->tsval, 77);
+		s.tcp_opts = ts;
+		s.tcp_opts_len = 12;
+	} else if (f->opts == 3) {
+		s.tcp_opts = opt_other;
+		s.tcp_opts_len = 12;
+	}
+	/* the perturbations, each rare */
+	if (k < 6)
+		pay = rnd(r, f->mss);				/* shorter (or empty) */
+	else if (k < 8)
+		pay = f->mss + 1 + rnd(r, 50);			/* bigger */
+	else if (k < 10)
+		s.flags |= SOFL_TCP_PSH;
+	else if (k < 11)
+		s.flags |= SOFL_TCP_FIN;
+	else if (k < 13)
+		s.flags |= SOFL_TCP_CWR;
+	else if (k < 14)
+		s.flags |= rnd(r, 2) ? SOFL_TCP_URG : SOFL_TCP_SYN;
+	else if (k < 16)
+		s.seq += rnd(r, 2) ? f->mss : -(uint32_t)f->mss;	/* gap, retransmit */
+	else if (k < 18)
+		s.ip_id = (uint16_t)(s.ip_id + 1 + rnd(r, 5));
+	else if (k < 19)
+		f->ttl = s.ttl = (uint8_t)(s.ttl - 1);
+	else if (k < 20)
+		f->tos = s.tos = (uint8_t)(s.tos + 4);
+	else if (k < 21)
+		f->df = s.df = !s.df;
+	else if (k < 23)
+		f->ack = s.ack = s.ack + 1000;
+	else if (k < 24)
+		f->win = s.win = (uint16_t)(s.win + 1);
+	else if (k < 26 && s.tcp_opts == ts)
+		t_opt_ts_set(ts, ++f->tsval, 77);
+	else if (k < 27)
+		s.urg = (uint16_t)t_rand(r);		/* ignored by Linux */
+	else if (k < 29)
+		s.eth_pad = 1 + rnd(r, 8);
+	else if (k < 30)
+		s.csum = T_CSUM_PARTIAL;
+	else if (k < 31 && f->ipv == 4) {
+		s.ip_opts = ip_opts;
+		s.ip_opts_len = 4;
+	}
+	s.pay_len = pay;
+	s.pay_off = f->seq;
+	s.pay_seed = (uint8_t)f->sport;
+	len = t_build(b, FRAME, &s);
+	if (k >= 31 && k < 33)
+		b[len - 1 - rnd(r, 20)] ^= 0x40;		/* bad L4 checksum */
+	else if (k >= 33 && k < 34 && f->ipv == 4)
+		b[14 + 4 * f->nvlan + 8] ^= 1;			/* bad IPv4 header checksum */
+	else if (k >= 34 && k < 35)
+		len -= 1 + rnd(r, 40);				/* cut short */
+	in->data = b;
+	in->len = (uint32_t)len;
+	in->cookie = (uint64_t)st->n;
+	in->flags = flagmode == 8 ? rnd(r, 8) & 7 : flagmode;
+	if (hashmode == 1 || (hashmode == 2 && rnd(r, 2))) {
+		in->flags |= SOFL_GRO_F_HASH;
+		in->hash = hashmode == 1 && rnd(r, 40) ? f->hash : (uint32_t)t_rand(r) % 4;
+	} else {
+		in->flags &= ~(uint32_t)SOFL_GRO_F_HASH;
+		in->hash = 0;
+	}
+	if (!(k >= 14 && k < 16))
+		f->seq += pay;
+	f->id = (uint16_t)(f->id + !f->fixed_id);
+	st->brk[st->n] = rnd(r, 24) == 0;
+	st->n++;
+}
+
+static void
+check_same_out(const struct sofl_gro_out *a, const struct sofl_gro_out *b, int run, int i)
+{
+	static uint8_t ba[70000], bb[70000];
+	long la, lb;
+
+	if (a->len != b->len || a->iovcnt != b->iovcnt || a->segs != b->segs ||
+	    a->gso_size != b->gso_size || a->gso_type != b->gso_type || a->csum != b->csum ||
+	    a->csum_start != b->csum_start || a->csum_offset != b->csum_offset ||
+	    a->bypass != b->bypass || a->reason != b->reason ||
+	    memcmp(&a->vnet, &b->vnet, sizeof(a->vnet)) != 0 ||
+	    memcmp(a->cookies, b->cookies, a->segs * sizeof(*a->cookies)) != 0) {
+		fprintf(stderr, "run %d output %d: fast segs %u len %u reason %u bypass %u, "
+			"general segs %u len %u reason %u bypass %u\n", run, i, a->segs, a->len,
+			a->reason, a->bypass, b->segs, b->len, b->reason, b->bypass);
+		fail();
+	}
+	la = sofl_gro_out_copy(a, ba, sizeof(ba));
+	lb = sofl_gro_out_copy(b, bb, sizeof(bb));
+	assert_true(la > 0);
+	assert_int_equal(la, lb);
+	if (memcmp(ba, bb, (size_t)la) != 0) {
+		fprintf(stderr, "run %d output %d: bytes differ\n", run, i);
+		fail();
+	}
+}
+
+/* Feeds @st through engines a (fast) and b (general) poll by poll. */
+static void
+compare_run(const struct stream *st, const struct sofl_gro_config *cfg, int run)
+{
+	struct sofl_gro *a, *b;
+	struct sofl_gro_stats sa, sb;
+	const struct sofl_gro_out *oa, *ob;
+	int i, start = 0, k, na, nb;
+
+	assert_int_equal(sofl_gro_create(cfg, &a), 0);
+	assert_int_equal(sofl_gro_create(cfg, &b), 0);
+	sofl_gro_set_fast(b, 0);
+	for (i = 0; i < st->n; i++) {
+		if (i != st->n - 1 && !st->brk[i] && i + 1 - start < 64)
+			continue;
+		uint64_t now = (uint64_t)(i + 1) * 3000;
+		assert_int_equal(sofl_gro_receive(a, st->in + start, (size_t)(i + 1 - start), now),
+				 i + 1 - start);
+		assert_int_equal(sofl_gro_receive(b, st->in + start, (size_t)(i + 1 - start), now),
+				 i + 1 - start);
+		sofl_gro_poll_end(a, now);
+		sofl_gro_poll_end(b, now);
+		if (i == st->n - 1) {
+			sofl_gro_flush(a);
+			sofl_gro_flush(b);
+		}
+		na = sofl_gro_outputs(a, &oa);
+		nb = sofl_gro_outputs(b, &ob);
+		if (na != nb) {
+			fprintf(stderr, "run %d, inputs %d..%d: %d outputs fast, %d general\n", run,
+				start, i, na, nb);
+			fail();
+		}
+		for (k = 0; k < na; k++)
+			check_same_out(&oa[k], &ob[k], run, k);
+		sofl_gro_release(a);
+		sofl_gro_release(b);
+		start = i + 1;
+	}
+	sofl_gro_get_stats(a, &sa);
+	sofl_gro_get_stats(b, &sb);
+	if (memcmp(&sa, &sb, sizeof(sa)) != 0) {
+		fprintf(stderr, "run %d: counters differ (csum_sw_l4 %llu/%llu, super %llu/%llu)\n",
+			run, (unsigned long long)sa.csum_sw_l4, (unsigned long long)sb.csum_sw_l4,
+			(unsigned long long)sa.super_pkts, (unsigned long long)sb.super_pkts);
+		fail();
+	}
+	sofl_gro_destroy(a);
+	sofl_gro_destroy(b);
+}
+
+static void
+test_fast_equals_general(void **state)
+{
+	static struct stream st;
+	struct flowgen fl[NFL];
+	struct sofl_gro_config cfg;
+	uint64_t r;
+	int run, i, nf;
+	uint64_t merged = 0;
+
+	(void)state;
+	for (run = 0; run < runs; run++) {
+		static const uint32_t flagmodes[4] = { 0, SOFL_GRO_F_CSUM_OK,
+			SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK, 8 };
+		int hashmode;
+		uint32_t flagmode;
+
+		r = seed0 + (uint64_t)run * 0x9e3779b97f4a7c15ull;
+		nf = 1 + (int)rnd(&r, NFL);
+		hashmode = (int)rnd(&r, 3);	/* 0 none, 1 per flow, 2 random/colliding */
+		flagmode = flagmodes[rnd(&r, 4)];
+		for (i = 0; i < nf; i++)
+			flow_init(&fl[i], &r, i);
+		st.n = 0;
+		while (st.n < NPK) {
+			struct flowgen *f = &fl[rnd(&r, 4) ? rnd(&r, 2) % nf : rnd(&r, (uint32_t)nf)];
+			gen_packet(&st, f, &r, hashmode, flagmode);
+		}
+		sofl_gro_config_init(&cfg);
+		cfg.table = rnd(&r, 3) ? SOFL_GRO_TABLE_LINUX : SOFL_GRO_TABLE_LRU;
+		cfg.max_flows = rnd(&r, 2) ? 4 : 64;
+		cfg.max_size = rnd(&r, 3) ? 65535 : 2000 + rnd(&r, 20000);
+		cfg.csum_full = (int)rnd(&r, 2);
+		cfg.partial_ok = (int)rnd(&r, 2);
+		cfg.udp = (int)rnd(&r, 2);
+		cfg.flush_timeout_us = rnd(&r, 3) ? 0 : 1 + rnd(&r, 20);
+		compare_run(&st, &cfg, run);
+		{
+			struct sofl_gro *g;
+			struct sofl_gro_stats s;
+			assert_int_equal(sofl_gro_create(&cfg, &g), 0);
+			sofl_gro_receive(g, st.in, 64, 0);
+			sofl_gro_flush(g);
+			sofl_gro_get_stats(g, &s);
+			merged += s.segs_merged;
+			sofl_gro_destroy(g);
+		}
+	}
+	/* the streams must mostly merge, or the fast path was never exercised */
+	assert_true(merged > (uint64_t)runs * 64 / 4);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_equals_general),
+	};
+	const char *e;
+
+	if ((e = getenv("SOFL_SEED")))
+		seed0 = strtoull(e, NULL, 0);
+	if ((e = getenv("SOFL_RUNS")))
+		runs = atoi(e);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

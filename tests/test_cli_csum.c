@@ -112,6 +112,33 @@ count(const char *section, const char *what)
 	return -1;
 }
 
+/* Expected counts: "\t<n> <what>" in section "<section>:". */
+struct cnt {
+	const char *section, *what;
+	long long n;
+};
+
+static void
+check_counts(const struct cnt *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		long long got = count(c[i].section, c[i].what);
+
+		if (got != c[i].n) {
+			fprintf(stderr, "%s: %s: %lld, want %lld\n", c[i].section, c[i].what,
+				got, c[i].n);
+			fail();
+		}
+	}
+}
+
+#define CHECK_COUNTS(...) do {						\
+	const struct cnt c_[] = { __VA_ARGS__ };			\
+	check_counts(c_, sizeof(c_) / sizeof(c_[0]));			\
+} while (0)
+
 /* Reads OUT back and compares each record with want (or want_z). */
 static void
 check_fixed(const char *name, int udp_zero)
@@ -202,25 +229,26 @@ build_mixed(int raw)
 static void
 check_mixed_counts(int raw)
 {
-	assert_int_equal(count("ip", "IPv4 headers checked"), raw ? 10 : 11);
-	assert_int_equal(count("ip", "with a valid header checksum"), raw ? 9 : 10);
-	assert_int_equal(count("ip", "with a bad header checksum"), 1);
-	assert_int_equal(count("ip", "IPv6 packets (no header checksum)"), 2);
-	assert_int_equal(count("tcp", "segments checked"), raw ? 5 : 6);
-	assert_int_equal(count("tcp", "with a valid checksum"), raw ? 2 : 3);
-	assert_int_equal(count("tcp", "with a bad checksum"), 1);
-	assert_int_equal(count("tcp", "with a partial checksum (pseudo-header only)"), 2);
-	assert_int_equal(count("udp", "datagrams checked"), 4);
-	assert_int_equal(count("udp", "with a valid checksum"), 2);
-	assert_int_equal(count("udp", "with a bad checksum"), 1);
-	assert_int_equal(count("udp", "with a partial checksum (pseudo-header only)"), 0);
-	assert_int_equal(count("udp", "without checksum (IPv4, zero)"), 1);
-	assert_int_equal(count("other", "packets not IP (ARP, ...)"), raw ? 0 : 1);
-	assert_int_equal(count("other", "IP packets neither TCP nor UDP (ICMP, ...)"), 1);
-	assert_int_equal(count("other", "IP fragments (transport checksum not checked)"), 1);
-	assert_int_equal(count("capture", "records truncated (caplen < len)"), 0);
-	assert_int_equal(count("capture", "malformed packets"), 1);
-	assert_int_equal(count("capture", "malformed: TCP data offset < 5"), 1);
+	CHECK_COUNTS(
+		{ "ip", "IPv4 headers checked", raw ? 10 : 11 },
+		{ "ip", "with a valid header checksum", raw ? 9 : 10 },
+		{ "ip", "with a bad header checksum", 1 },
+		{ "ip", "IPv6 packets (no header checksum)", 2 },
+		{ "tcp", "segments checked", raw ? 5 : 6 },
+		{ "tcp", "with a valid checksum", raw ? 2 : 3 },
+		{ "tcp", "with a bad checksum", 1 },
+		{ "tcp", "with a partial checksum (pseudo-header only)", 2 },
+		{ "udp", "datagrams checked", 4 },
+		{ "udp", "with a valid checksum", 2 },
+		{ "udp", "with a bad checksum", 1 },
+		{ "udp", "with a partial checksum (pseudo-header only)", 0 },
+		{ "udp", "without checksum (IPv4, zero)", 1 },
+		{ "other", "packets not IP (ARP, ...)", raw ? 0 : 1 },
+		{ "other", "IP packets neither TCP nor UDP (ICMP, ...)", 1 },
+		{ "other", "IP fragments (transport checksum not checked)", 1 },
+		{ "capture", "records truncated (caplen < len)", 0 },
+		{ "capture", "malformed packets", 1 },
+		{ "capture", "malformed: TCP data offset < 5", 1 });
 }
 
 static void
@@ -272,21 +300,23 @@ test_fix(void **state)
 	write_cap("mixed.pcap", DLT_EN10MB, T_CAP_PCAP);
 	assert_int_equal(t_cli_run("csum", "mixed.pcap --fix -o fixed.pcap"), 1);
 	check_mixed_counts(0);
-	assert_int_equal(count("ip", "IPv4 headers software-checksummed"), 1);
-	assert_int_equal(count("tcp", "segments software-checksummed"), 3);
-	assert_int_equal(count("udp", "datagrams software-checksummed"), 1);
-	assert_int_equal(count("capture", "records written to fixed.pcap"), 14);
+	CHECK_COUNTS(
+		{ "ip", "IPv4 headers software-checksummed", 1 },
+		{ "tcp", "segments software-checksummed", 3 },
+		{ "udp", "datagrams software-checksummed", 1 },
+		{ "capture", "records written to fixed.pcap", 14 });
 	check_fixed("fixed.pcap", 0);
 	/* the fixed capture: nothing bad or partial left; the malformed one stays */
 	assert_int_equal(t_cli_run("csum", "fixed.pcap"), 1);
-	assert_int_equal(count("ip", "with a bad header checksum"), 0);
-	assert_int_equal(count("tcp", "with a valid checksum"), 6);
-	assert_int_equal(count("tcp", "with a bad checksum"), 0);
-	assert_int_equal(count("tcp", "with a partial checksum (pseudo-header only)"), 0);
-	assert_int_equal(count("udp", "with a valid checksum"), 3);
-	assert_int_equal(count("udp", "with a bad checksum"), 0);
-	assert_int_equal(count("udp", "without checksum (IPv4, zero)"), 1);
-	assert_int_equal(count("capture", "malformed packets"), 1);
+	CHECK_COUNTS(
+		{ "ip", "with a bad header checksum", 0 },
+		{ "tcp", "with a valid checksum", 6 },
+		{ "tcp", "with a bad checksum", 0 },
+		{ "tcp", "with a partial checksum (pseudo-header only)", 0 },
+		{ "udp", "with a valid checksum", 3 },
+		{ "udp", "with a bad checksum", 0 },
+		{ "udp", "without checksum (IPv4, zero)", 1 },
+		{ "capture", "malformed packets", 1 });
 
 	assert_int_equal(t_cli_run("csum", "mixed.pcap --fix --udp-zero -o fixedz.pcap"), 1);
 	assert_int_equal(count("udp", "datagrams software-checksummed"), 2);
@@ -354,19 +384,20 @@ test_truncated(void **state)
 	r = add_spec(&s); r->caplen = 64;		/* a fragment: never verifiable */
 	write_cap("trunc.pcap", DLT_EN10MB, T_CAP_PCAP);
 	assert_int_equal(t_cli_run("csum", "trunc.pcap --fix -o trunc-fixed.pcap"), 1);
-	assert_int_equal(count("capture", "records truncated (caplen < len)"), 7);
-	assert_int_equal(count("capture", "malformed packets"), 0);
-	assert_int_equal(count("other", "IP fragments (transport checksum not checked)"), 1);
-	assert_int_equal(count("ip", "IPv4 headers checked"), 5);
-	assert_int_equal(count("ip", "with a valid header checksum"), 4);
-	assert_int_equal(count("ip", "with a bad header checksum"), 1);
-	assert_int_equal(count("ip", "IPv4 headers software-checksummed"), 1);
-	assert_int_equal(count("ip", "IPv6 packets (no header checksum)"), 1);
-	assert_int_equal(count("tcp", "segments checked"), 0);
-	assert_int_equal(count("tcp", "not verifiable (truncated by the capture)"), 2);
-	assert_int_equal(count("udp", "not verifiable (truncated by the capture)"), 1);
-	assert_int_equal(count("udp", "with a valid checksum"), 1);
-	assert_int_equal(count("capture", "records written to trunc-fixed.pcap"), 7);
+	CHECK_COUNTS(
+		{ "capture", "records truncated (caplen < len)", 7 },
+		{ "capture", "malformed packets", 0 },
+		{ "other", "IP fragments (transport checksum not checked)", 1 },
+		{ "ip", "IPv4 headers checked", 5 },
+		{ "ip", "with a valid header checksum", 4 },
+		{ "ip", "with a bad header checksum", 1 },
+		{ "ip", "IPv4 headers software-checksummed", 1 },
+		{ "ip", "IPv6 packets (no header checksum)", 1 },
+		{ "tcp", "segments checked", 0 },
+		{ "tcp", "not verifiable (truncated by the capture)", 2 },
+		{ "udp", "not verifiable (truncated by the capture)", 1 },
+		{ "udp", "with a valid checksum", 1 },
+		{ "capture", "records written to trunc-fixed.pcap", 7 });
 	check_fixed("trunc-fixed.pcap", 0);
 	assert_int_equal(t_cli_run("csum", "trunc-fixed.pcap"), 0);
 	assert_int_equal(count("ip", "with a bad header checksum"), 0);

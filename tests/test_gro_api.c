@@ -59,6 +59,19 @@ tcp(int ipv, uint16_t sport, uint32_t i, int pay)
 	return s;
 }
 
+/* Adds segments 0..n-1 of IPv4 flow 40000 (100-byte payloads, in order). */
+static void
+rig_add_flow(struct rig *r, int n)
+{
+	struct t_spec s;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		s = tcp(4, 40000, (uint32_t)i, 100);
+		rig_add(r, &s);
+	}
+}
+
 static void
 test_config(void **state)
 {
@@ -105,17 +118,12 @@ test_capacity(void **state)
 {
 	static struct rig r;
 	const struct sofl_gro_out *o;
-	struct t_spec s;
-	int i;
 	(void)state;
 
 	rig_init(&r);
 	r.cfg.max_batch = 8;
 	rig_create(&r);
-	for (i = 0; i < 10; i++) {
-		s = tcp(4, 40000, (uint32_t)i, 100);
-		rig_add(&r, &s);
-	}
+	rig_add_flow(&r, 10);
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 9, 0), SOFL_ENOSPC);
 	assert_int_equal(sofl_gro_held(r.g), 0);
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 5, 0), 5);
@@ -155,10 +163,7 @@ test_rules(void **state)
 	r.cfg.n_rules = 2;
 	rig_create(&r);
 	memset(rules, 0xff, sizeof(rules));	/* the engine keeps its own copy */
-	for (i = 0; i < 2; i++) {		/* matches rule 0: coalesced */
-		s = tcp(4, 40000, (uint32_t)i, 100);
-		rig_add(&r, &s);
-	}
+	rig_add_flow(&r, 2);	/* matches rule 0: coalesced */
 	for (i = 0; i < 2; i++) {		/* other port: not coalesced */
 		s = tcp(4, 40001, (uint32_t)i, 100);
 		s.dport = 80;
@@ -200,10 +205,7 @@ test_stats(void **state)
 
 	rig_init(&r);
 	rig_create(&r);
-	for (i = 0; i < 20; i++) {		/* 20 -> one super-packet (bin 16-31) */
-		s = tcp(4, 40000, (uint32_t)i, 100);
-		rig_add(&r, &s);
-	}
+	rig_add_flow(&r, 20);	/* 20 -> one super-packet (bin 16-31) */
 	for (i = 0; i < 5; i++) {		/* 4 + PSH: merged then flushed (bin 4-7) */
 		s = tcp(6, 40001, (uint32_t)i, 100);
 		if (i == 4)
@@ -255,10 +257,7 @@ test_timeout(void **state)
 	rig_init(&r);
 	r.cfg.flush_timeout_us = 100;
 	rig_create(&r);
-	for (i = 0; i < 6; i++) {
-		s = tcp(4, 40000, (uint32_t)i, 100);
-		rig_add(&r, &s);
-	}
+	rig_add_flow(&r, 6);
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 3, 1000), 3);
 	assert_int_equal(sofl_gro_poll_end(r.g, 50000), 0);		/* 49 us: kept */
 	sofl_gro_release(r.g);

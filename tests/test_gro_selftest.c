@@ -32,6 +32,19 @@ add(struct tg *t, struct t_spec s)
 	tg_add(t, &s);
 }
 
+/* An IPv6 segment with one 8-byte Destination Options header filled with @fill. */
+static struct t_spec
+seg_dstopts(uint32_t off, uint8_t fill)
+{
+	struct t_spec s = seg(6, PL, off);
+
+	s.n_ext = 1;
+	s.ext[0].type = 60;
+	s.ext[0].len = 8;
+	s.ext[0].fill = fill;
+	return s;
+}
+
 static void
 fin(struct tg *t, int ipv)
 {
@@ -304,30 +317,13 @@ ip6_cases(void)
 	EXPECT("ip_frag6", 200, 100, 100);
 
 	tg_init(&t);
-	s = seg(6, PL, 0);
-	s.n_ext = 1;
-	s.ext[0].type = 60;
-	s.ext[0].len = 8;
-	add(&t, s);
-	s = seg(6, PL, PL);
-	s.n_ext = 1;
-	s.ext[0].type = 60;
-	s.ext[0].len = 8;
-	add(&t, s);
+	add(&t, seg_dstopts(0, 0));
+	add(&t, seg_dstopts(PL, 0));
 	EXPECT("ip_v6ext_same", 200);
 
 	tg_init(&t);
-	s = seg(6, PL, 0);
-	s.n_ext = 1;
-	s.ext[0].type = 60;
-	s.ext[0].len = 8;
-	add(&t, s);
-	s = seg(6, PL, PL);
-	s.n_ext = 1;
-	s.ext[0].type = 60;
-	s.ext[0].len = 8;
-	s.ext[0].fill = 0x11;
-	add(&t, s);
+	add(&t, seg_dstopts(0, 0));
+	add(&t, seg_dstopts(PL, 0x11));
 	EXPECT("ip_v6ext_diff", 100, 100);
 }
 

@@ -43,6 +43,16 @@ expect(struct tg *t, const char *name, int ipv, int udp, int full, const int *wa
 	expect(&t, name, ipv, 1, full, w_, (int)(sizeof(w_) / sizeof(w_[0])));	\
 } while (0)
 
+/* Adds one datagram of @pay bytes at payload offset @off with IP ID @id. */
+static void
+add_dgram(struct tg *t, int ipv, int pay, uint32_t off, uint16_t id)
+{
+	struct t_spec s = dgram(ipv, pay, off);
+
+	s.ip_id = id;
+	tg_add(t, &s);
+}
+
 /* IPv4 IDs must follow Linux's rule for UDP too: use incrementing IDs */
 static void
 add_train(struct tg *t, int ipv, const int *sizes, int n, uint32_t *off)
@@ -135,16 +145,10 @@ cases(int ipv, int full)
 
 	/* bad checksum: delivered at once, the held train is kept */
 	tg_init(&t);
-	s = dgram(ipv, 100, 0);
-	s.ip_id = 100;
-	tg_add(&t, &s);
-	s = dgram(ipv, 100, 500);
-	s.ip_id = 101;
-	tg_add(&t, &s);
+	add_dgram(&t, ipv, 100, 0, 100);
+	add_dgram(&t, ipv, 100, 500, 101);
 	t.pk[1][t.len[1] - 1] ^= 0xff;
-	s = dgram(ipv, 100, 100);
-	s.ip_id = 101;
-	tg_add(&t, &s);
+	add_dgram(&t, ipv, 100, 100, 101);
 	CASE("bad csum", 100, 200);
 	assert_int_equal(t.bypass[0], 1);
 	assert_int_equal(t.reason[0], SOFL_GRO_BYPASS_L4_CSUM);
@@ -152,16 +156,12 @@ cases(int ipv, int full)
 
 	/* Ethernet padding after a short datagram: not coalesced, train kept */
 	tg_init(&t);
-	s = dgram(ipv, 10, 0);
-	s.ip_id = 100;
-	tg_add(&t, &s);
+	add_dgram(&t, ipv, 10, 0, 100);
 	s = dgram(ipv, 10, 300);
 	s.ip_id = 101;
 	s.eth_pad = 12;
 	tg_add(&t, &s);
-	s = dgram(ipv, 10, 10);
-	s.ip_id = 101;
-	tg_add(&t, &s);
+	add_dgram(&t, ipv, 10, 10, 101);
 	CASE("padding", 10, 20);
 	assert_int_equal(t.reason[0], SOFL_GRO_BYPASS_UDP_LEN);
 	tg_free(&t);
@@ -204,11 +204,8 @@ test_not_coalesced(void **state)
 
 	/* UDP GRO off (the default): passed through */
 	tg_init(&t);
-	for (i = 0; i < 3; i++) {
-		s = dgram(4, 100, (uint32_t)i * 100);
-		s.ip_id = (uint16_t)i;
-		tg_add(&t, &s);
-	}
+	for (i = 0; i < 3; i++)
+		add_dgram(&t, 4, 100, (uint32_t)i * 100, (uint16_t)i);
 	{
 		const int w[] = { 100, 100, 100 };
 		expect(&t, "udp off", 4, 0, 0, w, 3);

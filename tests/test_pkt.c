@@ -126,6 +126,17 @@ parse_valid(struct sofl_pkt *p, const uint8_t *buf, size_t len, int link)
 	check_prefixes(buf, len, link);
 }
 
+/* Builds @s (Ethernet) into buf and parses it with parse_valid().
+ * @return the frame's length */
+static size_t
+build_parse(struct sofl_pkt *p, uint8_t *buf, const struct t_spec *s)
+{
+	size_t len = build(buf, s);
+
+	parse_valid(p, buf, len, SOFL_LINK_ETH);
+	return len;
+}
+
 static void
 assert_key_addrs(const struct sofl_pkt *p, const struct t_spec *s)
 {
@@ -203,8 +214,7 @@ test_tcp_syn_options(void **state)
 	for (v = 4; v <= 6; v += 2) {
 		t_spec_init(&s, v, 6);
 		s.flags = SOFL_TCP_SYN; s.tcp_opts = opts; s.tcp_opts_len = sizeof(opts);
-		len = build(b, &s);
-		parse_valid(&p, b, len, SOFL_LINK_ETH);
+		len = build_parse(&p, b, &s);
 		assert_int_equal(p.l4_len, 40);
 		assert_int_equal(p.pay_len, 0);
 		assert_int_equal(p.pay_off, len);
@@ -229,13 +239,11 @@ test_tcp_data_options(void **state)
 	uint8_t b[BUFSZ];
 	struct t_spec s;
 	struct sofl_pkt p;
-	size_t len;
 
 	(void)state;
 	t_spec_init(&s, 6, 6);
 	s.tcp_opts = opts; s.tcp_opts_len = sizeof(opts); s.pay_len = 1000;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.l4_off, 54);
 	assert_int_equal(p.l4_len, 52);
 	assert_int_equal(p.pay_off, 54 + 52);
@@ -267,15 +275,14 @@ test_tcp_bad_options(void **state)
 	uint8_t b[BUFSZ];
 	struct t_spec s;
 	struct sofl_pkt p;
-	size_t i, len;
+	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		t_spec_init(&s, 4, 6);
 		/* no payload: an option walk past the header reads past the frame */
 		s.tcp_opts = c[i].o; s.tcp_opts_len = 16;
-		len = build(b, &s);
-		parse_valid(&p, b, len, SOFL_LINK_ETH);
+		build_parse(&p, b, &s);
 		assert_int_equal(p.tcp_opt_bad, 1);
 		assert_int_equal(p.opt_mss, c[i].mss_rel ? 34 + c[i].mss_rel : 0);
 		assert_int_equal(p.opt_ws | p.opt_sackok | p.opt_sack | p.opt_ts, 0);
@@ -286,8 +293,7 @@ test_tcp_bad_options(void **state)
 		static const uint8_t eol[8] = { 0, 2, 99, 0, 0, 0, 0, 0 };
 		t_spec_init(&s, 4, 6);
 		s.tcp_opts = eol; s.tcp_opts_len = 8;
-		len = build(b, &s);
-		parse_valid(&p, b, len, SOFL_LINK_ETH);
+		build_parse(&p, b, &s);
 		assert_int_equal(p.tcp_opt_bad, 0);
 	}
 }
@@ -300,13 +306,11 @@ test_ipv4_options(void **state)
 	uint8_t b[BUFSZ], max[40];
 	struct t_spec s;
 	struct sofl_pkt p;
-	size_t len;
 
 	(void)state;
 	t_spec_init(&s, 4, 17);
 	s.ip_opts = ro; s.ip_opts_len = sizeof(ro); s.pay_len = 10;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.l3_len, 32);
 	assert_int_equal(p.ip_hl_opts, 12);
 	assert_int_equal(p.l4_off, 14 + 32);
@@ -318,8 +322,7 @@ test_ipv4_options(void **state)
 
 	memset(max, 1, sizeof(max));		/* IHL 15: 40 bytes of NOPs */
 	s.ip_opts = max; s.ip_opts_len = sizeof(max);
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.l3_len, 60);
 	assert_int_equal(p.ip_hl_opts, 40);
 	assert_int_equal(p.pay_len, 10);
@@ -336,8 +339,7 @@ test_udp(void **state)
 	(void)state;
 	t_spec_init(&s, 6, 17);
 	s.pay_len = 1200; s.sport = 443; s.dport = 51000; s.flow_label = 0xabcde; s.tos = 0xb8;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	len = build_parse(&p, b, &s);
 	assert_int_equal(p.ethertype, 0x86DD);
 	assert_int_equal(p.ipv, 6);
 	assert_int_equal(p.l3_len, 40);
@@ -363,8 +365,7 @@ test_udp(void **state)
 
 	/* zero-length datagram */
 	s.pay_len = 0;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	len = build_parse(&p, b, &s);
 	assert_int_equal(p.pay_len, 0);
 	assert_int_equal(p.pay_off, len);
 }
@@ -399,8 +400,7 @@ test_eth_padding(void **state)
 
 	t_spec_init(&s, 6, 6);
 	s.pay_len = 3; s.eth_pad = 9;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	len = build_parse(&p, b, &s);
 	assert_int_equal(p.ip_end, len - 9);
 	assert_int_equal(p.pay_len, 3);
 }
@@ -417,8 +417,7 @@ test_vlans(void **state)
 	t_spec_init(&s, 4, 6);
 	s.nvlan = 1; s.vlan_tci[0] = 0xa00a;	/* PCP 5, VID 10 */
 	s.pay_len = 10;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	len = build_parse(&p, b, &s);
 	assert_int_equal(p.key.nvlan, 1);
 	assert_int_equal(p.vlan_tpid[0], 0x8100);
 	assert_int_equal(p.vlan_tci[0], 0xa00a);
@@ -431,8 +430,7 @@ test_vlans(void **state)
 	t_spec_init(&s, 6, 17);
 	s.nvlan = 2; s.vlan_tpid[0] = 0x88A8; s.vlan_tci[0] = 0x1fff; s.vlan_tci[1] = 0x3123;
 	s.pay_len = 10;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	len = build_parse(&p, b, &s);
 	assert_int_equal(p.key.nvlan, 2);
 	assert_int_equal(p.vlan_tpid[0], 0x88A8);
 	assert_int_equal(p.vlan_tpid[1], 0x8100);
@@ -461,7 +459,6 @@ test_ipv6_exthdrs(void **state)
 	uint8_t b[BUFSZ];
 	struct t_spec s;
 	struct sofl_pkt p;
-	size_t len;
 
 	(void)state;
 	t_spec_init(&s, 6, 6);
@@ -470,8 +467,7 @@ test_ipv6_exthdrs(void **state)
 	s.ext[1].type = 43; s.ext[1].len = 24;
 	s.ext[2].type = 60; s.ext[2].len = 16; s.ext[2].fill = 0;
 	s.pay_len = 77; s.tcp_opts = t_opt_ts; s.tcp_opts_len = 12;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.exthdr, SOFL_EXT_HOP | SOFL_EXT_ROUTE | SOFL_EXT_DEST);
 	assert_int_equal(p.n_exthdr, 3);
 	assert_int_equal(p.l3_len, 40 + 8 + 24 + 16);
@@ -490,8 +486,7 @@ test_ipv6_exthdrs(void **state)
 	s.n_ext = 2;
 	s.ext[0].type = 60; s.ext[0].len = 8;
 	s.ext[1].type = 0;  s.ext[1].len = 8;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.n_exthdr, 1);
 	assert_int_equal(p.exthdr, SOFL_EXT_DEST);
 	assert_int_equal(p.l4_proto, 0);
@@ -551,14 +546,12 @@ test_fragments(void **state)
 	uint8_t b[BUFSZ];
 	struct t_spec s;
 	struct sofl_pkt p;
-	size_t len;
 
 	(void)state;
 	/* IPv4 first fragment (MF): no L4 parse, the payload is the IP payload */
 	t_spec_init(&s, 4, 17);
 	s.df = 0; s.frag = 0x2000; s.pay_len = 64;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.is_frag, 1);
 	assert_int_equal(p.frag_first, 1);
 	assert_int_equal(p.layers, SOFL_LAYER_L2 | SOFL_LAYER_L3);
@@ -572,14 +565,12 @@ test_fragments(void **state)
 
 	/* IPv4 last fragment (offset, no MF) */
 	s.frag = 100;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.is_frag, 1);
 	assert_int_equal(p.frag_first, 0);
 	/* DF alone is not a fragment */
 	s.df = 1; s.frag = 0;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.is_frag, 0);
 	assert_int_equal(p.layers & SOFL_LAYER_L4, SOFL_LAYER_L4);
 
@@ -589,8 +580,7 @@ test_fragments(void **state)
 	s.ext[0].type = 0; s.ext[0].len = 8;
 	s.ext[1].type = 44; s.ext[1].frag_mf = 1;
 	s.pay_len = 100;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.is_frag, 1);
 	assert_int_equal(p.frag_first, 1);
 	assert_int_equal(p.exthdr, SOFL_EXT_HOP | SOFL_EXT_FRAG);
@@ -604,8 +594,7 @@ test_fragments(void **state)
 	/* IPv6 later fragment */
 	s.n_ext = 1;
 	s.ext[0].type = 44; s.ext[0].frag_off = 185; s.ext[0].frag_mf = 0;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	build_parse(&p, b, &s);
 	assert_int_equal(p.frag_first, 0);
 	assert_int_equal(p.frag_off_hdr, 54);
 }
@@ -621,8 +610,7 @@ test_not_tcp_udp(void **state)
 	(void)state;
 	t_spec_init(&s, 4, 1);			/* ICMP */
 	s.pay_len = 32;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	len = build_parse(&p, b, &s);
 	assert_int_equal(p.layers, SOFL_LAYER_L2 | SOFL_LAYER_L3);
 	assert_int_equal(p.l4_proto, 1);
 	assert_int_equal(p.key.proto, 1);
@@ -633,8 +621,7 @@ test_not_tcp_udp(void **state)
 
 	t_spec_init(&s, 6, 58);			/* ICMPv6 */
 	s.pay_len = 24;
-	len = build(b, &s);
-	parse_valid(&p, b, len, SOFL_LINK_ETH);
+	len = build_parse(&p, b, &s);
 	assert_int_equal(p.l4_proto, 58);
 	assert_int_equal(p.pay_len, 24);
 

@@ -32,6 +32,17 @@ add(struct tg *t, struct t_spec s)
 	tg_add(t, &s);
 }
 
+/* A segment carrying the 12-byte TCP option block @opts. */
+static struct t_spec
+seg_opts(int ipv, uint32_t off, const uint8_t *opts)
+{
+	struct t_spec s = seg(ipv, PL, off);
+
+	s.tcp_opts = opts;
+	s.tcp_opts_len = 12;
+	return s;
+}
+
 /* An IPv6 segment with one 8-byte Destination Options header filled with @fill. */
 static struct t_spec
 seg_dstopts(uint32_t off, uint8_t fill)
@@ -186,32 +197,15 @@ tcp_cases(int ipv)
 	t_opt_ts_set(ts0, 0, 2);
 	t_opt_ts_set(ts100, 100, 2);
 	tg_init(&t);
-	s = seg(ipv, PL, 0);
-	s.tcp_opts = ts0;
-	s.tcp_opts_len = 12;
-	add(&t, s);
-	s = seg(ipv, PL, PL);
-	s.tcp_opts = ts0;
-	s.tcp_opts_len = 12;
-	add(&t, s);
-	s = seg(ipv, PL, 2 * PL);
-	s.tcp_opts = ts100;
-	s.tcp_opts_len = 12;
-	add(&t, s);
-	s = seg(ipv, PL, 3 * PL);
-	s.tcp_opts = order1;
-	s.tcp_opts_len = 12;
-	add(&t, s);
-	s = seg(ipv, PL, 4 * PL);
-	s.tcp_opts = order2;
-	s.tcp_opts_len = 12;
-	add(&t, s);
+	add(&t, seg_opts(ipv, 0, ts0));
+	add(&t, seg_opts(ipv, PL, ts0));
+	add(&t, seg_opts(ipv, 2 * PL, ts100));
+	add(&t, seg_opts(ipv, 3 * PL, order1));
+	add(&t, seg_opts(ipv, 4 * PL, order2));
 	EXPECT("tcp_ts", 200, 100, 100, 100);
 
 	tg_init(&t);
-	s = seg(ipv, PL, 0);
-	s.tcp_opts = ts0;
-	s.tcp_opts_len = 12;
+	s = seg_opts(ipv, 0, ts0);
 	add(&t, s);
 	s.seq += PL;
 	s.pay_off += PL;

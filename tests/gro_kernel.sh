@@ -7,6 +7,7 @@
 set -u
 . "$(dirname "$0")/kernel/lib.sh"
 kernel_init sogro gro_kernel "kgro kgrocmp kcraft kcap kpcmp"
+ip -n "$NSO" link set lo up
 
 "$CLI" gro --help >/dev/null 2>&1 || fail "$CLI gro not available (make BUILD=$BUILD cli)"
 

@@ -20,6 +20,7 @@ ip netns exec "$NSO" sh -c '
 	for f in /proc/sys/net/bridge/bridge-nf-call-*; do [ -e "$f" ] && echo 0 > "$f"; done
 	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1' ||
 	fail "netns sysctls"
+ip -n "$NSO" link set lo up
 ip -n "$NSO" tuntap add dev gt0 mode tap vnet_hdr 2>/dev/null || skip "cannot create a TAP device"
 ip -n "$NSO" link add gbr type bridge || skip "no bridge support"
 ip -n "$NSO" link add gv0 type veth peer name gv1 || fail "veth"

@@ -23,7 +23,7 @@ cleanup() {
 
 # kernel_init NS_PREFIX NAME "BINARIES": checks root, the CLI, the
 # tests/kernel BINARIES and the tools; creates the namespaces
-# NS_PREFIX-{o,c,s}-PID (the oracle's with lo up) and /tmp/NAME.XXXXXX.
+# NS_PREFIX-{o,c,s}-PID and /tmp/NAME.XXXXXX.
 kernel_init() {
 	BUILD=${BUILD:-build}
 	K=$BUILD/tests/kernel
@@ -48,7 +48,6 @@ kernel_init() {
 	ip netns add "$NSC" && ip netns add "$NSS" || fail "ip netns add"
 	dir=$(mktemp -d "/tmp/$2.XXXXXX") || fail mktemp
 	start=$(date +%s)
-	ip -n "$NSO" link set lo up
 }
 
 # iperf_pair N: veth sg0-$tag in $NSC (198.18.N.1, 2001:2:0:N::1) to sg1-$tag

@@ -3,6 +3,7 @@
  * L3 bypass checks, L4 lookup and flush accumulation (tcp_gro_receive,
  * udp_gro_receive_segment), completion (inet/ipv6/tcp/udp_gro_complete).
  * Row numbers "#n" refer to reference/offload-rules.md §1.10. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,7 +34,12 @@ struct seg {
 
 /* A held flow.  The first segment's headers are copied in (hdr): every
  * comparison reads this entry only, not the caller's buffer of a packet that
- * may have arrived long ago (cold); completion rewrites a copy of it. */
+ * may have arrived long ago (cold); completion rewrites a copy of it.
+ * Layout by use: line 0 is all that holding, merging and completing touch
+ * besides the header copy (lines 1-2 for a typical 66-byte header); what
+ * only timeouts, the LRU table or the relaxed policy need comes last.  The
+ * bucket is hash & mask; a single segment's frame is hdr_len + mss long
+ * (length mismatches are never held). */
 struct flow {
 	uint32_t hash;
 	uint32_t chain;		/* next in the bucket, newest first */
@@ -42,23 +48,24 @@ struct flow {
 	uint8_t  ipv, proto, l4_len, ck;
 	uint16_t l3_off, l3_len;
 	uint16_t l4_off, hdr_len;	/* hdr_len = payload offset of the first segment */
-	uint16_t mss, count;
+	uint16_t mss, count;	/* count 0: not held */
 	uint16_t ulen;		/* UDP: first datagram's length */
 	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
 	uint8_t  fixedid, orflags;
-	uint32_t bucket;
+	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
+	uint8_t  pad_;
 	uint32_t next_seq;
 	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
-	uint32_t frame_len;
 	uint32_t seg_head, seg_tail;
-	uint32_t age_prev, age_next;	/* by hold time */
-	uint32_t lru_prev, lru_next;	/* CLOCK ring (LRU table) */
-	uint8_t  ref;			/* CLOCK: used since last looked at */
 	const uint8_t *frame;	/* first segment (output unchanged when alone) */
+	uint8_t  hdr[SOFL_GRO_MAX_HDR];	/* first segment's bytes [0, hdr_len) */
+	uint32_t age_prev, age_next;	/* by hold time (LRU table, timeouts) */
+	uint32_t lru_prev, lru_next;	/* CLOCK ring (LRU table) */
 	const uint8_t *last_l4;	/* newest segment's TCP header (relaxed) */
 	uint64_t age;
-	uint8_t  hdr[SOFL_GRO_MAX_HDR];	/* first segment's bytes [0, hdr_len) */
-};
+} __attribute__((aligned(64)));
+
+_Static_assert(offsetof(struct flow, hdr) == 64, "struct flow: line 0 is the hot part");
 
 struct dlist {
 	uint32_t head, tail;
@@ -69,11 +76,15 @@ struct sofl_gro {
 	struct sofl_gro_rule *rules;
 	int lnx;		/* Linux table geometry */
 	int fast;		/* fast_merge applies (Linux policy) */
+	int use_age;		/* age list kept (LRU table or flush timeout) */
+	int nohash;		/* set by fast_find: no held flow has hash nohash_h */
+	uint32_t nohash_h;	/* (valid until the input is delivered) */
 	uint32_t mask;		/* buckets - 1 */
 	uint32_t per_bucket;
 	uint32_t *head;		/* bucket chains */
 	uint32_t *tail;		/* Linux table: oldest of each bucket */
 	uint32_t *cnt;
+	uint8_t *tags;		/* Linux table: held flows per (bucket, hash tag) */
 	struct flow *flows;
 	uint32_t nflows, free_flow, held_flows;
 	struct seg *segs;
@@ -138,6 +149,17 @@ clock_victim(struct sofl_gro *g)
 	return fi;
 }
 
+/* Linux table: a bucket's flows counted by TAGS hash tags (the hash bits
+ * above the bucket's), so that fast_find knows without walking the chain
+ * (pointer chasing through up to 8 entries) that no flow has a hash. */
+#define TAGS 64
+
+static inline uint32_t
+tag_of(const struct sofl_gro *g, uint32_t h)
+{
+	return (h & g->mask) * TAGS + ((h >> 3) & (TAGS - 1));
+}
+
 static void
 table_unlink(struct sofl_gro *g, uint32_t fi)
 {
@@ -147,14 +169,17 @@ table_unlink(struct sofl_gro *g, uint32_t fi)
 	if (p != NIL)
 		g->flows[p].chain = n;
 	else
-		g->head[f->bucket] = n;
+		g->head[f->hash & g->mask] = n;
 	if (n != NIL)
 		g->flows[n].cprev = p;
 	else if (g->lnx)
-		g->tail[f->bucket] = p;
+		g->tail[f->hash & g->mask] = p;
 	if (g->lnx)
-		g->cnt[f->bucket]--;
-	DL_UNLINK(g, &g->age, fi, age_prev, age_next);
+		g->cnt[f->hash & g->mask]--;
+	if (g->lnx)
+		g->tags[tag_of(g, f->hash)]--;
+	if (g->use_age)
+		DL_UNLINK(g, &g->age, fi, age_prev, age_next);
 	if (!g->lnx)
 		DL_UNLINK(g, &g->lru, fi, lru_prev, lru_next);
 	g->held_flows--;
@@ -337,7 +362,7 @@ complete(struct sofl_gro *g, uint32_t fi, int why)
 	if (f->count == 1) {
 		int ck = f->ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL : SOFL_GRO_CSUM_VALID;
 		si = f->seg_head;
-		out_single(g, f->frame, f->frame_len, g->segs[si].cookie, ck, f->l4_off,
+		out_single(g, f->frame, (uint32_t)f->hdr_len + f->mss, g->segs[si].cookie, ck, f->l4_off,
 			   f->proto == 6 ? 16 : 6);
 		g->segs[si].next = g->free_seg;
 		g->free_seg = si;
@@ -447,6 +472,8 @@ lookup(const struct sofl_gro *g, const struct sofl_pkt *q, uint32_t h, uint32_t 
 {
 	uint32_t fi;
 
+	if (g->nohash && g->nohash_h == h)
+		return NIL;		/* fast_find just saw no flow with this hash */
 	for (fi = g->head[b]; fi != NIL; fi = g->flows[fi].chain) {
 		const struct flow *f = &g->flows[fi];
 		if (f->hash == h && f->ports == ports && f->proto == q->l4_proto &&
@@ -503,16 +530,19 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	f->ts_off = q->opt_ts ? (uint16_t)(q->opt_ts - q->l4_off) : 0;
 	f->fixedid = 0;
 	f->orflags = 0;
-	f->bucket = b;
 	f->next_seq = q->tcp_seq + q->pay_len;
 	f->ip_len = q->ip_end - q->l3_off;
-	f->frame_len = in->len;
 	f->seg_head = f->seg_tail = si;
 	f->frame = q->data;
-	f->last_l4 = q->data + q->l4_off;
-	f->age = g->now;
 	f->ref = 0;
-	memcpy(f->hdr, q->data, q->pay_off);
+	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED)
+		f->last_l4 = q->data + q->l4_off;
+	if (g->timeout_ns)
+		f->age = g->now;
+	if (q->pay_off <= 128 && q->len >= 128)
+		memcpy(f->hdr, q->data, 128);	/* fixed size: inline moves, no libc call */
+	else
+		memcpy(f->hdr, q->data, q->pay_off);
 
 	f->chain = g->head[b];
 	f->cprev = NIL;
@@ -523,17 +553,19 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	g->head[b] = fi;
 	if (g->lnx)
 		g->cnt[b]++;
-	DL_LINK(g, &g->age, fi, age_prev, age_next);
+	if (g->lnx)
+		g->tags[tag_of(g, h)]++;
+	if (g->use_age)
+		DL_LINK(g, &g->age, fi, age_prev, age_next);
 	if (!g->lnx)
 		DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
 	g->held_flows++;
 	g->held_segs++;
 }
 
-/* Appends a segment: payload @pay (@len bytes), TCP/UDP header @l4. */
+/* Appends a segment: payload @pay (@len bytes). */
 HOT void
-append_seg(struct sofl_gro *g, struct flow *f, const uint8_t *pay, uint32_t len,
-	   const uint8_t *l4, uint64_t cookie)
+append_seg(struct sofl_gro *g, struct flow *f, const uint8_t *pay, uint32_t len, uint64_t cookie)
 {
 	uint32_t si = g->free_seg;
 	struct seg *s = &g->segs[si];
@@ -548,7 +580,6 @@ append_seg(struct sofl_gro *g, struct flow *f, const uint8_t *pay, uint32_t len,
 	f->count++;
 	f->next_seq += len;
 	f->ip_len += len;
-	f->last_l4 = l4;
 	f->ref = 1;
 	g->held_segs++;
 }
@@ -556,8 +587,10 @@ append_seg(struct sofl_gro *g, struct flow *f, const uint8_t *pay, uint32_t len,
 HOT void
 append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const struct sofl_pkt *q)
 {
-	append_seg(g, &g->flows[fi], q->data + q->pay_off, q->pay_len, q->data + q->l4_off,
-		   in->cookie);
+	struct flow *f = &g->flows[fi];
+
+	append_seg(g, f, q->data + q->pay_off, q->pay_len, in->cookie);
+	f->last_l4 = q->data + q->l4_off;	/* read by the relaxed policy only */
 }
 
 /* ---- merge rules ---- */
@@ -787,12 +820,24 @@ HOT struct flow *
 fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
 	uint32_t fi;
+	int seen = 0;
 
-	for (fi = g->head[h & g->mask]; fi != NIL; fi = g->flows[fi].chain) {
-		struct flow *f = &g->flows[fi];
-		if (f->hash == h && f->proto == 6 && in->len > f->hdr_len && fast_same(f, in->data))
-			return f;
+	if (g->lnx && !g->tags[tag_of(g, h)]) {
+		fi = NIL;	/* nothing with this tag: skip the walk */
+	} else {
+		fi = g->head[h & g->mask];
 	}
+	for (; fi != NIL; fi = g->flows[fi].chain) {
+		struct flow *f = &g->flows[fi];
+		if (f->hash != h)
+			continue;
+		if (f->proto == 6 && in->len > f->hdr_len && fast_same(f, in->data))
+			return f;
+		seen = 1;
+	}
+	/* no held flow has this hash: the general way's lookup may skip its walk */
+	g->nohash = !seen;
+	g->nohash_h = h;
 	return NULL;
 }
 
@@ -840,7 +885,7 @@ fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	if (f->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK))
 		g->st.csum_sw_ip++;
 	f->fixedid = fixedid;
-	append_seg(g, f, d + f->hdr_len, pay, th, in->cookie);
+	append_seg(g, f, d + f->hdr_len, pay, in->cookie);	/* Linux policy: no last_l4 */
 	f->orflags |= flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 	if (flags & TCP_FINAL)
 		complete(g, (uint32_t)(f - g->flows), SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
@@ -1022,6 +1067,7 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 			classify(g, &in[i], &x[i]);
 		}
 		deliver(g, &in[i], &x[i]);
+		g->nohash = 0;
 	}
 }
 
@@ -1039,6 +1085,7 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 			continue;
 		classify(g, &in[i], &x);
 		deliver(g, &in[i], &x);
+		g->nohash = 0;
 	}
 }
 
@@ -1053,8 +1100,13 @@ table_alloc(size_t bytes)
 {
 	void *p;
 
-	if (bytes < HUGE_SZ)
-		return calloc(1, bytes);
+	if (bytes < HUGE_SZ) {
+		bytes = (bytes + 63) & ~(size_t)63;	/* flow entries are cache-line aligned */
+		p = aligned_alloc(64, bytes);
+		if (p)
+			memset(p, 0, bytes);
+		return p;
+	}
 	bytes = (bytes + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
 	p = aligned_alloc(HUGE_SZ, bytes);
 	if (!p)
@@ -1147,6 +1199,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->mask = nb - 1;
 	g->fast = cfg->policy == SOFL_GRO_POLICY_LINUX;
 	g->timeout_ns = (uint64_t)cfg->flush_timeout_us * 1000;
+	g->use_age = !g->lnx || g->timeout_ns;
 	g->seg_cap = g->cfg.max_batch + g->cfg.max_held;
 	nsuper = g->seg_cap / 2 + 1;
 	if (nsuper > g->nflows + g->cfg.max_batch)
@@ -1155,6 +1208,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 
 	g->head = table_alloc(nb * sizeof(*g->head));
 	g->cnt = calloc(nb, sizeof(*g->cnt));
+	g->tags = calloc((size_t)nb * TAGS, 1);
 	g->tail = calloc(nb, sizeof(*g->tail));
 	g->flows = table_alloc((size_t)g->nflows * sizeof(*g->flows));
 	g->segs = malloc((size_t)g->seg_cap * sizeof(*g->segs));
@@ -1167,7 +1221,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		if (g->rules)
 			memcpy(g->rules, cfg->rules, cfg->n_rules * sizeof(*g->rules));
 	}
-	if (!g->head || !g->cnt || !g->tail || !g->flows || !g->segs || !g->outs || !g->iov || !g->cookies ||
+	if (!g->head || !g->cnt || !g->tags || !g->tail || !g->flows || !g->segs || !g->outs || !g->iov || !g->cookies ||
 	    !g->scratch || (cfg->n_rules && !g->rules)) {
 		sofl_gro_destroy(g);
 		return SOFL_ENOMEM;
@@ -1199,6 +1253,7 @@ sofl_gro_destroy(struct sofl_gro *g)
 		return;
 	free(g->head);
 	free(g->cnt);
+	free(g->tags);
 	free(g->tail);
 	free(g->flows);
 	free(g->segs);
@@ -1260,7 +1315,7 @@ age_prefetch(const struct sofl_gro *g, uint32_t fi)
 	if (nx == NIL)
 		return;
 	n = &g->flows[nx];
-	__builtin_prefetch(&g->head[n->bucket]);
+	__builtin_prefetch(&g->head[n->hash & g->mask]);
 	if (n->lru_prev != NIL)
 		__builtin_prefetch(&g->flows[n->lru_prev]);
 	if (n->lru_next != NIL)

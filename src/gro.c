@@ -11,6 +11,9 @@
 #include "softoffload/csum.h"
 #include "hdr.h"
 #include "gro_impl.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define NIL		UINT32_MAX
 #define HOT		static inline __attribute__((always_inline))	/* per packet */
@@ -53,7 +56,7 @@ struct flow {
 	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
 	uint8_t  fixedid, orflags;
 	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
-	uint8_t  pad_;
+	uint8_t  mk;		/* fast_merge compare mask (g->mask_b), NO_MASK: none */
 	uint32_t next_seq;
 	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
 	uint32_t seg_head, seg_tail;
@@ -67,6 +70,10 @@ struct flow {
 
 _Static_assert(offsetof(struct flow, hdr) == 64, "struct flow: line 0 is the hot part");
 
+#define NMASK    8	/* header layouts with a fast_merge mask */
+#define MASK_LEN 128	/* longest header compared with a mask */
+#define NO_MASK  0xff
+
 struct dlist {
 	uint32_t head, tail;
 };
@@ -77,6 +84,9 @@ struct sofl_gro {
 	int lnx;		/* Linux table geometry */
 	int fast;		/* fast_merge applies (Linux policy) */
 	int use_age;		/* age list kept (LRU table or flush timeout) */
+	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
+	uint32_t mask_key[NMASK];
+	uint32_t nmask;
 	int nohash;		/* set by fast_find: no held flow has hash nohash_h */
 	uint32_t nohash_h;	/* (valid until the input is delivered) */
 	uint32_t mask;		/* buckets - 1 */
@@ -490,6 +500,42 @@ bucket_oldest(const struct sofl_gro *g, uint32_t b)
 	return g->tail[b];
 }
 
+/* fast_merge's masks: for a header layout (L3 offset, IP version, L3 and
+ * TCP header lengths), byte i of the mask keeps the bits of header byte i
+ * that must be equal for a merge, i.e. all but IPv4 total length, ID and
+ * checksum, IPv6 payload length, TCP sequence number, PSH and FIN, checksum
+ * and urgent pointer.  A few layouts cover a queue's traffic, so they live in
+ * the engine (cached) rather than in each flow.  @return the mask's index,
+ * or NO_MASK (header longer than MASK_LEN or shorter than 16, table full). */
+static uint8_t
+mask_for(struct sofl_gro *g, const struct flow *f)
+{
+	uint32_t key = (uint32_t)f->l3_off << 24 | (uint32_t)f->ipv << 16 |
+		       (uint32_t)f->l3_len << 8 | f->l4_len, i;
+	uint8_t *m;
+
+	if (f->hdr_len > MASK_LEN || f->hdr_len < 16)
+		return NO_MASK;
+	for (i = 0; i < g->nmask; i++)
+		if (g->mask_key[i] == key)
+			return (uint8_t)i;
+	if (g->nmask == NMASK)
+		return NO_MASK;
+	m = g->mask_b[g->nmask];
+	memset(m, 0xff, MASK_LEN);
+	if (f->ipv == 4) {
+		memset(m + f->l3_off + 2, 0, 4);	/* total length, ID */
+		memset(m + f->l3_off + 10, 0, 2);	/* header checksum */
+	} else {
+		memset(m + f->l3_off + 4, 0, 2);	/* payload length */
+	}
+	memset(m + f->l4_off + 4, 0, 4);		/* sequence number */
+	m[f->l4_off + 13] = (uint8_t)~(SOFL_TCP_PSH | SOFL_TCP_FIN);
+	memset(m + f->l4_off + 16, 0, 4);		/* checksum, urgent pointer */
+	g->mask_key[g->nmask] = key;
+	return (uint8_t)g->nmask++;
+}
+
 static void
 hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
      uint32_t b, uint32_t ports, int ck)
@@ -535,6 +581,7 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	f->seg_head = f->seg_tail = si;
 	f->frame = q->data;
 	f->ref = 0;
+	f->mk = g->fast && f->proto == 6 ? mask_for(g, f) : NO_MASK;
 	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED)
 		f->last_l4 = q->data + q->l4_off;
 	if (g->timeout_ns)
@@ -781,9 +828,9 @@ mdiff(const uint8_t *a, const uint8_t *b, uint64_t m)
 	return (ld64(a) ^ ld64(b)) & m;
 }
 
-/* Masked compare of @d (>= f->hdr_len bytes) against the flow's header. */
+/* The same compare, word by word, for layouts without a mask. */
 HOT int
-fast_same(const struct flow *f, const uint8_t *d)
+fast_same_words(const struct flow *f, const uint8_t *d)
 {
 	const uint8_t *a = f->hdr, *ip = d + f->l3_off, *fip = a + f->l3_off;
 	const uint8_t *th = d + f->l4_off, *fth = a + f->l4_off;
@@ -798,6 +845,48 @@ fast_same(const struct flow *f, const uint8_t *d)
 	else
 		x |= mdiff(ip, fip, M_IP6_W0) | (uint64_t)differ(ip + 8, fip + 8, f->l3_len - 8u);
 	return !x && !differ_n(th + 20, fth + 20, f->l4_len - 20u);
+}
+
+#if defined(__SSE2__)
+/* 16 bytes at a time, the last 16 ending at hdr_len (overlap is harmless:
+ * masks are positional). */
+HOT int
+same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
+{
+	__m128i x = _mm_setzero_si128();
+	unsigned i;
+
+	for (i = 0; i + 16 < n; i += 16)
+		x = _mm_or_si128(x, _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(m + i)),
+			_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+				      _mm_loadu_si128((const __m128i *)(const void *)(b + i)))));
+	i = n - 16;
+	x = _mm_or_si128(x, _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(m + i)),
+		_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
+			      _mm_loadu_si128((const __m128i *)(const void *)(b + i)))));
+	return _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) == 0xffff;
+}
+#else
+HOT int
+same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
+{
+	uint64_t x = 0;
+	unsigned i;
+
+	for (i = 0; i + 8 < n; i += 8)
+		x |= (ld64(a + i) ^ ld64(b + i)) & ld64(m + i);
+	i = n - 8;
+	return !(x | ((ld64(a + i) ^ ld64(b + i)) & ld64(m + i)));
+}
+#endif
+
+/* Masked compare of @d (>= f->hdr_len bytes) against the flow's header. */
+HOT int
+fast_same(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
+{
+	if (f->mk != NO_MASK)
+		return same_masked(f->hdr, d, g->mask_b[f->mk], f->hdr_len);
+	return fast_same_words(f, d);
 }
 
 /* IPv4 header checksum of a 20-byte header: 1 when it verifies. */
@@ -831,7 +920,7 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 		struct flow *f = &g->flows[fi];
 		if (f->hash != h)
 			continue;
-		if (f->proto == 6 && in->len > f->hdr_len && fast_same(f, in->data))
+		if (f->proto == 6 && in->len > f->hdr_len && fast_same(g, f, in->data))
 			return f;
 		seen = 1;
 	}

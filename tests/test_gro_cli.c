@@ -1,7 +1,8 @@
 /* Description: `softoffload gro` end to end: writes captures with libpcap,
  * runs $BUILD/softoffload and checks the output capture (packet count,
  * payload sizes, link type, checksums full/partial), --poll-sizes (list and
- * file), --poll-max, --poll-gap-us, --stats, --partial-ok and usage errors. */
+ * file), --poll-max, --poll-gap-us, --stats, --partial-ok, --rule, --flows
+ * and usage errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -218,6 +219,42 @@ test_stats_and_partial_ok(void **state)
 	}
 }
 
+/* --rule restricts coalescing to matching flows (the seed's
+ * `ethtool -N ... flow-type tcp4 dst-ip X`); --flows selects the LRU table. */
+static void
+test_rules_and_flows(void **state)
+{
+	static const int merged[] = { 10000, 0 };
+	static const int alone[] = { 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 0 };
+	struct pk pk[16];
+	struct res r;
+	(void)state;
+
+	/* the builder's flow: 198.18.0.1:40000 -> 198.18.0.2:5201, TCP */
+	write_pcap(DLT_EN10MB, pk, make_flow(pk, 10, 1000, SOFL_LINK_ETH, T_CSUM_FULL, 99, 0));
+	run_cli("--rule tcp4,dst=198.18.0.2", &r);
+	expect(&r, merged, 2);
+	run_cli("--rule tcp4,dst=198.18.0.0/15,dport=5201", &r);
+	expect(&r, merged, 2);
+	run_cli("--rule udp4 --rule tcp6", &r);		/* no rule matches */
+	expect(&r, alone, 11);
+	run_cli("--rule tcp4,dst=198.18.0.3 --stats", &r);
+	expect(&r, alone, 11);
+	assert_non_null(strstr(t_cli_out, "rule"));
+	run_cli("--rule tcp4,dport=5202", &r);
+	expect(&r, alone, 11);
+	run_cli("--flows 65536", &r);
+	expect(&r, merged, 2);
+	run_cli("--flows 1 --rule any", &r);
+	expect(&r, merged, 2);
+
+	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --rule tcp5"), 2);
+	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --rule tcp4,dst=2001:2::1"), 2);
+	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --rule tcp4,dst=198.18.0.1/33"), 2);
+	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --rule tcp4,port=1"), 2);
+	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --flows 0"), 2);
+}
+
 static void
 test_usage_errors(void **state)
 {
@@ -243,6 +280,7 @@ main(void)
 		cmocka_unit_test(test_full_and_partial),
 		cmocka_unit_test(test_polls),
 		cmocka_unit_test(test_stats_and_partial_ok),
+		cmocka_unit_test(test_rules_and_flows),
 		cmocka_unit_test(test_usage_errors),
 	};
 	int rc = t_cli_init("gro-cli");

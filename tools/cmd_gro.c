@@ -9,6 +9,7 @@
  * poll, so every output references packets of its own poll only.
  *
  * Output timestamp: that of the newest input packet the output carries. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct gro_opts {
 	long long gap_ns;		/* -1: no gap rule */
 	uint32_t *sizes;
 	size_t nsizes;
+	struct sofl_gro_rule rules[16];
 };
 
 struct rec {
@@ -40,7 +42,8 @@ usage(FILE *f)
 	fprintf(f,
 "usage: softoffload gro IN.pcap -o OUT.pcap [--policy linux|relaxed] [--udp]\n"
 "         [--csum partial|full] [--poll-max N] [--poll-gap-us N]\n"
-"         [--poll-sizes FILE|a,b,c] [--assume-valid] [--partial-ok] [--stats]\n"
+"         [--poll-sizes FILE|a,b,c] [--assume-valid] [--partial-ok]\n"
+"         [--flows N] [--rule TYPE[,dst=ADDR[/LEN]][,dport=N]]... [--stats]\n"
 "\n"
 "Replays IN (pcap/pcapng, Ethernet or raw IP) as NIC receive polls through\n"
 "the GRO engine (Linux 6.18 rules) and writes the packets the stack would\n"
@@ -61,6 +64,13 @@ usage(FILE *f)
 "  --assume-valid  treat every checksum as verified (NIC DATA_VALID)\n"
 "  --partial-ok    a checksum holding only the pseudo-header sum (capture on\n"
 "                  the sending host) counts as valid, as CHECKSUM_PARTIAL does\n"
+"  --flows N       a hashed table of N flows with LRU eviction instead of\n"
+"                  Linux's 8 buckets of 8 (the per-queue LRO use case)\n"
+"  --rule R        coalesce only flows matching a rule (repeatable, up to 16;\n"
+"                  like ethtool -N ... flow-type tcp4 dst-ip X): TYPE is\n"
+"                  tcp4, tcp6, udp4, udp6, ip4, ip6 or any, then optionally\n"
+"                  dst=ADDR or dst=ADDR/LEN and dport=N, comma-separated;\n"
+"                  other flows pass through (counted as bypass 'rule')\n"
 "  --stats         print the statistics (to stderr when OUT is stdout)\n");
 	return f == stdout ? 0 : 2;
 }
@@ -135,6 +145,75 @@ parse_sizes(struct gro_opts *o, const char *arg)
 	return 0;
 }
 
+/* TYPE[,dst=ADDR[/LEN]][,dport=N] -> one rule (sofl_gro_rule). */
+static int
+parse_rule(struct gro_opts *o, const char *arg)
+{
+	static const struct { const char *name; uint8_t family, proto; } types[] = {
+		{ "tcp4", 4, 6 }, { "tcp6", 6, 6 }, { "udp4", 4, 17 }, { "udp6", 6, 17 },
+		{ "ip4", 4, 0 }, { "ip6", 6, 0 }, { "any", 0, 0 },
+	};
+	struct sofl_gro_rule *r;
+	char buf[128], *tok, *save = NULL;
+	size_t i;
+
+	if (o->cfg.n_rules == sizeof(o->rules) / sizeof(o->rules[0]))
+		return cli_error("--rule: at most %zu rules", sizeof(o->rules) / sizeof(o->rules[0]));
+	if (strlen(arg) >= sizeof(buf))
+		return cli_error("--rule: '%s' is too long", arg);
+	strcpy(buf, arg);
+	r = &o->rules[o->cfg.n_rules];
+	memset(r, 0, sizeof(*r));
+	tok = strtok_r(buf, ",", &save);
+	for (i = 0; tok && i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(tok, types[i].name))
+			break;
+	if (!tok || i == sizeof(types) / sizeof(types[0]))
+		return cli_error("--rule: '%s': expected tcp4, tcp6, udp4, udp6, ip4, ip6 or any first",
+				 arg);
+	r->family = types[i].family;
+	r->proto = types[i].proto;
+	while ((tok = strtok_r(NULL, ",", &save))) {
+		if (!strncmp(tok, "dst=", 4)) {
+			char *slash = strchr(tok + 4, '/');
+			unsigned maxlen, len;
+			int fam;
+
+			if (slash)
+				*slash = 0;
+			if (inet_pton(AF_INET, tok + 4, r->dst) == 1)
+				fam = 4;
+			else if (inet_pton(AF_INET6, tok + 4, r->dst) == 1)
+				fam = 6;
+			else
+				return cli_error("--rule: bad address '%s'", tok + 4);
+			if (r->family && r->family != fam)
+				return cli_error("--rule: address family does not match '%s'", arg);
+			r->family = (uint8_t)fam;
+			maxlen = fam == 4 ? 32 : 128;
+			len = maxlen;
+			if (slash) {
+				char *end;
+				unsigned long v = strtoul(slash + 1, &end, 10);
+				if (end == slash + 1 || *end || v > maxlen)
+					return cli_error("--rule: bad prefix length '/%s'", slash + 1);
+				len = (unsigned)v;
+			}
+			r->prefix = (uint8_t)len;
+		} else if (!strncmp(tok, "dport=", 6)) {
+			long long v = cli_count("--rule dport", tok + 6, 65535);
+			if (v < 0)
+				return 2;
+			r->dport = (uint16_t)v;
+		} else {
+			return cli_error("--rule: unknown field '%s' (dst=, dport=)", tok);
+		}
+	}
+	o->cfg.n_rules++;
+	o->cfg.rules = o->rules;
+	return 0;
+}
+
 static int
 parse_args(struct gro_opts *o, int argc, char **argv)
 {
@@ -160,7 +239,8 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 			o->cfg.partial_ok = 1;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--policy") || !strcmp(a, "--csum") ||
 			   !strcmp(a, "--poll-max") || !strcmp(a, "--poll-gap-us") ||
-			   !strcmp(a, "--poll-sizes")) {
+			   !strcmp(a, "--poll-sizes") || !strcmp(a, "--flows") ||
+			   !strcmp(a, "--rule")) {
 			if (!val)
 				return cli_error("%s needs a value", a);
 			i++;
@@ -185,6 +265,14 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 				if ((v = cli_uint(a, val, 1000000000ull)) < 0)
 					return 2;
 				o->gap_ns = v * 1000;
+			} else if (!strcmp(a, "--flows")) {
+				if ((v = cli_count(a, val, 1u << 24)) < 0)
+					return 2;
+				o->cfg.table = SOFL_GRO_TABLE_LRU;
+				o->cfg.max_flows = (uint32_t)v;
+			} else if (!strcmp(a, "--rule")) {
+				if (parse_rule(o, val))
+					return 2;
 			} else if (parse_sizes(o, val)) {
 				return 2;
 			}

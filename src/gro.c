@@ -361,14 +361,14 @@ out_super(struct sofl_gro *g, struct flow *f)
 	g->st.segs_merged += f->count;
 }
 
-/* Completes held flow @fi: delivered now, flow and segments freed. */
+/* Delivers held flow @fi (already out of the table); frees it and its
+ * segments. */
 static void
-complete(struct sofl_gro *g, uint32_t fi, int why)
+emit(struct sofl_gro *g, uint32_t fi, int why)
 {
 	struct flow *f = &g->flows[fi];
 	uint32_t si;
 
-	table_unlink(g, fi);
 	if (f->count == 1) {
 		int ck = f->ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL : SOFL_GRO_CSUM_VALID;
 		si = f->seg_head;
@@ -384,6 +384,14 @@ complete(struct sofl_gro *g, uint32_t fi, int why)
 	g->held_segs -= f->count;
 	f->chain = g->free_flow;
 	g->free_flow = fi;
+}
+
+/* Completes held flow @fi: delivered now, flow and segments freed. */
+static void
+complete(struct sofl_gro *g, uint32_t fi, int why)
+{
+	table_unlink(g, fi);
+	emit(g, fi, why);
 }
 
 /* ---- flow table ---- */
@@ -1384,12 +1392,31 @@ flush_linux(struct sofl_gro *g, int why, int aged_only)
 {
 	uint32_t b, fi;
 
-	for (b = 0; b <= g->mask; b++)
-		while ((fi = g->tail[b]) != NIL) {	/* oldest first */
-			if (aged_only && g->now - g->flows[fi].age < g->timeout_ns)
-				break;
-			complete(g, fi, why);
+	if (aged_only) {
+		for (b = 0; b <= g->mask; b++)
+			while ((fi = g->tail[b]) != NIL) {	/* oldest first */
+				if (g->now - g->flows[fi].age < g->timeout_ns)
+					break;
+				complete(g, fi, why);
+			}
+		return;
+	}
+	/* everything: each bucket emitted oldest first, then emptied at once
+	 * (no unlinking flow by flow) */
+	for (b = 0; b <= g->mask; b++) {
+		if (g->tail[b] == NIL)
+			continue;
+		for (fi = g->tail[b]; fi != NIL; ) {
+			uint32_t newer = g->flows[fi].cprev;
+			emit(g, fi, why);
+			fi = newer;
 		}
+		g->head[b] = g->tail[b] = NIL;
+		g->cnt[b] = 0;
+		memset(g->tags + (size_t)b * TAGS, 0, TAGS);
+	}
+	g->held_flows = 0;
+	g->age.head = g->age.tail = NIL;
 }
 
 /* Before completing the age-list head: prefetch what completing the next

@@ -83,7 +83,15 @@ random_packet(uint64_t *r, uint8_t *buf, int *link)
 	switch (rnd(r, 6)) {
 	case 0: case 1: s.tcp_opts = t_opt_ts; s.tcp_opts_len = 12; break;
 	case 2: s.tcp_opts = opt_mss_ws_sack; s.tcp_opts_len = 12; break;
-	case 3: s.tcp_opts = rnd(r, 2) ? opt_bad : opt_ts_eol; s.tcp_opts_len = rnd(r, 2) ? 8 : 12; break;
+	case 3:
+		if (rnd(r, 2)) {
+			s.tcp_opts = opt_bad;
+			s.tcp_opts_len = 8;
+		} else {
+			s.tcp_opts = opt_ts_eol;
+			s.tcp_opts_len = rnd(r, 2) ? 8 : 12;	/* 8: TS cut (malformed) */
+		}
+		break;
 	default: break;
 	}
 	if (ipv == 4) {

@@ -142,6 +142,19 @@ l4_pseudo(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l4len)
 	if (n_ != NIL) (g)->flows[n_].prevf = p_; else (d)->tail = p_;		\
 } while (0)
 
+/* The lines of flow entry @fi that completing touches: line 0, the header
+ * copy (lines 1-2 for up to 128 bytes) and the list links after it. */
+static inline void
+flow_prefetch(const struct sofl_gro *g, uint32_t fi)
+{
+	const char *p = (const char *)&g->flows[fi];
+
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + 64);
+	__builtin_prefetch(p + 128);
+	__builtin_prefetch(p + offsetof(struct flow, age_prev));
+}
+
 /* LRU table eviction: CLOCK (second chance), an O(1) approximation of LRU
  * that costs a merge one store in its own entry instead of relinking
  * neighbours (cache misses with many flows). */
@@ -1437,11 +1450,8 @@ age_prefetch(const struct sofl_gro *g, uint32_t fi)
 	if (n->lru_next != NIL)
 		__builtin_prefetch(&g->flows[n->lru_next]);
 	nn = n->age_next;
-	if (nn != NIL) {
-		__builtin_prefetch(&g->flows[nn]);
-		__builtin_prefetch((const char *)&g->flows[nn] + 64);
-		__builtin_prefetch((const char *)&g->flows[nn] + 128);
-	}
+	if (nn != NIL)
+		flow_prefetch(g, nn);	/* with its links: the next step reads them */
 }
 
 static void

@@ -240,10 +240,12 @@ parse_l4(struct sofl_pkt *p)
 /* ---- fast path ----
  * The common case (Ethernet with at most one VLAN tag, or raw IP; IPv4
  * without options and not a fragment, or IPv6 without extension headers;
- * TCP or UDP) in one straight line: every header word loaded once, the result
- * stored without being read back.  Anything else, including every
- * malformation, returns 1 and the generic code above parses the packet from
- * scratch, so results and error codes are the generic code's. */
+ * TCP or UDP, or another protocol over IPv4) in one straight line: every
+ * header word loaded once, the result stored without being read back.  A
+ * malformed TCP/UDP header ends here too, with the generic code's error and
+ * partial result; anything else (other layouts, every L2/L3 malformation)
+ * returns 1 and the generic code above parses the packet from scratch.
+ * tests/test_pkt_fast.c holds both to the same bytes. */
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -292,7 +294,19 @@ pkt_zero(struct sofl_pkt *p)
 /* TCP options NOP NOP TS (kind 1 1 8 10) as loaded from memory */
 #define OPT_NNTS_LE 0x0a080101u
 
-/* L4 of the fast path; @o = L4 offset, @end = ip_end.  1: not handled. */
+/* L4 of the fast path; @o = L4 offset, @end = ip_end.  As parse_l4: 0, or
+ * the L4 error with the L3 result and the IP payload filled in; a protocol
+ * other than TCP/UDP is the IP payload. */
+FAST int
+ip_payload(struct sofl_pkt *p, uint32_t o, uint32_t avail, uint8_t layers, int ret)
+{
+	p->layers = layers;
+	p->l4_off = (uint16_t)o;
+	p->pay_off = o;
+	p->pay_len = avail;
+	return ret;
+}
+
 FAST int
 fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8_t proto,
 	uint8_t layers)
@@ -301,10 +315,12 @@ fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8_t 
 
 	if (proto == 6) {
 		if (avail < 20)
-			return 1;
+			return ip_payload(p, o, avail, layers, SOFL_E_TCP_TRUNC);
 		hl = (uint32_t)(d[o + 12] >> 4) * 4;
-		if (hl < 20 || hl > avail)
-			return 1;
+		if (hl < 20)
+			return ip_payload(p, o, avail, layers, SOFL_E_TCP_DOFF_SMALL);
+		if (hl > avail)
+			return ip_payload(p, o, avail, layers, SOFL_E_TCP_DOFF_LONG);
 		p->layers = layers | SOFL_LAYER_L4;
 		p->l4_off = (uint16_t)o;
 		p->l4_len = (uint16_t)hl;
@@ -328,10 +344,10 @@ fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8_t 
 	}
 	if (proto == 17) {
 		if (avail < 8)
-			return 1;
+			return ip_payload(p, o, avail, layers, SOFL_E_UDP_TRUNC);
 		w = be16(d + o + 4);
 		if (w < 8 || w > avail)
-			return 1;
+			return ip_payload(p, o, avail, layers, SOFL_E_UDP_LEN);
 		p->layers = layers | SOFL_LAYER_L4;
 		p->l4_off = (uint16_t)o;
 		p->l4_len = 8;
@@ -341,7 +357,7 @@ fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8_t 
 		p->key.dport = be16(d + o + 2);
 		return 0;
 	}
-	return 1;
+	return ip_payload(p, o, avail, layers, 0);
 }
 
 FAST int
@@ -393,7 +409,8 @@ fast_ipv6(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint8_
 	return fast_l4(p, d, o + 40, end, nh, layers | SOFL_LAYER_L3);
 }
 
-/* 0: *p is the complete result; 1: use the generic parser */
+/* 0 or a negative L4 error: *p is the complete result (as the generic
+ * parser's); 1: use the generic parser */
 FAST int
 parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link)
 {
@@ -480,7 +497,9 @@ sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link
 {
 	if (!p || (!frame && len) || len > UINT32_MAX)
 		return SOFL_EINVAL;
-	if (!parse_fast(p, frame, (uint32_t)len, link))
-		return 0;
+	int r = parse_fast(p, frame, (uint32_t)len, link);
+
+	if (r <= 0)
+		return r;
 	return sofl_pkt_parse_generic(p, frame, len, link);
 }

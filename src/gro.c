@@ -336,7 +336,10 @@ out_super(struct sofl_gro *g, struct flow *f)
 
 		sofl_put16(l4 + co, 0);
 		c = super_csum(g, f, l4, pseudo);
-		if (f->proto == 17 && c == 0)
+		/* as the device (skb_checksum_help) completing Linux's
+		 * CHECKSUM_PARTIAL output stores it: 0 becomes 0xFFFF, for
+		 * TCP too; both verify, this one is byte-identical */
+		if (c == 0)
 			c = 0xffff;
 		sofl_put16(l4 + co, c);
 		o->csum = SOFL_GRO_CSUM_VALID;

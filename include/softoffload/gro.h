@@ -93,7 +93,8 @@
  *   pseudo-header sum of the new length (SOFL_GRO_CSUM_PARTIAL: Linux's bytes,
  *   csum_start = L4 header, csum_offset 16 / 6, vnet NEEDS_CSUM) or, with
  *   cfg.csum_full, the complete checksum (SOFL_GRO_CSUM_VALID, vnet
- *   DATA_VALID).  gso_size = payload of the first segment.  count == 1:
+ *   DATA_VALID; a computed 0 is stored as 0xFFFF, TCP included, exactly as
+ *   a device completing Linux's partial checksum does).  gso_size = payload of the first segment.  count == 1:
  *   delivered unchanged.  GSO_ECN is never emitted: in 6.15..6.18 a CWR
  *   segment never merges, so no super-packet carries CWR (6.18 would mark
  *   SKB_GSO_TCP_ACCECN, which has no virtio equivalent anyway).

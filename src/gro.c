@@ -35,9 +35,13 @@ struct seg {
 	uint64_t cookie;
 };
 
-/* A held flow.  The first segment's headers are copied in (hdr): every
- * comparison reads this entry only, not the caller's buffer of a packet that
- * may have arrived long ago (cold); completion rewrites a copy of it.
+/* A held flow.  Comparisons and completion read the first segment's
+ * headers through fhdr(): in the caller's buffer (it stays valid and
+ * unchanged while the flow is held, by the zero-copy contract) as long as
+ * the flow is young, i.e. within the cycle that received it; a flow that may
+ * outlive its cycle (flush timeout) gets them copied into the entry (hdr), so
+ * that comparisons never read the cold buffer of a packet that arrived long
+ * ago.  Most flows of a per-poll cycle are alone and never need the copy.
  * Layout by use: line 0 is all that holding, merging and completing touch
  * besides the header copy (lines 1-2 for a typical 66-byte header); what
  * only timeouts, the LRU table or the relaxed policy need comes last.  The
@@ -53,7 +57,8 @@ struct flow {
 	uint16_t l4_off, hdr_len;	/* hdr_len = payload offset of the first segment */
 	uint16_t mss, count;	/* count 0: not held */
 	uint16_t ulen;		/* UDP: first datagram's length */
-	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
+	uint8_t  copied;	/* 1: headers in hdr, 0: read them at frame */
+	uint8_t  pad_;
 	uint8_t  fixedid, orflags;
 	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
 	uint8_t  mk;		/* fast_merge compare mask (g->mask_b), NO_MASK: none */
@@ -64,11 +69,19 @@ struct flow {
 	uint8_t  hdr[SOFL_GRO_MAX_HDR];	/* first segment's bytes [0, hdr_len) */
 	uint32_t age_prev, age_next;	/* by hold time (LRU table, timeouts) */
 	uint32_t lru_prev, lru_next;	/* CLOCK ring (LRU table) */
+	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
 	const uint8_t *last_l4;	/* newest segment's TCP header (relaxed) */
 	uint64_t age;
 } __attribute__((aligned(64)));
 
 _Static_assert(offsetof(struct flow, hdr) == 64, "struct flow: line 0 is the hot part");
+
+/* The first segment's headers [0, hdr_len). */
+static inline const uint8_t *
+fhdr(const struct flow *f)
+{
+	return f->copied ? f->hdr : f->frame;
+}
 
 #define NMASK    8	/* header layouts with a fast_merge mask */
 #define MASK_LEN 128	/* longest header compared with a mask */
@@ -124,6 +137,24 @@ l4_pseudo(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l4len)
 {
 	return sofl_csum_fold(ipv == 4 ? sofl_csum_pseudo_v4(ip + 12, ip + 16, proto, l4len) :
 				       sofl_csum_pseudo_v6(ip + 8, ip + 24, proto, l4len));
+}
+
+/* 1 when the TCP/UDP checksum of the @l4len bytes at ip + @l3len verifies.
+ * Without IPv6 extension headers the pseudo-header's addresses sit right
+ * before the L4 header (IPv4 bytes 12-19, IPv6 8-39), so one kernel pass
+ * from them to the end sums both; only protocol and length are added
+ * apart.  (The sum is > 0, so it folds to 0xffff exactly when it is
+ * 0 mod 0xffff, as the pseudo sum plus the L4 sum would.) */
+static inline int
+l4_sum_ok(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, uint32_t l4len)
+{
+	uint32_t a = ipv == 4 ? 12 : 8;
+
+	if (l3len == (ipv == 4 ? 20u : 40u))
+		return sofl_csum_fold(sofl_csum_add(proto + (ipv == 4 ? (l4len & 0xffff) : l4len),
+						    ip + a, l3len - a + l4len)) == 0xffff;
+	return sofl_csum_fold(sofl_csum_add(l4_pseudo(ipv, ip, proto, l4len), ip + l3len,
+					    l4len)) == 0xffff;
 }
 
 /* ---- lists ---- */
@@ -312,7 +343,7 @@ out_super(struct sofl_gro *g, struct flow *f)
 	uint16_t pseudo, co = f->proto == 6 ? 16 : 6;
 
 	g->sused += ((size_t)f->hdr_len + 7) & ~(size_t)7;
-	memcpy(h, f->hdr, f->hdr_len);
+	memcpy(h, fhdr(f), f->hdr_len);
 	if (f->ipv == 4)
 		hdr_ipv4_set_len_incr(ip, (uint16_t)f->ip_len);
 	else
@@ -486,7 +517,7 @@ differ_n(const uint8_t *a, const uint8_t *b, unsigned n)
 HOT int
 same_flow(const struct flow *f, const struct sofl_pkt *q)
 {
-	const uint8_t *a = f->hdr, *b = q->data;
+	const uint8_t *a = fhdr(f), *b = q->data;
 
 	if (f->l3_off != q->l3_off || differ_n(a, b, f->l3_off))
 		return 0;
@@ -560,6 +591,18 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 	return (uint8_t)g->nmask++;
 }
 
+/* Copies the first segment's headers into the entry (a flow that may be
+ * held across cycles: see struct flow). */
+static void
+hdr_keep(struct flow *f)
+{
+	if (f->hdr_len <= 128 && f->hdr_len + f->mss >= 128)
+		memcpy(f->hdr, f->frame, 128);	/* fixed size: inline moves, no libc call */
+	else
+		memcpy(f->hdr, f->frame, f->hdr_len);
+	f->copied = 1;
+}
+
 static void
 hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
      uint32_t b, uint32_t ports, int ck)
@@ -597,7 +640,6 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	f->mss = (uint16_t)q->pay_len;
 	f->count = 1;
 	f->ulen = (uint16_t)(q->pay_len + 8);
-	f->ts_off = q->opt_ts ? (uint16_t)(q->opt_ts - q->l4_off) : 0;
 	f->fixedid = 0;
 	f->orflags = 0;
 	f->next_seq = q->tcp_seq + q->pay_len;
@@ -606,14 +648,15 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	f->frame = q->data;
 	f->ref = 0;
 	f->mk = g->fast && f->proto == 6 ? mask_for(g, f) : NO_MASK;
-	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED)
+	f->copied = 0;
+	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (read by the relaxed policy only) */
 		f->last_l4 = q->data + q->l4_off;
-	if (g->timeout_ns)
+		f->ts_off = q->opt_ts ? (uint16_t)(q->opt_ts - q->l4_off) : 0;
+	}
+	if (g->timeout_ns) {
 		f->age = g->now;
-	if (q->pay_off <= 128 && q->len >= 128)
-		memcpy(f->hdr, q->data, 128);	/* fixed size: inline moves, no libc call */
-	else
-		memcpy(f->hdr, q->data, q->pay_off);
+		hdr_keep(f);
+	}
 
 	f->chain = g->head[b];
 	f->cprev = NIL;
@@ -670,7 +713,7 @@ append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const stru
 HOT int
 network_flush(struct flow *f, const struct sofl_pkt *q)
 {
-	const uint8_t *a = q->data + q->l3_off, *b = f->hdr + f->l3_off;
+	const uint8_t *a = q->data + q->l3_off, *b = fhdr(f) + f->l3_off;
 
 	if (f->ipv == 4) {
 		uint16_t off, cnt = f->count;
@@ -702,7 +745,7 @@ static int
 options_differ(const struct sofl_gro *g, const struct flow *f, const uint8_t *th,
 	       const struct sofl_pkt *q)
 {
-	const uint8_t *th2 = f->hdr + f->l4_off;
+	const uint8_t *th2 = fhdr(f) + f->l4_off;
 	unsigned n = q->l4_len;
 
 	if (g->cfg.policy == SOFL_GRO_POLICY_LINUX || !f->ts_off)
@@ -720,7 +763,7 @@ options_differ(const struct sofl_gro *g, const struct flow *f, const uint8_t *th
 static int
 tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 {
-	const uint8_t *th = q->data + q->l4_off, *th2 = f->hdr + f->l4_off;
+	const uint8_t *th = q->data + q->l4_off, *th2 = fhdr(f) + f->l4_off;
 	uint32_t mask = ~(TW_FIN | TW_PSH), len = q->pay_len;
 	int relaxed = g->cfg.policy == SOFL_GRO_POLICY_RELAXED, r;
 
@@ -828,7 +871,7 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 
 /* ---- fast merge ----
  * The next segment of a held TCP flow, decided without parsing it: its
- * header bytes are compared with the flow's first segment's (f->hdr) under
+ * header bytes are compared with the flow's first segment's (fhdr) under
  * a mask that lets through only what may differ between mergeable segments
  * (IPv4 total length, ID, checksum; IPv6 payload length; TCP sequence
  * number, PSH/FIN, checksum, urgent pointer — which Linux ignores too).
@@ -856,7 +899,7 @@ mdiff(const uint8_t *a, const uint8_t *b, uint64_t m)
 HOT int
 fast_same_words(const struct flow *f, const uint8_t *d)
 {
-	const uint8_t *a = f->hdr, *ip = d + f->l3_off, *fip = a + f->l3_off;
+	const uint8_t *a = fhdr(f), *ip = d + f->l3_off, *fip = a + f->l3_off;
 	const uint8_t *th = d + f->l4_off, *fth = a + f->l4_off;
 	uint64_t x;
 
@@ -909,7 +952,7 @@ HOT int
 fast_same(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
 {
 	if (f->mk != NO_MASK)
-		return same_masked(f->hdr, d, g->mask_b[f->mk], f->hdr_len);
+		return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len);
 	return fast_same_words(f, d);
 }
 
@@ -977,7 +1020,7 @@ fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	if (f->ipv == 4) {
 		if (sofl_get16(ip + 2) != len - f->l3_off)
 			return 0;	/* Ethernet padding or a bad length */
-		off = (uint16_t)(sofl_get16(ip + 4) - sofl_get16(f->hdr + f->l3_off + 4));
+		off = (uint16_t)(sofl_get16(ip + 4) - sofl_get16(fhdr(f) + f->l3_off + 4));
 		fixedid = f->fixedid || (f->count == 1 && off == 0);
 		if (off != (fixedid ? 0 : f->count))
 			return 0;
@@ -989,9 +1032,7 @@ fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 		fixedid = 0;
 	}
 	if (!(in->flags & SOFL_GRO_F_CSUM_OK)) {
-		uint32_t l4len = len - f->l4_off;
-		uint16_t ps = l4_pseudo(f->ipv, ip, 6, l4len);
-		if (sofl_csum_fold(sofl_csum_add(ps, th, l4len)) != 0xffff)
+		if (!l4_sum_ok(f->ipv, ip, 6, f->l4_off - f->l3_off, len - f->l4_off))
 			return 0;	/* bad or pseudo-only: the general way decides */
 		g->st.csum_sw_l4++;
 	}
@@ -1039,14 +1080,14 @@ rules_allow(const struct sofl_gro *g, const struct sofl_pkt *q)
 static int
 l4_csum_check(struct sofl_gro *g, const struct sofl_pkt *q)
 {
-	const uint8_t *l4 = q->data + q->l4_off;
+	const uint8_t *l4 = q->data + q->l4_off, *ip = q->data + q->l3_off;
 	uint32_t l4len = q->ip_end - q->l4_off;
-	uint16_t ps = l4_pseudo(q->ipv, q->data + q->l3_off, q->l4_proto, l4len);
-	uint16_t field;
+	uint16_t ps, field;
 
 	g->st.csum_sw_l4++;
-	if (sofl_csum_fold(sofl_csum_add(ps, l4, l4len)) == 0xffff)
+	if (l4_sum_ok(q->ipv, ip, q->l4_proto, (uint32_t)(q->l4_off - q->l3_off), l4len))
 		return CK_VALID;
+	ps = l4_pseudo(q->ipv, ip, q->l4_proto, l4len);
 	field = sofl_get16(l4 + (q->l4_proto == 6 ? 16 : 6));
 	if (g->cfg.partial_ok && field == ps) {
 		g->st.csum_partial_ok++;

@@ -1442,6 +1442,79 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 	return (int)n;
 }
 
+/* Emits the flows from @fi to the newest of its bucket (cprev links) and
+ * frees them, as emit() one by one.  Lone segments — most flows of a poll
+ * with many flows — are written here with the cycle's cursors and free
+ * lists in locals (through g they would be reloaded after each byte store
+ * into an output, which may alias them) and their counters added once. */
+static void
+emit_chain(struct sofl_gro *g, uint32_t fi, int why)
+{
+	struct sofl_gro_out *o = g->outs + g->nout;
+	struct iovec *iov = g->iov + g->niov;
+	uint64_t *ck = g->cookies + g->ncook;
+	uint32_t fs = g->free_seg, ff = g->free_flow, n1 = 0;
+
+	while (fi != NIL) {
+		struct flow *f = &g->flows[fi];
+		uint32_t newer = f->cprev, si = f->seg_head, len;
+
+		if (f->count != 1) {
+			g->nout = (uint32_t)(o - g->outs);
+			g->niov = (uint32_t)(iov - g->iov);
+			g->ncook = (uint32_t)(ck - g->cookies);
+			g->free_seg = fs;
+			g->free_flow = ff;
+			emit(g, fi, why);
+			o = g->outs + g->nout;
+			iov = g->iov + g->niov;
+			ck = g->cookies + g->ncook;
+			fs = g->free_seg;
+			ff = g->free_flow;
+			fi = newer;
+			continue;
+		}
+		len = (uint32_t)f->hdr_len + f->mss;
+		iov->iov_base = (void *)(uintptr_t)f->frame;
+		iov->iov_len = len;
+		*ck = g->segs[si].cookie;
+		memset(o, 0, sizeof(*o));
+		o->iov = iov;
+		o->cookies = ck;
+		o->iovcnt = 1;
+		o->len = len;
+		o->segs = 1;
+		o->reason = (uint8_t)why;
+		if (f->ck == CK_PARTIAL) {
+			o->csum = SOFL_GRO_CSUM_PARTIAL;
+			o->csum_start = o->vnet.csum_start = f->l4_off;
+			o->csum_offset = o->vnet.csum_offset = f->proto == 6 ? 16 : 6;
+			o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+		} else {
+			o->csum = SOFL_GRO_CSUM_VALID;
+			o->vnet.flags = SOFL_VNET_F_DATA_VALID;
+		}
+		g->segs[si].next = fs;
+		fs = si;
+		f->chain = ff;
+		ff = fi;
+		o++;
+		iov++;
+		ck++;
+		n1++;
+		fi = newer;
+	}
+	g->nout = (uint32_t)(o - g->outs);
+	g->niov = (uint32_t)(iov - g->iov);
+	g->ncook = (uint32_t)(ck - g->cookies);
+	g->free_seg = fs;
+	g->free_flow = ff;
+	g->st.pkts_out += n1;
+	g->st.hist[0] += n1;		/* hist_bin(1) */
+	g->st.flush[why] += n1;
+	g->held_segs -= n1;
+}
+
 /* Linux: bucket by bucket, oldest first; stop a bucket at the first flow
  * younger than the timeout (__gro_flush_chain with flush_old). */
 static void
@@ -1463,11 +1536,7 @@ flush_linux(struct sofl_gro *g, int why, int aged_only)
 	for (b = 0; b <= g->mask; b++) {
 		if (g->tail[b] == NIL)
 			continue;
-		for (fi = g->tail[b]; fi != NIL; ) {
-			uint32_t newer = g->flows[fi].cprev;
-			emit(g, fi, why);
-			fi = newer;
-		}
+		emit_chain(g, g->tail[b], why);
 		g->head[b] = g->tail[b] = NIL;
 		g->cnt[b] = 0;
 		memset(g->tags + (size_t)b * TAGS, 0, TAGS);

@@ -36,12 +36,10 @@ struct seg {
 };
 
 /* A held flow.  Comparisons and completion read the first segment's
- * headers through fhdr(): in the caller's buffer (it stays valid and
- * unchanged while the flow is held, by the zero-copy contract) as long as
- * the flow is young, i.e. within the cycle that received it; a flow that may
- * outlive its cycle (flush timeout) gets them copied into the entry (hdr), so
- * that comparisons never read the cold buffer of a packet that arrived long
- * ago.  Most flows of a per-poll cycle are alone and never need the copy.
+ * headers in the caller's buffer (frame): by the zero-copy contract it stays
+ * valid and unchanged while the flow is held.  (A copy in the entry cost a
+ * 128-byte move per flow, and with many flows held its lines were as cold as
+ * the buffer's while making the table 3x larger.)
  * Layout by use: line 0 is all that holding, merging and completing touch
  * besides the header copy (lines 1-2 for a typical 66-byte header); what
  * only timeouts, the LRU table or the relaxed policy need comes last.  The
@@ -57,16 +55,14 @@ struct flow {
 	uint16_t l4_off, hdr_len;	/* hdr_len = payload offset of the first segment */
 	uint16_t mss, count;	/* count 0: not held */
 	uint16_t ulen;		/* UDP: first datagram's length */
-	uint8_t  copied;	/* 1: headers in hdr, 0: read them at frame */
-	uint8_t  pad_;
+	uint8_t  pad_[2];
 	uint8_t  fixedid, orflags;
 	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
 	uint8_t  mk;		/* fast_merge compare mask (g->mask_b), NO_MASK: none */
 	uint32_t next_seq;
 	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
 	uint32_t seg_head, seg_tail;
-	const uint8_t *frame;	/* first segment (output unchanged when alone) */
-	uint8_t  hdr[SOFL_GRO_MAX_HDR];	/* first segment's bytes [0, hdr_len) */
+	const uint8_t *frame;	/* first segment: headers, output unchanged when alone */
 	uint32_t age_prev, age_next;	/* by hold time (LRU table, timeouts) */
 	uint32_t lru_prev, lru_next;	/* CLOCK ring (LRU table) */
 	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
@@ -74,13 +70,14 @@ struct flow {
 	uint64_t age;
 } __attribute__((aligned(64)));
 
-_Static_assert(offsetof(struct flow, hdr) == 64, "struct flow: line 0 is the hot part");
+_Static_assert(offsetof(struct flow, age_prev) == 64, "struct flow: line 0 is the hot part");
+_Static_assert(sizeof(struct flow) == 128, "struct flow: two lines");
 
 /* The first segment's headers [0, hdr_len). */
 static inline const uint8_t *
 fhdr(const struct flow *f)
 {
-	return f->copied ? f->hdr : f->frame;
+	return f->frame;
 }
 
 #define NMASK    8	/* header layouts with a fast_merge mask */
@@ -173,8 +170,8 @@ l4_sum_ok(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, uint32
 	if (n_ != NIL) (g)->flows[n_].prevf = p_; else (d)->tail = p_;		\
 } while (0)
 
-/* The lines of flow entry @fi that completing touches: line 0, the header
- * copy (lines 1-2 for up to 128 bytes) and the list links after it. */
+/* The lines of flow entry @fi that completing touches: line 0 and the list
+ * links (line 1). */
 static inline void
 flow_prefetch(const struct sofl_gro *g, uint32_t fi)
 {
@@ -182,8 +179,6 @@ flow_prefetch(const struct sofl_gro *g, uint32_t fi)
 
 	__builtin_prefetch(p);
 	__builtin_prefetch(p + 64);
-	__builtin_prefetch(p + 128);
-	__builtin_prefetch(p + offsetof(struct flow, age_prev));
 }
 
 /* LRU table eviction: CLOCK (second chance), an O(1) approximation of LRU
@@ -591,18 +586,6 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 	return (uint8_t)g->nmask++;
 }
 
-/* Copies the first segment's headers into the entry (a flow that may be
- * held across cycles: see struct flow). */
-static void
-hdr_keep(struct flow *f)
-{
-	if (f->hdr_len <= 128 && f->hdr_len + f->mss >= 128)
-		memcpy(f->hdr, f->frame, 128);	/* fixed size: inline moves, no libc call */
-	else
-		memcpy(f->hdr, f->frame, f->hdr_len);
-	f->copied = 1;
-}
-
 static void
 hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
      uint32_t b, uint32_t ports, int ck)
@@ -648,15 +631,12 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	f->frame = q->data;
 	f->ref = 0;
 	f->mk = g->fast && f->proto == 6 ? mask_for(g, f) : NO_MASK;
-	f->copied = 0;
 	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (read by the relaxed policy only) */
 		f->last_l4 = q->data + q->l4_off;
 		f->ts_off = q->opt_ts ? (uint16_t)(q->opt_ts - q->l4_off) : 0;
 	}
-	if (g->timeout_ns) {
+	if (g->timeout_ns)
 		f->age = g->now;
-		hdr_keep(f);
-	}
 
 	f->chain = g->head[b];
 	f->cprev = NIL;
@@ -1212,7 +1192,6 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 			continue;
 		__builtin_prefetch(&g->flows[fi]);
 		__builtin_prefetch((const char *)&g->flows[fi] + 64);
-		__builtin_prefetch((const char *)&g->flows[fi] + 128);
 	}
 	for (i = 0; i < n; i++) {
 		if (x[i].byp == BYP_FAST) {
@@ -1558,10 +1537,14 @@ age_prefetch(const struct sofl_gro *g, uint32_t fi)
 		return;
 	n = &g->flows[nx];
 	__builtin_prefetch(&g->head[n->hash & g->mask]);
+	if (n->count > 1) {	/* its headers, rewritten into the output */
+		__builtin_prefetch(n->frame);
+		__builtin_prefetch(n->frame + n->hdr_len - 1);
+	}
 	if (n->lru_prev != NIL)
-		__builtin_prefetch(&g->flows[n->lru_prev]);
+		__builtin_prefetch(&g->flows[n->lru_prev].lru_next);
 	if (n->lru_next != NIL)
-		__builtin_prefetch(&g->flows[n->lru_next]);
+		__builtin_prefetch(&g->flows[n->lru_next].lru_prev);
 	nn = n->age_next;
 	if (nn != NIL)
 		flow_prefetch(g, nn);	/* with its links: the next step reads them */

@@ -258,16 +258,29 @@ out_begin(struct sofl_gro *g, uint32_t segs)
 	return o;
 }
 
-static void
+/* An unchanged packet as one output; @return it.  The cursors are read
+ * before the output is written (its byte stores could alias them). */
+static struct sofl_gro_out *
 out_single(struct sofl_gro *g, const uint8_t *frame, uint32_t len, uint64_t cookie, int csum,
 	   uint16_t csum_start, uint16_t csum_off)
 {
-	struct sofl_gro_out *o = out_begin(g, 1);
+	uint32_t no = g->nout, ni = g->niov, nc = g->ncook;
+	struct sofl_gro_out *o = &g->outs[no];
+	struct iovec *v = &g->iov[ni];
+	uint64_t *c = &g->cookies[nc];
 
-	g->iov[g->niov].iov_base = (void *)(uintptr_t)frame;
-	g->iov[g->niov].iov_len = len;
-	g->niov++;
-	g->cookies[g->ncook++] = cookie;
+	g->nout = no + 1;
+	g->niov = ni + 1;
+	g->ncook = nc + 1;
+	g->st.pkts_out++;
+	g->st.hist[0]++;	/* hist_bin(1) */
+	v->iov_base = (void *)(uintptr_t)frame;
+	v->iov_len = len;
+	*c = cookie;
+	memset(o, 0, sizeof(*o));
+	o->iov = v;
+	o->cookies = c;
+	o->segs = 1;
 	o->iovcnt = 1;
 	o->len = len;
 	o->csum = (uint8_t)csum;
@@ -278,16 +291,19 @@ out_single(struct sofl_gro *g, const uint8_t *frame, uint32_t len, uint64_t cook
 		o->csum_offset = o->vnet.csum_offset = csum_off;
 		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
 	}
+	return o;
 }
 
 static void
 bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why)
 {
-	out_single(g, in->data, in->len, in->cookie,
-		   (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_GRO_CSUM_VALID : SOFL_GRO_CSUM_NONE, 0, 0);
-	g->outs[g->nout - 1].bypass = 1;
-	g->outs[g->nout - 1].reason = (uint8_t)why;
+	struct sofl_gro_out *o;
+
 	g->st.bypass[why]++;
+	o = out_single(g, in->data, in->len, in->cookie,
+		       (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_GRO_CSUM_VALID : SOFL_GRO_CSUM_NONE, 0, 0);
+	o->bypass = 1;
+	o->reason = (uint8_t)why;
 }
 
 /* Delivered alone after the L4 checksum stage: as Linux, a checksum verified

@@ -58,7 +58,8 @@ struct flow {
 	uint8_t  pad_[2];
 	uint8_t  fixedid, orflags;
 	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
-	uint8_t  mk;		/* fast_merge compare mask (g->mask_b), NO_MASK: none */
+	uint8_t  mk;		/* fast_merge compare mask (g->mask_b), NO_MASK: none,
+				 * MK_UNSET: not looked up yet */
 	uint32_t next_seq;
 	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
 	uint32_t seg_head, seg_tail;
@@ -83,6 +84,7 @@ fhdr(const struct flow *f)
 #define NMASK    8	/* header layouts with a fast_merge mask */
 #define MASK_LEN 128	/* longest header compared with a mask */
 #define NO_MASK  0xff
+#define MK_UNSET 0xfe	/* looked up when a 2nd segment is compared */
 
 struct dlist {
 	uint32_t head, tail;
@@ -646,7 +648,7 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	f->seg_head = f->seg_tail = si;
 	f->frame = q->data;
 	f->ref = 0;
-	f->mk = g->fast && f->proto == 6 ? mask_for(g, f) : NO_MASK;
+	f->mk = MK_UNSET;	/* most flows of a many-flow poll never see a 2nd segment */
 	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (read by the relaxed policy only) */
 		f->last_l4 = q->data + q->l4_off;
 		f->ts_off = q->opt_ts ? (uint16_t)(q->opt_ts - q->l4_off) : 0;
@@ -945,8 +947,10 @@ same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 
 /* Masked compare of @d (>= f->hdr_len bytes) against the flow's header. */
 HOT int
-fast_same(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
+fast_same(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 {
+	if (f->mk == MK_UNSET)
+		f->mk = mask_for(g, f);
 	if (f->mk != NO_MASK)
 		return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len);
 	return fast_same_words(f, d);

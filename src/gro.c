@@ -604,7 +604,7 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 	return (uint8_t)g->nmask++;
 }
 
-static void
+HOT void
 hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
      uint32_t b, uint32_t ports, int ck)
 {
@@ -791,7 +791,7 @@ tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 
 #define TCP_FINAL (SOFL_TCP_URG | SOFL_TCP_PSH | SOFL_TCP_RST | SOFL_TCP_SYN | SOFL_TCP_FIN)
 
-static void
+HOT void
 tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
        uint32_t b, uint32_t ports, int badlen, int ck)
 {
@@ -1109,7 +1109,7 @@ struct rxq {
 
 /* L2/L3 checks and checksums (#5-#12): everything that does not depend on
  * held flows, so a whole chunk can be classified before the table is used. */
-static void
+HOT void
 classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 {
 	struct sofl_pkt *q = &x->q;
@@ -1166,7 +1166,7 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 }
 
 /* In arrival order: deliver at once, or the L4 rules against held flows. */
-static void
+HOT void
 deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 {
 	if (x->byp >= 0) {

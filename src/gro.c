@@ -494,6 +494,20 @@ ld32(const uint8_t *p)
 	return v;
 }
 
+/* IPv4 header checksum of a 20-byte header: 1 when it verifies. */
+static inline int
+ip4_csum_ok(const uint8_t *ip)
+{
+	uint64_t s = (uint64_t)ld32(ip) + ld32(ip + 4) + ld32(ip + 8) + ld32(ip + 12) +
+		     ld32(ip + 16);
+
+	s = (s & 0xffffffffu) + (s >> 32);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff;
+}
+
 /* a != b over n bytes, n >= 8 or a multiple of 4 (inline, no libc call) */
 static inline int
 differ(const uint8_t *a, const uint8_t *b, unsigned n)
@@ -956,20 +970,6 @@ fast_same(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 	return fast_same_words(f, d);
 }
 
-/* IPv4 header checksum of a 20-byte header: 1 when it verifies. */
-static inline int
-ip4_csum_ok(const uint8_t *ip)
-{
-	uint64_t s = (uint64_t)ld32(ip) + ld32(ip + 4) + ld32(ip + 8) + ld32(ip + 12) +
-		     ld32(ip + 16);
-
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
-}
-
 /* The held flow @in would join, if any, found by its rx hash (known before
  * parsing) and the masked header compare. */
 HOT struct flow *
@@ -1140,7 +1140,7 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 		return;
 	if (q->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
 		g->st.csum_sw_ip++;
-		if (!sofl_ipv4_hdr_csum_ok(q->data + q->l3_off, 20)) {
+		if (!ip4_csum_ok(q->data + q->l3_off)) {	/* inline: l3_len is 20 here */
 			x->byp = SOFL_GRO_BYPASS_IP_CSUM;	/* #7 */
 			return;
 		}

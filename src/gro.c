@@ -11,6 +11,7 @@
 #include "softoffload/csum.h"
 #include "hdr.h"
 #include "gro_impl.h"
+#include "pkt_impl.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -1120,7 +1121,7 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 		x->byp = SOFL_GRO_BYPASS_MALFORMED;	/* nothing to read */
 		return;
 	}
-	if (sofl_pkt_parse(q, in->data, in->len, g->cfg.link) < 0)
+	if (sofl_pkt_parse_inline(q, in->data, in->len, g->cfg.link) < 0)	/* (data checked above) */
 		x->byp = SOFL_GRO_BYPASS_MALFORMED;
 	else if (!q->ipv)
 		x->byp = SOFL_GRO_BYPASS_NOT_IP;

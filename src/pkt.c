@@ -149,8 +149,8 @@ parse_ipv6(struct sofl_pkt *p, uint32_t o)
 	return 0;
 }
 
-static void
-parse_tcp_options(struct sofl_pkt *p)
+void
+sofl_pkt_tcp_options(struct sofl_pkt *p)
 {
 	const uint8_t *d = p->data;
 	uint32_t i = p->l4_off + 20, end = p->l4_off + p->l4_len;
@@ -218,7 +218,7 @@ parse_l4(struct sofl_pkt *p)
 		p->pay_len = avail - hl;
 		p->layers |= SOFL_LAYER_L4;
 		if (hl > 20)
-			parse_tcp_options(p);
+			sofl_pkt_tcp_options(p);
 	} else if (p->l4_proto == 17) {
 		uint32_t ulen;
 
@@ -247,211 +247,6 @@ parse_l4(struct sofl_pkt *p)
  * returns 1 and the generic code above parses the packet from scratch.
  * tests/test_pkt_fast.c holds both to the same bytes. */
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
-#define FAST static inline __attribute__((always_inline))
-
-FAST uint16_t
-be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-FAST uint32_t
-be32(const uint8_t *b)
-{
-	uint32_t v;
-
-	memcpy(&v, b, 4);
-	return __builtin_bswap32(v);
-}
-
-/* Zero *p with eight 16-byte stores: memset of this size compiles to "rep
- * stos", whose start-up cost alone was most of a fast parse. */
-FAST void
-pkt_zero(struct sofl_pkt *p)
-{
-#if defined(__SSE2__)
-	__m128i z = _mm_setzero_si128(), *v = (__m128i *)(void *)p;
-
-	_Static_assert(sizeof(*p) == 128, "sofl_pkt is eight 16-byte words");
-	__asm__("" : "+x"(z));	/* opaque: gcc turns stores of known zeros back into memset */
-	_mm_storeu_si128(v, z);
-	_mm_storeu_si128(v + 1, z);
-	_mm_storeu_si128(v + 2, z);
-	_mm_storeu_si128(v + 3, z);
-	_mm_storeu_si128(v + 4, z);
-	_mm_storeu_si128(v + 5, z);
-	_mm_storeu_si128(v + 6, z);
-	_mm_storeu_si128(v + 7, z);
-#else
-	memset(p, 0, sizeof(*p));
-#endif
-}
-
-/* TCP options NOP NOP TS (kind 1 1 8 10) as loaded from memory */
-#define OPT_NNTS_LE 0x0a080101u
-
-/* L4 of the fast path; @o = L4 offset, @end = ip_end.  As parse_l4: 0, or
- * the L4 error with the L3 result and the IP payload filled in; a protocol
- * other than TCP/UDP is the IP payload. */
-FAST int
-ip_payload(struct sofl_pkt *p, uint32_t o, uint32_t avail, uint8_t layers, int ret)
-{
-	p->layers = layers;
-	p->l4_off = (uint16_t)o;
-	p->pay_off = o;
-	p->pay_len = avail;
-	return ret;
-}
-
-FAST int
-fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8_t proto,
-	uint8_t layers)
-{
-	uint32_t avail = end - o, hl, w;
-
-	if (proto == 6) {
-		if (avail < 20)
-			return ip_payload(p, o, avail, layers, SOFL_E_TCP_TRUNC);
-		hl = (uint32_t)(d[o + 12] >> 4) * 4;
-		if (hl < 20)
-			return ip_payload(p, o, avail, layers, SOFL_E_TCP_DOFF_SMALL);
-		if (hl > avail)
-			return ip_payload(p, o, avail, layers, SOFL_E_TCP_DOFF_LONG);
-		p->layers = layers | SOFL_LAYER_L4;
-		p->l4_off = (uint16_t)o;
-		p->l4_len = (uint16_t)hl;
-		p->pay_off = o + hl;
-		p->pay_len = avail - hl;
-		p->tcp_flags = d[o + 13];
-		p->tcp_seq = be32(d + o + 4);
-		p->tcp_ack = be32(d + o + 8);
-		p->key.sport = be16(d + o);
-		p->key.dport = be16(d + o + 2);
-		if (hl == 32) {
-			memcpy(&w, d + o + 20, 4);
-			if (w == OPT_NNTS_LE) {	/* what Linux sends on every segment */
-				p->opt_ts = (uint16_t)(o + 22);
-				return 0;
-			}
-		}
-		if (hl > 20)
-			parse_tcp_options(p);
-		return 0;
-	}
-	if (proto == 17) {
-		if (avail < 8)
-			return ip_payload(p, o, avail, layers, SOFL_E_UDP_TRUNC);
-		w = be16(d + o + 4);
-		if (w < 8 || w > avail)
-			return ip_payload(p, o, avail, layers, SOFL_E_UDP_LEN);
-		p->layers = layers | SOFL_LAYER_L4;
-		p->l4_off = (uint16_t)o;
-		p->l4_len = 8;
-		p->pay_off = o + 8;
-		p->pay_len = w - 8;
-		p->key.sport = be16(d + o);
-		p->key.dport = be16(d + o + 2);
-		return 0;
-	}
-	return ip_payload(p, o, avail, layers, 0);
-}
-
-FAST int
-fast_ipv4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint8_t layers)
-{
-	const uint8_t *ip = d + o;
-	uint32_t tot;
-
-	if (len < o + 20 || ip[0] != 0x45 || (ip[6] & 0x3f) || ip[7])
-		return 1;		/* options or a fragment: generic */
-	tot = be16(ip + 2);
-	if (tot < 20 || o + tot > len)
-		return 1;
-	p->ipv = 4;
-	p->l4_proto = ip[9];
-	p->l3_off = (uint16_t)o;
-	p->l3_len = 20;
-	p->ip_end = o + tot;
-	p->key.family = 4;
-	p->key.proto = ip[9];
-	memcpy(p->key.src, ip + 12, 4);
-	memcpy(p->key.dst, ip + 16, 4);
-	return fast_l4(p, d, o + 20, o + tot, ip[9], layers | SOFL_LAYER_L3);
-}
-
-FAST int
-fast_ipv6(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint8_t layers)
-{
-	const uint8_t *ip = d + o;
-	uint32_t end;
-	uint8_t nh;
-
-	if (len < o + 40 || (ip[0] >> 4) != 6)
-		return 1;
-	nh = ip[6];
-	end = o + 40 + be16(ip + 4);
-	if ((nh != 6 && nh != 17) || end > len)
-		return 1;		/* extension headers: generic */
-	p->ipv = 6;
-	p->l4_proto = nh;
-	p->l3_off = (uint16_t)o;
-	p->l3_len = 40;
-	p->ip_end = end;
-	p->key.family = 6;
-	p->key.proto = nh;
-	p->key.flow_label = be32(ip) & 0x000fffff;
-	memcpy(p->key.src, ip + 8, 16);
-	memcpy(p->key.dst, ip + 24, 16);
-	return fast_l4(p, d, o + 40, end, nh, layers | SOFL_LAYER_L3);
-}
-
-/* 0 or a negative L4 error: *p is the complete result (as the generic
- * parser's); 1: use the generic parser */
-FAST int
-parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link)
-{
-	uint32_t o = ETH_HLEN;
-	uint16_t type;
-
-	if (link == SOFL_LINK_ETH) {
-		if (len < ETH_HLEN + 20)
-			return 1;
-		pkt_zero(p);
-		p->data = d;
-		p->len = len;
-		type = be16(d + 12);
-		if (type == ETH_P_8021Q || type == ETH_P_8021AD) {
-			uint16_t tci = be16(d + 14);
-
-			p->vlan_tpid[0] = type;
-			p->vlan_tci[0] = tci;
-			p->key.vlan[0] = tci & 0x0fff;
-			p->key.nvlan = 1;
-			type = be16(d + 16);
-			o = ETH_HLEN + 4;
-		}
-		p->ethertype = type;
-		if (type == ETH_P_IP)
-			return fast_ipv4(p, d, len, o, SOFL_LAYER_L2);
-		if (type == ETH_P_IPV6)
-			return fast_ipv6(p, d, len, o, SOFL_LAYER_L2);
-		return 1;
-	}
-	if (link != SOFL_LINK_RAW || len < 20)
-		return 1;
-	pkt_zero(p);
-	p->data = d;
-	p->len = len;
-	p->link = SOFL_LINK_RAW;
-	if ((d[0] >> 4) == 4)
-		return fast_ipv4(p, d, len, 0, 0);
-	return fast_ipv6(p, d, len, 0, 0);
-}
-
 /* The generic parser: every layout and every error (pkt_impl.h). */
 int
 sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
@@ -461,7 +256,7 @@ sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum s
 
 	if (!p || (!frame && len) || len > UINT32_MAX)
 		return SOFL_EINVAL;
-	pkt_zero(p);
+	pk_zero(p);
 	p->data = frame;
 	p->len = (uint32_t)len;
 	p->link = (uint8_t)link;
@@ -497,9 +292,5 @@ sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link
 {
 	if (!p || (!frame && len) || len > UINT32_MAX)
 		return SOFL_EINVAL;
-	int r = parse_fast(p, frame, (uint32_t)len, link);
-
-	if (r <= 0)
-		return r;
-	return sofl_pkt_parse_generic(p, frame, len, link);
+	return sofl_pkt_parse_inline(p, frame, (uint32_t)len, link);
 }

@@ -1,13 +1,247 @@
 /* Internal: the parser's generic path, exported (hidden) for the
- * differential test of its fast path (tests/test_pkt_fast.c). */
+ * differential test of its fast path (tests/test_pkt_fast.c), and the fast
+ * path itself, inline for the library's per-packet callers. */
 #ifndef SOFL_PKT_IMPL_H
 #define SOFL_PKT_IMPL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 #include "softoffload/pkt.h"
+#include "softoffload/error.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* sofl_pkt_parse_generic() : sofl_pkt_parse() without its fast path (the
  * common layouts in straight-line code): same contract, same results. */
 int sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
+
+/* sofl_pkt_tcp_options() : the TCP option walk of the generic path (fills
+ * the opt_* offsets and tcp_opt_bad of a TCP packet parsed up to L4). */
+void sofl_pkt_tcp_options(struct sofl_pkt *p);
+
+/* The fast path, inline so that per-packet callers in the library (GRO)
+ * do not pay a call: the common layouts (Ethernet/raw, <= 1 VLAN, IPv4
+ * IHL 5 non-fragment or IPv6 without extension headers) in straight-line
+ * code; everything else in sofl_pkt_parse_generic(). */
+
+#define PK_ETH_HLEN   14
+#define PK_ETH_P_IP   0x0800
+#define PK_ETH_P_IPV6 0x86DD
+#define PK_ETH_P_8021Q  0x8100
+#define PK_ETH_P_8021AD 0x88A8
+
+#define PK_FAST static inline __attribute__((always_inline))
+
+PK_FAST uint16_t
+pk_be16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+PK_FAST uint32_t
+pk_be32(const uint8_t *b)
+{
+	uint32_t v;
+
+	memcpy(&v, b, 4);
+	return __builtin_bswap32(v);
+}
+
+/* Zero *p with eight 16-byte stores: memset of this size compiles to "rep
+ * stos", whose start-up cost alone was most of a fast parse. */
+PK_FAST void
+pk_zero(struct sofl_pkt *p)
+{
+#if defined(__SSE2__)
+	__m128i z = _mm_setzero_si128(), *v = (__m128i *)(void *)p;
+
+	_Static_assert(sizeof(*p) == 128, "sofl_pkt is eight 16-byte words");
+	__asm__("" : "+x"(z));	/* opaque: gcc turns stores of known zeros back into memset */
+	_mm_storeu_si128(v, z);
+	_mm_storeu_si128(v + 1, z);
+	_mm_storeu_si128(v + 2, z);
+	_mm_storeu_si128(v + 3, z);
+	_mm_storeu_si128(v + 4, z);
+	_mm_storeu_si128(v + 5, z);
+	_mm_storeu_si128(v + 6, z);
+	_mm_storeu_si128(v + 7, z);
+#else
+	memset(p, 0, sizeof(*p));
+#endif
+}
+
+/* TCP options NOP NOP TS (kind 1 1 8 10) as loaded from memory */
+#define PK_OPT_NNTS_LE 0x0a080101u
+
+/* L4 of the fast path; @o = L4 offset, @end = ip_end.  As parse_l4: 0, or
+ * the L4 error with the L3 result and the IP payload filled in; a protocol
+ * other than TCP/UDP is the IP payload. */
+PK_FAST int
+pk_ip_payload(struct sofl_pkt *p, uint32_t o, uint32_t avail, uint8_t layers, int ret)
+{
+	p->layers = layers;
+	p->l4_off = (uint16_t)o;
+	p->pay_off = o;
+	p->pay_len = avail;
+	return ret;
+}
+
+PK_FAST int
+pk_fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8_t proto,
+	uint8_t layers)
+{
+	uint32_t avail = end - o, hl, w;
+
+	if (proto == 6) {
+		if (avail < 20)
+			return pk_ip_payload(p, o, avail, layers, SOFL_E_TCP_TRUNC);
+		hl = (uint32_t)(d[o + 12] >> 4) * 4;
+		if (hl < 20)
+			return pk_ip_payload(p, o, avail, layers, SOFL_E_TCP_DOFF_SMALL);
+		if (hl > avail)
+			return pk_ip_payload(p, o, avail, layers, SOFL_E_TCP_DOFF_LONG);
+		p->layers = layers | SOFL_LAYER_L4;
+		p->l4_off = (uint16_t)o;
+		p->l4_len = (uint16_t)hl;
+		p->pay_off = o + hl;
+		p->pay_len = avail - hl;
+		p->tcp_flags = d[o + 13];
+		p->tcp_seq = pk_be32(d + o + 4);
+		p->tcp_ack = pk_be32(d + o + 8);
+		p->key.sport = pk_be16(d + o);
+		p->key.dport = pk_be16(d + o + 2);
+		if (hl == 32) {
+			memcpy(&w, d + o + 20, 4);
+			if (w == PK_OPT_NNTS_LE) {	/* what Linux sends on every segment */
+				p->opt_ts = (uint16_t)(o + 22);
+				return 0;
+			}
+		}
+		if (hl > 20)
+			sofl_pkt_tcp_options(p);
+		return 0;
+	}
+	if (proto == 17) {
+		if (avail < 8)
+			return pk_ip_payload(p, o, avail, layers, SOFL_E_UDP_TRUNC);
+		w = pk_be16(d + o + 4);
+		if (w < 8 || w > avail)
+			return pk_ip_payload(p, o, avail, layers, SOFL_E_UDP_LEN);
+		p->layers = layers | SOFL_LAYER_L4;
+		p->l4_off = (uint16_t)o;
+		p->l4_len = 8;
+		p->pay_off = o + 8;
+		p->pay_len = w - 8;
+		p->key.sport = pk_be16(d + o);
+		p->key.dport = pk_be16(d + o + 2);
+		return 0;
+	}
+	return pk_ip_payload(p, o, avail, layers, 0);
+}
+
+PK_FAST int
+pk_fast_ipv4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint8_t layers)
+{
+	const uint8_t *ip = d + o;
+	uint32_t tot;
+
+	if (len < o + 20 || ip[0] != 0x45 || (ip[6] & 0x3f) || ip[7])
+		return 1;		/* options or a fragment: generic */
+	tot = pk_be16(ip + 2);
+	if (tot < 20 || o + tot > len)
+		return 1;
+	p->ipv = 4;
+	p->l4_proto = ip[9];
+	p->l3_off = (uint16_t)o;
+	p->l3_len = 20;
+	p->ip_end = o + tot;
+	p->key.family = 4;
+	p->key.proto = ip[9];
+	memcpy(p->key.src, ip + 12, 4);
+	memcpy(p->key.dst, ip + 16, 4);
+	return pk_fast_l4(p, d, o + 20, o + tot, ip[9], layers | SOFL_LAYER_L3);
+}
+
+PK_FAST int
+pk_fast_ipv6(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint8_t layers)
+{
+	const uint8_t *ip = d + o;
+	uint32_t end;
+	uint8_t nh;
+
+	if (len < o + 40 || (ip[0] >> 4) != 6)
+		return 1;
+	nh = ip[6];
+	end = o + 40 + pk_be16(ip + 4);
+	if ((nh != 6 && nh != 17) || end > len)
+		return 1;		/* extension headers: generic */
+	p->ipv = 6;
+	p->l4_proto = nh;
+	p->l3_off = (uint16_t)o;
+	p->l3_len = 40;
+	p->ip_end = end;
+	p->key.family = 6;
+	p->key.proto = nh;
+	p->key.flow_label = pk_be32(ip) & 0x000fffff;
+	memcpy(p->key.src, ip + 8, 16);
+	memcpy(p->key.dst, ip + 24, 16);
+	return pk_fast_l4(p, d, o + 40, end, nh, layers | SOFL_LAYER_L3);
+}
+
+/* 0 or a negative L4 error: *p is the complete result (as the generic
+ * parser's); 1: use the generic parser */
+PK_FAST int
+pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link)
+{
+	uint32_t o = PK_ETH_HLEN;
+	uint16_t type;
+
+	if (link == SOFL_LINK_ETH) {
+		if (len < PK_ETH_HLEN + 20)
+			return 1;
+		pk_zero(p);
+		p->data = d;
+		p->len = len;
+		type = pk_be16(d + 12);
+		if (type == PK_ETH_P_8021Q || type == PK_ETH_P_8021AD) {
+			uint16_t tci = pk_be16(d + 14);
+
+			p->vlan_tpid[0] = type;
+			p->vlan_tci[0] = tci;
+			p->key.vlan[0] = tci & 0x0fff;
+			p->key.nvlan = 1;
+			type = pk_be16(d + 16);
+			o = PK_ETH_HLEN + 4;
+		}
+		p->ethertype = type;
+		if (type == PK_ETH_P_IP)
+			return pk_fast_ipv4(p, d, len, o, SOFL_LAYER_L2);
+		if (type == PK_ETH_P_IPV6)
+			return pk_fast_ipv6(p, d, len, o, SOFL_LAYER_L2);
+		return 1;
+	}
+	if (link != SOFL_LINK_RAW || len < 20)
+		return 1;
+	pk_zero(p);
+	p->data = d;
+	p->len = len;
+	p->link = SOFL_LINK_RAW;
+	if ((d[0] >> 4) == 4)
+		return pk_fast_ipv4(p, d, len, 0, 0);
+	return pk_fast_ipv6(p, d, len, 0, 0);
+}
+
+/* sofl_pkt_parse() for a non-NULL @p and @d (or @len 0). */
+PK_FAST int
+sofl_pkt_parse_inline(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link)
+{
+	int r = pk_parse_fast(p, d, len, link);
+
+	if (r <= 0)
+		return r;
+	return sofl_pkt_parse_generic(p, d, len, link);
+}
 
 #endif

@@ -100,6 +100,7 @@ struct sofl_gro {
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
 	uint32_t mask_key[NMASK];
 	uint32_t nmask;
+	uint32_t last_fi;	/* flow fast_merge last merged into (a hint), or NIL */
 	int nohash;		/* set by fast_find: no held flow has hash nohash_h */
 	uint32_t nohash_h;	/* (valid until the input is delivered) */
 	uint32_t mask;		/* buckets - 1 */
@@ -443,6 +444,7 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 	g->outs[g->nout - 1].reason = (uint8_t)why;
 	g->st.flush[why]++;
 	g->held_segs -= f->count;
+	f->count = 0;		/* not held (fast_find's last_fi check) */
 	f->chain = g->free_flow;
 	g->free_flow = fi;
 }
@@ -976,9 +978,20 @@ fast_same(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 HOT struct flow *
 fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
-	uint32_t fi;
+	uint32_t fi = g->last_fi;
 	int seen = 0;
 
+	/* the flow of the previous merge first: a stream of one flow's segments
+	 * then skips the tag and bucket loads.  At most one held flow can pass
+	 * the masked compare (equal masked headers mean an equal flow key, and
+	 * the general way never holds two flows with one key and one hash), so
+	 * any held flow that passes is the one the walk below would return. */
+	if (fi != NIL) {
+		struct flow *f = &g->flows[fi];
+		if (f->count && f->hash == h && f->proto == 6 && in->len > f->hdr_len &&
+		    fast_same(g, f, in->data))
+			return f;
+	}
 	if (g->lnx && !g->tags[tag_of(g, h)]) {
 		fi = NIL;	/* nothing with this tag: skip the walk */
 	} else {
@@ -1040,6 +1053,7 @@ fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	if (f->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK))
 		g->st.csum_sw_ip++;
 	f->fixedid = fixedid;
+	g->last_fi = (uint32_t)(f - g->flows);
 	append_seg(g, f, d + f->hdr_len, pay, in->cookie);	/* Linux policy: no last_l4 */
 	f->orflags |= flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 	if (flags & TCP_FINAL)
@@ -1389,6 +1403,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		g->segs[i].next = i + 1 < g->seg_cap ? i + 1 : NIL;
 	g->free_flow = 0;
 	g->free_seg = 0;
+	g->last_fi = NIL;
 	g->age.head = g->age.tail = g->lru.head = g->lru.tail = NIL;
 	*out = g;
 	return 0;
@@ -1496,6 +1511,7 @@ emit_chain(struct sofl_gro *g, uint32_t fi, int why)
 		}
 		g->segs[si].next = fs;
 		fs = si;
+		f->count = 0;
 		f->chain = ff;
 		ff = fi;
 		o++;

@@ -459,26 +459,6 @@ complete(struct sofl_gro *g, uint32_t fi, int why)
 
 /* ---- flow table ---- */
 
-static uint32_t
-key_hash(const struct sofl_pkt *q)
-{
-	uint64_t a, b, c, d, x;
-
-	memcpy(&a, q->key.src, 8);
-	memcpy(&b, q->key.src + 8, 8);
-	memcpy(&c, q->key.dst, 8);
-	memcpy(&d, q->key.dst + 8, 8);
-	x = a ^ (b * 0x9e3779b97f4a7c15ull) ^ (c * 0xc2b2ae3d27d4eb4full) ^ d;
-	x ^= (uint64_t)q->key.sport << 48 | (uint64_t)q->key.dport << 32 |
-	     (uint64_t)q->key.proto << 24 | q->key.flow_label;
-	x ^= (uint64_t)q->key.vlan[0] << 12 ^ (uint64_t)q->key.vlan[1] << 40;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 29;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return (uint32_t)(x ^ (x >> 32));
-}
-
-/* #1-#3: the same-flow filter of gro_list_prepare / inet / ipv6_gro_receive */
 static inline uint64_t
 ld64(const uint8_t *p)
 {
@@ -495,6 +475,37 @@ ld32(const uint8_t *p)
 
 	memcpy(&v, p, 4);
 	return v;
+}
+
+/* The flow key hashed (LRU table inputs without an rx hash).  An IPv4
+ * address is read with the 4-byte load its parser wrote it with: an 8-byte
+ * load spanning that store and the zeroing before it cannot be forwarded
+ * from the store buffer: it waits until both have reached the cache.  The other
+ * 12 bytes are zero (struct sofl_pkt), so on little-endian hosts the value
+ * is the one the 8-byte loads gave. */
+static uint32_t
+key_hash(const struct sofl_pkt *q)
+{
+	uint64_t a, b, c, d, x;
+
+	if (q->key.family == 4) {
+		a = ld32(q->key.src);
+		c = ld32(q->key.dst);
+		b = d = 0;
+	} else {
+		a = ld64(q->key.src);
+		b = ld64(q->key.src + 8);
+		c = ld64(q->key.dst);
+		d = ld64(q->key.dst + 8);
+	}
+	x = a ^ (b * 0x9e3779b97f4a7c15ull) ^ (c * 0xc2b2ae3d27d4eb4full) ^ d;
+	x ^= (uint64_t)q->key.sport << 48 | (uint64_t)q->key.dport << 32 |
+	     (uint64_t)q->key.proto << 24 | q->key.flow_label;
+	x ^= (uint64_t)q->key.vlan[0] << 12 ^ (uint64_t)q->key.vlan[1] << 40;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 29;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return (uint32_t)(x ^ (x >> 32));
 }
 
 /* IPv4 header checksum of a 20-byte header: 1 when it verifies. */
@@ -544,6 +555,7 @@ differ_n(const uint8_t *a, const uint8_t *b, unsigned n)
 	return n && differ(a, b, n);
 }
 
+/* #1-#3: the same-flow filter of gro_list_prepare / inet / ipv6_gro_receive */
 HOT int
 same_flow(const struct flow *f, const struct sofl_pkt *q)
 {

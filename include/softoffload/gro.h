@@ -60,8 +60,9 @@
  *   O(1) per packet; when full, a least recently used flow is completed
  *   (never dropped), chosen by CLOCK (second chance): a merge only marks its
  *   own entry, so the per-packet cost does not grow with the number of flows.
- *   Each flow entry holds a copy of its first segment's headers, so lookups
- *   and comparisons never touch old (cold) packet buffers.
+ *   A held flow keeps no copy of its headers: lookups, comparisons and
+ *   completion read the first segment's headers in the caller's buffer
+ *   (which is why held input buffers must stay unchanged, see above).
  *
  * Rules (policy SOFL_GRO_POLICY_LINUX) — offload-rules.md §1.10 row numbers:
  *   same flow: rx hash, whole L2 header (MACs, VLAN tags), IP version,
@@ -94,10 +95,11 @@
  *   csum_start = L4 header, csum_offset 16 / 6, vnet NEEDS_CSUM) or, with
  *   cfg.csum_full, the complete checksum (SOFL_GRO_CSUM_VALID, vnet
  *   DATA_VALID; a computed 0 is stored as 0xFFFF, TCP included, exactly as
- *   a device completing Linux's partial checksum does).  gso_size = payload of the first segment.  count == 1:
- *   delivered unchanged.  GSO_ECN is never emitted: in 6.15..6.18 a CWR
- *   segment never merges, so no super-packet carries CWR (6.18 would mark
- *   SKB_GSO_TCP_ACCECN, which has no virtio equivalent anyway).
+ *   a device completing Linux's partial checksum does).  gso_size = payload
+ *   of the first segment.  count == 1: delivered unchanged.  GSO_ECN is
+ *   never emitted: in 6.15..6.18 a CWR segment never merges, so no
+ *   super-packet carries CWR (6.18 would mark SKB_GSO_TCP_ACCECN, which has
+ *   no virtio equivalent anyway).
  *
  * Checksums: unless an input is flagged SOFL_GRO_F_CSUM_OK (L4 checksum
  *   verified, virtio DATA_VALID / NIC) and SOFL_GRO_F_IPCSUM_OK (IPv4 header
@@ -302,7 +304,8 @@ SOFL_API void sofl_gro_config_init(struct sofl_gro_config *cfg);
 /* sofl_gro_create() :
  * Allocates an engine for @cfg (copied, rules included) into *out.
  * @return 0, SOFL_EINVAL (NULL, max_size > 65535 or < 128, bad enum, rule
- *         family/prefix invalid, max_flows > 2^24), SOFL_ENOMEM. */
+ *         family/prefix invalid, n_rules without rules, max_flows or
+ *         max_batch > 2^24, max_held > 2^26), SOFL_ENOMEM. */
 SOFL_API int sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out);
 
 /* sofl_gro_destroy() : frees the engine (NULL is fine).  Outputs and held
@@ -324,16 +327,18 @@ SOFL_API int sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, 
 /* sofl_gro_poll_end() :
  * The end of a NAPI poll: completes every held flow (no timeout) or the flows
  * held for at least flush_timeout_us (then, if more than max_held packets are
- * still held, the oldest flows too).  @return the number of outputs pending. */
+ * still held, the oldest flows too).  @return the number of outputs pending,
+ * or SOFL_EINVAL (@g NULL). */
 SOFL_API int sofl_gro_poll_end(struct sofl_gro *g, uint64_t now_ns);
 
 /* sofl_gro_flush() : completes every held flow now (reason EXPLICIT).
- * @return the number of outputs pending. */
+ * @return the number of outputs pending, or SOFL_EINVAL (@g NULL). */
 SOFL_API int sofl_gro_flush(struct sofl_gro *g);
 
 /* sofl_gro_outputs() :
  * *out = the outputs produced since the last release, in delivery order.
- * @return their count.  Valid until sofl_gro_release() or sofl_gro_destroy(). */
+ * @return their count, or SOFL_EINVAL (NULL argument).  Valid until
+ * sofl_gro_release() or sofl_gro_destroy(). */
 SOFL_API int sofl_gro_outputs(const struct sofl_gro *g, const struct sofl_gro_out **out);
 
 /* sofl_gro_release() : ends the cycle: outputs, their iovecs and header

@@ -41,11 +41,10 @@ struct seg {
  * valid and unchanged while the flow is held.  (A copy in the entry cost a
  * 128-byte move per flow, and with many flows held its lines were as cold as
  * the buffer's while making the table 3x larger.)
- * Layout by use: line 0 is all that holding, merging and completing touch
- * besides the header copy (lines 1-2 for a typical 66-byte header); what
- * only timeouts, the LRU table or the relaxed policy need comes last.  The
- * bucket is hash & mask; a single segment's frame is hdr_len + mss long
- * (length mismatches are never held). */
+ * Layout by use: line 0 is all of the entry that holding, merging and
+ * completing touch; what only timeouts, the LRU table or the relaxed policy
+ * need is in line 1.  The bucket is hash & mask; a single segment's frame
+ * is hdr_len + mss long (length mismatches are never held). */
 struct flow {
 	uint32_t hash;
 	uint32_t chain;		/* next in the bucket, newest first */
@@ -75,7 +74,7 @@ struct flow {
 _Static_assert(offsetof(struct flow, age_prev) == 64, "struct flow: line 0 is the hot part");
 _Static_assert(sizeof(struct flow) == 128, "struct flow: two lines");
 
-/* The first segment's headers [0, hdr_len). */
+/* The first segment's headers [0, hdr_len), read in the caller's buffer. */
 static inline const uint8_t *
 fhdr(const struct flow *f)
 {
@@ -1211,10 +1210,12 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 	}
 }
 
-/* LRU table, a chunk: classify all (prefetching bucket heads), prefetch the
- * flow entries the heads point to (large tables: these are cache misses),
- * then run the rules in order.  Prefetches are hints only; the rules look up
- * the table again. */
+/* LRU table, a chunk: classify each input (prefetching bucket heads) —
+ * except one with an rx hash while fast_merge applies: it is tried with
+ * fast_merge first, in order, and classified only if that declines —,
+ * prefetch the flow entries the heads point to (large tables: these are
+ * cache misses), then run the rules in order.  Prefetches are hints only;
+ * the rules look up the table again. */
 static void
 rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 {
@@ -1401,8 +1402,8 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		if (g->rules)
 			memcpy(g->rules, cfg->rules, cfg->n_rules * sizeof(*g->rules));
 	}
-	if (!g->head || !g->cnt || !g->tags || !g->tail || !g->flows || !g->segs || !g->outs || !g->iov || !g->cookies ||
-	    !g->scratch || (cfg->n_rules && !g->rules)) {
+	if (!g->head || !g->cnt || !g->tags || !g->tail || !g->flows || !g->segs || !g->outs ||
+	    !g->iov || !g->cookies || !g->scratch || (cfg->n_rules && !g->rules)) {
 		sofl_gro_destroy(g);
 		return SOFL_ENOMEM;
 	}

@@ -113,8 +113,9 @@ sofl_csum_impl_name(void)
 	return get_impl()->name;
 }
 
+/* The library function behind the sofl_csum_add() macro (csum.h). */
 SOFL_API uint32_t
-sofl_csum_add(uint32_t sum, const void *buf, size_t len)
+(sofl_csum_add)(uint32_t sum, const void *buf, size_t len)
 {
 	sofl_csum_kernel_fn f = __atomic_load_n(&sum_fn, __ATOMIC_RELAXED);
 

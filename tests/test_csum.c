@@ -1,4 +1,4 @@
-/* Description: checksums — RFC 1071/1624 vectors, pseudo-headers, UDP/TCP zero rules, peer bugs (DPDK/VPP) as cases, packet helpers (check/fill/complete_partial), and every kernel (generic/AVX2/AVX-512) vs a naive reference at every length 0..4096 x alignment 0..63, random lengths, guard pages. */
+/* Description: checksums — RFC 1071/1624 vectors, pseudo-headers, UDP/TCP zero rules, peer bugs (DPDK/VPP) as cases, packet helpers (check/fill/complete_partial), and every kernel (generic/AVX2/AVX-512) vs a naive reference at every length 0..4096 x alignment 0..63, random lengths, guard pages; the inline short-buffer path vs the library call. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -805,7 +805,7 @@ test_impls_lengths_alignments(void **state)
 			size_t da = (al * 37) % 64 + 1;
 
 			for (len = 0; len <= N; len++) {
-				uint16_t want = fold16(ref), got = sofl_csum_fold(sofl_csum_add(0, src + al, len));
+				uint16_t want = fold16(ref), got = sofl_csum_fold((sofl_csum_add)(0, src + al, len));
 
 				if (got != want) {
 					fprintf(stderr, "impl %s len %zu align %zu: %04x != %04x\n",
@@ -864,7 +864,7 @@ test_impls_random_and_long(void **state)
 				if (!impl_ok(im))
 					continue;
 				use(im);
-				assert_int_equal(sofl_csum_fold(sofl_csum_add(0, b + al, lens[k])), want);
+				assert_int_equal(sofl_csum_fold((sofl_csum_add)(0, b + al, lens[k])), want);
 				assert_int_equal(sofl_csum_fold(sofl_csum_copy(d + 1, b + al, lens[k], 0)),
 						 want);
 				assert_int_equal(memcmp(d + 1, b + al, lens[k]), 0);
@@ -882,7 +882,7 @@ test_impls_random_and_long(void **state)
 			if (!impl_ok(im))
 				continue;
 			use(im);
-			assert_int_equal(sofl_csum_fold(sofl_csum_add(0, b + al, len)), want);
+			assert_int_equal(sofl_csum_fold((sofl_csum_add)(0, b + al, len)), want);
 		}
 	}
 	free(b);
@@ -916,14 +916,92 @@ test_impls_guard_pages(void **state)
 					       : fold16((uint64_t)(len / 2) * 0x3c3c);
 
 			/* ends at the guard page */
-			assert_int_equal(sofl_csum_fold(sofl_csum_add(0, mid + pg - len, len)), want);
+			assert_int_equal(sofl_csum_fold((sofl_csum_add)(0, mid + pg - len, len)), want);
 			assert_int_equal(sofl_csum_fold(sofl_csum_copy(d, mid + pg - len, len, 0)), want);
 			/* starts right after the guard page */
-			assert_int_equal(sofl_csum_fold(sofl_csum_add(0, mid, len)), want);
+			assert_int_equal(sofl_csum_fold((sofl_csum_add)(0, mid, len)), want);
 		}
 	}
 	free(d);
 	munmap(m, span);
+}
+
+/* The inline path of the sofl_csum_add() macro (csum.h) against the library
+ * function of every kernel, unfolded and bit for bit: lengths 0..256 (the
+ * inline bound and beyond, through sofl_csum_add_small() too) x alignments
+ * 0..63 x seeds that carry, compile-time-constant lengths (the unrolled
+ * code), the naive reference, and guard pages on both sides. */
+static uint32_t
+lib_add(uint32_t seed, const void *b, size_t len)
+{
+	return (sofl_csum_add)(seed, b, len);
+}
+
+static void
+test_inline_path(void **state)
+{
+	static const uint32_t seeds[] = { 0, 1, 0xffff, 0x1fffe, 0xfffffffe, 0xffffffff };
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *src = malloc(256 + 64), *m, *mid;
+	uint64_t r = 77;
+	size_t i, len, al, k;
+	int im;
+	(void)state;
+
+	for (i = 0; i < 256 + 64; i++)
+		src[i] = (uint8_t)t_rand(&r);
+	for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+		if (!impl_ok(im))
+			continue;
+		use(im);
+		for (al = 0; al < 64; al++)
+			for (len = 0; len <= 256; len++)
+				for (k = 0; k < sizeof(seeds) / sizeof(seeds[0]); k++) {
+					uint32_t want = lib_add(seeds[k], src + al, len);
+
+					assert_int_equal(sofl_csum_add(seeds[k], src + al, len), want);
+					assert_int_equal(sofl_csum_add_small(seeds[k], src + al, len), want);
+					if (k == 0)
+						assert_int_equal(sofl_csum_fold(want),
+								 ref_fold(src + al, len));
+				}
+		/* constant lengths: the forms callers write */
+		for (al = 0; al < 8; al++) {
+			assert_int_equal(sofl_csum_add(5, src + al, 8), lib_add(5, src + al, 8));
+			assert_int_equal(sofl_csum_add(5, src + al, 20), lib_add(5, src + al, 20));
+			assert_int_equal(sofl_csum_add(5, src + al, 36), lib_add(5, src + al, 36));
+			assert_int_equal(sofl_csum_add(5, src + al, 40), lib_add(5, src + al, 40));
+			assert_int_equal(sofl_csum_add(5, src + al, 63), lib_add(5, src + al, 63));
+			assert_int_equal(sofl_csum_add(5, src + al, 64), lib_add(5, src + al, 64));
+			assert_int_equal(sofl_csum_add(5, src + al, 65), lib_add(5, src + al, 65));
+		}
+	}
+	/* RFC 1071 §3 through the inline path, and NULL with length 0 */
+	{
+		static const uint8_t v[8] = { 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7 };
+
+		assert_int_equal(sofl_csum_fold(sofl_csum_add_small(0, v, 8)), 0xddf2);
+		assert_int_equal(sofl_csum_add(0x1234, NULL, 0), 0x1234);
+		assert_int_equal(sofl_csum_add_small(0x1234, NULL, 0), 0x1234);
+	}
+	/* nothing outside buf[0..len) is read */
+	m = mmap(NULL, 3 * (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	mid = m + pg;
+	memset(mid, 0x5a, (size_t)pg);
+	assert_int_equal(mprotect(m, (size_t)pg, PROT_NONE), 0);
+	assert_int_equal(mprotect(mid + pg, (size_t)pg, PROT_NONE), 0);
+	for (len = 0; len <= 256; len++) {
+		uint32_t want = len & 1 ? fold16((uint64_t)(len / 2) * 0x5a5a + 0x5a00)
+				       : fold16((uint64_t)(len / 2) * 0x5a5a);
+
+		assert_int_equal(sofl_csum_fold(sofl_csum_add(0, mid + pg - len, len)), want);
+		assert_int_equal(sofl_csum_fold(sofl_csum_add(0, mid, len)), want);
+		assert_int_equal(sofl_csum_fold(sofl_csum_add_small(0, mid + pg - len, len)), want);
+		assert_int_equal(sofl_csum_fold(sofl_csum_add_small(0, mid, len)), want);
+	}
+	munmap(m, 3 * (size_t)pg);
+	free(src);
 }
 
 /* SOFL_CSUM_IMPL picks the implementation at first use (in a child process,
@@ -985,6 +1063,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_impls_lengths_alignments),
 		cmocka_unit_test(test_impls_random_and_long),
 		cmocka_unit_test(test_impls_guard_pages),
+		cmocka_unit_test(test_inline_path),
 		cmocka_unit_test(test_impl_selection),
 	};
 

@@ -223,7 +223,6 @@ static int
 plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mode,
      int in_cnt)
 {
-	const struct sofl_pkt *q = p;
 	int err;
 
 	memset(j, 0, sizeof(*j));
@@ -233,9 +232,9 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, 
 	if (!gp || !p || !p->data || in_cnt < 0 ||
 	    (mode != SOFL_GSO_ZEROCOPY && mode != SOFL_GSO_COPY))
 		return SOFL_EINVAL;
-	if (!(q->layers & SOFL_LAYER_L3) || (q->ipv != 4 && q->ipv != 6))
+	if (!(p->layers & SOFL_LAYER_L3) || (p->ipv != 4 && p->ipv != 6))
 		return SOFL_E_NOT_IP;
-	if (q->is_frag)
+	if (p->is_frag)
 		return SOFL_E_FRAGMENT;
 	switch (gp->type) {
 	case SOFL_GSO_NONE:    err = plan_pass(j); break;
@@ -567,10 +566,13 @@ emit_frag(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 	payload_sum(j, j->cut_off + off + fix, dlen - fix, h + hl, s, 0);	/* summed whole, before */
 	if (p->ipv == 4) {
 		uint8_t *iph = h + p->l3_off;
+		uint32_t base;
 
 		sofl_put16(iph + 6, (uint16_t)((off >> 3) | (last ? 0 : IP4_MF)));
-		j->ip_base = hdr_ipv4_base_sum(iph, p->l3_len);
-		hdr_ipv4_set_len_id_sum(iph, j->ip_base, (uint16_t)(p->l3_len + dlen), j->id0);
+		/* the fragment offset is in the summed part: prime()'s j->ip_base
+		 * does not apply, this fragment's header is summed afresh */
+		base = hdr_ipv4_base_sum(iph, p->l3_len);
+		hdr_ipv4_set_len_id_sum(iph, base, (uint16_t)(p->l3_len + dlen), j->id0);
 	} else {
 		hdr_ipv6_set_len(h + p->l3_off, hl - fix - p->l3_off + dlen);
 	}

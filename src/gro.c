@@ -317,18 +317,15 @@ bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pk
 	  int ck)
 {
 	struct sofl_gro_out *o;
+	int csum = ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL :
+		   ck == CK_VALID || (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_GRO_CSUM_VALID :
+		   SOFL_GRO_CSUM_NONE;
 
-	bypass(g, in, why);
-	o = &g->outs[g->nout - 1];
-	if (ck == CK_VALID) {
-		o->csum = SOFL_GRO_CSUM_VALID;
-		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
-	} else if (ck == CK_PARTIAL) {
-		o->csum = SOFL_GRO_CSUM_PARTIAL;
-		o->csum_start = o->vnet.csum_start = q->l4_off;
-		o->csum_offset = o->vnet.csum_offset = q->l4_proto == 6 ? 16 : 6;
-		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
-	}
+	g->st.bypass[why]++;
+	o = out_single(g, in->data, in->len, in->cookie, csum, q->l4_off,
+		       q->l4_proto == 6 ? 16 : 6);
+	o->bypass = 1;
+	o->reason = (uint8_t)why;
 }
 
 /* Full TCP/UDP checksum of a super-packet: header in scratch (field zeroed)

@@ -237,14 +237,10 @@ parse_l4(struct sofl_pkt *p)
 	return 0;
 }
 
-/* ---- fast path ----
- * The common case (Ethernet with at most one VLAN tag, or raw IP; IPv4
- * without options and not a fragment, or IPv6 without extension headers;
- * TCP or UDP, or another protocol over IPv4) in one straight line: every
- * header word loaded once, the result stored without being read back.  A
- * malformed TCP/UDP header ends here too, with the generic code's error and
- * partial result; anything else (other layouts, every L2/L3 malformation)
- * returns 1 and the generic code above parses the packet from scratch.
+/* ---- entry points ----
+ * The fast path (the common layouts in straight-line code) is
+ * pk_parse_fast() in pkt_impl.h, inline so that GRO does not pay a call;
+ * what it does not finish is parsed from scratch by the generic code below.
  * tests/test_pkt_fast.c holds both to the same bytes. */
 
 /* The generic parser: every layout and every error (pkt_impl.h). */

@@ -22,9 +22,14 @@ int sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, en
 void sofl_pkt_tcp_options(struct sofl_pkt *p);
 
 /* The fast path, inline so that per-packet callers in the library (GRO)
- * do not pay a call: the common layouts (Ethernet/raw, <= 1 VLAN, IPv4
- * IHL 5 non-fragment or IPv6 without extension headers) in straight-line
- * code; everything else in sofl_pkt_parse_generic(). */
+ * do not pay a call: the common layouts (Ethernet with at most one VLAN
+ * tag, or raw IP; IPv4 without options and not a fragment, or IPv6 without
+ * extension headers; TCP or UDP, or another protocol over IPv4) in one
+ * straight line: every header word loaded once, the result stored without
+ * being read back.  A malformed TCP/UDP header ends here too, with the
+ * generic code's error and partial result; anything else (other layouts,
+ * every L2/L3 malformation) goes to sofl_pkt_parse_generic(), which parses
+ * the packet from scratch. */
 
 #define PK_ETH_HLEN   14
 #define PK_ETH_P_IP   0x0800

@@ -836,7 +836,7 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 				complete(g, fi, SOFL_GRO_FLUSH_SHORT);	/* #23 */
 			return;
 		}
-		complete(g, fi, r);		/* FLUSH-P; q is checked with mss = 1 */
+		complete(g, fi, r);	/* FLUSH-P: the flow goes out, q starts afresh below */
 	}
 	if (badlen)
 		bypass_l4(g, in, q, SOFL_GRO_BYPASS_BADLEN, ck);

@@ -216,11 +216,11 @@ enum sofl_gro_csum {
 	SOFL_GRO_CSUM_PARTIAL,	/* L4 field = pseudo sum; finish from csum_start */
 };
 
-/* Output gso_type (same values as the virtio header) */
-#define SOFL_GRO_GSO_NONE   0
-#define SOFL_GRO_GSO_TCPV4  1
-#define SOFL_GRO_GSO_TCPV6  4
-#define SOFL_GRO_GSO_UDP_L4 5
+/* Output gso_type: the virtio header's values (vnet.h), by definition */
+#define SOFL_GRO_GSO_NONE   SOFL_VNET_GSO_NONE
+#define SOFL_GRO_GSO_TCPV4  SOFL_VNET_GSO_TCPV4
+#define SOFL_GRO_GSO_TCPV6  SOFL_VNET_GSO_TCPV6
+#define SOFL_GRO_GSO_UDP_L4 SOFL_VNET_GSO_UDP_L4
 
 /* Why a held flow was completed */
 enum sofl_gro_flush {

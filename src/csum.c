@@ -39,9 +39,9 @@ sofl_csum_impl_available(enum sofl_csum_impl impl)
 #if defined(__x86_64__)
 	case SOFL_CSUM_AVX2:    /* the AVX2 file is built with -mbmi2 too */
 		return (f & (SOFL_CPU_AVX2 | SOFL_CPU_BMI2)) == (SOFL_CPU_AVX2 | SOFL_CPU_BMI2);
-	case SOFL_CSUM_AVX512:
-		return (f & (SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2)) ==
-		       (SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2);
+	case SOFL_CSUM_AVX512:	/* hands buffers >= 4 MiB to the AVX2 kernel */
+		return (f & (SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2 | SOFL_CPU_AVX2)) ==
+		       (SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2 | SOFL_CPU_AVX2);
 #endif
 	default: return 0;
 	}

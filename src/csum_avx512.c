@@ -14,6 +14,9 @@
  *
  * Buffers up to SHORT_MAX bytes skip the blocks: their words are widened
  * into 64-bit lanes (cheaper to set up and reduce for a few vectors).
+ * Single calls longer than L1 use 256-bit loads, and buffers of STREAM_MIN
+ * bytes or more go to the AVX2 kernel: on Zen 4 those read L2, L3 and DRAM
+ * at least as fast as 512-bit loads (see the constants below).
  *
  * Nothing is read outside buf[0..len): the last partial vector is a masked
  * load (masked-off bytes read as zero and do not fault). */
@@ -27,9 +30,20 @@
 #define BLOCK 1024
 #define SHORT_MAX 256
 #define MID 1536
-/* from this length on, whole blocks use 256-bit loads: on Zen 4 they stream
- * from DRAM ~10% faster than 512-bit ones; in cache both run alike */
-#define STREAM_MIN (4u << 20)
+/* From this length on (beyond L2, streaming from L3 or DRAM) the buffer goes
+ * to the AVX2 kernel, whose 256-bit loop (xor, vpmaddwd, vpaddd; 128 bytes
+ * per iteration) reads L3 and DRAM at least as fast as anything here: a
+ * 256-bit variant of this file's loop (vpdpwssd, eight accumulators, 256
+ * bytes per iteration) was ~3% slower at 64 MB, the 512-bit loop ~2% slower
+ * at 2-3 MiB and ~9% faster at 1 MiB (Zen 4, alternating A/B calls).  Every
+ * CPU with AVX-512 F has AVX2; csum.c requires both for this kernel. */
+#define STREAM_MIN (2u << 20)
+/* A single call longer than L1 (32 KiB on Zen 4) sums its whole 256-byte
+ * runs with 256-bit loads: streamed from DRAM in 64 KiB calls (DPDK's
+ * workload) they ran at AVX2's speed where the 512-bit loop lost ~20%
+ * (~25 vs ~20 GB/s, alternating A/B calls), and in L2 both run alike;
+ * in L1 the 512-bit loop is faster (8-32 KiB: 117-172 vs 102-142 GB/s). */
+#define L1_MAX (32u << 10)
 
 static inline VNNI __m512i
 step(__m512i acc, __m512i x)
@@ -192,6 +206,7 @@ block4(const unsigned char *p, unsigned char *d, size_t take, int copy)
 }
 #undef VEC
 
+
 static inline VNNI __m256i
 step256(__m256i acc, __m256i x)
 {
@@ -208,7 +223,7 @@ step256(__m256i acc, __m256i x)
 		acc = step256(acc, x_);					\
 	} while (0)
 
-/* block() with 256-bit vectors, for take a multiple of 256 (long buffers). */
+/* block() with 256-bit vectors, for take a multiple of 256 (may be 0). */
 static inline __attribute__((always_inline)) VNNI uint64_t
 block_ymm(const unsigned char *p, unsigned char *d, size_t take, int copy)
 {
@@ -232,6 +247,19 @@ block_ymm(const unsigned char *p, unsigned char *d, size_t take, int copy)
 }
 #undef VEC256
 
+/* The exact word sum of p[0..take), take <= BLOCK * 64, with 256-bit loads
+ * for all whole 256-byte runs. */
+static inline __attribute__((always_inline)) VNNI uint64_t
+block_y(const unsigned char *p, unsigned char *d, size_t take, int copy)
+{
+	size_t body = take & ~(size_t)255;
+	uint64_t t = block_ymm(p, d, body, copy);
+
+	if (take > body)
+		t += block4(p + body, copy ? d + body : d, take - body, copy);
+	return t;
+}
+
 /* Buffers longer than one block: the loop over blocks. */
 static inline __attribute__((always_inline)) VNNI uint64_t
 blocks(const unsigned char *p, unsigned char *d, size_t len, int copy)
@@ -241,10 +269,7 @@ blocks(const unsigned char *p, unsigned char *d, size_t len, int copy)
 
 	for (o = 0; o < len; o += take) {
 		take = len - o < BLOCK * 64 ? len - o : BLOCK * 64;
-		if (len >= STREAM_MIN && take == BLOCK * 64)
-			total += block_ymm(p + o, copy ? d + o : d, take, copy);
-		else
-			total += block(p + o, copy ? d + o : d, take, copy);
+		total += block(p + o, copy ? d + o : d, take, copy);
 	}
 	return total;
 }
@@ -256,12 +281,16 @@ blocks(const unsigned char *p, unsigned char *d, size_t len, int copy)
 static __attribute__((noinline)) VNNI uint32_t
 long_sum(uint32_t sum, const unsigned char *p, size_t len)
 {
+	if (len >= STREAM_MIN)
+		return sofl_csum_avx2(sum, p, len);
 	return sofl_csum_finish(sum, sofl_fold64(blocks(p, NULL, len, 0)));
 }
 
 static __attribute__((noinline)) VNNI uint32_t
 long_copy(unsigned char *d, const unsigned char *p, size_t len, uint32_t sum)
 {
+	if (len >= STREAM_MIN)
+		return sofl_csum_copy_avx2(d, p, len, sum);
 	return sofl_csum_finish(sum, sofl_fold64(blocks(p, d, len, 1)));
 }
 
@@ -276,6 +305,8 @@ sum_any(const unsigned char *p, unsigned char *d, size_t len, int copy)
 		return sum_short(p, d, len, copy);
 	if (len <= MID)
 		return sofl_fold64(block4(p, d, len, copy));
+	if (len > L1_MAX)
+		return sofl_fold64(block_y(p, d, len, copy));
 	return sofl_fold64(block(p, d, len, copy));
 }
 

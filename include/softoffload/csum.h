@@ -22,7 +22,8 @@
  *     ok = sofl_csum_fold(sofl_csum_add(s, tcp, l4len)) == 0xffff;
  *
  * Implementations: portable C (64-bit add-with-carry), AVX2 (AVX2 + BMI2) and
- * AVX-512 (F, BW, VL, VNNI + BMI2: Ice Lake, Zen 4 and later), chosen once, on
+ * AVX-512 (F, BW, VL, VNNI + AVX2, BMI2: Ice Lake, Zen 4 and later; it hands
+ * buffers beyond L1 to 256-bit loads or the AVX2 kernel), chosen once, on
  * first use, from CPUID; the environment variable
  * SOFL_CSUM_IMPL=generic|avx2|avx512 overrides the choice (an unknown or
  * unavailable one falls back to the best available).  All give bit-identical

@@ -350,8 +350,11 @@ out_super(struct sofl_gro *g, struct flow *f)
 {
 	struct sofl_gro_out *o = out_begin(g, f->count);
 	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
-	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next;
+	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next, len;
 	uint16_t pseudo, co = f->proto == 6 ? 16 : 6;
+	const struct seg *segs = g->segs;
+	struct iovec *v;
+	uint64_t *ck;
 
 	g->sused += ((size_t)f->hdr_len + 7) & ~(size_t)7;
 	memcpy(h, fhdr(f), f->hdr_len);
@@ -398,20 +401,27 @@ out_super(struct sofl_gro *g, struct flow *f)
 	o->vnet.gso_size = f->mss;
 	o->vnet.hdr_len = f->hdr_len;
 
-	g->iov[g->niov].iov_base = h;
-	g->iov[g->niov].iov_len = f->hdr_len;
-	g->niov++;
-	o->len = f->hdr_len;
-	/* one walk of the segment list (a chain of dependent loads) */
+	/* one walk of the segment list (a chain of dependent loads), the
+	 * cursors in locals: through g they were reloaded and stored back
+	 * for every segment (the stores may alias them) */
+	v = &g->iov[g->niov];
+	ck = &g->cookies[g->ncook];
+	v->iov_base = h;
+	v->iov_len = f->hdr_len;
+	v++;
+	len = f->hdr_len;
 	for (si = f->seg_head; si != NIL; si = next) {
-		struct seg *sg = &g->segs[si];
+		const struct seg *sg = &segs[si];
 		next = sg->next;
-		g->iov[g->niov].iov_base = (void *)(uintptr_t)sg->pay;
-		g->iov[g->niov].iov_len = sg->len;
-		g->niov++;
-		g->cookies[g->ncook++] = sg->cookie;
-		o->len += sg->len;
+		v->iov_base = (void *)(uintptr_t)sg->pay;
+		v->iov_len = sg->len;
+		v++;
+		*ck++ = sg->cookie;
+		len += sg->len;
 	}
+	g->niov = (uint32_t)(v - g->iov);
+	g->ncook = (uint32_t)(ck - g->cookies);
+	o->len = len;
 	g->segs[f->seg_tail].next = g->free_seg;	/* the chain back, in one piece */
 	g->free_seg = f->seg_head;
 	o->iovcnt = f->count + 1;

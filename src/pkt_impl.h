@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "softoffload/csum.h"
 #include "softoffload/pkt.h"
 #include "softoffload/error.h"
 #if defined(__SSE2__)
@@ -39,20 +40,6 @@ void sofl_pkt_tcp_options(struct sofl_pkt *p);
 
 #define PK_FAST static inline __attribute__((always_inline))
 
-PK_FAST uint16_t
-pk_be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-PK_FAST uint32_t
-pk_be32(const uint8_t *b)
-{
-	uint32_t v;
-
-	memcpy(&v, b, 4);
-	return __builtin_bswap32(v);
-}
 
 /* Zero *p with eight 16-byte stores: memset of this size compiles to "rep
  * stos", whose start-up cost alone was most of a fast parse. */
@@ -113,10 +100,10 @@ pk_fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8
 		p->pay_off = o + hl;
 		p->pay_len = avail - hl;
 		p->tcp_flags = d[o + 13];
-		p->tcp_seq = pk_be32(d + o + 4);
-		p->tcp_ack = pk_be32(d + o + 8);
-		p->key.sport = pk_be16(d + o);
-		p->key.dport = pk_be16(d + o + 2);
+		p->tcp_seq = sofl_get32(d + o + 4);
+		p->tcp_ack = sofl_get32(d + o + 8);
+		p->key.sport = sofl_get16(d + o);
+		p->key.dport = sofl_get16(d + o + 2);
 		if (hl == 32) {
 			memcpy(&w, d + o + 20, 4);
 			if (w == PK_OPT_NNTS_LE) {	/* what Linux sends on every segment */
@@ -131,7 +118,7 @@ pk_fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8
 	if (proto == 17) {
 		if (avail < 8)
 			return pk_ip_payload(p, o, avail, layers, SOFL_E_UDP_TRUNC);
-		w = pk_be16(d + o + 4);
+		w = sofl_get16(d + o + 4);
 		if (w < 8 || w > avail)
 			return pk_ip_payload(p, o, avail, layers, SOFL_E_UDP_LEN);
 		p->layers = layers | SOFL_LAYER_L4;
@@ -139,8 +126,8 @@ pk_fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8
 		p->l4_len = 8;
 		p->pay_off = o + 8;
 		p->pay_len = w - 8;
-		p->key.sport = pk_be16(d + o);
-		p->key.dport = pk_be16(d + o + 2);
+		p->key.sport = sofl_get16(d + o);
+		p->key.dport = sofl_get16(d + o + 2);
 		return 0;
 	}
 	return pk_ip_payload(p, o, avail, layers, 0);
@@ -154,7 +141,7 @@ pk_fast_ipv4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uin
 
 	if (len < o + 20 || ip[0] != 0x45 || (ip[6] & 0x3f) || ip[7])
 		return 1;		/* options or a fragment: generic */
-	tot = pk_be16(ip + 2);
+	tot = sofl_get16(ip + 2);
 	if (tot < 20 || o + tot > len)
 		return 1;
 	p->ipv = 4;
@@ -179,7 +166,7 @@ pk_fast_ipv6(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uin
 	if (len < o + 40 || (ip[0] >> 4) != 6)
 		return 1;
 	nh = ip[6];
-	end = o + 40 + pk_be16(ip + 4);
+	end = o + 40 + sofl_get16(ip + 4);
 	if ((nh != 6 && nh != 17) || end > len)
 		return 1;		/* extension headers: generic */
 	p->ipv = 6;
@@ -189,7 +176,7 @@ pk_fast_ipv6(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uin
 	p->ip_end = end;
 	p->key.family = 6;
 	p->key.proto = nh;
-	p->key.flow_label = pk_be32(ip) & 0x000fffff;
+	p->key.flow_label = sofl_get32(ip) & 0x000fffff;
 	memcpy(p->key.src, ip + 8, 16);
 	memcpy(p->key.dst, ip + 24, 16);
 	return pk_fast_l4(p, d, o + 40, end, nh, layers | SOFL_LAYER_L3);
@@ -209,15 +196,15 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 		pk_zero(p);
 		p->data = d;
 		p->len = len;
-		type = pk_be16(d + 12);
+		type = sofl_get16(d + 12);
 		if (type == PK_ETH_P_8021Q || type == PK_ETH_P_8021AD) {
-			uint16_t tci = pk_be16(d + 14);
+			uint16_t tci = sofl_get16(d + 14);
 
 			p->vlan_tpid[0] = type;
 			p->vlan_tci[0] = tci;
 			p->key.vlan[0] = tci & 0x0fff;
 			p->key.nvlan = 1;
-			type = pk_be16(d + 16);
+			type = sofl_get16(d + 16);
 			o = PK_ETH_HLEN + 4;
 		}
 		p->ethertype = type;

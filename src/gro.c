@@ -55,11 +55,11 @@ struct flow {
 	uint16_t l4_off, hdr_len;	/* hdr_len = payload offset of the first segment */
 	uint16_t mss, count;	/* count 0: not held */
 	uint16_t ulen;		/* UDP: first datagram's length */
-	uint8_t  pad_[2];
+	uint16_t next_id;	/* IPv4: the ID the next segment must have (fast_merge) */
 	uint8_t  fixedid, orflags;
 	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
-	uint8_t  mk;		/* fast_merge compare mask (g->mask_b), NO_MASK: none,
-				 * MK_UNSET: not looked up yet */
+	uint8_t  mk;		/* fast_merge compare mask g->mask_b[mk]; NO_MASK:
+				 * no fast path; MK_UNSET: not looked up yet */
 	uint32_t next_seq;
 	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
 	uint32_t seg_head, seg_tail;
@@ -605,11 +605,13 @@ bucket_oldest(const struct sofl_gro *g, uint32_t b)
 
 /* fast_merge's masks: for a header layout (L3 offset, IP version, L3 and
  * TCP header lengths), byte i of the mask keeps the bits of header byte i
- * that must be equal for a merge, i.e. all but IPv4 total length, ID and
- * checksum, IPv6 payload length, TCP sequence number, PSH and FIN, checksum
- * and urgent pointer.  A few layouts cover a queue's traffic, so they live in
- * the engine (cached) rather than in each flow.  @return the mask's index,
- * or NO_MASK (header longer than MASK_LEN or shorter than 16, table full). */
+ * that a mergeable segment must have as the flow's first segment: all but
+ * the IPv4 total length, ID and checksum, the IPv6 payload length, the TCP
+ * sequence number (lengths, ID and sequence number are checked apart), PSH
+ * and FIN, the TCP checksum and urgent pointer (which Linux ignores too).
+ * A few layouts cover a queue's traffic, so they live in the engine
+ * (cached) rather than in each flow.  @return the mask's index, or NO_MASK
+ * (header longer than MASK_LEN or shorter than 32, table full). */
 static uint8_t
 mask_for(struct sofl_gro *g, const struct flow *f)
 {
@@ -617,7 +619,7 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 		       (uint32_t)f->l3_len << 8 | f->l4_len, i;
 	uint8_t *m;
 
-	if (f->hdr_len > MASK_LEN || f->hdr_len < 16)
+	if (f->hdr_len > MASK_LEN || f->hdr_len < 32)
 		return NO_MASK;
 	for (i = 0; i < g->nmask; i++)
 		if (g->mask_key[i] == key)
@@ -839,6 +841,7 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		r = badlen ? SOFL_GRO_FLUSH_BADLEN : tcp_flush(g, f, q);
 		if (r < 0) {
 			append(g, fi, in, q);
+			f->next_id = (uint16_t)(sofl_get16(q->data + q->l3_off + 4) + !f->fixedid);
 			f->orflags |= q->tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 			if (q->tcp_flags & TCP_FINAL)
 				complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
@@ -904,66 +907,45 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 
 /* ---- fast merge ----
  * The next segment of a held TCP flow, decided without parsing it: its
- * header bytes are compared with the flow's first segment's (fhdr) under
- * a mask that lets through only what may differ between mergeable segments
- * (IPv4 total length, ID, checksum; IPv6 payload length; TCP sequence
- * number, PSH/FIN, checksum, urgent pointer — which Linux ignores too).
- * Equal masked headers give the packet the flow's parse (same layers,
- * offsets, options), its flow key (so the flow is the lookup's only
- * match), and pass every header rule of tcp_flush; what is left are the
- * lengths, the IPv4 ID, the sequence number and the checksums.  When
- * anything is off the packet goes the general way (classify, tcp_rx),
- * which then decides exactly as before: the fast path changes nothing
- * until it has decided to merge. */
-
-#define M_IP4_W0  0xffff00000000ffffull	/* bytes 0-1, 6-7: ver/IHL, TOS, frag */
-#define M_IP4_W8  0xffffffff0000ffffull	/* bytes 8-9, 12-15: TTL, proto, src */
-#define M_IP6_W0  0xffff0000ffffffffull	/* bytes 0-3, 6-7: TC, label, nh, hop */
-#define M_TCP_W0  0x00000000ffffffffull	/* bytes 0-3: ports (not seq) */
-#define M_TCP_W8  0xfffff6ffffffffffull	/* bytes 8-15 but PSH/FIN: ack, doff, flags, win */
-
-static inline uint64_t
-mdiff(const uint8_t *a, const uint8_t *b, uint64_t m)
-{
-	return (ld64(a) ^ ld64(b)) & m;
-}
-
-/* The same compare, word by word, for layouts without a mask. */
-HOT int
-fast_same_words(const struct flow *f, const uint8_t *d)
-{
-	const uint8_t *a = fhdr(f), *ip = d + f->l3_off, *fip = a + f->l3_off;
-	const uint8_t *th = d + f->l4_off, *fth = a + f->l4_off;
-	uint64_t x;
-
-	if (differ_n(a, d, f->l3_off))
-		return 0;
-	x = mdiff(th, fth, M_TCP_W0) | mdiff(th + 8, fth + 8, M_TCP_W8);
-	if (f->ipv == 4)
-		x |= mdiff(ip, fip, M_IP4_W0) | mdiff(ip + 8, fip + 8, M_IP4_W8) |
-		     (uint64_t)(ld32(ip + 16) ^ ld32(fip + 16));
-	else
-		x |= mdiff(ip, fip, M_IP6_W0) | (uint64_t)differ(ip + 8, fip + 8, f->l3_len - 8u);
-	return !x && !differ_n(th + 20, fth + 20, f->l4_len - 20u);
-}
+ * header bytes are compared with the flow's first segment's (fhdr) under a
+ * mask (mask_for) that lets through only what may differ between mergeable
+ * segments, and its length, IP length field, IPv4 ID and sequence number
+ * with the values a full-size next segment has.  Equal masked headers give
+ * the packet the flow's parse (same layers, offsets, options), its flow key
+ * (so the flow is the lookup's only match), and pass every rule of
+ * tcp_flush and network_flush but the size limit; what is left are the
+ * checksums.  Anything else — a short segment, the second segment of a
+ * fixed-ID flow, a gap, a changed header — goes the general way (classify,
+ * tcp_rx), which then decides exactly as before: the fast path changes
+ * nothing until it has decided to merge. */
 
 #if defined(__SSE2__)
-/* 16 bytes at a time, the last 16 ending at hdr_len (overlap is harmless:
- * masks are positional). */
+static inline __m128i
+mx16(const uint8_t *a, const uint8_t *b, const uint8_t *m)
+{
+	return _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)m),
+			     _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)a),
+					   _mm_loadu_si128((const __m128i *)(const void *)b)));
+}
+
+/* Masked a == b over n bytes, 32 <= n <= MASK_LEN: 16 bytes at a time, the
+ * last 16 ending at n (overlap is harmless: masks are positional). */
 HOT int
 same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 {
-	__m128i x = _mm_setzero_si128();
-	unsigned i;
+	__m128i x = _mm_or_si128(mx16(a, b, m), mx16(a + 16, b + 16, m + 16));
 
-	for (i = 0; i + 16 < n; i += 16)
-		x = _mm_or_si128(x, _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(m + i)),
-			_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
-				      _mm_loadu_si128((const __m128i *)(const void *)(b + i)))));
-	i = n - 16;
-	x = _mm_or_si128(x, _mm_and_si128(_mm_loadu_si128((const __m128i *)(const void *)(m + i)),
-		_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(a + i)),
-			      _mm_loadu_si128((const __m128i *)(const void *)(b + i)))));
+	x = _mm_or_si128(x, mx16(a + n - 16, b + n - 16, m + n - 16));
+	if (n > 48)
+		x = _mm_or_si128(x, mx16(a + 32, b + 32, m + 32));
+	if (n > 64)
+		x = _mm_or_si128(x, mx16(a + 48, b + 48, m + 48));
+	if (n > 80)
+		x = _mm_or_si128(x, mx16(a + 64, b + 64, m + 64));
+	if (n > 96)
+		x = _mm_or_si128(x, mx16(a + 80, b + 80, m + 80));
+	if (n > 112)
+		x = _mm_or_si128(x, mx16(a + 96, b + 96, m + 96));
 	return _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) == 0xffff;
 }
 #else
@@ -980,20 +962,49 @@ same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 }
 #endif
 
-/* Masked compare of @d (>= f->hdr_len bytes) against the flow's header. */
-HOT int
-fast_same(struct sofl_gro *g, struct flow *f, const uint8_t *d)
+/* The IP length field of a full-size segment of @f (IPv6: payload length) */
+static inline uint32_t
+ip_len_field(const struct flow *f)
 {
-	if (f->mk == MK_UNSET)
-		f->mk = mask_for(g, f);
-	if (f->mk != NO_MASK)
-		return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len);
-	return fast_same_words(f, d);
+	return (uint32_t)f->hdr_len - f->l3_off + f->mss - (f->ipv == 4 ? 0u : 40u);
 }
 
-/* The held flow @in would join, if any, found by its rx hash (known before
- * parsing) and the masked header compare. */
-HOT struct flow *
+/* When a held flow is first compared: its mask, and the next IPv4 ID
+ * (merges the general way keep it up to date from then on).  A TCP flow
+ * whose first segment has CWR gets no fast path (no segment joins it: #18).
+ * 0: no fast path for @f. */
+static int
+fast_setup(struct sofl_gro *g, struct flow *f)
+{
+	const uint8_t *h = fhdr(f);
+
+	if (f->proto != 6 || (h[f->l4_off + 13] & SOFL_TCP_CWR))
+		f->mk = NO_MASK;
+	else
+		f->mk = mask_for(g, f);
+	f->next_id = (uint16_t)(sofl_get16(h + f->l3_off + 4) + (f->fixedid ? 0 : f->count));
+	return f->mk != NO_MASK;
+}
+
+/* @in (its rx hash @h) is the next full-size segment of held flow @f. */
+HOT int
+fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint32_t h)
+{
+	const uint8_t *d = in->data;
+
+	if (!f->count || f->hash != h || in->len != (uint32_t)f->hdr_len + f->mss)
+		return 0;
+	if (f->mk >= NMASK && (f->mk == NO_MASK || !fast_setup(g, f)))
+		return 0;
+	return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len) &&
+	       sofl_get32(d + f->l4_off + 4) == f->next_seq &&
+	       sofl_get16(d + f->l3_off + (f->ipv == 4 ? 2 : 4)) == ip_len_field(f) &&
+	       (f->ipv != 4 || sofl_get16(d + f->l3_off + 4) == f->next_id);
+}
+
+/* The held flow @in continues, if any, found by its rx hash (known before
+ * parsing) and the masked compare. */
+HOT uint32_t
 fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
 	uint32_t fi = g->last_fi;
@@ -1001,15 +1012,11 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 
 	/* the flow of the previous merge first: a stream of one flow's segments
 	 * then skips the tag and bucket loads.  At most one held flow can pass
-	 * the masked compare (equal masked headers mean an equal flow key, and
-	 * the general way never holds two flows with one key and one hash), so
-	 * any held flow that passes is the one the walk below would return. */
-	if (fi != NIL) {
-		struct flow *f = &g->flows[fi];
-		if (f->count && f->hash == h && f->proto == 6 && in->len > f->hdr_len &&
-		    fast_same(g, f, in->data))
-			return f;
-	}
+	 * the compare (equal masked headers mean an equal flow key, and the
+	 * general way never holds two flows with one key and one hash), so any
+	 * held flow that passes is the one the walk below would return. */
+	if (fi != NIL && fast_same(g, &g->flows[fi], in, h))
+		return fi;
 	if (g->lnx && !g->tags[tag_of(g, h)]) {
 		fi = NIL;	/* nothing with this tag: skip the walk */
 	} else {
@@ -1019,66 +1026,212 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 		struct flow *f = &g->flows[fi];
 		if (f->hash != h)
 			continue;
-		if (f->proto == 6 && in->len > f->hdr_len && fast_same(g, f, in->data))
-			return f;
+		if (fast_same(g, f, in, h))
+			return fi;
 		seen = 1;
 	}
 	/* no held flow has this hash: the general way's lookup may skip its walk */
 	g->nohash = !seen;
 	g->nohash_h = h;
-	return NULL;
+	return NIL;
 }
 
-/* 1: merged (and perhaps completed); 0: nothing done, take the general way. */
+/* The checksum checks of a fast merge for an input not flagged as fully
+ * verified: 1 when they pass (counted), 0: the general way decides. */
+static int
+fast_csums(struct sofl_gro *g, const struct flow *f, const uint8_t *d, uint32_t flags)
+{
+	const uint8_t *ip = d + f->l3_off;
+
+	if (f->ipv == 4 && !(flags & SOFL_GRO_F_IPCSUM_OK) && !ip4_csum_ok(ip))
+		return 0;
+	if (!(flags & SOFL_GRO_F_CSUM_OK)) {
+		if (!l4_sum_ok(f->ipv, ip, 6, f->l4_off - f->l3_off,
+			       (uint32_t)f->hdr_len - f->l4_off + f->mss))
+			return 0;	/* bad or pseudo-only */
+		g->st.csum_sw_l4++;
+	}
+	if (f->ipv == 4 && !(flags & SOFL_GRO_F_IPCSUM_OK))
+		g->st.csum_sw_ip++;
+	return 1;
+}
+
+#define TRAIN_MAX_HDR 96	/* headers compared from registers (six 16-byte words) */
+
+/* One input that passed fast_same merged into held flow @fi (a train of
+ * one, without a train's set-up): 1 merged (perhaps completed), 0 not. */
+HOT int
+fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
+{
+	struct flow *f = &g->flows[fi];
+	const uint8_t *d = in->data;
+	uint8_t flags;
+
+	if (f->ip_len + f->mss > g->cfg.max_size)
+		return 0;	/* #26 */
+	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, in->flags))
+		return 0;
+	flags = d[f->l4_off + 13];
+	g->last_fi = fi;
+	append_seg(g, f, d + f->hdr_len, f->mss, in->cookie);
+	f->next_id = (uint16_t)(f->next_id + !f->fixedid);
+	if (flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
+		f->orflags |= flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
+		complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
+	}
+	return 1;
+}
+
+/* A train's running state: the flow's fields, kept in registers (through
+ * the flow they would be reloaded after every store into a segment) */
+struct train {
+	uint32_t seq, iplen, tail, fs, cnt, max, mss, hl;
+	uint16_t id, idinc;
+	uint8_t flags;
+};
+
+/* Appends @p (which passed fast_same's test) to the train; 0 if it does not
+ * fit (#26) or its checksums send it the general way. */
+HOT int
+train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *p)
+{
+	struct seg *segs = g->segs;
+	const uint8_t *d = p->data;
+	uint32_t si;
+
+	if (r->iplen + r->mss > r->max)
+		return 0;
+	if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, p->flags))
+		return 0;
+	r->flags = d[f->l4_off + 13];
+	si = r->fs;
+	r->fs = segs[si].next;
+	segs[si].pay = d + r->hl;
+	segs[si].len = r->mss;
+	segs[si].cookie = p->cookie;
+	segs[r->tail].next = si;
+	r->tail = si;
+	r->seq += r->mss;
+	r->iplen += r->mss;
+	r->id = (uint16_t)(r->id + r->idinc);
+	r->cnt++;
+	return 1;
+}
+
+/* The rest of a train, from in[i] on: fast_same's test with the first
+ * segment's headers and the mask in registers.  @return the index of the
+ * first input not merged. */
+static __attribute__((noinline)) size_t
+train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
+	   size_t i, size_t n)
+{
+	const uint8_t *t = fhdr(f), *m = g->mask_b[f->mk];
+	const uint32_t hl = r->hl, full = hl + r->mss, h = f->hash, l3 = f->l3_off;
+	const uint32_t seqo = f->l4_off + 4u, lfo = l3 + (f->ipv == 4 ? 2u : 4u);
+	const uint16_t lf = (uint16_t)ip_len_field(f);
+	const int v4 = f->ipv == 4;
+#if defined(__SSE2__)
+	const uint32_t o1 = 16, o2 = hl < 48 ? hl - 16 : 32, o3 = hl < 64 ? hl - 16 : 48;
+	const uint32_t o4 = hl < 80 ? hl - 16 : 64, o5 = hl - 16;
+#define TL(o) _mm_loadu_si128((const __m128i *)(const void *)(t + (o)))
+#define ML(o) _mm_loadu_si128((const __m128i *)(const void *)(m + (o)))
+	const __m128i t0 = TL(0), t1 = TL(o1), t2 = TL(o2), t3 = TL(o3), t4 = TL(o4), t5 = TL(o5);
+	const __m128i m0 = ML(0), m1 = ML(o1), m2 = ML(o2), m3 = ML(o3), m4 = ML(o4), m5 = ML(o5);
+#undef TL
+#undef ML
+#endif
+
+	for (; i < n; i++) {
+		const struct sofl_gro_in *p = &in[i];
+		const uint8_t *d = p->data;
+
+		if (((p->flags & SOFL_GRO_F_HASH) ? p->hash : 0) != h || p->len != full || !d)
+			break;
+#if defined(__SSE2__)
+		if (hl <= TRAIN_MAX_HDR) {
+#define DX(o, tt, mm) _mm_and_si128(mm, _mm_xor_si128(tt, \
+			_mm_loadu_si128((const __m128i *)(const void *)(d + (o)))))
+			__m128i x = _mm_or_si128(_mm_or_si128(DX(0, t0, m0), DX(o1, t1, m1)),
+						 _mm_or_si128(DX(o2, t2, m2), DX(o3, t3, m3)));
+			x = _mm_or_si128(x, _mm_or_si128(DX(o4, t4, m4), DX(o5, t5, m5)));
+#undef DX
+			if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) != 0xffff)
+				break;
+		} else if (!same_masked(t, d, m, hl)) {
+			break;
+		}
+#else
+		if (!same_masked(t, d, m, hl))
+			break;
+#endif
+		if (sofl_get32(d + seqo) != r->seq || sofl_get16(d + lfo) != lf ||
+		    (v4 && sofl_get16(d + l3 + 4) != r->id))
+			break;
+		if (!train_add(g, f, r, p))
+			break;
+		if (r->flags & (SOFL_TCP_FIN | SOFL_TCP_PSH))
+			return i + 1;
+	}
+	return i;
+}
+
+/* A train: in[i..n) merged into held flow @fi for as long as each input
+ * continues it, the flow's state in registers and written back once.
+ * in[i] passed fast_same already.  A PSH/FIN segment ends the train and
+ * completes the flow (#24).  @return the index of the first input not
+ * merged (i: none was). */
+HOT size_t
+fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+{
+	struct flow *f = &g->flows[fi];
+	struct train r;
+
+	r.seq = f->next_seq;
+	r.iplen = f->ip_len;
+	r.tail = f->seg_tail;
+	r.fs = g->free_seg;
+	r.cnt = f->count;
+	r.max = g->cfg.max_size;
+	r.mss = f->mss;
+	r.hl = f->hdr_len;
+	r.id = f->next_id;
+	r.idinc = !f->fixedid;
+	r.flags = 0;
+	if (!train_add(g, f, &r, &in[i]))
+		return i;
+	i++;
+	/* the rest only for a train (W2-like interleaving stops here) */
+	if (i < n && !(r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) &&
+	    ((in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0) == f->hash &&
+	    in[i].len == r.hl + r.mss)
+		i = train_more(g, f, &r, in, i, n);
+	g->segs[r.tail].next = NIL;
+	g->free_seg = r.fs;
+	g->held_segs += r.cnt - f->count;
+	g->last_fi = fi;
+	f->count = (uint16_t)r.cnt;
+	f->next_seq = r.seq;
+	f->ip_len = r.iplen;
+	f->seg_tail = r.tail;
+	f->next_id = r.id;
+	f->ref = 1;
+	if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
+		f->orflags |= r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
+		complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
+	}
+	return i;
+}
+
+/* One input: 1 merged (and perhaps completed), 0 nothing done, take the
+ * general way. */
 HOT int
 fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
-	const uint8_t *d = in->data, *ip, *th;
-	struct flow *f = fast_find(g, in, h);
-	uint32_t len = in->len, pay, seq;
-	uint16_t off;
-	uint8_t fixedid, flags;
+	uint32_t fi = fast_find(g, in, h);
 
-	if (!f)
-		return 0;
-	ip = d + f->l3_off;
-	th = d + f->l4_off;
-	pay = len - f->hdr_len;
-	seq = sofl_get32(th + 4);
-	flags = th[13];
-	if (pay > f->mss || seq != f->next_seq || f->ip_len + pay > g->cfg.max_size ||
-	    (flags & SOFL_TCP_CWR))
-		return 0;
-	if (f->ipv == 4) {
-		if (sofl_get16(ip + 2) != len - f->l3_off)
-			return 0;	/* Ethernet padding or a bad length */
-		off = (uint16_t)(sofl_get16(ip + 4) - sofl_get16(fhdr(f) + f->l3_off + 4));
-		fixedid = f->fixedid || (f->count == 1 && off == 0);
-		if (off != (fixedid ? 0 : f->count))
-			return 0;
-		if (!(in->flags & SOFL_GRO_F_IPCSUM_OK) && !ip4_csum_ok(ip))
-			return 0;
-	} else {
-		if (sofl_get16(ip + 4) + 40u != len - f->l3_off)
-			return 0;
-		fixedid = 0;
-	}
-	if (!(in->flags & SOFL_GRO_F_CSUM_OK)) {
-		if (!l4_sum_ok(f->ipv, ip, 6, f->l4_off - f->l3_off, len - f->l4_off))
-			return 0;	/* bad or pseudo-only: the general way decides */
-		g->st.csum_sw_l4++;
-	}
-	if (f->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK))
-		g->st.csum_sw_ip++;
-	f->fixedid = fixedid;
-	g->last_fi = (uint32_t)(f - g->flows);
-	append_seg(g, f, d + f->hdr_len, pay, in->cookie);	/* Linux policy: no last_l4 */
-	f->orflags |= flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
-	if (flags & TCP_FINAL)
-		complete(g, (uint32_t)(f - g->flows), SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
-	else if (pay < f->mss)
-		complete(g, (uint32_t)(f - g->flows), SOFL_GRO_FLUSH_SHORT);	/* #23 */
-	return 1;
+	return fi != NIL && fast_one(g, fi, in);
 }
 
 static int
@@ -1260,20 +1413,38 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 }
 
 /* The Linux table (64 flows) stays in cache: no look-ahead, each input in
- * turn, fast_merge first (its rx hash is known without parsing). */
+ * turn; with the fast path, an input that continues a held flow (found by
+ * its rx hash, known without parsing) starts a train of merges. */
 static void
 rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 {
 	struct rxq x;
-	size_t i;
+	size_t i = 0, j;
+	uint32_t fi;
+	const int fast = g->fast;
 
-	for (i = 0; i < n; i++) {
-		if (g->fast && in[i].data &&
-		    fast_merge(g, &in[i], (in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0))
-			continue;
+	while (i < n) {
+		if (fast && in[i].data) {
+			fi = fast_find(g, &in[i], (in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0);
+			if (fi != NIL) {
+				const struct flow *f = &g->flows[fi];
+				/* a train when the next input looks like the next
+				 * segment (interleaved flows: one at a time) */
+				if (i + 1 < n && in[i + 1].len == in[i].len &&
+				    ((in[i + 1].flags & SOFL_GRO_F_HASH) ? in[i + 1].hash : 0) == f->hash)
+					j = fast_train(g, in, i, n, fi);
+				else
+					j = i + (size_t)fast_one(g, fi, &in[i]);
+				if (j != i) {
+					i = j;
+					continue;
+				}
+			}
+		}
 		classify(g, &in[i], &x);
 		deliver(g, &in[i], &x);
 		g->nohash = 0;
+		i++;
 	}
 }
 

@@ -606,9 +606,11 @@ bucket_oldest(const struct sofl_gro *g, uint32_t b)
 /* fast_merge's masks: for a header layout (L3 offset, IP version, L3 and
  * TCP header lengths), byte i of the mask keeps the bits of header byte i
  * that a mergeable segment must have as the flow's first segment: all but
- * the IPv4 total length, ID and checksum, the IPv6 payload length, the TCP
- * sequence number (lengths, ID and sequence number are checked apart), PSH
- * and FIN, the TCP checksum and urgent pointer (which Linux ignores too).
+ * the IPv4 ID and checksum, the TCP sequence number (ID and sequence number
+ * are checked apart), PSH and FIN, the TCP checksum and urgent pointer
+ * (which Linux ignores too).  The IP length fields stay: fast_same takes
+ * full-size segments only, whose lengths are the first segment's (a held
+ * first segment has no padding: ip_end == len).
  * A few layouts cover a queue's traffic, so they live in the engine
  * (cached) rather than in each flow.  @return the mask's index, or NO_MASK
  * (header longer than MASK_LEN or shorter than 32, table full). */
@@ -629,10 +631,8 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 	m = g->mask_b[g->nmask];
 	memset(m, 0xff, MASK_LEN);
 	if (f->ipv == 4) {
-		memset(m + f->l3_off + 2, 0, 4);	/* total length, ID */
+		memset(m + f->l3_off + 4, 0, 2);	/* ID */
 		memset(m + f->l3_off + 10, 0, 2);	/* header checksum */
-	} else {
-		memset(m + f->l3_off + 4, 0, 2);	/* payload length */
 	}
 	memset(m + f->l4_off + 4, 0, 4);		/* sequence number */
 	m[f->l4_off + 13] = (uint8_t)~(SOFL_TCP_PSH | SOFL_TCP_FIN);
@@ -909,8 +909,8 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
  * The next segment of a held TCP flow, decided without parsing it: its
  * header bytes are compared with the flow's first segment's (fhdr) under a
  * mask (mask_for) that lets through only what may differ between mergeable
- * segments, and its length, IP length field, IPv4 ID and sequence number
- * with the values a full-size next segment has.  Equal masked headers give
+ * segments, and its length, IPv4 ID and sequence number with the values a
+ * full-size next segment has.  Equal masked headers give
  * the packet the flow's parse (same layers, offsets, options), its flow key
  * (so the flow is the lookup's only match), and pass every rule of
  * tcp_flush and network_flush but the size limit; what is left are the
@@ -962,13 +962,6 @@ same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 }
 #endif
 
-/* The IP length field of a full-size segment of @f (IPv6: payload length) */
-static inline uint32_t
-ip_len_field(const struct flow *f)
-{
-	return (uint32_t)f->hdr_len - f->l3_off + f->mss - (f->ipv == 4 ? 0u : 40u);
-}
-
 /* When a held flow is first compared: its mask, and the next IPv4 ID
  * (merges the general way keep it up to date from then on).  A TCP flow
  * whose first segment has CWR gets no fast path (no segment joins it: #18).
@@ -998,7 +991,6 @@ fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint
 		return 0;
 	return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len) &&
 	       sofl_get32(d + f->l4_off + 4) == f->next_seq &&
-	       sofl_get16(d + f->l3_off + (f->ipv == 4 ? 2 : 4)) == ip_len_field(f) &&
 	       (f->ipv != 4 || sofl_get16(d + f->l3_off + 4) == f->next_id);
 }
 
@@ -1056,8 +1048,6 @@ fast_csums(struct sofl_gro *g, const struct flow *f, const uint8_t *d, uint32_t 
 	return 1;
 }
 
-#define TRAIN_MAX_HDR 96	/* headers compared from registers (six 16-byte words) */
-
 /* One input that passed fast_same merged into held flow @fi (a train of
  * one, without a train's set-up): 1 merged (perhaps completed), 0 not. */
 HOT int
@@ -1091,24 +1081,16 @@ struct train {
 	uint8_t flags;
 };
 
-/* Appends @p (which passed fast_same's test) to the train; 0 if it does not
- * fit (#26) or its checksums send it the general way. */
-HOT int
-train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *p)
+/* Appends @p (which passed all tests; TCP flags @flags) to the train. */
+HOT void
+train_push(struct sofl_gro *g, struct train *r, const struct sofl_gro_in *p, uint8_t flags)
 {
 	struct seg *segs = g->segs;
-	const uint8_t *d = p->data;
-	uint32_t si;
+	uint32_t si = r->fs;
 
-	if (r->iplen + r->mss > r->max)
-		return 0;
-	if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
-	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, p->flags))
-		return 0;
-	r->flags = d[f->l4_off + 13];
-	si = r->fs;
+	r->flags = flags;
 	r->fs = segs[si].next;
-	segs[si].pay = d + r->hl;
+	segs[si].pay = (const uint8_t *)p->data + r->hl;
 	segs[si].len = r->mss;
 	segs[si].cookie = p->cookie;
 	segs[r->tail].next = si;
@@ -1117,45 +1099,66 @@ train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struc
 	r->iplen += r->mss;
 	r->id = (uint16_t)(r->id + r->idinc);
 	r->cnt++;
+}
+
+/* Appends @p (which passed fast_same's test) to the train; 0 if it does not
+ * fit (#26) or its checksums send it the general way. */
+HOT int
+train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *p)
+{
+	if (r->iplen + r->mss > r->max)
+		return 0;
+	if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, p->data, p->flags))
+		return 0;
+	train_push(g, r, p, ((const uint8_t *)p->data)[f->l4_off + 13]);
 	return 1;
 }
 
 /* The rest of a train, from in[i] on: fast_same's test with the first
- * segment's headers and the mask in registers.  @return the index of the
- * first input not merged. */
-static __attribute__((noinline)) size_t
-train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
-	   size_t i, size_t n)
+ * segment's headers and the mask in registers (@nck 16-byte words: 5 for
+ * headers up to 80 bytes, 6 up to 96; 0: compared from memory).  The size
+ * limit (#26) is turned into a segment count once.  @return the index of
+ * the first input not merged. */
+HOT size_t
+train_loop(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
+	   size_t i, size_t n, const int nck)
 {
 	const uint8_t *t = fhdr(f), *m = g->mask_b[f->mk];
 	const uint32_t hl = r->hl, full = hl + r->mss, h = f->hash, l3 = f->l3_off;
-	const uint32_t seqo = f->l4_off + 4u, lfo = l3 + (f->ipv == 4 ? 2u : 4u);
-	const uint16_t lf = (uint16_t)ip_len_field(f);
+	const uint32_t seqo = f->l4_off + 4u, flo = f->l4_off + 13u;
 	const int v4 = f->ipv == 4;
+	uint32_t room = r->iplen < r->max ? (r->max - r->iplen) / r->mss : 0;
 #if defined(__SSE2__)
-	const uint32_t o1 = 16, o2 = hl < 48 ? hl - 16 : 32, o3 = hl < 64 ? hl - 16 : 48;
-	const uint32_t o4 = hl < 80 ? hl - 16 : 64, o5 = hl - 16;
+	const uint32_t o2 = hl < 48 ? hl - 16 : 32, o3 = hl < 64 ? hl - 16 : 48;
+	const uint32_t o4 = nck == 5 ? hl - 16 : 64, o5 = hl - 16;
+	__m128i t0, t1, t2, t3, t4, t5, m0, m1, m2, m3, m4, m5;
+
 #define TL(o) _mm_loadu_si128((const __m128i *)(const void *)(t + (o)))
 #define ML(o) _mm_loadu_si128((const __m128i *)(const void *)(m + (o)))
-	const __m128i t0 = TL(0), t1 = TL(o1), t2 = TL(o2), t3 = TL(o3), t4 = TL(o4), t5 = TL(o5);
-	const __m128i m0 = ML(0), m1 = ML(o1), m2 = ML(o2), m3 = ML(o3), m4 = ML(o4), m5 = ML(o5);
+	if (nck) {
+		t0 = TL(0), t1 = TL(16), t2 = TL(o2), t3 = TL(o3), t4 = TL(o4), t5 = TL(o5);
+		m0 = ML(0), m1 = ML(16), m2 = ML(o2), m3 = ML(o3), m4 = ML(o4), m5 = ML(o5);
+	}
 #undef TL
 #undef ML
 #endif
 
-	for (; i < n; i++) {
+	for (; i < n && room; i++, room--) {
 		const struct sofl_gro_in *p = &in[i];
 		const uint8_t *d = p->data;
 
 		if (((p->flags & SOFL_GRO_F_HASH) ? p->hash : 0) != h || p->len != full || !d)
 			break;
 #if defined(__SSE2__)
-		if (hl <= TRAIN_MAX_HDR) {
+		if (nck) {
 #define DX(o, tt, mm) _mm_and_si128(mm, _mm_xor_si128(tt, \
 			_mm_loadu_si128((const __m128i *)(const void *)(d + (o)))))
-			__m128i x = _mm_or_si128(_mm_or_si128(DX(0, t0, m0), DX(o1, t1, m1)),
+			__m128i x = _mm_or_si128(_mm_or_si128(DX(0, t0, m0), DX(16, t1, m1)),
 						 _mm_or_si128(DX(o2, t2, m2), DX(o3, t3, m3)));
-			x = _mm_or_si128(x, _mm_or_si128(DX(o4, t4, m4), DX(o5, t5, m5)));
+			x = _mm_or_si128(x, DX(o4, t4, m4));
+			if (nck == 6)
+				x = _mm_or_si128(x, DX(o5, t5, m5));
 #undef DX
 			if (_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) != 0xffff)
 				break;
@@ -1166,15 +1169,27 @@ train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const stru
 		if (!same_masked(t, d, m, hl))
 			break;
 #endif
-		if (sofl_get32(d + seqo) != r->seq || sofl_get16(d + lfo) != lf ||
-		    (v4 && sofl_get16(d + l3 + 4) != r->id))
+		if (sofl_get32(d + seqo) != r->seq || (v4 && sofl_get16(d + l3 + 4) != r->id))
 			break;
-		if (!train_add(g, f, r, p))
+		if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+		    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, p->flags))
 			break;
+		train_push(g, r, p, d[flo]);
 		if (r->flags & (SOFL_TCP_FIN | SOFL_TCP_PSH))
 			return i + 1;
 	}
 	return i;
+}
+
+static __attribute__((noinline)) size_t
+train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
+	   size_t i, size_t n)
+{
+	if (r->hl <= 80)
+		return train_loop(g, f, r, in, i, n, 5);
+	if (r->hl <= 96)
+		return train_loop(g, f, r, in, i, n, 6);
+	return train_loop(g, f, r, in, i, n, 0);
 }
 
 /* A train: in[i..n) merged into held flow @fi for as long as each input

@@ -641,6 +641,9 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 	return (uint8_t)g->nmask++;
 }
 
+/* Holds @in (parsed into @q) as a new flow.  Reads of @q: data, ip_end, ipv,
+ * l3_off, l3_len, l4_off, l4_len, l4_proto, pay_off, pay_len, tcp_seq, and
+ * for the relaxed policy opt_ts — fast_hold() fills only these. */
 HOT void
 hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
      uint32_t b, uint32_t ports, int ck)
@@ -1239,6 +1242,67 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	return i;
 }
 
+/* ---- fast hold ----
+ * The first segment of a new TCP flow (fast_find saw no held flow with its
+ * rx hash, so the general way's lookup finds none either) held without the
+ * full parse, for the layouts that dominate: Ethernet (no VLAN tag) or raw
+ * IP, IPv4 without options or IPv6 without extension headers, TCP with
+ * payload and none of the flags that deliver at once, both checksums
+ * flagged verified, no flow rules.  The tests here are exactly those the
+ * general way (parse, classify, tcp_rx) passes such a packet through before
+ * hold(); anything else — a fragment, padding, a bad length, a flag, an
+ * unverified checksum — declines and takes the general way. */
+HOT int
+fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
+{
+	const uint8_t *d = in->data, *ip, *th;
+	uint32_t len = in->len, l3 = 0, l4, thl;
+	struct sofl_pkt q;	/* the fields hold() reads */
+	uint16_t type = 0;
+
+	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) || g->cfg.n_rules || len < 40 + 20)
+		return 0;
+	if (g->cfg.link == SOFL_LINK_ETH) {
+		if (len < PK_ETH_HLEN + 40 + 20)
+			return 0;
+		type = sofl_get16(d + 12);
+		l3 = PK_ETH_HLEN;
+	}
+	ip = d + l3;
+	if (ip[0] == 0x45 && (type == PK_ETH_P_IP || !l3)) {
+		/* not a fragment, reserved bit clear (#6, #9), TCP, no padding (#8) */
+		if ((ip[6] & 0xbf) || ip[7] || ip[9] != 6 || sofl_get16(ip + 2) != len - l3)
+			return 0;
+		q.ipv = 4;
+		q.l3_len = 20;
+	} else if ((ip[0] >> 4) == 6 && (type == PK_ETH_P_IPV6 || !l3)) {
+		if (ip[6] != 6 || sofl_get16(ip + 4) + 40u != len - l3)
+			return 0;
+		q.ipv = 6;
+		q.l3_len = 40;
+	} else {
+		return 0;
+	}
+	l4 = l3 + q.l3_len;
+	th = d + l4;
+	thl = (uint32_t)(th[12] >> 4) * 4;
+	if (thl < 20 || l4 + thl >= len || (th[13] & TCP_FINAL))
+		return 0;	/* bad offset, no payload (#22), or delivered at once */
+	q.data = d;
+	q.ip_end = len;
+	q.l3_off = (uint16_t)l3;
+	q.l4_off = (uint16_t)l4;
+	q.l4_len = (uint16_t)thl;
+	q.l4_proto = 6;
+	q.pay_off = l4 + thl;
+	q.pay_len = len - q.pay_off;
+	q.tcp_seq = sofl_get32(th + 4);
+	q.opt_ts = 0;		/* (relaxed policy only; the fast paths are Linux's) */
+	hold(g, in, &q, h, h & g->mask, sofl_get32(th), CK_VALID);
+	return 1;
+}
+
 /* One input: 1 merged (and perhaps completed), 0 nothing done, take the
  * general way. */
 HOT int
@@ -1454,6 +1518,10 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 					i = j;
 					continue;
 				}
+			} else if (g->nohash && fast_hold(g, &in[i], g->nohash_h)) {
+				g->nohash = 0;
+				i++;
+				continue;
 			}
 		}
 		classify(g, &in[i], &x);

@@ -641,20 +641,28 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 	return (uint8_t)g->nmask++;
 }
 
-/* Holds @in (parsed into @q) as a new flow.  Reads of @q: data, ip_end, ipv,
- * l3_off, l3_len, l4_off, l4_len, l4_proto, pay_off, pay_len, tcp_seq, and
- * for the relaxed policy opt_ts — fast_hold() fills only these. */
+/* What holding a packet takes from its parse (fast_hold: from its own tests) */
+struct hinfo {
+	const uint8_t *data;
+	uint32_t seq, pay_len, ip_len;	/* ip_len: IP header .. end of payload */
+	uint16_t l3_off, l3_len, l4_off, l4_len, pay_off;
+	uint16_t ts_off;		/* relaxed policy: TS option offset in the TCP header */
+	uint8_t ipv, proto;
+};
+
+/* Holds @in as a new flow in bucket @b.  @lnx: the engine's g->lnx, a
+ * constant where the caller knows it. */
 HOT void
-hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
-     uint32_t b, uint32_t ports, int ck)
+hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x, uint32_t h,
+	uint32_t b, uint32_t ports, int ck, const int lnx)
 {
 	struct flow *f;
 	struct seg *s;
 	uint32_t fi, si;
 
-	if (g->lnx && g->cnt[b] >= g->per_bucket)
+	if (lnx && g->cnt[b] >= g->per_bucket)
 		complete(g, bucket_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
-	else if (g->held_flows == g->nflows)
+	else if (!lnx && g->held_flows == g->nflows)
 		complete(g, clock_victim(g), SOFL_GRO_FLUSH_EVICT);
 	fi = g->free_flow;
 	f = &g->flows[fi];
@@ -663,35 +671,35 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	s = &g->segs[si];
 	g->free_seg = s->next;
 
-	s->pay = q->data + q->pay_off;
-	s->len = q->pay_len;
+	s->pay = x->data + x->pay_off;
+	s->len = x->pay_len;
 	s->next = NIL;
 	s->cookie = in->cookie;
 
 	f->hash = h;
 	f->ports = ports;
-	f->ipv = q->ipv;
-	f->proto = q->l4_proto;
-	f->l4_len = (uint8_t)q->l4_len;
+	f->ipv = x->ipv;
+	f->proto = x->proto;
+	f->l4_len = (uint8_t)x->l4_len;
 	f->ck = (uint8_t)ck;
-	f->l3_off = q->l3_off;
-	f->l3_len = q->l3_len;
-	f->l4_off = q->l4_off;
-	f->hdr_len = (uint16_t)q->pay_off;
-	f->mss = (uint16_t)q->pay_len;
+	f->l3_off = x->l3_off;
+	f->l3_len = x->l3_len;
+	f->l4_off = x->l4_off;
+	f->hdr_len = x->pay_off;
+	f->mss = (uint16_t)x->pay_len;
 	f->count = 1;
-	f->ulen = (uint16_t)(q->pay_len + 8);
+	f->ulen = (uint16_t)(x->pay_len + 8);
 	f->fixedid = 0;
 	f->orflags = 0;
-	f->next_seq = q->tcp_seq + q->pay_len;
-	f->ip_len = q->ip_end - q->l3_off;
+	f->next_seq = x->seq + x->pay_len;
+	f->ip_len = x->ip_len;
 	f->seg_head = f->seg_tail = si;
-	f->frame = q->data;
+	f->frame = x->data;
 	f->ref = 0;
 	f->mk = MK_UNSET;	/* most flows of a many-flow poll never see a 2nd segment */
 	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (read by the relaxed policy only) */
-		f->last_l4 = q->data + q->l4_off;
-		f->ts_off = q->opt_ts ? (uint16_t)(q->opt_ts - q->l4_off) : 0;
+		f->last_l4 = x->data + x->l4_off;
+		f->ts_off = x->ts_off;
 	}
 	if (g->timeout_ns)
 		f->age = g->now;
@@ -700,19 +708,44 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	f->cprev = NIL;
 	if (f->chain != NIL)
 		g->flows[f->chain].cprev = fi;
-	else if (g->lnx)
+	else if (lnx)
 		g->tail[b] = fi;
 	g->head[b] = fi;
-	if (g->lnx)
+	if (lnx) {
 		g->cnt[b]++;
-	if (g->lnx)
 		g->tags[tag_of(g, h)]++;
-	if (g->use_age)
+	}
+	if (!lnx || g->timeout_ns)	/* g->use_age */
 		DL_LINK(g, &g->age, fi, age_prev, age_next);
-	if (!g->lnx)
+	if (!lnx)
 		DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
 	g->held_flows++;
 	g->held_segs++;
+}
+
+/* hold_in() for a parsed packet */
+static void
+hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
+     uint32_t b, uint32_t ports, int ck)
+{
+	struct hinfo x;
+
+	x.data = q->data;
+	x.seq = q->tcp_seq;
+	x.pay_len = q->pay_len;
+	x.ip_len = q->ip_end - q->l3_off;
+	x.l3_off = q->l3_off;
+	x.l3_len = q->l3_len;
+	x.l4_off = q->l4_off;
+	x.l4_len = q->l4_len;
+	x.pay_off = (uint16_t)q->pay_off;
+	x.ts_off = q->opt_ts ? (uint16_t)(q->opt_ts - q->l4_off) : 0;
+	x.ipv = q->ipv;
+	x.proto = q->l4_proto;
+	if (g->lnx)
+		hold_in(g, in, &x, h, b, ports, ck, 1);
+	else
+		hold_in(g, in, &x, h, b, ports, ck, 0);
 }
 
 /* Appends a segment: payload @pay (@len bytes). */
@@ -1245,7 +1278,7 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 /* ---- fast hold ----
  * The first segment of a new TCP flow (fast_find saw no held flow with its
  * rx hash, so the general way's lookup finds none either) held without the
- * full parse, for the layouts that dominate: Ethernet (no VLAN tag) or raw
+ * full parse (Linux table: called from rx_linux), for the layouts that dominate: Ethernet (no VLAN tag) or raw
  * IP, IPv4 without options or IPv6 without extension headers, TCP with
  * payload and none of the flags that deliver at once, both checksums
  * flagged verified, no flow rules.  The tests here are exactly those the
@@ -1257,7 +1290,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
 	const uint8_t *d = in->data, *ip, *th;
 	uint32_t len = in->len, l3 = 0, l4, thl;
-	struct sofl_pkt q;	/* the fields hold() reads */
+	struct hinfo x;
 	uint16_t type = 0;
 
 	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
@@ -1274,32 +1307,32 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 		/* not a fragment, reserved bit clear (#6, #9), TCP, no padding (#8) */
 		if ((ip[6] & 0xbf) || ip[7] || ip[9] != 6 || sofl_get16(ip + 2) != len - l3)
 			return 0;
-		q.ipv = 4;
-		q.l3_len = 20;
+		x.ipv = 4;
+		x.l3_len = 20;
 	} else if ((ip[0] >> 4) == 6 && (type == PK_ETH_P_IPV6 || !l3)) {
 		if (ip[6] != 6 || sofl_get16(ip + 4) + 40u != len - l3)
 			return 0;
-		q.ipv = 6;
-		q.l3_len = 40;
+		x.ipv = 6;
+		x.l3_len = 40;
 	} else {
 		return 0;
 	}
-	l4 = l3 + q.l3_len;
+	l4 = l3 + x.l3_len;
 	th = d + l4;
 	thl = (uint32_t)(th[12] >> 4) * 4;
 	if (thl < 20 || l4 + thl >= len || (th[13] & TCP_FINAL))
 		return 0;	/* bad offset, no payload (#22), or delivered at once */
-	q.data = d;
-	q.ip_end = len;
-	q.l3_off = (uint16_t)l3;
-	q.l4_off = (uint16_t)l4;
-	q.l4_len = (uint16_t)thl;
-	q.l4_proto = 6;
-	q.pay_off = l4 + thl;
-	q.pay_len = len - q.pay_off;
-	q.tcp_seq = sofl_get32(th + 4);
-	q.opt_ts = 0;		/* (relaxed policy only; the fast paths are Linux's) */
-	hold(g, in, &q, h, h & g->mask, sofl_get32(th), CK_VALID);
+	x.data = d;
+	x.seq = sofl_get32(th + 4);
+	x.ip_len = len - l3;
+	x.l3_off = (uint16_t)l3;
+	x.l4_off = (uint16_t)l4;
+	x.l4_len = (uint16_t)thl;
+	x.pay_off = (uint16_t)(l4 + thl);
+	x.pay_len = len - x.pay_off;
+	x.ts_off = 0;		/* (relaxed policy only; the fast paths are Linux's) */
+	x.proto = 6;
+	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, 1);
 	return 1;
 }
 

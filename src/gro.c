@@ -1151,20 +1151,38 @@ train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struc
 	return 1;
 }
 
+/* An input's flags and rx hash as a train's flow needs them (@h its hash):
+ * the usual case — hash, both checksums verified — in one compare. */
+HOT int
+train_flags_ok(struct sofl_gro *g, const struct flow *f, const struct sofl_gro_in *p,
+	       const uint8_t *d, uint32_t h)
+{
+	const uint32_t all = SOFL_GRO_F_HASH | SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
+
+	if ((p->flags & all) == all)
+		return p->hash == h;
+	if (((p->flags & SOFL_GRO_F_HASH) ? p->hash : 0) != h)
+		return 0;
+	return (p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) ==
+	       (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) || fast_csums(g, f, d, p->flags);
+}
+
 /* The rest of a train, from in[i] on: fast_same's test with the first
  * segment's headers and the mask in registers (@nck 16-byte words: 5 for
- * headers up to 80 bytes, 6 up to 96; 0: compared from memory).  The size
- * limit (#26) is turned into a segment count once.  @return the index of
- * the first input not merged. */
+ * headers up to 80 bytes, 6 up to 96; 0: compared from memory), @v4 the
+ * flow's IP version is 4.  The size limit (#26) is turned into a segment
+ * count once; the train's state is a local copy (registers) written back
+ * at the end.  @return the index of the first input not merged. */
 HOT size_t
-train_loop(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
-	   size_t i, size_t n, const int nck)
+train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const struct sofl_gro_in *in,
+	   size_t i, size_t n, const int nck, const int v4)
 {
+	struct train r = *rp;
 	const uint8_t *t = fhdr(f), *m = g->mask_b[f->mk];
-	const uint32_t hl = r->hl, full = hl + r->mss, h = f->hash, l3 = f->l3_off;
+	const uint32_t hl = r.hl, full = hl + r.mss, h = f->hash, l3 = f->l3_off;
 	const uint32_t seqo = f->l4_off + 4u, flo = f->l4_off + 13u;
-	const int v4 = f->ipv == 4;
-	uint32_t room = r->iplen < r->max ? (r->max - r->iplen) / r->mss : 0;
+	uint32_t room = r.iplen < r.max ? (r.max - r.iplen) / r.mss : 0;
+	size_t end = n - i < room ? n : i + room;
 #if defined(__SSE2__)
 	const uint32_t o2 = hl < 48 ? hl - 16 : 32, o3 = hl < 64 ? hl - 16 : 48;
 	const uint32_t o4 = nck == 5 ? hl - 16 : 64, o5 = hl - 16;
@@ -1180,11 +1198,11 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *r, const stru
 #undef ML
 #endif
 
-	for (; i < n && room; i++, room--) {
+	for (; i < end; i++) {
 		const struct sofl_gro_in *p = &in[i];
 		const uint8_t *d = p->data;
 
-		if (((p->flags & SOFL_GRO_F_HASH) ? p->hash : 0) != h || p->len != full || !d)
+		if (p->len != full || !d)
 			break;
 #if defined(__SSE2__)
 		if (nck) {
@@ -1205,15 +1223,17 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *r, const stru
 		if (!same_masked(t, d, m, hl))
 			break;
 #endif
-		if (sofl_get32(d + seqo) != r->seq || (v4 && sofl_get16(d + l3 + 4) != r->id))
+		if (sofl_get32(d + seqo) != r.seq || (v4 && sofl_get16(d + l3 + 4) != r.id))
 			break;
-		if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
-		    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, p->flags))
+		if (!train_flags_ok(g, f, p, d, h))
 			break;
-		train_push(g, r, p, d[flo]);
-		if (r->flags & (SOFL_TCP_FIN | SOFL_TCP_PSH))
-			return i + 1;
+		train_push(g, &r, p, d[flo]);
+		if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
+			i++;
+			break;
+		}
 	}
+	*rp = r;
 	return i;
 }
 
@@ -1221,11 +1241,13 @@ static __attribute__((noinline)) size_t
 train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
 	   size_t i, size_t n)
 {
-	if (r->hl <= 80)
-		return train_loop(g, f, r, in, i, n, 5);
-	if (r->hl <= 96)
-		return train_loop(g, f, r, in, i, n, 6);
-	return train_loop(g, f, r, in, i, n, 0);
+	if (f->ipv == 4)
+		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1) :
+		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1) :
+				     train_loop(g, f, r, in, i, n, 0, 1);
+	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0) :
+	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0) :
+			     train_loop(g, f, r, in, i, n, 0, 0);
 }
 
 /* A train: in[i..n) merged into held flow @fi for as long as each input
@@ -1280,11 +1302,13 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
  * rx hash, so the general way's lookup finds none either) held without the
  * full parse (Linux table: called from rx_linux), for the layouts that dominate: Ethernet (no VLAN tag) or raw
  * IP, IPv4 without options or IPv6 without extension headers, TCP with
- * payload and none of the flags that deliver at once, both checksums
- * flagged verified, no flow rules.  The tests here are exactly those the
- * general way (parse, classify, tcp_rx) passes such a packet through before
- * hold(); anything else — a fragment, padding, a bad length, a flag, an
- * unverified checksum — declines and takes the general way. */
+ * payload and none of the flags that deliver at once, no flow rules;
+ * checksums not flagged verified are verified here (and counted only when
+ * they pass).  The tests here are exactly those the general way (parse,
+ * classify, tcp_rx) passes such a packet through before hold(); anything
+ * else — a fragment, padding, a bad length, a flag, a checksum that does not
+ * verify (bad, or a pseudo sum for partial_ok) — declines and takes the
+ * general way, which counts and decides it. */
 HOT int
 fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
@@ -1293,8 +1317,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	struct hinfo x;
 	uint16_t type = 0;
 
-	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
-	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) || g->cfg.n_rules || len < 40 + 20)
+	if (g->cfg.n_rules || len < 40 + 20)
 		return 0;
 	if (g->cfg.link == SOFL_LINK_ETH) {
 		if (len < PK_ETH_HLEN + 40 + 20)
@@ -1322,6 +1345,17 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	thl = (uint32_t)(th[12] >> 4) * 4;
 	if (thl < 20 || l4 + thl >= len || (th[13] & TCP_FINAL))
 		return 0;	/* bad offset, no payload (#22), or delivered at once */
+	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) {
+		int sw_ip = x.ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK);
+		int sw_l4 = !(in->flags & SOFL_GRO_F_CSUM_OK);
+
+		if ((sw_ip && !ip4_csum_ok(ip)) ||
+		    (sw_l4 && !l4_sum_ok(x.ipv, ip, 6, x.l3_len, len - l4)))
+			return 0;	/* #7, #11 */
+		g->st.csum_sw_ip += (uint64_t)sw_ip;
+		g->st.csum_sw_l4 += (uint64_t)sw_l4;
+	}
 	x.data = d;
 	x.seq = sofl_get32(th + 4);
 	x.ip_len = len - l3;

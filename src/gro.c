@@ -15,6 +15,11 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#include "csum_impl.h"	/* sofl_cpu_features() */
+#define GRO_AVX2 1	/* a train's compare in 32-byte words where the CPU has AVX2 */
+#endif
 
 #define NIL		UINT32_MAX
 #define HOT		static inline __attribute__((always_inline))	/* per packet */
@@ -95,6 +100,7 @@ struct sofl_gro {
 	struct sofl_gro_rule *rules;
 	int lnx;		/* Linux table geometry */
 	int fast;		/* fast_merge applies (Linux policy) */
+	int avx2;		/* train_more may use AVX2 */
 	int use_age;		/* age list kept (LRU table or flush timeout) */
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
 	uint32_t mask_key[NMASK];
@@ -116,6 +122,7 @@ struct sofl_gro {
 	uint64_t timeout_ns;
 
 	struct sofl_gro_out *outs;
+	struct sofl_gro_out out1;	/* a lone verified segment's output, but iov/cookies/len/reason */
 	uint32_t nout;
 	struct iovec *iov;
 	uint32_t niov;
@@ -410,14 +417,22 @@ out_super(struct sofl_gro *g, struct flow *f)
 	v->iov_len = f->hdr_len;
 	v++;
 	len = f->hdr_len;
+	/* by runs of consecutive entries (a train's segments usually are):
+	 * within a run the next index is si + 1, so the walk does not wait
+	 * for each entry's link to load (the link only decides the run's end) */
 	for (si = f->seg_head; si != NIL; si = next) {
-		const struct seg *sg = &segs[si];
-		next = sg->next;
-		v->iov_base = (void *)(uintptr_t)sg->pay;
-		v->iov_len = sg->len;
-		v++;
-		*ck++ = sg->cookie;
-		len += sg->len;
+		for (;;) {
+			const struct seg *sg = &segs[si];
+			next = sg->next;
+			v->iov_base = (void *)(uintptr_t)sg->pay;
+			v->iov_len = sg->len;
+			v++;
+			*ck++ = sg->cookie;
+			len += sg->len;
+			if (next != si + 1)
+				break;
+			si++;
+		}
 	}
 	g->niov = (uint32_t)(v - g->iov);
 	g->ncook = (uint32_t)(ck - g->cookies);
@@ -660,7 +675,7 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	struct seg *s;
 	uint32_t fi, si;
 
-	if (lnx && g->cnt[b] >= g->per_bucket)
+	if (lnx && g->cnt[b] >= LNX_PER_BUCKET)
 		complete(g, bucket_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
 	else if (!lnx && g->held_flows == g->nflows)
 		complete(g, clock_victim(g), SOFL_GRO_FLUSH_EVICT);
@@ -998,6 +1013,42 @@ same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 }
 #endif
 
+#if GRO_AVX2
+/* A train's compare in 32-byte words (train_more_avx2 only): the first
+ * segment's headers and the mask at 0, o1 and o2 = hl - 32 (32 <= hl <= 96),
+ * loaded once per train. */
+struct ycmp {
+	__m256i t0, t1, t2, m0, m1, m2;
+	uint32_t o1, o2;
+};
+
+static inline __attribute__((target("avx2"))) void
+ycmp_init(struct ycmp *y, const uint8_t *t, const uint8_t *m, uint32_t hl)
+{
+#define YL(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+	y->o1 = hl < 64 ? hl - 32 : 32;
+	y->o2 = hl - 32;
+	y->t0 = YL(t);
+	y->t1 = YL(t + y->o1);
+	y->t2 = YL(t + y->o2);
+	y->m0 = YL(m);
+	y->m1 = YL(m + y->o1);
+	y->m2 = YL(m + y->o2);
+}
+
+/* masked headers equal */
+static inline __attribute__((target("avx2"))) int
+ycmp_same(const struct ycmp *y, const uint8_t *d)
+{
+	__m256i x = _mm256_and_si256(y->m0, _mm256_xor_si256(y->t0, YL(d)));
+
+	x = _mm256_or_si256(x, _mm256_and_si256(y->m1, _mm256_xor_si256(y->t1, YL(d + y->o1))));
+	x = _mm256_or_si256(x, _mm256_and_si256(y->m2, _mm256_xor_si256(y->t2, YL(d + y->o2))));
+	return _mm256_testz_si256(x, x);
+#undef YL
+}
+#endif
+
 /* When a held flow is first compared: its mask, and the next IPv4 ID
  * (merges the general way keep it up to date from then on).  A TCP flow
  * whose first segment has CWR gets no fast path (no segment joins it: #18).
@@ -1190,12 +1241,18 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 
 #define TL(o) _mm_loadu_si128((const __m128i *)(const void *)(t + (o)))
 #define ML(o) _mm_loadu_si128((const __m128i *)(const void *)(m + (o)))
-	if (nck) {
+	if (nck == 5 || nck == 6) {
 		t0 = TL(0), t1 = TL(16), t2 = TL(o2), t3 = TL(o3), t4 = TL(o4), t5 = TL(o5);
 		m0 = ML(0), m1 = ML(16), m2 = ML(o2), m3 = ML(o3), m4 = ML(o4), m5 = ML(o5);
 	}
 #undef TL
 #undef ML
+#endif
+#if GRO_AVX2
+	struct ycmp y;
+
+	if (nck == 32)
+		ycmp_init(&y, t, m, hl);
 #endif
 
 	for (; i < end; i++) {
@@ -1204,6 +1261,12 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 
 		if (p->len != full || !d)
 			break;
+#if GRO_AVX2
+		if (nck == 32) {
+			if (!ycmp_same(&y, d))
+				break;
+		} else
+#endif
 #if defined(__SSE2__)
 		if (nck) {
 #define DX(o, tt, mm) _mm_and_si128(mm, _mm_xor_si128(tt, \
@@ -1237,10 +1300,26 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	return i;
 }
 
+#if GRO_AVX2
+/* train_more() for headers of 32..96 bytes on a CPU with AVX2 */
+static __attribute__((noinline, target("avx2"))) size_t
+train_more_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
+		const struct sofl_gro_in *in, size_t i, size_t n)
+{
+	if (f->ipv == 4)
+		return train_loop(g, f, r, in, i, n, 32, 1);
+	return train_loop(g, f, r, in, i, n, 32, 0);
+}
+#endif
+
 static __attribute__((noinline)) size_t
 train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
 	   size_t i, size_t n)
 {
+#if GRO_AVX2
+	if (g->avx2 && r->hl >= 32 && r->hl <= 96)
+		return train_more_avx2(g, f, r, in, i, n);
+#endif
 	if (f->ipv == 4)
 		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1) :
 		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1) :
@@ -1707,6 +1786,9 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	}
 	g->mask = nb - 1;
 	g->fast = cfg->policy == SOFL_GRO_POLICY_LINUX;
+#if GRO_AVX2
+	g->avx2 = (sofl_cpu_features() & SOFL_CPU_AVX2) != 0;
+#endif
 	g->timeout_ns = (uint64_t)cfg->flush_timeout_us * 1000;
 	g->use_age = !g->lnx || g->timeout_ns;
 	g->seg_cap = g->cfg.max_batch + g->cfg.max_held;
@@ -1745,6 +1827,10 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->free_flow = 0;
 	g->free_seg = 0;
 	g->last_fi = NIL;
+	g->out1.iovcnt = 1;
+	g->out1.segs = 1;
+	g->out1.csum = SOFL_GRO_CSUM_VALID;
+	g->out1.vnet.flags = SOFL_VNET_F_DATA_VALID;
 	g->age.head = g->age.tail = g->lru.head = g->lru.tail = NIL;
 	*out = g;
 	return 0;
@@ -1754,6 +1840,17 @@ void
 sofl_gro_set_fast(struct sofl_gro *g, int on)
 {
 	g->fast = on && g->cfg.policy == SOFL_GRO_POLICY_LINUX;
+}
+
+void
+sofl_gro_set_avx2(struct sofl_gro *g, int on)
+{
+#if GRO_AVX2
+	g->avx2 = on && (sofl_cpu_features() & SOFL_CPU_AVX2);
+#else
+	(void)g;
+	(void)on;
+#endif
 }
 
 SOFL_API void
@@ -1834,21 +1931,16 @@ emit_chain(struct sofl_gro *g, uint32_t fi, int why)
 		iov->iov_base = (void *)(uintptr_t)f->frame;
 		iov->iov_len = len;
 		*ck = g->segs[si].cookie;
-		memset(o, 0, sizeof(*o));
+		*o = g->out1;
 		o->iov = iov;
 		o->cookies = ck;
-		o->iovcnt = 1;
 		o->len = len;
-		o->segs = 1;
 		o->reason = (uint8_t)why;
 		if (f->ck == CK_PARTIAL) {
 			o->csum = SOFL_GRO_CSUM_PARTIAL;
 			o->csum_start = o->vnet.csum_start = f->l4_off;
 			o->csum_offset = o->vnet.csum_offset = f->proto == 6 ? 16 : 6;
 			o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
-		} else {
-			o->csum = SOFL_GRO_CSUM_VALID;
-			o->vnet.flags = SOFL_VNET_F_DATA_VALID;
 		}
 		g->segs[si].next = fs;
 		fs = si;

@@ -11,4 +11,9 @@
  * not differ. */
 void sofl_gro_set_fast(struct sofl_gro *g, int on);
 
+/* sofl_gro_set_avx2() : @on 0 keeps the fast path's train compare on SSE2
+ * (or portable C) even where the CPU has AVX2 (the default uses it), so
+ * that the test covers both. */
+void sofl_gro_set_avx2(struct sofl_gro *g, int on);
+
 #endif

@@ -1376,6 +1376,31 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	return i;
 }
 
+/* An IPv4 packet without options, not a fragment, no padding (@tot bytes
+ * from @ip), not TCP, that fast_hold saw: delivered at once as the general
+ * way would (classify: PROTO; UDP: MALFORMED for the parser's UDP length
+ * errors, UDP_OFF when UDP GRO is off), without the full parse.  0: the
+ * general way decides. */
+static int
+fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip, uint32_t tot)
+{
+	uint32_t ulen;
+
+	if (ip[9] != 17) {
+		bypass(g, in, SOFL_GRO_BYPASS_PROTO);
+		return 1;
+	}
+	ulen = tot >= 20 + 8 ? sofl_get16(ip + 20 + 4) : 0;
+	if (ulen < 8 || ulen > tot - 20) {
+		bypass(g, in, SOFL_GRO_BYPASS_MALFORMED);	/* the parser's UDP error */
+		return 1;
+	}
+	if (g->cfg.udp)
+		return 0;	/* UDP GRO: the general way */
+	bypass(g, in, SOFL_GRO_BYPASS_UDP_OFF);
+	return 1;
+}
+
 /* ---- fast hold ----
  * The first segment of a new TCP flow (fast_find saw no held flow with its
  * rx hash, so the general way's lookup finds none either) held without the
@@ -1387,7 +1412,8 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
  * classify, tcp_rx) passes such a packet through before hold(); anything
  * else — a fragment, padding, a bad length, a flag, a checksum that does not
  * verify (bad, or a pseudo sum for partial_ok) — declines and takes the
- * general way, which counts and decides it. */
+ * general way, which counts and decides it.  Not TCP over such an IPv4
+ * header: fast_bypass4. */
 HOT int
 fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
@@ -1406,9 +1432,11 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	}
 	ip = d + l3;
 	if (ip[0] == 0x45 && (type == PK_ETH_P_IP || !l3)) {
-		/* not a fragment, reserved bit clear (#6, #9), TCP, no padding (#8) */
-		if ((ip[6] & 0xbf) || ip[7] || ip[9] != 6 || sofl_get16(ip + 2) != len - l3)
+		/* not a fragment, reserved bit clear (#6, #9), no padding (#8) */
+		if ((ip[6] & 0xbf) || ip[7] || sofl_get16(ip + 2) != len - l3)
 			return 0;
+		if (ip[9] != 6)
+			return fast_bypass4(g, in, ip, len - l3);
 		x.ipv = 4;
 		x.l3_len = 20;
 	} else if ((ip[0] >> 4) == 6 && (type == PK_ETH_P_IPV6 || !l3)) {

@@ -1,4 +1,4 @@
-/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical.  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
+/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP, other IP protocols and TCP bytes typed UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical.  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -149,6 +149,9 @@ gen_packet(struct stream *st, struct flowgen *f, uint64_t *r, int hashmode, uint
 		b[14 + 4 * f->nvlan + 8] ^= 1;			/* bad IPv4 header checksum */
 	else if (k >= 34 && k < 35)
 		len -= 1 + rnd(r, 40);				/* cut short */
+	else if (k >= 35 && k < 37 && f->ipv == 4)
+		b[14 + 4 * f->nvlan + 9] = rnd(r, 2) ? 1 : (uint8_t)(23 - b[14 + 4 * f->nvlan + 9]);
+		/* another protocol (ICMP), or TCP bytes typed UDP / UDP typed TCP */
 	in->data = b;
 	in->len = (uint32_t)len;
 	in->cookie = (uint64_t)st->n;

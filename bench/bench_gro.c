@@ -179,6 +179,52 @@ many_poll(struct many *m)
 	return t1 - t0;
 }
 
+/* Diagnostic (not a row): the same polls as many_poll with receive and
+ * poll_end + outputs + release timed apart (one more timer read, so not
+ * comparable with the rows), receive split by the kind of poll: in this
+ * stream a poll's 32 packets are all first segments (held: new flows) or
+ * all second segments (merged into held flows), in runs of N/32 polls;
+ * completion per output (flows timed out). */
+struct split {
+	uint64_t rx[2], rest, polls[2], outs;
+};
+
+static void
+many_split(struct many *m, struct split *sp)
+{
+	struct sofl_gro_in in[WL_BURST];
+	const struct sofl_gro_out *o;
+	uint64_t t0, t1, t2;
+	uint32_t flow, seg, i, touch = 0;
+	int n, kind;
+
+	kind = (int)((m->k / m->nflows) & 1);
+	for (i = 0; i < WL_BURST; i++, m->k++) {
+		uint8_t *b = m->mem + (size_t)(m->k % m->ring) * SLOT;
+		wl_many_packet(m->k, m->nflows, &flow, &seg);
+		wl_tcp4_seq_id(b, flow, seg, 0);
+		touch += b[64] + b[WL_HDR];
+		in[i].data = b;
+		in[i].len = WL_FRAME;
+		in[i].flags = SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
+		in[i].hash = 0;
+		in[i].cookie = m->k;
+	}
+	bench_sink(touch);
+	m->poll++;
+	t0 = bench_ns();
+	sofl_gro_receive(m->g, in, WL_BURST, m->poll * 1000);
+	t1 = bench_ns();
+	sofl_gro_poll_end(m->g, m->poll * 1000);
+	n = sofl_gro_outputs(m->g, &o);
+	sofl_gro_release(m->g);
+	t2 = bench_ns();
+	sp->rx[kind] += t1 - t0;
+	sp->polls[kind]++;
+	sp->rest += t2 - t1;
+	sp->outs += (uint64_t)n;
+}
+
 /* The shared parser alone on the W1 frames: the floor under every row. */
 static double
 parse_run(const struct light *l, int iters)
@@ -264,11 +310,23 @@ main(void)
 	bench_report("gro", "sofl_pkt_parse alone (W1 frames)", "ns per packet", "ns", psamp, reps);
 	pmed = bench_median(psamp, reps);
 	for (i = 0; i < 3; i++) {
+		struct split sp;
 		snprintf(name, sizeof(name), "%u flows held, LRU table", nfl[i]);
 		bench_report("gro", name, "ns per input packet", "ns", mf[i].samples, reps);
 		mmed[i] = bench_median(mf[i].samples, reps);
 		printf("         (%u flows: %.2f segments per output)\n", nfl[i],
 		       mf[i].outs ? (double)mf[i].segs / (double)mf[i].outs : 0.0);
+		memset(&sp, 0, sizeof(sp));
+		for (r = 0; r < 8192; r++)
+			many_split(&mf[i], &sp);
+		printf("         (diagnostic, one pass: receive %.1f ns/pkt in polls of new flows, "
+		       "%.1f in polls of merges; poll_end+release %.1f ns per output)\n",
+		       sp.polls[0] ? ((double)sp.rx[0] - tc * (double)sp.polls[0]) /
+				     ((double)sp.polls[0] * WL_BURST) : 0.0,
+		       sp.polls[1] ? ((double)sp.rx[1] - tc * (double)sp.polls[1]) /
+				     ((double)sp.polls[1] * WL_BURST) : 0.0,
+		       sp.outs ? ((double)sp.rest - tc * (double)(sp.polls[0] + sp.polls[1])) /
+				 (double)sp.outs : 0.0);
 	}
 	printf("\nvs the DPDK 22.11 anchor figures of dpdk-anchor.md (same workloads, recorded on\n"
 	       "another day/host: indicative only; same-run ratios: scripts/bench-vs-dpdk.sh -o gro):\n");

@@ -70,7 +70,6 @@ struct flow {
 	uint32_t seg_head, seg_tail;
 	const uint8_t *frame;	/* first segment: headers, output unchanged when alone */
 	uint32_t age_prev, age_next;	/* by hold time (LRU table, timeouts) */
-	uint32_t lru_prev, lru_next;	/* CLOCK ring (LRU table) */
 	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
 	const uint8_t *last_l4;	/* newest segment's TCP header (relaxed) */
 	uint64_t age;
@@ -118,7 +117,8 @@ struct sofl_gro {
 	uint32_t nflows, free_flow, held_flows;
 	struct seg *segs;
 	uint32_t seg_cap, free_seg, held_segs;
-	struct dlist age, lru;
+	struct dlist age;
+	uint32_t hand;		/* LRU table: CLOCK hand, an index into flows */
 	uint64_t timeout_ns;
 
 	struct sofl_gro_out *outs;
@@ -193,19 +193,23 @@ flow_prefetch(const struct sofl_gro *g, uint32_t fi)
 
 /* LRU table eviction: CLOCK (second chance), an O(1) approximation of LRU
  * that costs a merge one store in its own entry instead of relinking
- * neighbours (cache misses with many flows). */
+ * neighbours (cache misses with many flows).  Eviction happens only when
+ * the table is full, when every entry is held, so the clock is a hand
+ * sweeping the flow array: no list to keep at hold or completion.  (A
+ * flow held after an eviction takes the victim's entry, just behind the
+ * hand: the last one it comes back to.) */
 static uint32_t
 clock_victim(struct sofl_gro *g)
 {
-	uint32_t fi = g->lru.head;
+	for (;;) {
+		uint32_t fi = g->hand;
+		struct flow *f = &g->flows[fi];
 
-	while (g->flows[fi].ref) {
-		g->flows[fi].ref = 0;
-		DL_UNLINK(g, &g->lru, fi, lru_prev, lru_next);
-		DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
-		fi = g->lru.head;
+		g->hand = fi + 1 < g->nflows ? fi + 1 : 0;
+		if (f->count && !f->ref)
+			return fi;
+		f->ref = 0;
 	}
-	return fi;
 }
 
 /* Linux table: a bucket's flows counted by TAGS hash tags (the hash bits
@@ -239,8 +243,6 @@ table_unlink(struct sofl_gro *g, uint32_t fi)
 		g->tags[tag_of(g, f->hash)]--;
 	if (g->use_age)
 		DL_UNLINK(g, &g->age, fi, age_prev, age_next);
-	if (!g->lnx)
-		DL_UNLINK(g, &g->lru, fi, lru_prev, lru_next);
 	g->held_flows--;
 }
 
@@ -732,8 +734,6 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	}
 	if (!lnx || g->timeout_ns)	/* g->use_age */
 		DL_LINK(g, &g->age, fi, age_prev, age_next);
-	if (!lnx)
-		DL_LINK(g, &g->lru, fi, lru_prev, lru_next);
 	g->held_flows++;
 	g->held_segs++;
 }
@@ -1859,7 +1859,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->out1.segs = 1;
 	g->out1.csum = SOFL_GRO_CSUM_VALID;
 	g->out1.vnet.flags = SOFL_VNET_F_DATA_VALID;
-	g->age.head = g->age.tail = g->lru.head = g->lru.tail = NIL;
+	g->age.head = g->age.tail = NIL;
 	*out = g;
 	return 0;
 }
@@ -2023,7 +2023,7 @@ flush_linux(struct sofl_gro *g, int why, int aged_only)
 }
 
 /* Before completing the age-list head: prefetch what completing the next
- * one will touch (its bucket head, CLOCK neighbours) and the one after it —
+ * one will touch (its bucket head, its headers) and the one after it —
  * with many flows these are cache misses. */
 static void
 age_prefetch(const struct sofl_gro *g, uint32_t fi)
@@ -2039,10 +2039,6 @@ age_prefetch(const struct sofl_gro *g, uint32_t fi)
 		__builtin_prefetch(n->frame);
 		__builtin_prefetch(n->frame + n->hdr_len - 1);
 	}
-	if (n->lru_prev != NIL)
-		__builtin_prefetch(&g->flows[n->lru_prev].lru_next);
-	if (n->lru_next != NIL)
-		__builtin_prefetch(&g->flows[n->lru_next].lru_prev);
 	nn = n->age_next;
 	if (nn != NIL)
 		flow_prefetch(g, nn);	/* with its links: the next step reads them */

@@ -401,6 +401,75 @@ test_lru_table(void **state)
 	sofl_gro_destroy(r.g);
 }
 
+/* LRU table CLOCK: second chance in flow-table order; a flow used since the
+ * hand last passed is skipped once (its mark cleared), and with every flow
+ * marked the hand goes round once and takes the first. */
+static void
+test_lru_clock(void **state)
+{
+	static struct rig r;
+	const struct sofl_gro_out *o;
+	struct t_spec s;
+	int i, k, n;
+	(void)state;
+
+	rig_init(&r);
+	r.cfg.table = SOFL_GRO_TABLE_LRU;
+	r.cfg.max_flows = 4;
+	rig_create(&r);
+	for (i = 0; i < 4; i++) {		/* A B C D: cookies 0..3 */
+		s = tcp(4, (uint16_t)(44000 + i), 0, 100);
+		rig_add(&r, &s);
+	}
+	s = tcp(4, 44000, 1, 100);		/* A used: cookie 4 */
+	rig_add(&r, &s);
+	for (i = 0; i < 5; i++) {		/* E F G H I: cookies 5..9 */
+		s = tcp(4, (uint16_t)(44010 + i), 0, 100);
+		rig_add(&r, &s);
+	}
+	assert_int_equal(sofl_gro_receive(r.g, r.in, 10, 0), 10);
+	/* E evicts B (A had a second chance), F C, G D, H A, I E */
+	n = sofl_gro_outputs(r.g, &o);
+	assert_int_equal(n, 5);
+	assert_int_equal(o[0].cookies[0], 1);
+	assert_int_equal(o[1].cookies[0], 2);
+	assert_int_equal(o[2].cookies[0], 3);
+	assert_int_equal(o[3].segs, 2);
+	assert_int_equal(o[3].cookies[0], 0);
+	assert_int_equal(o[4].cookies[0], 5);
+	for (k = 0; k < n; k++)
+		assert_int_equal(o[k].reason, SOFL_GRO_FLUSH_EVICT);
+	assert_int_equal(sofl_gro_poll_end(r.g, 0), 9);	/* F G H I, oldest first */
+	sofl_gro_outputs(r.g, &o);
+	for (k = 0; k < 4; k++)
+		assert_int_equal(o[5 + k].cookies[0], 6 + k);
+	sofl_gro_release(r.g);
+
+	/* every flow marked: the hand clears all four and takes the first */
+	r.n = 0;
+	for (i = 0; i < 4; i++) {		/* cookies 0..7: J K L M, each twice */
+		s = tcp(4, (uint16_t)(44100 + i), 0, 100);
+		rig_add(&r, &s);
+		s = tcp(4, (uint16_t)(44100 + i), 1, 100);
+		rig_add(&r, &s);
+	}
+	s = tcp(4, 44200, 0, 100);		/* N: cookie 8 */
+	rig_add(&r, &s);
+	assert_int_equal(sofl_gro_receive(r.g, r.in, 9, 0), 9);
+	assert_int_equal(sofl_gro_outputs(r.g, &o), 1);
+	assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_EVICT);
+	assert_int_equal(o[0].segs, 2);
+	/* the hand stopped after I's entry (the 2nd): the 3rd is the first
+	 * one it takes, which holds the flow allocated there */
+	assert_int_equal(sofl_gro_poll_end(r.g, 0), 5);
+	sofl_gro_outputs(r.g, &o);
+	for (k = 0, n = 0; k < 5; k++)
+		n += (int)o[k].segs;
+	assert_int_equal(n, 9);			/* every input once */
+	sofl_gro_release(r.g);
+	sofl_gro_destroy(r.g);
+}
+
 /* Malformed and ineligible packets: delivered unchanged, counted by reason. */
 static void
 test_malformed(void **state)
@@ -597,6 +666,7 @@ main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_linux_table),
 		cmocka_unit_test(test_lru_table),
+		cmocka_unit_test(test_lru_clock),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_completion),
 		cmocka_unit_test(test_order),

@@ -47,9 +47,10 @@ struct seg {
  * 128-byte move per flow, and with many flows held its lines were as cold as
  * the buffer's while making the table 3x larger.)
  * Layout by use: line 0 is all of the entry that holding, merging and
- * completing touch; what only timeouts, the LRU table or the relaxed policy
- * need is in line 1.  The bucket is hash & mask; a single segment's frame
- * is hdr_len + mss long (length mismatches are never held). */
+ * completing touch; line 1 only the relaxed policy (newest TCP header) and
+ * the Linux table's timeouts (hold time) — with the Linux policy an LRU
+ * table's flow is one cache line.  The bucket is hash & mask; a single
+ * segment's frame is hdr_len + mss long (length mismatches are never held). */
 struct flow {
 	uint32_t hash;
 	uint32_t chain;		/* next in the bucket, newest first */
@@ -790,7 +791,8 @@ append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const stru
 	struct flow *f = &g->flows[fi];
 
 	append_seg(g, f, q->data + q->pay_off, q->pay_len, in->cookie);
-	f->last_l4 = q->data + q->l4_off;	/* read by the relaxed policy only */
+	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED)	/* (line 1: the only reader) */
+		f->last_l4 = q->data + q->l4_off;
 }
 
 /* ---- merge rules ---- */
@@ -1652,7 +1654,8 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 		if (x[i].byp >= 0 || (fi = g->head[x[i].b]) == NIL)
 			continue;
 		__builtin_prefetch(&g->flows[fi]);
-		__builtin_prefetch((const char *)&g->flows[fi] + 64);
+		if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED)	/* line 1: relaxed only */
+			__builtin_prefetch((const char *)&g->flows[fi] + 64);
 	}
 	for (i = 0; i < n; i++) {
 		if (x[i].byp == BYP_FAST) {

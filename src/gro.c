@@ -507,29 +507,61 @@ ld32(const uint8_t *p)
  * from the store buffer: it waits until both have reached the cache.  The other
  * 12 bytes are zero (struct sofl_pkt), so on little-endian hosts the value
  * is the one the 8-byte loads gave. */
-static uint32_t
-key_hash(const struct sofl_pkt *q)
+static inline uint32_t
+key_mix(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint32_t ports, uint8_t proto,
+	uint32_t label, uint64_t vlans)
 {
-	uint64_t a, b, c, d, x;
+	uint64_t x = a ^ (b * 0x9e3779b97f4a7c15ull) ^ (c * 0xc2b2ae3d27d4eb4full) ^ d;
 
-	if (q->key.family == 4) {
-		a = ld32(q->key.src);
-		c = ld32(q->key.dst);
-		b = d = 0;
-	} else {
-		a = ld64(q->key.src);
-		b = ld64(q->key.src + 8);
-		c = ld64(q->key.dst);
-		d = ld64(q->key.dst + 8);
-	}
-	x = a ^ (b * 0x9e3779b97f4a7c15ull) ^ (c * 0xc2b2ae3d27d4eb4full) ^ d;
-	x ^= (uint64_t)q->key.sport << 48 | (uint64_t)q->key.dport << 32 |
-	     (uint64_t)q->key.proto << 24 | q->key.flow_label;
-	x ^= (uint64_t)q->key.vlan[0] << 12 ^ (uint64_t)q->key.vlan[1] << 40;
+	x ^= (uint64_t)ports << 32 | (uint64_t)proto << 24 | label;
+	x ^= vlans;
 	x *= 0xff51afd7ed558ccdull;
 	x ^= x >> 29;
 	x *= 0xc4ceb9fe1a85ec53ull;
 	return (uint32_t)(x ^ (x >> 32));
+}
+
+static uint32_t
+key_hash(const struct sofl_pkt *q)
+{
+	uint32_t ports = (uint32_t)q->key.sport << 16 | q->key.dport;
+	uint64_t vlans = (uint64_t)q->key.vlan[0] << 12 ^ (uint64_t)q->key.vlan[1] << 40;
+
+	if (q->key.family == 4)
+		return key_mix(ld32(q->key.src), 0, ld32(q->key.dst), 0, ports, q->key.proto,
+			       q->key.flow_label, vlans);
+	return key_mix(ld64(q->key.src), ld64(q->key.src + 8), ld64(q->key.dst),
+		       ld64(q->key.dst + 8), ports, q->key.proto, q->key.flow_label, vlans);
+}
+
+/* key_hash() straight from the frame, for the layouts that dominate
+ * (Ethernet without a VLAN tag or raw IP; IPv4 without options carrying
+ * TCP or UDP, not a fragment; IPv6 with TCP or UDP next): the parse of such
+ * a frame has exactly these key fields, so the two agree and the LRU table
+ * can try the fast path before parsing.  (A frame whose TCP/UDP header then
+ * fails to parse is delivered at once: its hash decides nothing.)
+ * @return 0 for any other layout (the caller parses). */
+static inline int
+raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t *h)
+{
+	const int raw = g->cfg.link == SOFL_LINK_RAW;
+	const uint8_t *ip = raw ? d : d + PK_ETH_HLEN;
+	uint16_t type;
+
+	if (len < (raw ? 0u : PK_ETH_HLEN) + 40 + 4)
+		return 0;
+	type = raw ? 0 : sofl_get16(d + 12);
+	if (ip[0] == 0x45 && (raw || type == PK_ETH_P_IP) && !(ip[6] & 0x3f) && !ip[7] &&
+	    (ip[9] == 6 || ip[9] == 17)) {
+		*h = key_mix(ld32(ip + 12), 0, ld32(ip + 16), 0, sofl_get32(ip + 20), ip[9], 0, 0);
+		return 1;
+	}
+	if ((ip[0] >> 4) == 6 && (raw || type == PK_ETH_P_IPV6) && (ip[6] == 6 || ip[6] == 17)) {
+		*h = key_mix(ld64(ip + 8), ld64(ip + 16), ld64(ip + 24), ld64(ip + 32),
+			     sofl_get32(ip + 40), ip[6], sofl_get32(ip) & 0x000fffff, 0);
+		return 1;
+	}
+	return 0;
 }
 
 /* IPv4 header checksum of a 20-byte header: 1 when it verifies. */
@@ -1406,7 +1438,7 @@ fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip
 /* ---- fast hold ----
  * The first segment of a new TCP flow (fast_find saw no held flow with its
  * rx hash, so the general way's lookup finds none either) held without the
- * full parse (Linux table: called from rx_linux), for the layouts that dominate: Ethernet (no VLAN tag) or raw
+ * full parse, for the layouts that dominate: Ethernet (no VLAN tag) or raw
  * IP, IPv4 without options or IPv6 without extension headers, TCP with
  * payload and none of the flags that deliver at once, no flow rules;
  * checksums not flagged verified are verified here (and counted only when
@@ -1417,7 +1449,7 @@ fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip
  * general way, which counts and decides it.  Not TCP over such an IPv4
  * header: fast_bypass4. */
 HOT int
-fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
+fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx)
 {
 	const uint8_t *d = in->data, *ip, *th;
 	uint32_t len = in->len, l3 = 0, l4, thl;
@@ -1475,7 +1507,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	x.pay_len = len - x.pay_off;
 	x.ts_off = 0;		/* (relaxed policy only; the fast paths are Linux's) */
 	x.proto = 6;
-	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, 1);
+	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, lnx);
 	return 1;
 }
 
@@ -1625,12 +1657,24 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 	}
 }
 
+/* The LRU table's hash of @in without parsing it: its rx hash, or the flow
+ * key's read from the frame; 0: unknown until parsed. */
+static inline int
+fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h)
+{
+	if (in->flags & SOFL_GRO_F_HASH) {
+		*h = in->hash;
+		return 1;
+	}
+	return raw_key_hash(g, in->data, in->len, h);
+}
+
 /* LRU table, a chunk: classify each input (prefetching bucket heads) —
- * except one with an rx hash while fast_merge applies: it is tried with
- * fast_merge first, in order, and classified only if that declines —,
- * prefetch the flow entries the heads point to (large tables: these are
- * cache misses), then run the rules in order.  Prefetches are hints only;
- * the rules look up the table again. */
+ * except one whose hash is known unparsed while the fast paths apply: it
+ * is tried with fast_merge and fast_hold first, in order, and classified
+ * only if they decline —, prefetch the flow entries the heads point to
+ * (large tables: these are cache misses), then run the rules in order.
+ * Prefetches are hints only; the rules look up the table again. */
 static void
 rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 {
@@ -1638,10 +1682,8 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (g->fast && in[i].data && (in[i].flags & SOFL_GRO_F_HASH)) {
-			/* rx hash known unparsed: try fast_merge first */
+		if (g->fast && in[i].data && fast_hash(g, &in[i], &x[i].h)) {
 			x[i].byp = BYP_FAST;
-			x[i].h = in[i].hash;
 			x[i].b = x[i].h & g->mask;
 		} else {
 			classify(g, &in[i], &x[i]);
@@ -1659,8 +1701,11 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	}
 	for (i = 0; i < n; i++) {
 		if (x[i].byp == BYP_FAST) {
-			if (fast_merge(g, &in[i], x[i].h))
+			if (fast_merge(g, &in[i], x[i].h) ||
+			    (g->nohash && fast_hold(g, &in[i], x[i].h, 0))) {
+				g->nohash = 0;
 				continue;
+			}
 			classify(g, &in[i], &x[i]);
 		}
 		deliver(g, &in[i], &x[i]);
@@ -1695,7 +1740,7 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 					i = j;
 					continue;
 				}
-			} else if (g->nohash && fast_hold(g, &in[i], g->nohash_h)) {
+			} else if (g->nohash && fast_hold(g, &in[i], g->nohash_h, 1)) {
 				g->nohash = 0;
 				i++;
 				continue;

@@ -16,7 +16,7 @@
 struct flowgen {
 	int ipv, nvlan, ext, opts, fixed_id, cwr;
 	uint16_t sport, id, mss, win, urg;
-	uint32_t seq, ack, tsval, hash;
+	uint32_t seq, ack, tsval, hash, label;
 	uint8_t ttl, tos;
 	int df;
 };
@@ -55,6 +55,7 @@ flow_init(struct flowgen *f, uint64_t *r, int i)
 	f->ack = (uint32_t)t_rand(r);
 	f->tsval = (uint32_t)t_rand(r);
 	f->hash = (uint32_t)t_rand(r);
+	f->label = rnd(r, 2) ? (uint32_t)t_rand(r) & 0xfffff : 0;	/* IPv6 flow label */
 	f->ttl = 64;
 	f->df = rnd(r, 4) != 0;
 }
@@ -82,6 +83,7 @@ gen_packet(struct stream *st, struct flowgen *f, uint64_t *r, int hashmode, uint
 		s.ext[0].len = 8;
 	}
 	s.sport = f->sport;
+	s.flow_label = f->label;
 	s.seq = f->seq;
 	s.ack = f->ack;
 	s.win = f->win;

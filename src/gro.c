@@ -995,14 +995,15 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
  * header bytes are compared with the flow's first segment's (fhdr) under a
  * mask (mask_for) that lets through only what may differ between mergeable
  * segments, and its length, IPv4 ID and sequence number with the values a
- * full-size next segment has.  Equal masked headers give
- * the packet the flow's parse (same layers, offsets, options), its flow key
- * (so the flow is the lookup's only match), and pass every rule of
- * tcp_flush and network_flush but the size limit; what is left are the
- * checksums.  Anything else — a short segment, the second segment of a
- * fixed-ID flow, a gap, a changed header — goes the general way (classify,
- * tcp_rx), which then decides exactly as before: the fast path changes
- * nothing until it has decided to merge. */
+ * full-size next segment has.  Equal masked headers give the packet the
+ * flow's parse (same layers, offsets, options), its flow key (so the flow
+ * is the lookup's only match), and pass every rule of tcp_flush and
+ * network_flush but the size limit; what is left are the checksums.
+ * Anything else — a short segment, the second segment of a fixed-ID flow, a
+ * gap, a changed header — goes the general way (classify, tcp_rx), which
+ * then decides exactly as before: the fast path changes nothing until it
+ * has decided to merge.  Consecutive inputs of one flow are merged as a
+ * train (fast_train), the flow's state in registers. */
 
 #if defined(__SSE2__)
 static inline __m128i

@@ -701,10 +701,11 @@ struct hinfo {
 };
 
 /* Holds @in as a new flow in bucket @b.  @lnx: the engine's g->lnx, a
- * constant where the caller knows it. */
+ * constant where the caller knows it; @fastp: called from a fast path (the
+ * Linux policy: nothing for the relaxed one to keep). */
 HOT void
 hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x, uint32_t h,
-	uint32_t b, uint32_t ports, int ck, const int lnx)
+	uint32_t b, uint32_t ports, int ck, const int lnx, const int fastp)
 {
 	struct flow *f;
 	struct seg *s;
@@ -738,7 +739,8 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	f->hdr_len = x->pay_off;
 	f->mss = (uint16_t)x->pay_len;
 	f->count = 1;
-	f->ulen = (uint16_t)(x->pay_len + 8);
+	if (!fastp)
+		f->ulen = (uint16_t)(x->pay_len + 8);	/* UDP only */
 	f->fixedid = 0;
 	f->orflags = 0;
 	f->next_seq = x->seq + x->pay_len;
@@ -747,7 +749,7 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	f->frame = x->data;
 	f->ref = 0;
 	f->mk = MK_UNSET;	/* most flows of a many-flow poll never see a 2nd segment */
-	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (read by the relaxed policy only) */
+	if (!fastp && g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (relaxed policy only) */
 		f->last_l4 = x->data + x->l4_off;
 		f->ts_off = x->ts_off;
 	}
@@ -763,7 +765,7 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	g->head[b] = fi;
 	if (lnx) {
 		g->cnt[b]++;
-		g->tags[tag_of(g, h)]++;
+		g->tags[b * TAGS + ((h >> 3) & (TAGS - 1))]++;	/* tag_of(g, h) */
 	}
 	if (!lnx || g->timeout_ns)	/* g->use_age */
 		DL_LINK(g, &g->age, fi, age_prev, age_next);
@@ -791,9 +793,9 @@ hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 	x.ipv = q->ipv;
 	x.proto = q->l4_proto;
 	if (g->lnx)
-		hold_in(g, in, &x, h, b, ports, ck, 1);
+		hold_in(g, in, &x, h, b, ports, ck, 1, 0);
 	else
-		hold_in(g, in, &x, h, b, ports, ck, 0);
+		hold_in(g, in, &x, h, b, ports, ck, 0, 0);
 }
 
 /* Appends a segment: payload @pay (@len bytes). */
@@ -1524,7 +1526,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	x.pay_len = len - x.pay_off;
 	x.ts_off = 0;		/* (relaxed policy only; the fast paths are Linux's) */
 	x.proto = 6;
-	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, lnx);
+	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, lnx, 1);
 	return 1;
 }
 

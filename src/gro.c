@@ -534,6 +534,32 @@ key_hash(const struct sofl_pkt *q)
 		       ld64(q->key.dst + 8), ports, q->key.proto, q->key.flow_label, vlans);
 }
 
+/* The layouts the fast paths take: Ethernet without a VLAN tag (its type
+ * matching the IP version) or raw IP, carrying IPv4 without options or
+ * IPv6; the rest of each test is the caller's.  @return the IP header's
+ * offset (0 or 14) with *v = 4 or 6, or -1: another layout, or fewer than
+ * @min bytes from the IP header on. */
+static inline int
+fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, unsigned *v)
+{
+	const uint32_t l3 = g->cfg.link == SOFL_LINK_RAW ? 0 : PK_ETH_HLEN;
+	const uint8_t *ip = d + l3;
+	uint16_t type;
+
+	if (len < l3 + min)
+		return -1;
+	type = l3 ? sofl_get16(d + 12) : 0;
+	if (ip[0] == 0x45 && (!l3 || type == PK_ETH_P_IP)) {
+		*v = 4;
+		return (int)l3;
+	}
+	if ((ip[0] >> 4) == 6 && (!l3 || type == PK_ETH_P_IPV6)) {
+		*v = 6;
+		return (int)l3;
+	}
+	return -1;
+}
+
 /* key_hash() straight from the frame, for the layouts that dominate
  * (Ethernet without a VLAN tag or raw IP; IPv4 without options carrying
  * TCP or UDP, not a fragment; IPv6 with TCP or UDP next): the parse of such
@@ -544,19 +570,18 @@ key_hash(const struct sofl_pkt *q)
 static inline int
 raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t *h)
 {
-	const int raw = g->cfg.link == SOFL_LINK_RAW;
-	const uint8_t *ip = raw ? d : d + PK_ETH_HLEN;
-	uint16_t type;
+	const uint8_t *ip;
+	unsigned v;
+	int l3 = fast_l3(g, d, len, 40 + 4, &v);
 
-	if (len < (raw ? 0u : PK_ETH_HLEN) + 40 + 4)
+	if (l3 < 0)
 		return 0;
-	type = raw ? 0 : sofl_get16(d + 12);
-	if (ip[0] == 0x45 && (raw || type == PK_ETH_P_IP) && !(ip[6] & 0x3f) && !ip[7] &&
-	    (ip[9] == 6 || ip[9] == 17)) {
+	ip = d + l3;
+	if (v == 4 && !(ip[6] & 0x3f) && !ip[7] && (ip[9] == 6 || ip[9] == 17)) {
 		*h = key_mix(ld32(ip + 12), 0, ld32(ip + 16), 0, sofl_get32(ip + 20), ip[9], 0, 0);
 		return 1;
 	}
-	if ((ip[0] >> 4) == 6 && (raw || type == PK_ETH_P_IPV6) && (ip[6] == 6 || ip[6] == 17)) {
+	if (v == 6 && (ip[6] == 6 || ip[6] == 17)) {
 		*h = key_mix(ld64(ip + 8), ld64(ip + 16), ld64(ip + 24), ld64(ip + 32),
 			     sofl_get32(ip + 40), ip[6], sofl_get32(ip) & 0x000fffff, 0);
 		return 1;
@@ -1471,20 +1496,16 @@ HOT int
 fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx)
 {
 	const uint8_t *d = in->data, *ip, *th;
-	uint32_t len = in->len, l3 = 0, l4, thl;
+	uint32_t len = in->len, l3, l4, thl;
 	struct hinfo x;
-	uint16_t type = 0;
+	unsigned v;
+	int o;
 
-	if (g->cfg.n_rules || len < 40 + 20)
+	if (g->cfg.n_rules || (o = fast_l3(g, d, len, 40 + 20, &v)) < 0)
 		return 0;
-	if (g->cfg.link == SOFL_LINK_ETH) {
-		if (len < PK_ETH_HLEN + 40 + 20)
-			return 0;
-		type = sofl_get16(d + 12);
-		l3 = PK_ETH_HLEN;
-	}
+	l3 = (uint32_t)o;
 	ip = d + l3;
-	if (ip[0] == 0x45 && (type == PK_ETH_P_IP || !l3)) {
+	if (v == 4) {
 		/* not a fragment, reserved bit clear (#6, #9), no padding (#8) */
 		if ((ip[6] & 0xbf) || ip[7] || sofl_get16(ip + 2) != len - l3)
 			return 0;
@@ -1492,13 +1513,11 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 			return fast_bypass4(g, in, ip, len - l3);
 		x.ipv = 4;
 		x.l3_len = 20;
-	} else if ((ip[0] >> 4) == 6 && (type == PK_ETH_P_IPV6 || !l3)) {
+	} else {
 		if (ip[6] != 6 || sofl_get16(ip + 4) + 40u != len - l3)
 			return 0;
 		x.ipv = 6;
 		x.l3_len = 40;
-	} else {
-		return 0;
 	}
 	l4 = l3 + x.l3_len;
 	th = d + l4;

@@ -59,10 +59,21 @@
  *   table of max_flows flows (the caller's hash, or a hash of the flow key),
  *   O(1) per packet; when full, a least recently used flow is completed
  *   (never dropped), chosen by CLOCK (second chance): a merge only marks its
- *   own entry, so the per-packet cost does not grow with the number of flows.
- *   A held flow keeps no copy of its headers: lookups, comparisons and
- *   completion read the first segment's headers in the caller's buffer
+ *   own entry, so the table's work per packet does not grow with the number
+ *   of flows (its cache misses do: a flow not touched for many polls is cold
+ *   memory).  A held flow keeps no copy of its headers: lookups, comparisons
+ *   and completion read the first segment's headers in the caller's buffer
  *   (which is why held input buffers must stay unchanged, see above).
+ *
+ * Fast paths (policy SOFL_GRO_POLICY_LINUX; same decisions and outputs)
+ *   The common cases skip sofl_pkt_parse(): a full-size next segment of a
+ *   held TCP flow (found by the rx hash, or on the LRU table by the flow
+ *   key's hash read from the frame), a run of them merged in one loop; a new
+ *   flow's first segment over Ethernet without VLAN tag or raw IP, IPv4
+ *   without options or IPv6 without extension headers; and non-TCP IPv4
+ *   packets delivered at once.  Anything else is parsed.  Inputs flagged
+ *   SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK and carrying an rx hash
+ *   (SOFL_GRO_F_HASH) take them at the lowest cost.
  *
  * Rules (policy SOFL_GRO_POLICY_LINUX) — offload-rules.md §1.10 row numbers:
  *   same flow: rx hash, whole L2 header (MACs, VLAN tags), IP version,

@@ -2009,63 +2009,72 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 	return (int)n;
 }
 
-/* Emits the flows from @fi to the newest of its bucket (cprev links) and
- * frees them, as emit() one by one.  Lone segments — most flows of a poll
- * with many flows — are written here with the cycle's cursors and free
- * lists in locals (through g they would be reloaded after each byte store
- * into an output, which may alias them) and their counters added once. */
+/* Linux table, everything held: bucket by bucket, each from its oldest flow
+ * to its newest (cprev links), the flows emitted and freed as emit() would
+ * one by one, then the bucket emptied at once (no unlinking flow by flow).
+ * Lone segments — most flows of a poll with many flows — are written here
+ * with the cycle's cursors and free lists in locals (through g they would
+ * be reloaded after each byte store into an output, which may alias them)
+ * and their counters added once. */
 static void
-emit_chain(struct sofl_gro *g, uint32_t fi, int why)
+emit_buckets(struct sofl_gro *g, int why)
 {
 	struct sofl_gro_out *o = g->outs + g->nout;
 	struct iovec *iov = g->iov + g->niov;
 	uint64_t *ck = g->cookies + g->ncook;
-	uint32_t fs = g->free_seg, ff = g->free_flow, n1 = 0;
+	uint32_t fs = g->free_seg, ff = g->free_flow, n1 = 0, b, fi;
 
-	while (fi != NIL) {
-		struct flow *f = &g->flows[fi];
-		uint32_t newer = f->cprev, si = f->seg_head, len;
-
-		if (f->count != 1) {
-			g->nout = (uint32_t)(o - g->outs);
-			g->niov = (uint32_t)(iov - g->iov);
-			g->ncook = (uint32_t)(ck - g->cookies);
-			g->free_seg = fs;
-			g->free_flow = ff;
-			emit(g, fi, why);
-			o = g->outs + g->nout;
-			iov = g->iov + g->niov;
-			ck = g->cookies + g->ncook;
-			fs = g->free_seg;
-			ff = g->free_flow;
-			fi = newer;
+	for (b = 0; b <= g->mask; b++) {
+		if ((fi = g->tail[b]) == NIL)
 			continue;
+		while (fi != NIL) {
+			struct flow *f = &g->flows[fi];
+			uint32_t newer = f->cprev, si = f->seg_head, len;
+
+			if (f->count != 1) {
+				g->nout = (uint32_t)(o - g->outs);
+				g->niov = (uint32_t)(iov - g->iov);
+				g->ncook = (uint32_t)(ck - g->cookies);
+				g->free_seg = fs;
+				g->free_flow = ff;
+				emit(g, fi, why);
+				o = g->outs + g->nout;
+				iov = g->iov + g->niov;
+				ck = g->cookies + g->ncook;
+				fs = g->free_seg;
+				ff = g->free_flow;
+				fi = newer;
+				continue;
+			}
+			len = (uint32_t)f->hdr_len + f->mss;
+			iov->iov_base = (void *)(uintptr_t)f->frame;
+			iov->iov_len = len;
+			*ck = g->segs[si].cookie;
+			*o = g->out1;
+			o->iov = iov;
+			o->cookies = ck;
+			o->len = len;
+			o->reason = (uint8_t)why;
+			if (f->ck == CK_PARTIAL) {
+				o->csum = SOFL_GRO_CSUM_PARTIAL;
+				o->csum_start = o->vnet.csum_start = f->l4_off;
+				o->csum_offset = o->vnet.csum_offset = f->proto == 6 ? 16 : 6;
+				o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+			}
+			g->segs[si].next = fs;
+			fs = si;
+			f->count = 0;
+			f->chain = ff;
+			ff = fi;
+			o++;
+			iov++;
+			ck++;
+			n1++;
+			fi = newer;
 		}
-		len = (uint32_t)f->hdr_len + f->mss;
-		iov->iov_base = (void *)(uintptr_t)f->frame;
-		iov->iov_len = len;
-		*ck = g->segs[si].cookie;
-		*o = g->out1;
-		o->iov = iov;
-		o->cookies = ck;
-		o->len = len;
-		o->reason = (uint8_t)why;
-		if (f->ck == CK_PARTIAL) {
-			o->csum = SOFL_GRO_CSUM_PARTIAL;
-			o->csum_start = o->vnet.csum_start = f->l4_off;
-			o->csum_offset = o->vnet.csum_offset = f->proto == 6 ? 16 : 6;
-			o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
-		}
-		g->segs[si].next = fs;
-		fs = si;
-		f->count = 0;
-		f->chain = ff;
-		ff = fi;
-		o++;
-		iov++;
-		ck++;
-		n1++;
-		fi = newer;
+		g->head[b] = g->tail[b] = NIL;
+		g->cnt[b] = 0;
+		memset(g->tags + (size_t)b * TAGS, 0, TAGS);
 	}
 	g->nout = (uint32_t)(o - g->outs);
 	g->niov = (uint32_t)(iov - g->iov);
@@ -2094,16 +2103,7 @@ flush_linux(struct sofl_gro *g, int why, int aged_only)
 			}
 		return;
 	}
-	/* everything: each bucket emitted oldest first, then emptied at once
-	 * (no unlinking flow by flow) */
-	for (b = 0; b <= g->mask; b++) {
-		if (g->tail[b] == NIL)
-			continue;
-		emit_chain(g, g->tail[b], why);
-		g->head[b] = g->tail[b] = NIL;
-		g->cnt[b] = 0;
-		memset(g->tags + (size_t)b * TAGS, 0, TAGS);
-	}
+	emit_buckets(g, why);
 	g->held_flows = 0;
 	g->age.head = g->age.tail = NIL;
 }

@@ -42,15 +42,26 @@ struct seg {
 };
 
 /* A held flow.  Comparisons and completion read the first segment's
- * headers in the caller's buffer (frame): by the zero-copy contract it stays
- * valid and unchanged while the flow is held.  (A copy in the entry cost a
- * 128-byte move per flow, and with many flows held its lines were as cold as
- * the buffer's while making the table 3x larger.)
- * Layout by use: line 0 is all of the entry that holding, merging and
- * completing touch; line 1 only the relaxed policy (newest TCP header) and
- * the Linux table's timeouts (hold time) — with the Linux policy an LRU
- * table's flow is one cache line.  The bucket is hash & mask; a single
- * segment's frame is hdr_len + mss long (length mismatches are never held). */
+ * headers at hdr: in the caller's buffer (the Linux table: by the zero-copy
+ * contract it stays valid and unchanged while the flow is held, and the
+ * table's 64 flows stay in cache anyway), or, in the LRU table, a copy in
+ * the entry (hc) made while the frame was in cache: with thousands of flows
+ * held, the first segment's buffer is cold when its flow's next segment
+ * arrives (a DRAM miss and a TLB miss, at the end of a chain of dependent
+ * loads), while the copy shares the entry's page and sits next to the line
+ * the lookup has just loaded.  Headers longer than the copy are read in the
+ * buffer.
+ * Layout by use: line 0 is what holding, merging and completing touch;
+ * line 1 the age links, the relaxed policy's newest TCP header, the hold
+ * time, the first segment (its frame, output unchanged when alone, and
+ * cookie), then the copy through line 2 (86 bytes from byte 106: Ethernet +
+ * IPv6 + TCP with timestamps).  The first segment lives in the entry, not in
+ * the segment list: holding a flow takes no segment entry, and the first
+ * merge links its segment to the flow, not to a cold segment entry.  The
+ * bucket is hash & mask; the first segment's payload is hdr_len .. hdr_len
+ * + mss of its frame (length mismatches are never held). */
+#define HCOPY 86
+
 struct flow {
 	uint32_t hash;
 	uint32_t chain;		/* next in the bucket, newest first */
@@ -68,22 +79,26 @@ struct flow {
 				 * no fast path; MK_UNSET: not looked up yet */
 	uint32_t next_seq;
 	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
-	uint32_t seg_head, seg_tail;
-	const uint8_t *frame;	/* first segment: headers, output unchanged when alone */
+	uint32_t seg_head, seg_tail;	/* the segments after the first: NIL, SINK if none */
+	const uint8_t *hdr;	/* first segment's headers [0, hdr_len): frame or hc */
 	uint32_t age_prev, age_next;	/* by hold time (LRU table, timeouts) */
-	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
 	const uint8_t *last_l4;	/* newest segment's TCP header (relaxed) */
 	uint64_t age;
+	const uint8_t *frame;	/* first segment's frame (LRU table; see fframe) */
+	uint64_t cookie0;	/* first segment's cookie */
+	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
+	uint8_t hc[HCOPY];	/* LRU table: copy of the first segment's headers */
 } __attribute__((aligned(64)));
 
 _Static_assert(offsetof(struct flow, age_prev) == 64, "struct flow: line 0 is the hot part");
-_Static_assert(sizeof(struct flow) == 128, "struct flow: two lines");
+_Static_assert(offsetof(struct flow, hc) + HCOPY == 192, "struct flow: three lines");
+_Static_assert(sizeof(struct flow) == 192, "struct flow: three lines");
 
-/* The first segment's headers [0, hdr_len), read in the caller's buffer. */
+/* The first segment's headers [0, hdr_len) */
 static inline const uint8_t *
 fhdr(const struct flow *f)
 {
-	return f->frame;
+	return f->hdr;
 }
 
 #define NMASK    8	/* header layouts with a fast_merge mask */
@@ -115,7 +130,8 @@ struct sofl_gro {
 	uint32_t *cnt;
 	uint8_t *tags;		/* Linux table: held flows per (bucket, hash tag) */
 	struct flow *flows;
-	uint32_t nflows, free_flow, held_flows;
+	uint32_t nflows, nfree, held_flows;
+	uint32_t *fstack;	/* free flow entries: fstack[0, nfree), the top reused first */
 	struct seg *segs;
 	uint32_t seg_cap, free_seg, held_segs;
 	struct dlist age;
@@ -136,6 +152,14 @@ struct sofl_gro {
 
 	struct sofl_gro_stats st;
 };
+
+/* The first segment's frame: hdr in the Linux table (no copy), which
+ * leaves line 1 to the relaxed policy and timeouts. */
+static inline const uint8_t *
+fframe(const struct sofl_gro *g, const struct flow *f)
+{
+	return g->lnx ? f->hdr : f->frame;
+}
 
 /* Pseudo-header sum (folded, not complemented) from the addresses in the IP
  * header itself, as tcp_v4_check/tcp_v6_check in *_gro_complete (IPv6: the
@@ -181,8 +205,8 @@ l4_sum_ok(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, uint32
 	if (n_ != NIL) (g)->flows[n_].prevf = p_; else (d)->tail = p_;		\
 } while (0)
 
-/* The lines of flow entry @fi that completing touches: line 0 and the list
- * links (line 1). */
+/* The lines of flow entry @fi that completing touches: line 0, the list
+ * links (line 1) and the header copy (lines 1-2). */
 static inline void
 flow_prefetch(const struct sofl_gro *g, uint32_t fi)
 {
@@ -190,6 +214,7 @@ flow_prefetch(const struct sofl_gro *g, uint32_t fi)
 
 	__builtin_prefetch(p);
 	__builtin_prefetch(p + 64);
+	__builtin_prefetch(p + 128);
 }
 
 /* LRU table eviction: CLOCK (second chance), an O(1) approximation of LRU
@@ -346,6 +371,8 @@ super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, ui
 	uint32_t off = f->l4_len, si;
 
 	sum = sofl_csum_add(sum, l4, f->l4_len);
+	sum = sofl_csum_block_add(sum, sofl_csum_add(0, fframe(g, f) + f->hdr_len, f->mss), off);
+	off += f->mss;
 	for (si = f->seg_head; si != NIL; si = g->segs[si].next) {
 		const struct seg *s = &g->segs[si];
 		sum = sofl_csum_block_add(sum, sofl_csum_add(0, s->pay, s->len), off);
@@ -418,8 +445,11 @@ out_super(struct sofl_gro *g, struct flow *f)
 	ck = &g->cookies[g->ncook];
 	v->iov_base = h;
 	v->iov_len = f->hdr_len;
-	v++;
-	len = f->hdr_len;
+	v[1].iov_base = (void *)(uintptr_t)(fframe(g, f) + f->hdr_len);
+	v[1].iov_len = f->mss;
+	v += 2;
+	*ck++ = f->cookie0;
+	len = (uint32_t)f->hdr_len + f->mss;
 	/* by runs of consecutive entries (a train's segments usually are):
 	 * within a run the next index is si + 1, so the walk does not wait
 	 * for each entry's link to load (the link only decides the run's end) */
@@ -453,15 +483,11 @@ static void
 emit(struct sofl_gro *g, uint32_t fi, int why)
 {
 	struct flow *f = &g->flows[fi];
-	uint32_t si;
 
 	if (f->count == 1) {
 		int ck = f->ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL : SOFL_GRO_CSUM_VALID;
-		si = f->seg_head;
-		out_single(g, f->frame, (uint32_t)f->hdr_len + f->mss, g->segs[si].cookie, ck, f->l4_off,
+		out_single(g, fframe(g, f), (uint32_t)f->hdr_len + f->mss, f->cookie0, ck, f->l4_off,
 			   f->proto == 6 ? 16 : 6);
-		g->segs[si].next = g->free_seg;
-		g->free_seg = si;
 	} else {
 		out_super(g, f);	/* frees the segments */
 	}
@@ -469,8 +495,7 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 	g->st.flush[why]++;
 	g->held_segs -= f->count;
 	f->count = 0;		/* not held (fast_find's last_fi check) */
-	f->chain = g->free_flow;
-	g->free_flow = fi;
+	g->fstack[g->nfree++] = fi;
 }
 
 /* Completes held flow @fi: delivered now, flow and segments freed. */
@@ -725,6 +750,12 @@ struct hinfo {
 	uint8_t ipv, proto;
 };
 
+#define FS_AHEAD 8	/* holds between a free entry's prefetch and its use */
+/* seg_tail of a flow holding its first segment only: the first segment
+ * appended is linked from this spare entry (segs[seg_cap]), read back into
+ * seg_head (append_seg, fast_train) — no test in a train's loop */
+#define SINK(g) ((g)->seg_cap)
+
 /* Holds @in as a new flow in bucket @b.  @lnx: the engine's g->lnx, a
  * constant where the caller knows it; @fastp: called from a fast path (the
  * Linux policy: nothing for the relaxed one to keep). */
@@ -733,24 +764,19 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	uint32_t b, uint32_t ports, int ck, const int lnx, const int fastp)
 {
 	struct flow *f;
-	struct seg *s;
-	uint32_t fi, si;
+	uint32_t fi;
 
 	if (lnx && g->cnt[b] >= LNX_PER_BUCKET)
 		complete(g, bucket_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
 	else if (!lnx && g->held_flows == g->nflows)
 		complete(g, clock_victim(g), SOFL_GRO_FLUSH_EVICT);
-	fi = g->free_flow;
+	fi = g->fstack[--g->nfree];
 	f = &g->flows[fi];
-	g->free_flow = f->chain;
-	si = g->free_seg;
-	s = &g->segs[si];
-	g->free_seg = s->next;
-
-	s->pay = x->data + x->pay_off;
-	s->len = x->pay_len;
-	s->next = NIL;
-	s->cookie = in->cookie;
+	/* with many flows the entries holds take are cold: a free stack (not
+	 * a list through the entries, whose every pop waited for the last
+	 * one's miss) lets the entry FS_AHEAD holds away be fetched now */
+	if (!lnx && g->nfree >= FS_AHEAD)
+		flow_prefetch(g, g->fstack[g->nfree - FS_AHEAD]);
 
 	f->hash = h;
 	f->ports = ports;
@@ -770,8 +796,22 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	f->orflags = 0;
 	f->next_seq = x->seq + x->pay_len;
 	f->ip_len = x->ip_len;
-	f->seg_head = f->seg_tail = si;
-	f->frame = x->data;
+	f->seg_head = NIL;
+	f->seg_tail = SINK(g);
+	f->cookie0 = in->cookie;
+	f->hdr = x->data;
+	if (!lnx) {		/* (the Linux table: fframe() is hdr) */
+		f->frame = x->data;
+		if (x->pay_off <= HCOPY) {
+			/* a constant size copies inline (the bytes past the
+			 * headers are never read); a short frame copies its own */
+			if (x->pay_off + x->pay_len >= HCOPY)
+				memcpy(f->hc, x->data, HCOPY);
+			else
+				memcpy(f->hc, x->data, x->pay_off);
+			f->hdr = f->hc;
+		}
+	}
 	f->ref = 0;
 	f->mk = MK_UNSET;	/* most flows of a many-flow poll never see a 2nd segment */
 	if (!fastp && g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (relaxed policy only) */
@@ -836,6 +876,8 @@ append_seg(struct sofl_gro *g, struct flow *f, const uint8_t *pay, uint32_t len,
 	s->next = NIL;
 	s->cookie = cookie;
 	g->segs[f->seg_tail].next = si;
+	if (f->seg_head == NIL)
+		f->seg_head = si;
 	f->seg_tail = si;
 	f->count++;
 	f->next_seq += len;
@@ -1438,6 +1480,8 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	    in[i].len == r.hl + r.mss)
 		i = train_more(g, f, &r, in, i, n);
 	g->segs[r.tail].next = NIL;
+	if (f->seg_head == NIL)		/* the first merge: linked from the sink */
+		f->seg_head = g->segs[SINK(g)].next;
 	g->free_seg = r.fs;
 	g->held_segs += r.cnt - f->count;
 	g->last_fi = fi;
@@ -1733,9 +1777,7 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 		uint32_t fi;
 		if (x[i].byp >= 0 || (fi = g->head[x[i].b]) == NIL)
 			continue;
-		__builtin_prefetch(&g->flows[fi]);
-		if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED)	/* line 1: relaxed only */
-			__builtin_prefetch((const char *)&g->flows[fi] + 64);
+		flow_prefetch(g, fi);	/* line 0 and the header copy */
 	}
 	for (i = 0; i < n; i++) {
 		if (x[i].byp == BYP_FAST) {
@@ -1916,7 +1958,8 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->tags = calloc((size_t)nb * TAGS, 1);
 	g->tail = calloc(nb, sizeof(*g->tail));
 	g->flows = table_alloc((size_t)g->nflows * sizeof(*g->flows));
-	g->segs = malloc((size_t)g->seg_cap * sizeof(*g->segs));
+	g->fstack = malloc((size_t)g->nflows * sizeof(*g->fstack));
+	g->segs = malloc(((size_t)g->seg_cap + 1) * sizeof(*g->segs));	/* + SINK */
 	g->outs = malloc((size_t)g->seg_cap * sizeof(*g->outs));
 	g->iov = malloc((size_t)g->seg_cap * 2 * sizeof(*g->iov));
 	g->cookies = malloc((size_t)g->seg_cap * sizeof(*g->cookies));
@@ -1926,7 +1969,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		if (g->rules)
 			memcpy(g->rules, cfg->rules, cfg->n_rules * sizeof(*g->rules));
 	}
-	if (!g->head || !g->cnt || !g->tags || !g->tail || !g->flows || !g->segs || !g->outs ||
+	if (!g->head || !g->cnt || !g->tags || !g->tail || !g->flows || !g->fstack || !g->segs || !g->outs ||
 	    !g->iov || !g->cookies || !g->scratch || (cfg->n_rules && !g->rules)) {
 		sofl_gro_destroy(g);
 		return SOFL_ENOMEM;
@@ -1935,10 +1978,11 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	for (i = 0; i < nb; i++)
 		g->head[i] = g->tail[i] = NIL;
 	for (i = 0; i < g->nflows; i++)
-		g->flows[i].chain = i + 1 < g->nflows ? i + 1 : NIL;
+		g->fstack[i] = g->nflows - 1 - i;	/* entry 0 first */
+	g->nfree = g->nflows;
 	for (i = 0; i < g->seg_cap; i++)
 		g->segs[i].next = i + 1 < g->seg_cap ? i + 1 : NIL;
-	g->free_flow = 0;
+	g->segs[SINK(g)].next = NIL;
 	g->free_seg = 0;
 	g->last_fi = NIL;
 	g->out1.iovcnt = 1;
@@ -1977,6 +2021,7 @@ sofl_gro_destroy(struct sofl_gro *g)
 	free(g->tags);
 	free(g->tail);
 	free(g->flows);
+	free(g->fstack);
 	free(g->segs);
 	free(g->outs);
 	free(g->iov);
@@ -2022,34 +2067,32 @@ emit_buckets(struct sofl_gro *g, int why)
 	struct sofl_gro_out *o = g->outs + g->nout;
 	struct iovec *iov = g->iov + g->niov;
 	uint64_t *ck = g->cookies + g->ncook;
-	uint32_t fs = g->free_seg, ff = g->free_flow, n1 = 0, b, fi;
+	uint32_t nf = g->nfree, n1 = 0, b, fi;
 
 	for (b = 0; b <= g->mask; b++) {
 		if ((fi = g->tail[b]) == NIL)
 			continue;
 		while (fi != NIL) {
 			struct flow *f = &g->flows[fi];
-			uint32_t newer = f->cprev, si = f->seg_head, len;
+			uint32_t newer = f->cprev, len;
 
 			if (f->count != 1) {
 				g->nout = (uint32_t)(o - g->outs);
 				g->niov = (uint32_t)(iov - g->iov);
 				g->ncook = (uint32_t)(ck - g->cookies);
-				g->free_seg = fs;
-				g->free_flow = ff;
+				g->nfree = nf;
 				emit(g, fi, why);
 				o = g->outs + g->nout;
 				iov = g->iov + g->niov;
 				ck = g->cookies + g->ncook;
-				fs = g->free_seg;
-				ff = g->free_flow;
+				nf = g->nfree;
 				fi = newer;
 				continue;
 			}
 			len = (uint32_t)f->hdr_len + f->mss;
-			iov->iov_base = (void *)(uintptr_t)f->frame;
+			iov->iov_base = (void *)(uintptr_t)f->hdr;	/* the frame (Linux table) */
 			iov->iov_len = len;
-			*ck = g->segs[si].cookie;
+			*ck = f->cookie0;
 			*o = g->out1;
 			o->iov = iov;
 			o->cookies = ck;
@@ -2061,11 +2104,8 @@ emit_buckets(struct sofl_gro *g, int why)
 				o->csum_offset = o->vnet.csum_offset = f->proto == 6 ? 16 : 6;
 				o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
 			}
-			g->segs[si].next = fs;
-			fs = si;
 			f->count = 0;
-			f->chain = ff;
-			ff = fi;
+			g->fstack[nf++] = fi;
 			o++;
 			iov++;
 			ck++;
@@ -2079,8 +2119,7 @@ emit_buckets(struct sofl_gro *g, int why)
 	g->nout = (uint32_t)(o - g->outs);
 	g->niov = (uint32_t)(iov - g->iov);
 	g->ncook = (uint32_t)(ck - g->cookies);
-	g->free_seg = fs;
-	g->free_flow = ff;
+	g->nfree = nf;
 	g->st.pkts_out += n1;
 	g->st.hist[0] += n1;		/* hist_bin(1) */
 	g->st.flush[why] += n1;
@@ -2121,9 +2160,9 @@ age_prefetch(const struct sofl_gro *g, uint32_t fi)
 		return;
 	n = &g->flows[nx];
 	__builtin_prefetch(&g->head[n->hash & g->mask]);
-	if (n->count > 1) {	/* its headers, rewritten into the output */
-		__builtin_prefetch(n->frame);
-		__builtin_prefetch(n->frame + n->hdr_len - 1);
+	if (n->count > 1 && n->hdr != n->hc) {	/* headers not copied: the frame's */
+		__builtin_prefetch(n->hdr);
+		__builtin_prefetch(n->hdr + n->hdr_len - 1);
 	}
 	nn = n->age_next;
 	if (nn != NIL)

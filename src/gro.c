@@ -1661,6 +1661,7 @@ struct rxq {
 
 #define RX_CHUNK 16	/* inputs classified (and prefetched) ahead of the rules */
 #define BYP_FAST (-2)	/* rxq.byp: not classified yet, fast_merge first */
+#define BYP_FAST4 (-3)	/* ... IPv4, neither TCP nor UDP to coalesce: fast_bypass4 */
 
 /* L2/L3 checks and checksums (#5-#12): everything that does not depend on
  * held flows, so a whole chunk can be classified before the table is used. */
@@ -1740,10 +1741,19 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 }
 
 /* The LRU table's hash of @in without parsing it: its rx hash, or the flow
- * key's read from the frame; 0: unknown until parsed. */
+ * key's read from the frame; 0: unknown until parsed.  2: no hash needed,
+ * an IPv4 packet that cannot be coalesced (not TCP, nor UDP with UDP GRO
+ * on): fast_hold() delivers it at once without a lookup (the table has
+ * nothing to do with it), or declines to the parser. */
 static inline int
 fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h)
 {
+	const uint8_t *d = in->data;
+	unsigned v;
+	int l3 = fast_l3(g, d, in->len, 20, &v);
+
+	if (l3 >= 0 && v == 4 && d[l3 + 9] != 6 && (d[l3 + 9] != 17 || !g->cfg.udp))
+		return 2;
 	if (in->flags & SOFL_GRO_F_HASH) {
 		*h = in->hash;
 		return 1;
@@ -1764,7 +1774,13 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (g->fast && in[i].data && fast_hash(g, &in[i], &x[i].h)) {
+		int k = g->fast && in[i].data ? fast_hash(g, &in[i], &x[i].h) : 0;
+
+		if (k == 2) {
+			x[i].byp = BYP_FAST4;
+			continue;
+		}
+		if (k) {
 			x[i].byp = BYP_FAST;
 			x[i].b = x[i].h & g->mask;
 		} else {
@@ -1775,12 +1791,16 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t fi;
-		if (x[i].byp >= 0 || (fi = g->head[x[i].b]) == NIL)
+		if (x[i].byp >= 0 || x[i].byp == BYP_FAST4 || (fi = g->head[x[i].b]) == NIL)
 			continue;
 		flow_prefetch(g, fi);	/* line 0 and the header copy */
 	}
 	for (i = 0; i < n; i++) {
-		if (x[i].byp == BYP_FAST) {
+		if (x[i].byp == BYP_FAST4) {
+			if (fast_hold(g, &in[i], 0, 0))
+				continue;	/* delivered (a non-TCP IPv4 packet is never held) */
+			classify(g, &in[i], &x[i]);
+		} else if (x[i].byp == BYP_FAST) {
 			if (fast_merge(g, &in[i], x[i].h) ||
 			    (g->nohash && fast_hold(g, &in[i], x[i].h, 0))) {
 				g->nohash = 0;

@@ -42,10 +42,11 @@ struct seg {
 };
 
 /* A held flow.  Comparisons and completion read the first segment's
- * headers at hdr: in the caller's buffer (the Linux table: by the zero-copy
- * contract it stays valid and unchanged while the flow is held, and the
- * table's 64 flows stay in cache anyway), or, in the LRU table, a copy in
- * the entry (hc) made while the frame was in cache: with thousands of flows
+ * headers at hdr: in the caller's buffer (the Linux table and small LRU
+ * tables: by the zero-copy contract it stays valid and unchanged while the
+ * flow is held, and the frames of a few flows stay in cache), or, in an LRU
+ * table past PF_BYTES, a copy in the entry (hc) made while the frame was
+ * in cache (at 32 flows the copy cost ~2 ns per new flow): with thousands of flows
  * held, the first segment's buffer is cold when its flow's next segment
  * arrives (a DRAM miss and a TLB miss, at the end of a chain of dependent
  * loads), while the copy shares the entry's page and sits next to the line
@@ -117,6 +118,7 @@ struct sofl_gro {
 	int fast;		/* fast_merge applies (Linux policy) */
 	int avx2;		/* train_more may use AVX2 */
 	int use_age;		/* age list kept (LRU table or flush timeout) */
+	int pf;			/* LRU table larger than a core's L2: prefetch entries */
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
 	uint32_t mask_key[NMASK];
 	uint32_t nmask;
@@ -573,7 +575,7 @@ key_hash(const struct sofl_pkt *q)
  * IPv6; the rest of each test is the caller's.  @return the IP header's
  * offset (0 or 14) with *v = 4 or 6, or -1: another layout, or fewer than
  * @min bytes from the IP header on. */
-static inline int
+HOT int
 fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, unsigned *v)
 {
 	const uint32_t l3 = g->cfg.link == SOFL_LINK_RAW ? 0 : PK_ETH_HLEN;
@@ -600,8 +602,9 @@ fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, 
  * a frame has exactly these key fields, so the two agree and the LRU table
  * can try the fast path before parsing.  (A frame whose TCP/UDP header then
  * fails to parse is delivered at once: its hash decides nothing.)
- * @return 0 for any other layout (the caller parses). */
-static inline int
+ * @return 1, 0 for any other layout (the caller parses), or 2: IPv4 that is
+ * neither TCP nor UDP with UDP GRO on, *h not set. */
+HOT int
 raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t *h)
 {
 	const uint8_t *ip;
@@ -611,6 +614,8 @@ raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t 
 	if (l3 < 0)
 		return 0;
 	ip = d + l3;
+	if (v == 4 && ip[9] != 6 && (ip[9] != 17 || !g->cfg.udp))
+		return 2;	/* nothing to coalesce: see fast_hash() */
 	if (v == 4 && !(ip[6] & 0x3f) && !ip[7] && (ip[9] == 6 || ip[9] == 17)) {
 		*h = key_mix(ld32(ip + 12), 0, ld32(ip + 16), 0, sofl_get32(ip + 20), ip[9], 0, 0);
 		return 1;
@@ -784,7 +789,7 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	/* with many flows the entries holds take are cold: a free stack (not
 	 * a list through the entries, whose every pop waited for the last
 	 * one's miss) lets the entry FS_AHEAD holds away be fetched now */
-	if (!lnx && g->nfree >= FS_AHEAD)
+	if (!lnx && g->pf && g->nfree >= FS_AHEAD)
 		flow_prefetch(g, g->fstack[g->nfree - FS_AHEAD]);
 
 	f->hash = h;
@@ -811,7 +816,7 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	f->hdr = x->data;
 	if (!lnx) {		/* (the Linux table: fframe() is hdr) */
 		f->frame = x->data;
-		if (x->pay_off <= HCOPY) {
+		if (g->pf && x->pay_off <= HCOPY) {
 			/* a constant size copies inline (the bytes past the
 			 * headers are never read); a short frame copies its own */
 			if (x->pay_off + x->pay_len >= HCOPY)
@@ -1668,7 +1673,9 @@ struct rxq {
 	int badlen, ck;
 };
 
-#define RX_CHUNK 16	/* inputs classified (and prefetched) ahead of the rules */
+#define RX_CHUNK 32	/* inputs classified (and bucket heads prefetched) ahead of the rules */
+#define RX_AHEAD 8	/* inputs between a flow entry's prefetch and its use */
+#define PF_BYTES (1u << 20)	/* flow table size from which entries are prefetched */
 #define BYP_FAST (-2)	/* rxq.byp: not classified yet, fast_merge first */
 #define BYP_FAST4 (-3)	/* ... IPv4, neither TCP nor UDP to coalesce: fast_bypass4 */
 
@@ -1750,19 +1757,13 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 }
 
 /* The LRU table's hash of @in without parsing it: its rx hash, or the flow
- * key's read from the frame; 0: unknown until parsed.  2: no hash needed,
- * an IPv4 packet that cannot be coalesced (not TCP, nor UDP with UDP GRO
- * on): fast_hold() delivers it at once without a lookup (the table has
- * nothing to do with it), or declines to the parser. */
-static inline int
+ * key's read from the frame; 0: unknown until parsed.  2 (inputs without
+ * an rx hash): no hash needed, an IPv4 packet that cannot be coalesced (not
+ * TCP, nor UDP with UDP GRO on): fast_hold() delivers it at once without a
+ * lookup (the table has nothing to do with it), or declines to the parser. */
+HOT int
 fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h)
 {
-	const uint8_t *d = in->data;
-	unsigned v;
-	int l3 = fast_l3(g, d, in->len, 20, &v);
-
-	if (l3 >= 0 && v == 4 && d[l3 + 9] != 6 && (d[l3 + 9] != 17 || !g->cfg.udp))
-		return 2;
 	if (in->flags & SOFL_GRO_F_HASH) {
 		*h = in->hash;
 		return 1;
@@ -1770,16 +1771,30 @@ fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h)
 	return raw_key_hash(g, in->data, in->len, h);
 }
 
+/* The flow entry the bucket head of @x points to (large tables: a cache
+ * miss) — a hint: the rules look the table up again. */
+HOT void
+entry_prefetch(const struct sofl_gro *g, const struct rxq *x)
+{
+	uint32_t fi;
+
+	if (x->byp < 0 && x->byp != BYP_FAST4 && (fi = g->head[x->b]) != NIL)
+		flow_prefetch(g, fi);	/* line 0 and the header copy */
+}
+
 /* LRU table, a chunk: classify each input (prefetching bucket heads) —
  * except one whose hash is known unparsed while the fast paths apply: it
  * is tried with fast_merge and fast_hold first, in order, and classified
- * only if they decline —, prefetch the flow entries the heads point to
- * (large tables: these are cache misses), then run the rules in order.
- * Prefetches are hints only; the rules look up the table again. */
+ * only if they decline —, then run the rules in order, prefetching the
+ * flow entry RX_AHEAD inputs ahead (large tables: these are cache misses;
+ * all fetched before the first input's rules, the first inputs would wait
+ * for theirs).  Prefetches are hints only; the rules look up the table
+ * again. */
 static void
 rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 {
 	struct rxq x[RX_CHUNK];
+	const int pf = g->pf;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -1795,16 +1810,14 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 		} else {
 			classify(g, &in[i], &x[i]);
 		}
-		if (x[i].byp < 0)
+		if (pf && x[i].byp < 0)
 			__builtin_prefetch(&g->head[x[i].b]);
 	}
+	for (i = 0; pf && i < n && i < RX_AHEAD; i++)
+		entry_prefetch(g, &x[i]);
 	for (i = 0; i < n; i++) {
-		uint32_t fi;
-		if (x[i].byp >= 0 || x[i].byp == BYP_FAST4 || (fi = g->head[x[i].b]) == NIL)
-			continue;
-		flow_prefetch(g, fi);	/* line 0 and the header copy */
-	}
-	for (i = 0; i < n; i++) {
+		if (pf && i + RX_AHEAD < n)
+			entry_prefetch(g, &x[i + RX_AHEAD]);
 		if (x[i].byp == BYP_FAST4) {
 			if (fast_hold(g, &in[i], 0, 0))
 				continue;	/* delivered (a non-TCP IPv4 packet is never held) */
@@ -1976,6 +1989,9 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 #endif
 	g->timeout_ns = (uint64_t)cfg->flush_timeout_us * 1000;
 	g->use_age = !g->lnx || g->timeout_ns;
+	/* prefetching flow entries pays where they miss the cache: measured,
+	 * at 32 flows (all cached) the prefetches cost 1-2 ns per packet */
+	g->pf = !g->lnx && (size_t)g->nflows * sizeof(struct flow) > PF_BYTES;
 	g->seg_cap = g->cfg.max_batch + g->cfg.max_held;
 	nsuper = g->seg_cap / 2 + 1;
 	if (nsuper > g->nflows + g->cfg.max_batch)
@@ -2206,7 +2222,8 @@ flush_lru(struct sofl_gro *g, int why, int aged_only)
 	while ((fi = g->age.head) != NIL) {
 		if (aged_only && g->now - g->flows[fi].age < g->timeout_ns)
 			break;
-		age_prefetch(g, fi);
+		if (g->pf)
+			age_prefetch(g, fi);
 		complete(g, fi, why);
 	}
 }

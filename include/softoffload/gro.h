@@ -61,13 +61,15 @@
  *   (never dropped), chosen by CLOCK (second chance): a merge only marks its
  *   own entry, so the table's work per packet does not grow with the number
  *   of flows (its cache misses do: a flow not touched for many polls is cold
- *   memory).  To keep those misses to the flow's own entry, an LRU-table
- *   entry (192 bytes) holds the first segment and a copy of its headers up
- *   to 86 bytes (Ethernet + IPv6 + TCP with timestamps), taken at hold time;
- *   lookups, comparisons and completion read the copy.  The Linux table,
- *   and longer headers, read the first segment's headers in the caller's
- *   buffer.  Either way held input buffers must stay unchanged (see above):
- *   outputs point into them.
+ *   memory).  To keep those misses to the flow's own entry, a flow entry
+ *   (192 bytes) holds the first segment, and in an LRU table of more than
+ *   5461 flows (entries past 1 MB, a core's L2 here) a copy of its headers
+ *   up to 86 bytes (Ethernet + IPv6 + TCP with timestamps), taken at hold
+ *   time, which lookups, comparisons and completion read; such a table's
+ *   entries are also prefetched ahead of use.  Smaller tables, the Linux
+ *   table and longer headers read the first segment's headers in the
+ *   caller's buffer.  Either way held input buffers must stay unchanged
+ *   (see above): outputs point into them.
  *
  * Fast paths (policy SOFL_GRO_POLICY_LINUX; same decisions and outputs)
  *   The common cases skip sofl_pkt_parse(): a full-size next segment of a

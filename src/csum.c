@@ -10,13 +10,35 @@ struct impl {
 	const char *name;
 	sofl_csum_kernel_fn sum;
 	sofl_csum_copy_fn copy;
+	sofl_csum_resid_fn resid;
 };
 
-static const struct impl impls[] = {
-	[SOFL_CSUM_GENERIC] = { "generic", sofl_csum_generic, sofl_csum_copy_generic },
+/* Residue kernels (csum_impl.h) of the portable and AVX2 implementations:
+ * the generic kernel's 64-bit end-around-carry word sum as it is; the AVX2
+ * kernel's sum with sum = 0, which is the folded memory-order sum
+ * byte-swapped (nothing to carry), swapped back. */
+static uint64_t
+resid_generic(const void *buf, size_t len)
+{
+	return sofl_csum_words64(buf, len);
+}
+
 #if defined(__x86_64__)
-	[SOFL_CSUM_AVX2]    = { "avx2", sofl_csum_avx2, sofl_csum_copy_avx2 },
-	[SOFL_CSUM_AVX512]  = { "avx512", sofl_csum_avx512, sofl_csum_copy_avx512 },
+static uint64_t
+resid_avx2(const void *buf, size_t len)
+{
+	uint32_t t = sofl_csum_avx2(0, buf, len);
+
+	return ((t & 0xff) << 8) | (t >> 8);
+}
+#endif
+
+static const struct impl impls[] = {
+	[SOFL_CSUM_GENERIC] = { "generic", sofl_csum_generic, sofl_csum_copy_generic, resid_generic },
+#if defined(__x86_64__)
+	[SOFL_CSUM_AVX2]    = { "avx2", sofl_csum_avx2, sofl_csum_copy_avx2, resid_avx2 },
+	[SOFL_CSUM_AVX512]  = { "avx512", sofl_csum_avx512, sofl_csum_copy_avx512,
+				sofl_csum_resid_avx512 },
 #endif
 };
 
@@ -25,8 +47,10 @@ static const struct impl impls[] = {
  * call: kernels share its signature). */
 static uint32_t resolve_sum(uint32_t sum, const void *buf, size_t len);
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum);
+static uint64_t resolve_resid(const void *buf, size_t len);
 static sofl_csum_kernel_fn sum_fn = resolve_sum;
 static sofl_csum_copy_fn copy_fn = resolve_copy;
+static sofl_csum_resid_fn resid_fn = resolve_resid;
 static const struct impl *cur;
 
 SOFL_API int
@@ -70,6 +94,7 @@ install(const struct impl *c)
 {
 	__atomic_store_n(&sum_fn, c->sum, __ATOMIC_RELAXED);
 	__atomic_store_n(&copy_fn, c->copy, __ATOMIC_RELAXED);
+	__atomic_store_n(&resid_fn, c->resid, __ATOMIC_RELAXED);
 	__atomic_store_n(&cur, c, __ATOMIC_RELEASE);
 }
 
@@ -97,6 +122,12 @@ resolve_copy(void *dst, const void *src, size_t len, uint32_t sum)
 	return get_impl()->copy(dst, src, len, sum);
 }
 
+static uint64_t
+resolve_resid(const void *buf, size_t len)
+{
+	return get_impl()->resid(buf, len);
+}
+
 SOFL_API int
 sofl_csum_set_impl(enum sofl_csum_impl impl)
 {
@@ -120,6 +151,15 @@ SOFL_API uint32_t
 	sofl_csum_kernel_fn f = __atomic_load_n(&sum_fn, __ATOMIC_RELAXED);
 
 	return f(sum, buf, len);
+}
+
+/* Internal (csum_impl.h): the residue kernel in use, for verifiers. */
+uint64_t
+sofl_csum_resid(const void *buf, size_t len)
+{
+	sofl_csum_resid_fn f = __atomic_load_n(&resid_fn, __ATOMIC_RELAXED);
+
+	return f(buf, len);
 }
 
 SOFL_API uint32_t

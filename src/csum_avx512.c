@@ -303,9 +303,16 @@ aligned_sum(const unsigned char *p, size_t len, int eight)
 	__m512i a0, a1, a2, a3, a4, a5, a6, a7, h, t = z;
 	unsigned r = (unsigned)(k & 1) * 8;
 	uint64_t s;
+	__m256i y;
+	__m128i x;
 
 	a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = z;
-	h = step(z, _mm512_maskz_loadu_epi8(~0ULL << k, a));
+	/* every vector, masked ones too, counts its 32 words as w - 32768: two
+	 * per lane, so 65536 per vector makes each lane the plain sum of its
+	 * words (< 2^32 up to L1_MAX), added here, off the path from the last
+	 * load to the total */
+	h = step(_mm512_set1_epi32((int)(((take + 63) / 64) << 16)),
+		 _mm512_maskz_loadu_epi8(~0ULL << k, a));
 	if (eight) {
 		for (; take - o >= 512; o += 512) {
 			VECA(a0, 0); VECA(a1, 64); VECA(a2, 128); VECA(a3, 192);
@@ -336,8 +343,13 @@ aligned_sum(const unsigned char *p, size_t len, int eight)
 	a0 = _mm512_add_epi32(a0, _mm512_add_epi32(h, t));
 	if (eight)
 		a0 = _mm512_add_epi32(a0, a4);
-	/* every vector, masked ones too, counted its 32 words as w - 32768 */
-	s = (uint64_t)(hsum32(a0) + (int64_t)(((take + 63) / 64) << 20));
+	/* The unsigned lanes, two by two, as eight 64-bit words hi 2^32 + lo:
+	 * summed, not the total of the lanes but congruent to it modulo 0xffff
+	 * (2^32 = 1), and 0 only when it is — all a fold needs, in fewer steps
+	 * than summing 32-bit lanes. */
+	y = _mm256_add_epi64(_mm512_castsi512_si256(a0), _mm512_extracti64x4_epi64(a0, 1));
+	x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+	s = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(x, _mm_unpackhi_epi64(x, x)));
 	return s << r | s >> ((64 - r) & 63);
 }
 #undef VECA
@@ -396,6 +408,32 @@ sofl_csum_avx512(uint32_t sum, const void *buf, size_t len)
 	    (len > MID || ((len - 1) & 63) + ((uintptr_t)buf & 63) < 64))
 		return unaligned_sum(sum, buf, len);
 	return sofl_csum_finish(sum, sum_any(buf, NULL, len, 0));
+}
+
+/* The residue kernel (csum_impl.h): the paths of sofl_csum_avx512() with
+ * their exact 64-bit sums returned as they are (short buffers: folded). */
+VNNI uint64_t
+sofl_csum_resid_avx512(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint32_t t;
+
+	if (len > BLOCK * 64) {
+		t = long_sum(0, p, len);	/* the folded sum, byte-swapped */
+		return ((t & 0xff) << 8) | (t >> 8);
+	}
+	if (len >= ALIGN_MIN && len <= L1_MAX && ((uintptr_t)p & 63) &&
+	    (len > MID || ((len - 1) & 63) + ((uintptr_t)p & 63) < 64))
+		return aligned_sum(p, len, len > MID);
+	if (!len)
+		return 0;
+	if (len <= SHORT_MAX)
+		return sum_short(p, NULL, len, 0);
+	if (len <= MID)
+		return block4(p, NULL, len, 0);
+	if (len > L1_MAX)
+		return block_y(p, NULL, len, 0);
+	return block(p, NULL, len, 0);
 }
 
 VNNI uint32_t

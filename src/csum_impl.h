@@ -16,6 +16,13 @@
 
 typedef uint32_t (*sofl_csum_kernel_fn)(uint32_t sum, const void *buf, size_t len);
 typedef uint32_t (*sofl_csum_copy_fn)(void *dst, const void *src, size_t len, uint32_t sum);
+/* A residue kernel (for verifiers, sofl_csum_verify() below): a 64-bit value
+ * congruent modulo 0xffff to the sum of buf[0..len)'s 16-bit words in memory
+ * order (an odd last byte padded with zero), and 0 exactly when that sum is 0
+ * (every word 0).  Neither folded to 16 bits nor byte-swapped: the steps a
+ * kernel takes after its last load to return a sofl_csum_add() value, which
+ * the verifier's fold would then undo, are left out. */
+typedef uint64_t (*sofl_csum_resid_fn)(const void *buf, size_t len);
 
 uint32_t sofl_csum_generic(uint32_t sum, const void *buf, size_t len);
 uint32_t sofl_csum_copy_generic(void *dst, const void *src, size_t len, uint32_t sum);
@@ -24,7 +31,11 @@ uint32_t sofl_csum_avx2(uint32_t sum, const void *buf, size_t len);
 uint32_t sofl_csum_copy_avx2(void *dst, const void *src, size_t len, uint32_t sum);
 uint32_t sofl_csum_avx512(uint32_t sum, const void *buf, size_t len);
 uint32_t sofl_csum_copy_avx512(void *dst, const void *src, size_t len, uint32_t sum);
+uint64_t sofl_csum_resid_avx512(const void *buf, size_t len);
 #endif
+/* The residue kernel of the implementation in use (csum.c): one indirect
+ * jump, like sofl_csum_add(). */
+uint64_t sofl_csum_resid(const void *buf, size_t len);
 
 /* Adds a 16-bit memory-order sum to a big-endian-word sum. */
 static inline uint32_t
@@ -144,6 +155,21 @@ sofl_csum_words64(const void *buf, size_t len)
 	}
 	s3 = sofl_adc64(s3, sofl_tail_word(p, len & 7));
 	return sofl_adc64(sofl_adc64(s0, s1), sofl_adc64(s2, s3));
+}
+
+/* sofl_csum_verify() :
+ * 1 exactly when sofl_csum_fold(sofl_csum_add(sum, buf, len)) == 0xffff (a
+ * checksum verifies), from the residue kernel.  With T that sum and R the
+ * residue: the API's words are the memory-order words byte-swapped, and a
+ * swap multiplies by 256 modulo 0xffff, so T = sum + 256 R (mod 0xffff);
+ * times 256 (invertible: 256 * 256 = 1 mod 0xffff), T = 0 exactly when
+ * V = R + 256 sum = 0 (mod 0xffff).  V and T are 0 only together (sum 0 and
+ * every word 0), and sofl_fold64(V) is 0xffff exactly when V = 0 (mod 0xffff)
+ * and V != 0, as sofl_csum_fold(T) is 0xffff exactly when T is. */
+static inline int
+sofl_csum_verify(uint32_t sum, const void *buf, size_t len)
+{
+	return sofl_fold64(sofl_adc64(sofl_csum_resid(buf, len), (uint64_t)sum << 8)) == 0xffff;
 }
 
 /* CPU feature bits (src/cpu.c). */

@@ -15,9 +15,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include "csum_impl.h"	/* sofl_csum_verify(), sofl_cpu_features() */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
-#include "csum_impl.h"	/* sofl_cpu_features() */
 #define GRO_AVX2 1	/* a train's compare in 32-byte words where the CPU has AVX2 */
 #endif
 
@@ -173,6 +173,33 @@ l4_pseudo(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l4len)
 				       sofl_csum_pseudo_v6(ip + 8, ip + 24, proto, l4len));
 }
 
+/* 1 when sofl_csum_fold(sofl_csum_add(sum, buf, len)) == 0xffff: short
+ * buffers inline, longer ones by the residue kernel, which skips the fold
+ * and byte swap a kernel's sum ends with (they are on the path from the
+ * last load to the verdict). */
+static __attribute__((noinline)) int
+csum_ok_small(uint32_t sum, const uint8_t *buf, uint32_t len)
+{
+	return sofl_csum_fold(sofl_csum_add_small(sum, buf, len)) == 0xffff;
+}
+
+static inline int
+csum_ok(uint32_t sum, const uint8_t *buf, uint32_t len)
+{
+	if (len <= SOFL_CSUM_INLINE_MAX)
+		return csum_ok_small(sum, buf, len);
+	return sofl_csum_verify(sum, buf, len);
+}
+
+/* l4_sum_ok() for an IP header of another length (IPv6 extension headers):
+ * the pseudo-header summed apart.  Out of line, so that the usual case needs
+ * no registers saved around the kernel call. */
+static __attribute__((noinline)) int
+l4_sum_ok_ext(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, uint32_t l4len)
+{
+	return csum_ok(l4_pseudo(ipv, ip, proto, l4len), ip + l3len, l4len);
+}
+
 /* 1 when the TCP/UDP checksum of the @l4len bytes at ip + @l3len verifies.
  * Without IPv6 extension headers the pseudo-header's addresses sit right
  * before the L4 header (IPv4 bytes 12-19, IPv6 8-39), so one kernel pass
@@ -185,10 +212,9 @@ l4_sum_ok(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, uint32
 	uint32_t a = ipv == 4 ? 12 : 8;
 
 	if (l3len == (ipv == 4 ? 20u : 40u))
-		return sofl_csum_fold(sofl_csum_add(proto + (ipv == 4 ? (l4len & 0xffff) : l4len),
-						    ip + a, l3len - a + l4len)) == 0xffff;
-	return sofl_csum_fold(sofl_csum_add(l4_pseudo(ipv, ip, proto, l4len), ip + l3len,
-					    l4len)) == 0xffff;
+		return csum_ok(proto + (ipv == 4 ? (l4len & 0xffff) : l4len), ip + a,
+			       l3len - a + l4len);
+	return l4_sum_ok_ext(ipv, ip, proto, l3len, l4len);
 }
 
 /* ---- lists ---- */
@@ -628,18 +654,13 @@ raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t 
 	return 0;
 }
 
-/* IPv4 header checksum of a 20-byte header: 1 when it verifies. */
+/* IPv4 header checksum of a 20-byte header: 1 when it verifies.  Summed in
+ * memory-order 64-bit words (a byte swap keeps a sum's fold 0xffff or not),
+ * end-around carries, one fold. */
 static inline int
 ip4_csum_ok(const uint8_t *ip)
 {
-	uint64_t s = (uint64_t)ld32(ip) + ld32(ip + 4) + ld32(ip + 8) + ld32(ip + 12) +
-		     ld32(ip + 16);
-
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return s == 0xffff;
+	return sofl_fold64(sofl_adc64(sofl_adc64(ld64(ip), ld64(ip + 8)), ld32(ip + 16))) == 0xffff;
 }
 
 /* a != b over n bytes, n >= 8 or a multiple of 4 (inline, no libc call) */

@@ -1,4 +1,4 @@
-/* Description: checksums — RFC 1071/1624 vectors, pseudo-headers, UDP/TCP zero rules, peer bugs (DPDK/VPP) as cases, packet helpers (check/fill/complete_partial), and every kernel (generic/AVX2/AVX-512) vs a naive reference at every length 0..4096 x alignment 0..63, random lengths, guard pages; the inline short-buffer path vs the library call. */
+/* Description: checksums — RFC 1071/1624 vectors, pseudo-headers, UDP/TCP zero rules, peer bugs (DPDK/VPP) as cases, packet helpers (check/fill/complete_partial), and every kernel (generic/AVX2/AVX-512) vs a naive reference at every length 0..4096 x alignment 0..63, random lengths, guard pages; the verifiers' residue kernels vs the folded sum; the inline short-buffer path vs the library call. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "helpers.h"
+#include "csum_impl.h"	/* sofl_csum_verify(): the residue kernels */
 
 static const char *self_path;
 
@@ -950,6 +951,87 @@ test_impls_aligned_loads(void **state)
 	free(b);
 }
 
+/* The verifiers' path (csum_impl.h): sofl_csum_verify(sum, b, len) — the
+ * residue kernel, its value neither folded nor byte-swapped, tested modulo
+ * 0xffff — says 1 exactly when sofl_csum_fold(sofl_csum_add(sum, b, len)) is
+ * 0xffff.  Every implementation; lengths 0..1600 and around the vector
+ * kernels' bounds up to the streaming one, every start 0..63 or a spread of
+ * them; random, all-0x00, all-0xFF and signed-extreme contents; seeds 0,
+ * 0xffff, 0xffffffff, random, and the seed that makes the sum verify (the
+ * case a receive path sees, which random buffers almost never give), then
+ * that seed off by one and plus 0xffff. */
+static int
+fold_ok(uint32_t seed, const uint8_t *b, size_t len)
+{
+	return sofl_csum_fold((sofl_csum_add)(seed, b, len)) == 0xffff;
+}
+
+static void
+verify_case(uint32_t seed, const uint8_t *b, size_t len)
+{
+	if (sofl_csum_verify(seed, b, len) != fold_ok(seed, b, len)) {
+		fprintf(stderr, "impl %s len %zu start %zu seed %08x: verify %d, fold says %d\n",
+			sofl_csum_impl_name(), len, (size_t)((uintptr_t)b & 63), seed,
+			sofl_csum_verify(seed, b, len), fold_ok(seed, b, len));
+		fail();
+	}
+}
+
+static void
+verify_all_seeds(const uint8_t *b, size_t len, uint64_t *r)
+{
+	uint32_t good = (uint16_t)~sofl_csum_fold((sofl_csum_add)(0, b, len));
+
+	assert_int_equal(fold_ok(good, b, len), 1);
+	verify_case(good, b, len);
+	verify_case(good + 0xffff, b, len);
+	verify_case(good ^ 1, b, len);
+	verify_case(0, b, len);
+	verify_case(0xffff, b, len);
+	verify_case(0xffffffff, b, len);
+	verify_case((uint32_t)t_rand(r), b, len);
+}
+
+static void
+test_impls_verify(void **state)
+{
+	enum { N = (2 << 20) + 4096 };
+	static const size_t lens[] = {
+		1000, 1023, 1024, 1025, 1088, 1448, 1460, 1480, 1488, 1500, 1512, 1514, 1535,
+		1536, 1537, 1600, 2048, 2049, 4096, 9000, 9001, 32767, 32768, 32769, 65535,
+		65536, 65537, 100001, (2 << 20) - 1, 2 << 20, (2 << 20) + 1,
+	};
+	uint8_t *b = aligned_alloc(64, N);
+	uint64_t r = 4242;
+	size_t i, k, al, len;
+	int im, fillk;
+	(void)state;
+
+	assert_non_null(b);
+	for (fillk = 0; fillk < 4; fillk++) {
+		for (i = 0; i < N; i++) {
+			switch (fillk) {
+			case 0: b[i] = (uint8_t)t_rand(&r); break;
+			case 1: b[i] = 0; break;
+			case 2: b[i] = 0xff; break;
+			default: b[i] = i & 1 ? 0x00 : 0x80; break;
+			}
+		}
+		for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+			if (!impl_ok(im))
+				continue;
+			use(im);
+			for (len = 0; len <= 1600; len++)
+				for (al = len % 5; al < 64; al += 9)
+					verify_all_seeds(b + al, len, &r);
+			for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+				for (al = 0; al < 64; al += lens[k] > 65537 ? 21 : 1)
+					verify_all_seeds(b + al, lens[k], &r);
+		}
+	}
+	free(b);
+}
+
 /* Nothing is read outside the buffer: buffers that end at, or start right
  * after, a PROT_NONE page fault on any stray access. */
 static void
@@ -1125,6 +1207,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_impls_random_and_long),
 		cmocka_unit_test(test_impls_guard_pages),
 		cmocka_unit_test(test_impls_aligned_loads),
+		cmocka_unit_test(test_impls_verify),
 		cmocka_unit_test(test_inline_path),
 		cmocka_unit_test(test_impl_selection),
 	};

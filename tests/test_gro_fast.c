@@ -1,4 +1,4 @@
-/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP, other IP protocols and TCP bytes typed UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical.  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
+/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP, other IP protocols and TCP bytes typed UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical; and software checksums decide on their own (bad TCP/IPv4 checksums at chosen bytes of full-size frames, new flows and trains, every checksum implementation: exactly the bad ones bypassed, each input counted once).  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -304,11 +304,150 @@ test_fast_equals_general(void **state)
 	assert_true(merged > (uint64_t)runs * 64 / 4);
 }
 
+/* Software checksums decide, not only agree: bursts of full-size segments
+ * (1448 bytes, as W1 and W3 of bench_gro) not flagged verified, a new flow
+ * per frame (fast_hold) or one flow's segments in a row (a train), IPv4 and
+ * IPv6, each frame at its own offset from a 64-byte boundary (the vector
+ * kernels' aligned and unaligned paths, odd starts), under every checksum
+ * implementation, fast path on and off.  A few frames carry a bad TCP
+ * checksum (a bit flipped in the first, a middle or the last byte of the
+ * segment) or, IPv4, a bad header checksum: exactly those go out alone with
+ * L4_CSUM / IP_CSUM, every other one is held or merged, and csum_sw_l4 /
+ * csum_sw_ip count each input once (the TCP checksum of every input whose
+ * IPv4 header verified).  Skipping or misjudging a verification, or counting
+ * one twice, fails here even where both engines would agree. */
+#define SWN 32
+static void
+sw_burst(uint8_t (*buf)[FRAME + 64], struct sofl_gro_in *in, int ipv, int train, uint64_t *r,
+	 int *bad4, int *bad_ip)
+{
+	struct t_spec s;
+	uint8_t ts[12];
+	int k;
+
+	for (k = 0; k < SWN; k++) {
+		uint32_t off = rnd(r, 64);
+		uint8_t *b = buf[k] + off;
+		size_t len, l3 = 14, l4 = l3 + (ipv == 4 ? 20 : 40);
+
+		t_spec_init(&s, ipv, 6);
+		t_opt_ts_set(ts, 1000u + (uint32_t)k, 77);
+		s.tcp_opts = ts;
+		s.tcp_opts_len = 12;
+		s.sport = (uint16_t)(train ? 40000 : 40000 + k);
+		s.seq = train ? 0x10000000u + (uint32_t)k * 1448 : 0x10000000u * (uint32_t)k;
+		s.ip_id = (uint16_t)(train ? 0x100 + k : 0x100 * k);
+		s.pay_len = 1448;
+		s.pay_off = s.seq;
+		s.pay_seed = (uint8_t)k;
+		if (train)	/* one TS value for the whole train: TS changes flush */
+			t_opt_ts_set(ts, 1000u, 77);
+		len = t_build(b, FRAME, &s);
+		bad4[k] = bad_ip[k] = 0;
+		if (k % 7 == 3) {	/* first, a middle or the last byte of the segment */
+			static const int where[3] = { 0, 700, -1 };
+			int w = where[(k / 7) % 3];
+			b[w < 0 ? len - 1 : l4 + 32 + (size_t)w] ^= (uint8_t)(1u << (k & 7));
+			bad4[k] = 1;
+		} else if (ipv == 4 && k % 11 == 5) {
+			b[l3 + 10] ^= 0x10;	/* IPv4 header checksum */
+			bad_ip[k] = 1;
+		}
+		in[k].data = b;
+		in[k].len = (uint32_t)len;
+		in[k].flags = SOFL_GRO_F_HASH;
+		in[k].hash = train ? 0x1234567u : 0x1000u + (uint32_t)k * 0x9e37u;
+		in[k].cookie = (uint64_t)k;
+	}
+}
+
+static void
+test_sw_csum_decides(void **state)
+{
+	static uint8_t buf[SWN][FRAME + 64] __attribute__((aligned(64)));
+	struct sofl_gro_in in[SWN];
+	struct sofl_gro_config cfg;
+	struct sofl_gro_stats st;
+	const struct sofl_gro_out *o;
+	int bad4[SWN], bad_ip[SWN], im, ipv, train, fast, tab, rep;
+	uint64_t r = 0x5eed;
+	(void)state;
+
+	for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+		if (!sofl_csum_impl_available((enum sofl_csum_impl)im))
+			continue;
+		assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)im), 0);
+		for (rep = 0; rep < 6; rep++)
+		for (ipv = 4; ipv <= 6; ipv += 2)
+		for (train = 0; train < 2; train++)
+		for (tab = 0; tab < 2; tab++)
+		for (fast = 0; fast < 2; fast++) {
+			struct sofl_gro *g;
+			int n, i, k, segs = 0, nbad4 = 0, nbad_ip = 0, seen[SWN] = { 0 };
+			int ip4 = ipv == 4;
+
+			sw_burst(buf, in, ipv, train, &r, bad4, bad_ip);
+			for (k = 0; k < SWN; k++) {
+				nbad4 += bad4[k];
+				nbad_ip += bad_ip[k];
+			}
+			sofl_gro_config_init(&cfg);
+			cfg.table = tab ? SOFL_GRO_TABLE_LRU : SOFL_GRO_TABLE_LINUX;
+			cfg.max_flows = 64;
+			assert_int_equal(sofl_gro_create(&cfg, &g), 0);
+			sofl_gro_set_fast(g, fast);
+			assert_int_equal(sofl_gro_receive(g, in, SWN, 0), SWN);
+			sofl_gro_poll_end(g, 0);
+			n = sofl_gro_outputs(g, &o);
+			for (i = 0; i < n; i++) {
+				uint32_t c;
+
+				segs += (int)o[i].segs;
+				for (c = 0; c < o[i].segs; c++) {
+					k = (int)o[i].cookies[c];
+					assert_true(k >= 0 && k < SWN && !seen[k]);
+					seen[k] = 1;
+					if (bad4[k] || bad_ip[k]) {
+						if (!o[i].bypass || o[i].segs != 1 ||
+						    o[i].reason != (bad4[k] ? SOFL_GRO_BYPASS_L4_CSUM
+									    : SOFL_GRO_BYPASS_IP_CSUM)) {
+							fprintf(stderr, "impl %s ipv %d train %d fast %d: "
+								"input %d (bad) out bypass %u reason %u\n",
+								sofl_csum_impl_name(), ipv, train, fast, k,
+								o[i].bypass, o[i].reason);
+							fail();
+						}
+					} else if (o[i].bypass) {
+						fprintf(stderr, "impl %s ipv %d train %d fast %d: input %d "
+							"(good) bypassed, reason %u\n", sofl_csum_impl_name(),
+							ipv, train, fast, k, o[i].reason);
+						fail();
+					}
+				}
+			}
+			assert_int_equal(segs, SWN);
+			/* a train: the good segments between bad ones merge */
+			if (train)
+				assert_true(n <= 2 * (nbad4 + nbad_ip) + 1);
+			else
+				assert_int_equal(n, SWN);
+			sofl_gro_get_stats(g, &st);
+			assert_int_equal(st.bypass[SOFL_GRO_BYPASS_L4_CSUM], nbad4);
+			assert_int_equal(st.bypass[SOFL_GRO_BYPASS_IP_CSUM], nbad_ip);
+			assert_int_equal(st.csum_sw_ip, ip4 ? SWN : 0);
+			assert_int_equal(st.csum_sw_l4, SWN - nbad_ip);
+			sofl_gro_release(g);
+			sofl_gro_destroy(g);
+		}
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_equals_general),
+		cmocka_unit_test(test_sw_csum_decides),
 	};
 	const char *e;
 

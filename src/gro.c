@@ -155,8 +155,8 @@ struct sofl_gro {
 	struct sofl_gro_stats st;
 };
 
-/* The first segment's frame: hdr in the Linux table (no copy), which
- * leaves line 1 to the relaxed policy and timeouts. */
+/* The first segment's frame: hdr in the Linux table, which never copies
+ * headers and so does not store frame as well. */
 static inline const uint8_t *
 fframe(const struct sofl_gro *g, const struct flow *f)
 {

@@ -160,16 +160,24 @@ sofl_csum_words64(const void *buf, size_t len)
 /* sofl_csum_verify() :
  * 1 exactly when sofl_csum_fold(sofl_csum_add(sum, buf, len)) == 0xffff (a
  * checksum verifies), from the residue kernel.  With T that sum and R the
- * residue: the API's words are the memory-order words byte-swapped, and a
- * swap multiplies by 256 modulo 0xffff, so T = sum + 256 R (mod 0xffff);
- * times 256 (invertible: 256 * 256 = 1 mod 0xffff), T = 0 exactly when
- * V = R + 256 sum = 0 (mod 0xffff).  V and T are 0 only together (sum 0 and
- * every word 0), and sofl_fold64(V) is 0xffff exactly when V = 0 (mod 0xffff)
- * and V != 0, as sofl_csum_fold(T) is 0xffff exactly when T is. */
+ * residue: on a little-endian host the API's words are the memory-order
+ * words byte-swapped, and a swap multiplies by 256 modulo 0xffff, so
+ * T = sum + 256 R (mod 0xffff); times 256 (invertible: 256 * 256 = 1 mod
+ * 0xffff), T = 0 exactly when V = R + 256 sum = 0 (mod 0xffff).  On a
+ * big-endian host memory order is the API's (sofl_csum_finish() swaps
+ * nothing): T = sum + R, and V = R + sum.  V and T are 0 only together (sum
+ * 0 and every word 0), and sofl_fold64(V) is 0xffff exactly when V = 0 (mod
+ * 0xffff) and V != 0, as sofl_csum_fold(T) is 0xffff exactly when T is. */
 static inline int
 sofl_csum_verify(uint32_t sum, const void *buf, size_t len)
 {
-	return sofl_fold64(sofl_adc64(sofl_csum_resid(buf, len), (uint64_t)sum << 8)) == 0xffff;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	const uint64_t s = sum;
+#else
+	const uint64_t s = (uint64_t)sum << 8;
+#endif
+
+	return sofl_fold64(sofl_adc64(sofl_csum_resid(buf, len), s)) == 0xffff;
 }
 
 /* CPU feature bits (src/cpu.c). */

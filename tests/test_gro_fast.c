@@ -199,18 +199,21 @@ check_same_out(const struct sofl_gro_out *a, const struct sofl_gro_out *b, int r
 	}
 }
 
-/* Feeds @st through engines a (fast) and b (general) poll by poll. */
+/* Feeds @st through engines a (@ca) and b (@cb; fast paths off unless
+ * @fast_b) poll by poll. */
 static void
-compare_run(const struct stream *st, const struct sofl_gro_config *cfg, int run)
+compare_engines(const struct stream *st, const struct sofl_gro_config *ca,
+		const struct sofl_gro_config *cb, int fast_b, int run)
 {
 	struct sofl_gro *a, *b;
 	struct sofl_gro_stats sa, sb;
 	const struct sofl_gro_out *oa, *ob;
 	int i, start = 0, k, na, nb;
 
-	assert_int_equal(sofl_gro_create(cfg, &a), 0);
-	assert_int_equal(sofl_gro_create(cfg, &b), 0);
-	sofl_gro_set_fast(b, 0);
+	assert_int_equal(sofl_gro_create(ca, &a), 0);
+	assert_int_equal(sofl_gro_create(cb, &b), 0);
+	if (!fast_b)
+		sofl_gro_set_fast(b, 0);
 	sofl_gro_set_avx2(a, run & 1);	/* both train compares, where AVX2 exists */
 	for (i = 0; i < st->n; i++) {
 		if (i != st->n - 1 && !st->brk[i] && i + 1 - start < 64)
@@ -251,34 +254,53 @@ compare_run(const struct stream *st, const struct sofl_gro_config *cfg, int run)
 	sofl_gro_destroy(b);
 }
 
+/* Feeds @st through engines a (fast) and b (general) poll by poll. */
+static void
+compare_run(const struct stream *st, const struct sofl_gro_config *cfg, int run)
+{
+	compare_engines(st, cfg, cfg, 0, run);
+}
+
+/* Run @run's random stream (test_fast_equals_general's) into @st; @small:
+ * some flows' segments carry 1-24 bytes (frames shorter than the LRU
+ * table's 86-byte header copy). */
+static void
+gen_stream(struct stream *st, uint64_t *r, int run, int small)
+{
+	static const uint32_t flagmodes[4] = { 0, SOFL_GRO_F_CSUM_OK,
+		SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK, 8 };
+	struct flowgen fl[NFL];
+	int hashmode, i, nf;
+	uint32_t flagmode;
+
+	*r = seed0 + (uint64_t)run * 0x9e3779b97f4a7c15ull;
+	nf = 1 + (int)rnd(r, NFL);
+	hashmode = (int)rnd(r, 3);	/* 0 none, 1 per flow, 2 random/colliding */
+	flagmode = flagmodes[rnd(r, 4)];
+	for (i = 0; i < nf; i++) {
+		flow_init(&fl[i], r, i);
+		if (small && rnd(r, 2))
+			fl[i].mss = (uint16_t)(1 + rnd(r, 24));
+	}
+	st->n = 0;
+	while (st->n < NPK) {
+		struct flowgen *f = &fl[rnd(r, 4) ? rnd(r, 2) % nf : rnd(r, (uint32_t)nf)];
+		gen_packet(st, f, r, hashmode, flagmode);
+	}
+}
+
 static void
 test_fast_equals_general(void **state)
 {
 	static struct stream st;
-	struct flowgen fl[NFL];
 	struct sofl_gro_config cfg;
 	uint64_t r;
-	int run, i, nf;
+	int run;
 	uint64_t merged = 0;
 
 	(void)state;
 	for (run = 0; run < runs; run++) {
-		static const uint32_t flagmodes[4] = { 0, SOFL_GRO_F_CSUM_OK,
-			SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK, 8 };
-		int hashmode;
-		uint32_t flagmode;
-
-		r = seed0 + (uint64_t)run * 0x9e3779b97f4a7c15ull;
-		nf = 1 + (int)rnd(&r, NFL);
-		hashmode = (int)rnd(&r, 3);	/* 0 none, 1 per flow, 2 random/colliding */
-		flagmode = flagmodes[rnd(&r, 4)];
-		for (i = 0; i < nf; i++)
-			flow_init(&fl[i], &r, i);
-		st.n = 0;
-		while (st.n < NPK) {
-			struct flowgen *f = &fl[rnd(&r, 4) ? rnd(&r, 2) % nf : rnd(&r, (uint32_t)nf)];
-			gen_packet(&st, f, &r, hashmode, flagmode);
-		}
+		gen_stream(&st, &r, run, 0);
 		sofl_gro_config_init(&cfg);
 		cfg.table = rnd(&r, 3) ? SOFL_GRO_TABLE_LINUX : SOFL_GRO_TABLE_LRU;
 		/* 8192 flows: a table past the engine's prefetch threshold */
@@ -302,6 +324,53 @@ test_fast_equals_general(void **state)
 	}
 	/* the streams must mostly merge, or the fast path was never exercised */
 	assert_true(merged > (uint64_t)runs * 64 / 4);
+}
+
+/* The LRU table's header copy changes nothing: the same streams through an
+ * LRU table of 5462 flows (past PF_BYTES: held headers compared and completed
+ * from the copy in the entry) and one of 5461 (from the frame) — neither
+ * evicts here — with some flows' frames shorter than the copy (their own
+ * headers copied), under both policies, fast paths on or off, UDP GRO,
+ * checksum flags, rx hashes, max_size, csum_full/partial_ok and flush
+ * timeouts: identical outputs and counters. */
+static void
+test_copy_equals_frame(void **state)
+{
+	static struct stream st;
+	struct sofl_gro_config ca, cb;
+	uint64_t r;
+	int run, fast, k;
+
+	(void)state;
+	for (run = 0; run < runs / 2; run++) {
+		gen_stream(&st, &r, run + 7777, 1);
+		sofl_gro_config_init(&ca);
+		ca.table = SOFL_GRO_TABLE_LRU;
+		ca.policy = rnd(&r, 3) ? SOFL_GRO_POLICY_LINUX : SOFL_GRO_POLICY_RELAXED;
+		ca.max_size = rnd(&r, 3) ? 65535 : 2000 + rnd(&r, 20000);
+		ca.csum_full = (int)rnd(&r, 2);
+		ca.partial_ok = (int)rnd(&r, 2);
+		ca.udp = (int)rnd(&r, 2);
+		ca.flush_timeout_us = rnd(&r, 3) ? 0 : 1 + rnd(&r, 20);
+		fast = (int)rnd(&r, 2);
+		cb = ca;
+		ca.max_flows = 5462;	/* 5462 * 192 bytes > 1 MiB */
+		cb.max_flows = 5461;
+		/* each frame in a buffer of its own size: under the sanitizers
+		 * a copy reading past a short frame faults */
+		for (k = 0; k < st.n; k++) {
+			uint8_t *p = malloc(st.in[k].len ? st.in[k].len : 1);
+
+			assert_non_null(p);
+			memcpy(p, st.in[k].data, st.in[k].len);
+			st.in[k].data = p;
+		}
+		compare_engines(&st, &ca, &cb, fast, run);
+		for (k = 0; k < st.n; k++) {
+			free((void *)(uintptr_t)st.in[k].data);
+			st.in[k].data = st.buf[k];
+		}
+	}
 }
 
 /* Software checksums decide, not only agree: bursts of full-size segments
@@ -447,6 +516,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_equals_general),
+		cmocka_unit_test(test_copy_equals_frame),
 		cmocka_unit_test(test_sw_csum_decides),
 	};
 	const char *e;

@@ -3,7 +3,7 @@
  * Input: byte 0 = configuration bits (UDP GRO, relaxed policy, full
  * checksums, partial_ok, LRU table, Ethernet/raw, input flags CSUM_OK,
  * rx hashes); byte 1: the split point (byte 1 mod (inputs + 1)), a poll end
- * at the split (bit 7), an LRU table of 8192 flows instead of 4 (bit 6);
+ * at the split (bit 7), an LRU table of 8192 flows instead of 4 (bits 4-6);
  * then packets, each as a 2-byte big-endian length and that many bytes (each
  * copied into its own exact-size heap buffer).  They are fed as one poll,
  * or split in two at a point chosen by byte 1.  Checked, beyond "no crash,
@@ -99,9 +99,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.csum_full = !!(c & 4);
 	cfg.partial_ok = !!(c & 8);
 	cfg.table = c & 16 ? SOFL_GRO_TABLE_LRU : SOFL_GRO_TABLE_LINUX;
-	/* byte 1 bit 6: a table past the size from which held flows' headers
-	 * are copied into their entries and entries prefetched */
-	cfg.max_flows = data[1] & 0x40 ? 8192 : 4;
+	/* byte 1 bits 4-6 all set: a table past the size from which held
+	 * flows' headers are copied into their entries and entries prefetched
+	 * (one input in eight: creating it costs ~15 times a small one's) */
+	cfg.max_flows = (data[1] & 0x70) == 0x70 ? 8192 : 4;
 	cfg.link = c & 32 ? SOFL_LINK_RAW : SOFL_LINK_ETH;
 	while (n < MAXIN && o + 2 <= size) {
 		size_t l = (size_t)data[o] << 8 | data[o + 1];

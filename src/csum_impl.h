@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "softoffload/csum.h"	/* sofl_csum_adc64_, sofl_csum_tail64_ */
 
 typedef uint32_t (*sofl_csum_kernel_fn)(uint32_t sum, const void *buf, size_t len);
 typedef uint32_t (*sofl_csum_copy_fn)(void *dst, const void *src, size_t len, uint32_t sum);
@@ -50,60 +51,19 @@ sofl_csum_finish(uint32_t sum, uint32_t folded)
 	return r + (r < folded);
 }
 
-/* 64-bit add with end-around carry. */
+/* 64-bit add with end-around carry (csum.h's, under an internal name). */
 static inline uint64_t
 sofl_adc64(uint64_t a, uint64_t b)
 {
-	uint64_t r = a + b;
-
-	return r + (r < a);
+	return sofl_csum_adc64_(a, b);
 }
 
-/* The n (0..7) bytes at p as one zero-padded 64-bit word in memory order.
- * Fixed-size loads only: a variable-length memcpy would be a library call. */
+/* The n (0..7) bytes at p as one zero-padded 64-bit word in memory order
+ * (csum.h's sofl_csum_tail64_). */
 static inline uint64_t
 sofl_tail_word(const unsigned char *p, size_t n)
 {
-	uint64_t v = 0;
-	uint32_t w4;
-	uint16_t w2;
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	unsigned sh = 64;
-
-	if (n & 4) {
-		memcpy(&w4, p, 4);
-		v = (uint64_t)w4 << 32;
-		p += 4;
-		sh = 32;
-	}
-	if (n & 2) {
-		memcpy(&w2, p, 2);
-		sh -= 16;
-		v |= (uint64_t)w2 << sh;
-		p += 2;
-	}
-	if (n & 1)
-		v |= (uint64_t)*p << (sh - 8);
-#else
-	unsigned sh = 0;
-
-	if (n & 4) {
-		memcpy(&w4, p, 4);
-		v = w4;
-		p += 4;
-		sh = 32;
-	}
-	if (n & 2) {
-		memcpy(&w2, p, 2);
-		v |= (uint64_t)w2 << sh;
-		p += 2;
-		sh += 16;
-	}
-	if (n & 1)
-		v |= (uint64_t)*p << sh;
-#endif
-	return v;
+	return sofl_csum_tail64_(p, n);
 }
 
 /* Fold a 64-bit ones'-complement accumulator to 16 bits (0 only for 0).

@@ -92,13 +92,59 @@ sofl_csum_load64_(const unsigned char *p)
 	return v;
 }
 
+/* The n (0..7) bytes at p as one zero-padded 64-bit word in memory order.
+ * Fixed-size loads only: a variable-length memcpy would be a library call. */
+static inline uint64_t
+sofl_csum_tail64_(const unsigned char *p, size_t n)
+{
+	uint64_t v = 0;
+	uint32_t w4;
+	uint16_t w2;
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	unsigned sh = 64;
+
+	if (n & 4) {
+		memcpy(&w4, p, 4);
+		v = (uint64_t)w4 << 32;
+		p += 4;
+		sh = 32;
+	}
+	if (n & 2) {
+		memcpy(&w2, p, 2);
+		sh -= 16;
+		v |= (uint64_t)w2 << sh;
+		p += 2;
+	}
+	if (n & 1)
+		v |= (uint64_t)*p << (sh - 8);
+#else
+	unsigned sh = 0;
+
+	if (n & 4) {
+		memcpy(&w4, p, 4);
+		v = w4;
+		p += 4;
+		sh = 32;
+	}
+	if (n & 2) {
+		memcpy(&w2, p, 2);
+		v |= (uint64_t)w2 << sh;
+		p += 2;
+		sh += 16;
+	}
+	if (n & 1)
+		v |= (uint64_t)*p << sh;
+#endif
+	return v;
+}
+
 static inline uint32_t
 sofl_csum_add_small(uint32_t sum, const void *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)buf;
-	uint64_t s = 0, t = 0, v = 0;
-	uint32_t w4, u;
-	uint16_t w2;
+	uint64_t s = 0, t = 0, v;
+	uint32_t u;
 
 	for (; len >= 16; len -= 16, p += 16) {
 		s = sofl_csum_adc64_(s, sofl_csum_load64_(p));
@@ -109,45 +155,7 @@ sofl_csum_add_small(uint32_t sum, const void *buf, size_t len)
 		p += 8;
 	}
 	/* the last 0..7 bytes as one zero-padded word in memory order */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	{
-		unsigned sh = 64;
-
-		if (len & 4) {
-			memcpy(&w4, p, 4);
-			v = (uint64_t)w4 << 32;
-			p += 4;
-			sh = 32;
-		}
-		if (len & 2) {
-			memcpy(&w2, p, 2);
-			sh -= 16;
-			v |= (uint64_t)w2 << sh;
-			p += 2;
-		}
-		if (len & 1)
-			v |= (uint64_t)*p << (sh - 8);
-	}
-#else
-	{
-		unsigned sh = 0;
-
-		if (len & 4) {
-			memcpy(&w4, p, 4);
-			v = w4;
-			p += 4;
-			sh = 32;
-		}
-		if (len & 2) {
-			memcpy(&w2, p, 2);
-			v |= (uint64_t)w2 << sh;
-			p += 2;
-			sh += 16;
-		}
-		if (len & 1)
-			v |= (uint64_t)*p << sh;
-	}
-#endif
+	v = sofl_csum_tail64_(p, len & 7);
 	s = sofl_csum_adc64_(s, sofl_csum_adc64_(t, v));
 	/* fold to 16 bits with end-around carries (0 only for 0) */
 	s += s >> 32 | s << 32;

@@ -629,7 +629,7 @@ fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, 
  * can try the fast path before parsing.  (A frame whose TCP/UDP header then
  * fails to parse is delivered at once: its hash decides nothing.)
  * @return 1, 0 for any other layout (the caller parses), or 2: IPv4 that is
- * neither TCP nor UDP with UDP GRO on, *h not set. */
+ * neither TCP nor UDP with UDP GRO on, *h set to the IP header's offset. */
 HOT int
 raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t *h)
 {
@@ -640,8 +640,10 @@ raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t 
 	if (l3 < 0)
 		return 0;
 	ip = d + l3;
-	if (v == 4 && ip[9] != 6 && (ip[9] != 17 || !g->cfg.udp))
+	if (v == 4 && ip[9] != 6 && (ip[9] != 17 || !g->cfg.udp)) {
+		*h = (uint32_t)l3;	/* for fast_other4() */
 		return 2;	/* nothing to coalesce: see fast_hash() */
+	}
 	if (v == 4 && !(ip[6] & 0x3f) && !ip[7] && (ip[9] == 6 || ip[9] == 17)) {
 		*h = key_mix(ld32(ip + 12), 0, ld32(ip + 16), 0, sofl_get32(ip + 20), ip[9], 0, 0);
 		return 1;
@@ -1533,6 +1535,15 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	return i;
 }
 
+/* An IPv4 header (no options) of a packet the fast paths may take: not a
+ * fragment, reserved bit clear (#6, #9), total length the @tot bytes
+ * received (no padding, #8). */
+HOT int
+ip4_whole(const uint8_t *ip, uint32_t tot)
+{
+	return !(ip[6] & 0xbf) && !ip[7] && sofl_get16(ip + 2) == tot;
+}
+
 /* An IPv4 packet without options, not a fragment, no padding (@tot bytes
  * from @ip), not TCP, that fast_hold saw: delivered at once as the general
  * way would (classify: PROTO; UDP: MALFORMED for the parser's UDP length
@@ -1585,8 +1596,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	l3 = (uint32_t)o;
 	ip = d + l3;
 	if (v == 4) {
-		/* not a fragment, reserved bit clear (#6, #9), no padding (#8) */
-		if ((ip[6] & 0xbf) || ip[7] || sofl_get16(ip + 2) != len - l3)
+		if (!ip4_whole(ip, len - l3))
 			return 0;
 		if (ip[9] != 6)
 			return fast_bypass4(g, in, ip, len - l3);
@@ -1626,6 +1636,21 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	x.proto = 6;
 	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, lnx, 1);
 	return 1;
+}
+
+/* fast_hold() for an IPv4 packet raw_key_hash() found to be neither TCP
+ * nor UDP to coalesce, its IP header at @l3 (fast_l3's layouts): the same
+ * tests without doing fast_l3 again — delivered at once (1), or 0: the
+ * general way decides. */
+HOT int
+fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
+{
+	const uint8_t *ip = in->data + l3;
+	uint32_t len = in->len;
+
+	if (g->cfg.n_rules || len < l3 + 40 + 20 || !ip4_whole(ip, len - l3))
+		return 0;	/* as fast_hold (its fast_l3 minimum) */
+	return fast_bypass4(g, in, ip, len - l3);
 }
 
 /* One input: 1 merged (and perhaps completed), 0 nothing done, take the
@@ -1840,8 +1865,8 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 		if (pf && i + RX_AHEAD < n)
 			entry_prefetch(g, &x[i + RX_AHEAD]);
 		if (x[i].byp == BYP_FAST4) {
-			if (fast_hold(g, &in[i], 0, 0))
-				continue;	/* delivered (a non-TCP IPv4 packet is never held) */
+			if (fast_other4(g, &in[i], x[i].h))
+				continue;	/* delivered */
 			classify(g, &in[i], &x[i]);
 		} else if (x[i].byp == BYP_FAST) {
 			if (fast_merge(g, &in[i], x[i].h) ||

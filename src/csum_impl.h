@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "softoffload/csum.h"	/* sofl_csum_adc64_, sofl_csum_tail64_ */
+#include "softoffload/csum.h"	/* sofl_csum_adc64_, _load64_, _tail64_ */
 
 typedef uint32_t (*sofl_csum_kernel_fn)(uint32_t sum, const void *buf, size_t len);
 typedef uint32_t (*sofl_csum_copy_fn)(void *dst, const void *src, size_t len, uint32_t sum);
@@ -86,10 +86,7 @@ sofl_fold64(uint64_t s)
 static inline uint64_t
 sofl_load64(const unsigned char *p)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
+	return sofl_csum_load64_(p);	/* csum.h's */
 }
 
 static inline uint64_t

@@ -18,8 +18,11 @@
  * bytes or more go to the AVX2 kernel: on Zen 4 those read L2, L3 and DRAM
  * at least as fast as 512-bit loads (see the constants below).
  *
- * Unaligned buffers of ALIGN_MIN bytes up to L1 are read with aligned loads
- * and masked ends (aligned_sum), which saves the cache-line split loads.
+ * Packet-sized buffers (SHORT_MAX < len <= MID, any alignment) take
+ * pkt_sum(): aligned loads with masked ends, four accumulators, nothing but
+ * the sum.  Unaligned buffers from MID up to L1 are read the same way with
+ * eight accumulators (aligned_sum).  Aligned loads save the cache-line split
+ * loads of an unaligned buffer.
  *
  * Nothing is read outside buf[0..len): the last partial vector is a masked
  * load (masked-off bytes read as zero and do not fault). */
@@ -33,13 +36,16 @@
 #define BLOCK 1024
 #define SHORT_MAX 256
 #define MID 1536
-/* Unaligned buffers from this length on go to aligned_sum() when that loads
- * no more vectors than the unaligned layout, and from MID on always.  Below
- * it, or with one vector more, the split loads cost less than the extra
- * vector and the head mask (Zen 4, alternating A/B calls: 300 B at offset
- * 26 5.6 -> 6.8 ns, 1000 B at 26 (17 vectors instead of 16) 10.2 -> 10.8;
- * 1488 B at 26 13.7 -> 12.5, 9000 B at 26 67 -> 49). */
-#define ALIGN_MIN 1024
+/* SHORT_MAX < len <= MID: pkt_sum().  Against the kernels it replaced
+ * (block4() with unaligned loads, or the four-accumulator aligned_sum() for
+ * unaligned buffers from 1024 bytes that needed no extra vector), best of
+ * five loops over 8 buffers in L1, Zen 4: not slower at any of 16 lengths
+ * from 257 to 1536 at any of offsets 0, 2, 14, 22, 26, 34, 63; 1000 B at 26
+ * 10.3 -> 8.3 ns, 1488 B at 26 11.6 -> 10.5, 1536 B at 26 13.0 -> 10.7,
+ * 1500 B at 0 11.5 -> 10.5.  From L2 (32 buffers, 48 KiB) 1480-1500 bytes
+ * take 13.2 ns either way: L2 feeds L1 32 bytes per cycle.  Up to 256 bytes
+ * sum_short() is as fast or faster.  Unaligned buffers past MID go to
+ * aligned_sum() (9000 B at 26: 67 -> 49 ns against unaligned loads). */
 /* From this length on (beyond L2, streaming from L3 or DRAM) the buffer goes
  * to the AVX2 kernel, whose 256-bit loop (xor, vpmaddwd, vpaddd; 128 bytes
  * per iteration) reads L3 and DRAM at least as fast as anything here: a
@@ -292,10 +298,11 @@ blocks(const unsigned char *p, unsigned char *d, size_t len, int copy)
  * words of the region start k bytes before p's: for odd k each pairs a byte
  * of p with its neighbour the other way round, and the sum is p's sum with
  * its bytes swapped (RFC 1071 2(B)); the total is rotated by 8 bits for odd
- * k, which is that swap modulo 0xffff.  Eight accumulators if eight, else 4. */
+ * k, which is that swap modulo 0xffff.  Eight accumulators, for MID < len:
+ * packet-sized buffers take pkt_sum() below. */
 #define VECA(acc, off) (acc = step(acc, _mm512_load_si512((const void *)(a + o + (off)))))
 static inline __attribute__((always_inline)) VNNI uint64_t
-aligned_sum(const unsigned char *p, size_t len, int eight)
+aligned_sum(const unsigned char *p, size_t len)
 {
 	size_t k = (uintptr_t)p & 63, take = k + len, o = 64;
 	const unsigned char *a = (const unsigned char *)((uintptr_t)p & ~(uintptr_t)63);
@@ -313,19 +320,13 @@ aligned_sum(const unsigned char *p, size_t len, int eight)
 	 * load to the total */
 	h = step(_mm512_set1_epi32((int)(((take + 63) / 64) << 16)),
 		 _mm512_maskz_loadu_epi8(~0ULL << k, a));
-	if (eight) {
-		for (; take - o >= 512; o += 512) {
-			VECA(a0, 0); VECA(a1, 64); VECA(a2, 128); VECA(a3, 192);
-			VECA(a4, 256); VECA(a5, 320); VECA(a6, 384); VECA(a7, 448);
-		}
-		if (take - o >= 256) {
-			VECA(a4, 0); VECA(a5, 64); VECA(a6, 128); VECA(a7, 192);
-			o += 256;
-		}
-	} else {
-		for (; take - o >= 256; o += 256) {
-			VECA(a0, 0); VECA(a1, 64); VECA(a2, 128); VECA(a3, 192);
-		}
+	for (; take - o >= 512; o += 512) {
+		VECA(a0, 0); VECA(a1, 64); VECA(a2, 128); VECA(a3, 192);
+		VECA(a4, 256); VECA(a5, 320); VECA(a6, 384); VECA(a7, 448);
+	}
+	if (take - o >= 256) {
+		VECA(a4, 0); VECA(a5, 64); VECA(a6, 128); VECA(a7, 192);
+		o += 256;
 	}
 	if (take - o >= 128) {
 		VECA(a1, 0); VECA(a2, 64);
@@ -338,11 +339,8 @@ aligned_sum(const unsigned char *p, size_t len, int eight)
 	if (take > o)
 		t = step(z, _mm512_maskz_loadu_epi8(tail_mask(take - o), a + o));
 	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
-	if (eight)
-		a4 = _mm512_add_epi32(_mm512_add_epi32(a4, a5), _mm512_add_epi32(a6, a7));
-	a0 = _mm512_add_epi32(a0, _mm512_add_epi32(h, t));
-	if (eight)
-		a0 = _mm512_add_epi32(a0, a4);
+	a4 = _mm512_add_epi32(_mm512_add_epi32(a4, a5), _mm512_add_epi32(a6, a7));
+	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a4), _mm512_add_epi32(h, t));
 	/* The unsigned lanes, two by two, as eight 64-bit words hi 2^32 + lo:
 	 * summed, not the total of the lanes but congruent to it modulo 0xffff
 	 * (2^32 = 1), and 0 only when it is — all a fold needs, in fewer steps
@@ -353,6 +351,62 @@ aligned_sum(const unsigned char *p, size_t len, int eight)
 	return s << r | s >> ((64 - r) & 63);
 }
 #undef VECA
+
+/* pkt_sum(): aligned_sum() for packet-sized buffers, SHORT_MAX < len <= MID
+ * (any alignment: an aligned buffer has k = 0 and an unmasked head).  The
+ * same sum with less around it, for what a packet verifier waits on: four
+ * accumulators, the middle vectors four at a time and at most three after
+ * them, then the masked tail vector — no other branches.  gcc rematerialises
+ * step()'s two constants before each use and copies accumulators around
+ * vpdpwssd's tied operand (block4's loop: four register copies per four
+ * vectors); here the constants stay in registers and the dot product is one
+ * instruction: two per 64 bytes. */
+static inline __attribute__((always_inline)) __m512i
+pstep(__m512i acc, __m512i x, __m512i flip, __m512i one)
+{
+	x = _mm512_xor_si512(x, flip);
+	__asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(one));
+	return acc;
+}
+
+#define PVEC(acc, at) (acc = pstep(acc, _mm512_load_si512((const void *)(at)), flip, one))
+static inline __attribute__((always_inline)) VNNI uint64_t
+pkt_sum(const unsigned char *p, size_t len)
+{
+	const size_t k = (uintptr_t)p & 63, take = k + len;
+	const unsigned char *a = (const unsigned char *)((uintptr_t)p & ~(uintptr_t)63), *q = a + 64;
+	const unsigned char *last = a + ((take - 1) & ~(size_t)63);	/* the tail vector */
+	const __m512i z = _mm512_setzero_si512();
+	__m512i flip = _mm512_set1_epi16((short)0x8000), one = _mm512_set1_epi16(1);
+	__m512i a0, a1 = z, a2 = z, a3 = z;
+	const unsigned r = (unsigned)(k & 1) * 8;
+	uint64_t s;
+	__m256i y;
+	__m128i x;
+
+	__asm__("" : "+v"(flip), "+v"(one));	/* made once, kept in registers */
+	/* the head vector, with 65536 per vector as in aligned_sum() */
+	a0 = pstep(_mm512_set1_epi32((int)(((take + 63) / 64) << 16)),
+		   _mm512_maskz_loadu_epi8(~0ULL << k, a), flip, one);
+	for (; last - q >= 256; q += 256) {
+		PVEC(a0, q); PVEC(a1, q + 64); PVEC(a2, q + 128); PVEC(a3, q + 192);
+	}
+	if (last - q >= 128) {
+		PVEC(a0, q); PVEC(a1, q + 64);
+		q += 128;
+	}
+	if (last > q)
+		PVEC(a2, q);
+	/* the tail vector: 1 to 64 bytes */
+	a3 = pstep(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~0ULL, (unsigned)(take - (size_t)(last - a))),
+					     last), flip, one);
+	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
+	y = _mm256_add_epi64(_mm512_castsi512_si256(a0), _mm512_extracti64x4_epi64(a0, 1));
+	x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+	s = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(x, _mm_unpackhi_epi64(x, x)));
+	return s << r | s >> ((64 - r) & 63);
+}
+#undef PVEC
 
 /* Out of line and reached by a tail jump, so that its register pressure
  * (callee-saved registers pushed on entry) stays off the short paths: those
@@ -390,22 +444,26 @@ sum_any(const unsigned char *p, unsigned char *d, size_t len, int copy)
 	return sofl_fold64(block(p, d, len, copy));
 }
 
-/* Unaligned buffers of ALIGN_MIN <= len <= L1_MAX: aligned_sum().  Out of
- * line (a tail jump) like long_sum, which leaves the code of the other paths
- * as it was. */
+/* Unaligned buffers of MID < len <= L1_MAX: aligned_sum().  Out of line (a
+ * tail jump) like long_sum, which leaves the code of the other paths as it
+ * was. */
 static __attribute__((noinline)) VNNI uint32_t
 unaligned_sum(uint32_t sum, const unsigned char *p, size_t len)
 {
-	return sofl_csum_finish(sum, sofl_fold64(aligned_sum(p, len, len > MID)));
+	return sofl_csum_finish(sum, sofl_fold64(aligned_sum(p, len)));
 }
+
+/* The first test a packet meets: SHORT_MAX < len <= MID (one compare). */
+#define PKT_LEN(len) ((len) - (SHORT_MAX + 1) <= (size_t)(MID - SHORT_MAX - 1))
 
 VNNI uint32_t
 sofl_csum_avx512(uint32_t sum, const void *buf, size_t len)
 {
+	if (PKT_LEN(len))
+		return sofl_csum_finish(sum, sofl_fold64(pkt_sum(buf, len)));
 	if (len > BLOCK * 64)
 		return long_sum(sum, buf, len);
-	if (len >= ALIGN_MIN && len <= L1_MAX && ((uintptr_t)buf & 63) &&
-	    (len > MID || ((len - 1) & 63) + ((uintptr_t)buf & 63) < 64))
+	if (len > MID && len <= L1_MAX && ((uintptr_t)buf & 63))
 		return unaligned_sum(sum, buf, len);
 	return sofl_csum_finish(sum, sum_any(buf, NULL, len, 0));
 }
@@ -418,19 +476,18 @@ sofl_csum_resid_avx512(const void *buf, size_t len)
 	const unsigned char *p = buf;
 	uint32_t t;
 
+	if (PKT_LEN(len))
+		return pkt_sum(p, len);
 	if (len > BLOCK * 64) {
 		t = long_sum(0, p, len);	/* the folded sum, byte-swapped */
 		return ((t & 0xff) << 8) | (t >> 8);
 	}
-	if (len >= ALIGN_MIN && len <= L1_MAX && ((uintptr_t)p & 63) &&
-	    (len > MID || ((len - 1) & 63) + ((uintptr_t)p & 63) < 64))
-		return aligned_sum(p, len, len > MID);
+	if (len > MID && len <= L1_MAX && ((uintptr_t)p & 63))
+		return aligned_sum(p, len);
 	if (!len)
 		return 0;
 	if (len <= SHORT_MAX)
 		return sum_short(p, NULL, len, 0);
-	if (len <= MID)
-		return block4(p, NULL, len, 0);
 	if (len > L1_MAX)
 		return block_y(p, NULL, len, 0);
 	return block(p, NULL, len, 0);

@@ -290,6 +290,21 @@ blocks(const unsigned char *p, unsigned char *d, size_t len, int copy)
 	return total;
 }
 
+/* The end of aligned_sum() and pkt_sum(): the unsigned 32-bit lanes of @v,
+ * two by two, as eight 64-bit words hi 2^32 + lo, summed — not the total of
+ * the lanes but congruent to it modulo 0xffff (2^32 = 1), and 0 only when
+ * it is: all a fold needs, in fewer steps than summing 32-bit lanes; then
+ * rotated by @r bits (8 for a region that starts at an odd offset). */
+static inline uint64_t
+lanes_sum_rot(__m512i v, unsigned r)
+{
+	__m256i y = _mm256_add_epi64(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+	__m128i x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+	uint64_t s = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(x, _mm_unpackhi_epi64(x, x)));
+
+	return s << r | s >> ((64 - r) & 63);
+}
+
 /* The sum of p[0..len) for 64 < len <= L1_MAX with aligned loads only: the
  * vectors are those of the 64-byte aligned region a = p - k (k = p mod 64)
  * .. p + len, the first one masked to skip the k bytes before p and the last
@@ -309,9 +324,6 @@ aligned_sum(const unsigned char *p, size_t len)
 	const __m512i z = _mm512_setzero_si512();
 	__m512i a0, a1, a2, a3, a4, a5, a6, a7, h, t = z;
 	unsigned r = (unsigned)(k & 1) * 8;
-	uint64_t s;
-	__m256i y;
-	__m128i x;
 
 	a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = z;
 	/* every vector, masked ones too, counts its 32 words as w - 32768: two
@@ -341,14 +353,7 @@ aligned_sum(const unsigned char *p, size_t len)
 	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
 	a4 = _mm512_add_epi32(_mm512_add_epi32(a4, a5), _mm512_add_epi32(a6, a7));
 	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a4), _mm512_add_epi32(h, t));
-	/* The unsigned lanes, two by two, as eight 64-bit words hi 2^32 + lo:
-	 * summed, not the total of the lanes but congruent to it modulo 0xffff
-	 * (2^32 = 1), and 0 only when it is — all a fold needs, in fewer steps
-	 * than summing 32-bit lanes. */
-	y = _mm256_add_epi64(_mm512_castsi512_si256(a0), _mm512_extracti64x4_epi64(a0, 1));
-	x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
-	s = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(x, _mm_unpackhi_epi64(x, x)));
-	return s << r | s >> ((64 - r) & 63);
+	return lanes_sum_rot(a0, r);
 }
 #undef VECA
 
@@ -380,9 +385,6 @@ pkt_sum(const unsigned char *p, size_t len)
 	__m512i flip = _mm512_set1_epi16((short)0x8000), one = _mm512_set1_epi16(1);
 	__m512i a0, a1 = z, a2 = z, a3 = z;
 	const unsigned r = (unsigned)(k & 1) * 8;
-	uint64_t s;
-	__m256i y;
-	__m128i x;
 
 	__asm__("" : "+v"(flip), "+v"(one));	/* made once, kept in registers */
 	/* the head vector, with 65536 per vector as in aligned_sum() */
@@ -400,11 +402,7 @@ pkt_sum(const unsigned char *p, size_t len)
 	/* the tail vector: 1 to 64 bytes */
 	a3 = pstep(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~0ULL, (unsigned)(take - (size_t)(last - a))),
 					     last), flip, one);
-	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
-	y = _mm256_add_epi64(_mm512_castsi512_si256(a0), _mm512_extracti64x4_epi64(a0, 1));
-	x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
-	s = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(x, _mm_unpackhi_epi64(x, x)));
-	return s << r | s >> ((64 - r) & 63);
+	return lanes_sum_rot(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)), r);
 }
 #undef PVEC
 

@@ -38,17 +38,11 @@ uint64_t sofl_csum_resid_avx512(const void *buf, size_t len);
  * jump, like sofl_csum_add(). */
 uint64_t sofl_csum_resid(const void *buf, size_t len);
 
-/* Adds a 16-bit memory-order sum to a big-endian-word sum. */
+/* Adds a 16-bit memory-order sum to a big-endian-word sum (csum.h's). */
 static inline uint32_t
 sofl_csum_finish(uint32_t sum, uint32_t folded)
 {
-	uint32_t r;
-
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-	folded = ((folded & 0xff) << 8) | (folded >> 8);
-#endif
-	r = sum + folded;
-	return r + (r < folded);
+	return sofl_csum_finish_(sum, folded);
 }
 
 /* 64-bit add with end-around carry (csum.h's, under an internal name). */
@@ -66,18 +60,12 @@ sofl_tail_word(const unsigned char *p, size_t n)
 	return sofl_csum_tail64_(p, n);
 }
 
-/* Fold a 64-bit ones'-complement accumulator to 16 bits (0 only for 0).
- * x + ror(x, k) holds hi + lo + the carry out of lo + hi in its upper half:
- * an end-around-carry add of the two halves in three instructions. */
+/* Fold a 64-bit ones'-complement accumulator to 16 bits, 0 only for 0
+ * (csum.h's; three instructions per halving). */
 static inline uint32_t
 sofl_fold64(uint64_t s)
 {
-	uint32_t u;
-
-	s += s >> 32 | s << 32;
-	u = (uint32_t)(s >> 32);
-	u += u >> 16 | u << 16;
-	return u >> 16;
+	return sofl_csum_fold64_(s);
 }
 
 /* The unfolded end-around-carry sum of buf as 64-bit memory-order words, in

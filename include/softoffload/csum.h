@@ -139,12 +139,39 @@ sofl_csum_tail64_(const unsigned char *p, size_t n)
 	return v;
 }
 
+/* A 64-bit end-around-carry accumulator folded to 16 bits (0 only for 0):
+ * x + ror(x, 32) holds hi + lo + the carry out of lo + hi in its upper
+ * half, and again at 16 bits. */
+static inline uint32_t
+sofl_csum_fold64_(uint64_t s)
+{
+	uint32_t u;
+
+	s += s >> 32 | s << 32;
+	u = (uint32_t)(s >> 32);
+	u += u >> 16 | u << 16;
+	return u >> 16;
+}
+
+/* A folded memory-order sum added to a sum of big-endian words (@sum):
+ * byte-swapped on a little-endian host, end-around carry. */
+static inline uint32_t
+sofl_csum_finish_(uint32_t sum, uint32_t folded)
+{
+	uint32_t r;
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	folded = ((folded & 0xff) << 8) | (folded >> 8);
+#endif
+	r = sum + folded;
+	return r + (r < folded);
+}
+
 static inline uint32_t
 sofl_csum_add_small(uint32_t sum, const void *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)buf;
 	uint64_t s = 0, t = 0, v;
-	uint32_t u;
 
 	for (; len >= 16; len -= 16, p += 16) {
 		s = sofl_csum_adc64_(s, sofl_csum_load64_(p));
@@ -157,16 +184,7 @@ sofl_csum_add_small(uint32_t sum, const void *buf, size_t len)
 	/* the last 0..7 bytes as one zero-padded word in memory order */
 	v = sofl_csum_tail64_(p, len & 7);
 	s = sofl_csum_adc64_(s, sofl_csum_adc64_(t, v));
-	/* fold to 16 bits with end-around carries (0 only for 0) */
-	s += s >> 32 | s << 32;
-	u = (uint32_t)(s >> 32);
-	u += u >> 16 | u << 16;
-	u >>= 16;
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-	u = ((u & 0xff) << 8) | (u >> 8);
-#endif
-	sum += u;
-	return sum + (sum < u);
+	return sofl_csum_finish_(sum, sofl_csum_fold64_(s));
 }
 
 /* sofl_csum_add_inline() :

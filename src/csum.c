@@ -144,6 +144,13 @@ sofl_csum_impl_name(void)
 	return get_impl()->name;
 }
 
+/* Internal (csum_impl.h): the implementation in use. */
+enum sofl_csum_impl
+sofl_csum_impl_current(void)
+{
+	return (enum sofl_csum_impl)(get_impl() - impls);
+}
+
 /* The library function behind the sofl_csum_add() macro (csum.h). */
 SOFL_API uint32_t
 (sofl_csum_add)(uint32_t sum, const void *buf, size_t len)

@@ -19,8 +19,9 @@
  * at least as fast as 512-bit loads (see the constants below).
  *
  * Packet-sized buffers (SHORT_MAX < len <= MID, any alignment) take
- * pkt_sum(): aligned loads with masked ends, four accumulators, nothing but
- * the sum.  Unaligned buffers from MID up to L1 are read the same way with
+ * sofl_pkt_sum() (csum_pkt.h, where gro.c's trains and weaves inline it
+ * too): aligned loads with masked ends, four accumulators, nothing but the
+ * sum.  Unaligned buffers from MID up to L1 are read the same way with
  * eight accumulators (aligned_sum).  Aligned loads save the cache-line split
  * loads of an unaligned buffer.
  *
@@ -29,6 +30,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include "csum_impl.h"
+#include "csum_pkt.h"
 
 #define VNNI __attribute__((target("avx512vnni")))
 
@@ -36,7 +38,7 @@
 #define BLOCK 1024
 #define SHORT_MAX 256
 #define MID 1536
-/* SHORT_MAX < len <= MID: pkt_sum().  Against the kernels it replaced
+/* SHORT_MAX < len <= MID: sofl_pkt_sum().  Against the kernels it replaced
  * (block4() with unaligned loads, or the four-accumulator aligned_sum() for
  * unaligned buffers from 1024 bytes that needed no extra vector), best of
  * five loops over 8 buffers in L1, Zen 4: not slower at any of 16 lengths
@@ -290,21 +292,6 @@ blocks(const unsigned char *p, unsigned char *d, size_t len, int copy)
 	return total;
 }
 
-/* The end of aligned_sum() and pkt_sum(): the unsigned 32-bit lanes of @v,
- * two by two, as eight 64-bit words hi 2^32 + lo, summed — not the total of
- * the lanes but congruent to it modulo 0xffff (2^32 = 1), and 0 only when
- * it is: all a fold needs, in fewer steps than summing 32-bit lanes; then
- * rotated by @r bits (8 for a region that starts at an odd offset). */
-static inline uint64_t
-lanes_sum_rot(__m512i v, unsigned r)
-{
-	__m256i y = _mm256_add_epi64(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
-	__m128i x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
-	uint64_t s = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(x, _mm_unpackhi_epi64(x, x)));
-
-	return s << r | s >> ((64 - r) & 63);
-}
-
 /* The sum of p[0..len) for 64 < len <= L1_MAX with aligned loads only: the
  * vectors are those of the 64-byte aligned region a = p - k (k = p mod 64)
  * .. p + len, the first one masked to skip the k bytes before p and the last
@@ -314,7 +301,7 @@ lanes_sum_rot(__m512i v, unsigned r)
  * of p with its neighbour the other way round, and the sum is p's sum with
  * its bytes swapped (RFC 1071 2(B)); the total is rotated by 8 bits for odd
  * k, which is that swap modulo 0xffff.  Eight accumulators, for MID < len:
- * packet-sized buffers take pkt_sum() below. */
+ * packet-sized buffers take sofl_pkt_sum() (csum_pkt.h). */
 #define VECA(acc, off) (acc = step(acc, _mm512_load_si512((const void *)(a + o + (off)))))
 static inline __attribute__((always_inline)) VNNI uint64_t
 aligned_sum(const unsigned char *p, size_t len)
@@ -353,58 +340,10 @@ aligned_sum(const unsigned char *p, size_t len)
 	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3));
 	a4 = _mm512_add_epi32(_mm512_add_epi32(a4, a5), _mm512_add_epi32(a6, a7));
 	a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a4), _mm512_add_epi32(h, t));
-	return lanes_sum_rot(a0, r);
+	return sofl_lanes_sum_rot(a0, r);
 }
 #undef VECA
 
-/* pkt_sum(): aligned_sum() for packet-sized buffers, SHORT_MAX < len <= MID
- * (any alignment: an aligned buffer has k = 0 and an unmasked head).  The
- * same sum with less around it, for what a packet verifier waits on: four
- * accumulators, the middle vectors four at a time and at most three after
- * them, then the masked tail vector — no other branches.  gcc rematerialises
- * step()'s two constants before each use and copies accumulators around
- * vpdpwssd's tied operand (block4's loop: four register copies per four
- * vectors); here the constants stay in registers and the dot product is one
- * instruction: two per 64 bytes. */
-static inline __attribute__((always_inline)) __m512i
-pstep(__m512i acc, __m512i x, __m512i flip, __m512i one)
-{
-	x = _mm512_xor_si512(x, flip);
-	__asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(one));
-	return acc;
-}
-
-#define PVEC(acc, at) (acc = pstep(acc, _mm512_load_si512((const void *)(at)), flip, one))
-static inline __attribute__((always_inline)) VNNI uint64_t
-pkt_sum(const unsigned char *p, size_t len)
-{
-	const size_t k = (uintptr_t)p & 63, take = k + len;
-	const unsigned char *a = (const unsigned char *)((uintptr_t)p & ~(uintptr_t)63), *q = a + 64;
-	const unsigned char *last = a + ((take - 1) & ~(size_t)63);	/* the tail vector */
-	const __m512i z = _mm512_setzero_si512();
-	__m512i flip = _mm512_set1_epi16((short)0x8000), one = _mm512_set1_epi16(1);
-	__m512i a0, a1 = z, a2 = z, a3 = z;
-	const unsigned r = (unsigned)(k & 1) * 8;
-
-	__asm__("" : "+v"(flip), "+v"(one));	/* made once, kept in registers */
-	/* the head vector, with 65536 per vector as in aligned_sum() */
-	a0 = pstep(_mm512_set1_epi32((int)(((take + 63) / 64) << 16)),
-		   _mm512_maskz_loadu_epi8(~0ULL << k, a), flip, one);
-	for (; last - q >= 256; q += 256) {
-		PVEC(a0, q); PVEC(a1, q + 64); PVEC(a2, q + 128); PVEC(a3, q + 192);
-	}
-	if (last - q >= 128) {
-		PVEC(a0, q); PVEC(a1, q + 64);
-		q += 128;
-	}
-	if (last > q)
-		PVEC(a2, q);
-	/* the tail vector: 1 to 64 bytes */
-	a3 = pstep(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~0ULL, (unsigned)(take - (size_t)(last - a))),
-					     last), flip, one);
-	return lanes_sum_rot(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)), r);
-}
-#undef PVEC
 
 /* Out of line and reached by a tail jump, so that its register pressure
  * (callee-saved registers pushed on entry) stays off the short paths: those
@@ -452,13 +391,14 @@ unaligned_sum(uint32_t sum, const unsigned char *p, size_t len)
 }
 
 /* The first test a packet meets: SHORT_MAX < len <= MID (one compare). */
-#define PKT_LEN(len) ((len) - (SHORT_MAX + 1) <= (size_t)(MID - SHORT_MAX - 1))
+#define PKT_LEN(len) SOFL_PKT_LEN(len)
+_Static_assert(SOFL_PKT_MIN == SHORT_MAX + 1 && SOFL_PKT_MAX == MID, "sofl_pkt_sum's lengths");
 
 VNNI uint32_t
 sofl_csum_avx512(uint32_t sum, const void *buf, size_t len)
 {
 	if (PKT_LEN(len))
-		return sofl_csum_finish(sum, sofl_fold64(pkt_sum(buf, len)));
+		return sofl_csum_finish(sum, sofl_fold64(sofl_pkt_sum(buf, len)));
 	if (len > BLOCK * 64)
 		return long_sum(sum, buf, len);
 	if (len > MID && len <= L1_MAX && ((uintptr_t)buf & 63))
@@ -475,7 +415,7 @@ sofl_csum_resid_avx512(const void *buf, size_t len)
 	uint32_t t;
 
 	if (PKT_LEN(len))
-		return pkt_sum(p, len);
+		return sofl_pkt_sum(p, len);
 	if (len > BLOCK * 64) {
 		t = long_sum(0, p, len);	/* the folded sum, byte-swapped */
 		return ((t & 0xff) << 8) | (t >> 8);

@@ -37,6 +37,8 @@ uint64_t sofl_csum_resid_avx512(const void *buf, size_t len);
 /* The residue kernel of the implementation in use (csum.c): one indirect
  * jump, like sofl_csum_add(). */
 uint64_t sofl_csum_resid(const void *buf, size_t len);
+/* The implementation in use (the dispatch's choice or sofl_csum_set_impl()) */
+enum sofl_csum_impl sofl_csum_impl_current(void);
 
 /* Adds a 16-bit memory-order sum to a big-endian-word sum (csum.h's). */
 static inline uint32_t

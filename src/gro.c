@@ -19,6 +19,7 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define GRO_AVX2 1	/* a train's compare in 32-byte words where the CPU has AVX2 */
+#include "csum_pkt.h"	/* trains' checksums inline where the CPU has AVX-512 */
 #endif
 
 #define NIL		UINT32_MAX
@@ -116,7 +117,9 @@ struct sofl_gro {
 	struct sofl_gro_rule *rules;
 	int lnx;		/* Linux table geometry */
 	int fast;		/* fast_merge applies (Linux policy) */
-	int avx2;		/* train_more may use AVX2 */
+	int isa;		/* the fast paths may use 1: AVX2 (a train's compare
+				 * in 32-byte words), 2: and AVX-512 (checksums
+				 * summed inline); 0: neither */
 	int use_age;		/* age list kept (LRU table or flush timeout) */
 	int pf;			/* LRU table larger than a core's L2: prefetch entries */
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
@@ -1286,6 +1289,93 @@ fast_csums(struct sofl_gro *g, const struct flow *f, const uint8_t *d, uint32_t 
 	return 1;
 }
 
+/* A held TCP flow's checksums as the trains and weaves verify them in
+ * software: the TCP checksum summed from off (the pseudo-header's
+ * addresses, l4_sum_ok()) to the end of a full-size segment, len bytes,
+ * plus sum (protocol and length); len 0: another layout (fast_csums()). */
+struct swck {
+	uint32_t sum, off, len;
+	uint16_t l3;		/* the IPv4 header, v4 */
+	uint8_t v4;
+};
+
+HOT void
+swck_init(struct swck *c, const struct flow *f)
+{
+	const uint32_t a = f->ipv == 4 ? 12 : 8, l3len = (uint32_t)f->l4_off - f->l3_off;
+	const uint32_t l4len = (uint32_t)f->hdr_len - f->l4_off + f->mss;
+
+	c->v4 = f->ipv == 4;
+	c->l3 = f->l3_off;
+	c->off = f->l3_off + a;
+	c->len = l3len == (c->v4 ? 20u : 40u) ? l3len - a + l4len : 0;
+	c->sum = 6 + (c->v4 ? (l4len & 0xffff) : l4len);
+}
+
+/* fast_csums() for a segment @d (flags @fl) of held flow @fi in a train or
+ * weave, with its layout @c: 1 when they pass, counted in @nip and @nl4
+ * (added to the statistics when the loop ends) */
+HOT int
+sw_csums_c(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d, uint32_t fl,
+	   uint32_t *nip, uint32_t *nl4)
+{
+	const int sw_ip = c->v4 && !(fl & SOFL_GRO_F_IPCSUM_OK);
+
+	if (!c->len)	/* IPv4 options, IPv6 extension headers */
+		return fast_csums(g, &g->flows[fi], d, fl);
+	if ((sw_ip && !ip4_csum_ok(d + c->l3)) ||
+	    (!(fl & SOFL_GRO_F_CSUM_OK) && !csum_ok(c->sum, d + c->off, c->len)))
+		return 0;
+	*nl4 += !(fl & SOFL_GRO_F_CSUM_OK);
+	*nip += (uint32_t)sw_ip;
+	return 1;
+}
+
+/* sw_csums_c() out of line: what keeps the loops small where the kernel is
+ * not inline (and the layouts and sizes sw_csums_inl leaves) */
+static __attribute__((noinline)) int
+sw_csums_call(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d,
+	      uint32_t fl, uint32_t *nip, uint32_t *nl4)
+{
+	return sw_csums_c(g, fi, c, d, fl, nip, nl4);
+}
+
+#if GRO_AVX2
+
+/* sw_csums_c() with the AVX-512 kernel inline, for the loops of
+ * train_more_avx512 and weave_avx512 (which inline it: they are compiled
+ * for AVX-512) */
+static inline SOFL_PKT_TARGET int
+sw_csums_inl(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d, uint32_t fl,
+	     uint32_t *nip, uint32_t *nl4)
+{
+	const int sw_ip = c->v4 && !(fl & SOFL_GRO_F_IPCSUM_OK);
+
+	if (!c->len || (!(fl & SOFL_GRO_F_CSUM_OK) && !SOFL_PKT_LEN(c->len)))
+		return sw_csums_call(g, fi, c, d, fl, nip, nl4);
+	if ((sw_ip && !ip4_csum_ok(d + c->l3)) ||
+	    (!(fl & SOFL_GRO_F_CSUM_OK) && !sofl_pkt_verify(c->sum, d + c->off, c->len)))
+		return 0;
+	*nl4 += !(fl & SOFL_GRO_F_CSUM_OK);
+	*nip += (uint32_t)sw_ip;
+	return 1;
+}
+#endif
+
+/* sw_csums_call(), or with @inl sw_csums_inl() */
+HOT int
+sw_csums(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d, uint32_t fl,
+	 uint32_t *nip, uint32_t *nl4, const int inl)
+{
+#if GRO_AVX2
+	if (inl)
+		return sw_csums_inl(g, fi, c, d, fl, nip, nl4);
+#else
+	(void)inl;
+#endif
+	return sw_csums_call(g, fi, c, d, fl, nip, nl4);
+}
+
 /* One input that passed fast_same merged into held flow @fi (a train of
  * one, without a train's set-up): 1 merged (perhaps completed), 0 not. */
 HOT int
@@ -1353,11 +1443,12 @@ train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struc
 	return 1;
 }
 
-/* An input's flags and rx hash as a train's flow needs them (@h its hash):
- * the usual case — hash, both checksums verified — in one compare. */
+/* An input's flags and rx hash as a train's flow @fi needs them (@h its
+ * hash; @c, @nip, @nl4, @inl: sw_csums): the usual case — hash, both
+ * checksums verified — in one compare. */
 HOT int
-train_flags_ok(struct sofl_gro *g, const struct flow *f, const struct sofl_gro_in *p,
-	       const uint8_t *d, uint32_t h)
+train_flags_ok(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *p, const uint8_t *d,
+	       uint32_t h, const struct swck *c, uint32_t *nip, uint32_t *nl4, const int inl)
 {
 	const uint32_t all = SOFL_GRO_F_HASH | SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
 
@@ -1366,7 +1457,7 @@ train_flags_ok(struct sofl_gro *g, const struct flow *f, const struct sofl_gro_i
 	if (((p->flags & SOFL_GRO_F_HASH) ? p->hash : 0) != h)
 		return 0;
 	return (p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) ==
-	       (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) || fast_csums(g, f, d, p->flags);
+	       (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) || sw_csums(g, fi, c, d, p->flags, nip, nl4, inl);
 }
 
 /* The rest of a train, from in[i] on: fast_same's test with the first
@@ -1377,14 +1468,16 @@ train_flags_ok(struct sofl_gro *g, const struct flow *f, const struct sofl_gro_i
  * at the end.  @return the index of the first input not merged. */
 HOT size_t
 train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const struct sofl_gro_in *in,
-	   size_t i, size_t n, const int nck, const int v4)
+	   size_t i, size_t n, const int nck, const int v4, const int inl)
 {
 	struct train r = *rp;
 	const uint8_t *t = fhdr(f), *m = g->mask_b[f->mk];
 	const uint32_t hl = r.hl, full = hl + r.mss, h = f->hash, l3 = f->l3_off;
 	const uint32_t seqo = f->l4_off + 4u, flo = f->l4_off + 13u;
-	uint32_t room = r.iplen < r.max ? (r.max - r.iplen) / r.mss : 0;
+	const uint32_t fi = (uint32_t)(f - g->flows);
+	uint32_t room = r.iplen < r.max ? (r.max - r.iplen) / r.mss : 0, nip = 0, nl4 = 0;
 	size_t end = n - i < room ? n : i + room;
+	struct swck c;
 #if defined(__SSE2__)
 	const uint32_t o2 = hl < 48 ? hl - 16 : 32, o3 = hl < 64 ? hl - 16 : 48;
 	const uint32_t o4 = nck == 5 ? hl - 16 : 64, o5 = hl - 16;
@@ -1405,7 +1498,11 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	if (nck == 32)
 		ycmp_init(&y, t, m, hl);
 #endif
-
+	/* a train of inputs flagged verified needs no layout (if one is not,
+	 * len 0 sends it to fast_csums) */
+	memset(&c, 0, sizeof(c));
+	if (i < n && !(in[i].flags & SOFL_GRO_F_CSUM_OK))
+		swck_init(&c, f);
 	for (; i < end; i++) {
 		const struct sofl_gro_in *p = &in[i];
 		const uint8_t *d = p->data;
@@ -1439,7 +1536,7 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 #endif
 		if (sofl_get32(d + seqo) != r.seq || (v4 && sofl_get16(d + l3 + 4) != r.id))
 			break;
-		if (!train_flags_ok(g, f, p, d, h))
+		if (!train_flags_ok(g, fi, p, d, h, &c, &nip, &nl4, inl))
 			break;
 		train_push(g, &r, p, d[flo]);
 		if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
@@ -1447,6 +1544,8 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 			break;
 		}
 	}
+	g->st.csum_sw_ip += nip;
+	g->st.csum_sw_l4 += nl4;
 	*rp = r;
 	return i;
 }
@@ -1458,8 +1557,20 @@ train_more_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
 		const struct sofl_gro_in *in, size_t i, size_t n)
 {
 	if (f->ipv == 4)
-		return train_loop(g, f, r, in, i, n, 32, 1);
-	return train_loop(g, f, r, in, i, n, 32, 0);
+		return train_loop(g, f, r, in, i, n, 32, 1, 0);
+	return train_loop(g, f, r, in, i, n, 32, 0, 0);
+}
+
+/* train_more() with TCP checksums to verify, headers of 32..96 bytes, on a
+ * CPU with AVX-512: the compare of train_more_avx2 and the checksums summed
+ * inline (swck_sum_inl) */
+static __attribute__((noinline, flatten, target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,bmi2"))) size_t
+train_more_avx512(struct sofl_gro *g, const struct flow *f, struct train *r,
+		  const struct sofl_gro_in *in, size_t i, size_t n)
+{
+	if (f->ipv == 4)
+		return train_loop(g, f, r, in, i, n, 32, 1, 1);
+	return train_loop(g, f, r, in, i, n, 32, 0, 1);
 }
 #endif
 
@@ -1470,20 +1581,25 @@ train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const stru
 	/* TCP checksums to verify: a kernel call per segment, which would
 	 * cost a loop holding the headers in vector registers a spill and
 	 * reload of them each time; the compare from memory costs less */
-	if (!(in[i].flags & SOFL_GRO_F_CSUM_OK))
-		return f->ipv == 4 ? train_loop(g, f, r, in, i, n, 0, 1) :
-				     train_loop(g, f, r, in, i, n, 0, 0);
+	if (!(in[i].flags & SOFL_GRO_F_CSUM_OK)) {
 #if GRO_AVX2
-	if (g->avx2 && r->hl >= 32 && r->hl <= 96)
+		if (g->isa == 2 && r->hl >= 32 && r->hl <= 96)
+			return train_more_avx512(g, f, r, in, i, n);
+#endif
+		return f->ipv == 4 ? train_loop(g, f, r, in, i, n, 0, 1, 0) :
+				     train_loop(g, f, r, in, i, n, 0, 0, 0);
+	}
+#if GRO_AVX2
+	if (g->isa && r->hl >= 32 && r->hl <= 96)
 		return train_more_avx2(g, f, r, in, i, n);
 #endif
 	if (f->ipv == 4)
-		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1) :
-		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1) :
-				     train_loop(g, f, r, in, i, n, 0, 1);
-	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0) :
-	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0) :
-			     train_loop(g, f, r, in, i, n, 0, 0);
+		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1, 0) :
+		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1, 0) :
+				     train_loop(g, f, r, in, i, n, 0, 1, 0);
+	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0, 0) :
+	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0, 0) :
+			     train_loop(g, f, r, in, i, n, 0, 0, 0);
 }
 
 /* A train: in[i..n) merged into held flow @fi for as long as each input
@@ -1532,6 +1648,209 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 		f->orflags |= r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 		complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
 	}
+	return i;
+}
+
+/* ---- weaves ----
+ * Interleaved flows (a NIC queue's usual mix: segments of a few flows in
+ * turn) give trains of one.  A weave merges such a run with the state of up
+ * to WEAVE flows in strands (locals), each found by its rx hash, instead of
+ * a table lookup and the flow's fields per input: fast_find's test with the
+ * strand's values, then the segment appended.  The first input that is not
+ * the next segment of a strand's flow (or of another held flow, which then
+ * gets a strand), or a PSH/FIN segment (merged, then its flow completed),
+ * ends the weave, every strand written back; the inputs are taken in order,
+ * so what is delivered and when is exactly what fast_one() input by input
+ * gives. */
+#define WEAVE 8
+
+struct strand {
+	const uint8_t *t, *m;	/* the first segment's headers, the mask */
+	uint32_t h, fi, full, end;	/* hash, flow, frame length, count limit (#26) */
+	uint32_t seq, tail, first, cnt;
+	uint16_t id, idinc, hl, mss, seqo, l3;
+	int v4;
+	struct swck ck;
+};
+
+/* A strand for held flow @fi (fast_same passed: its mask is set) */
+HOT void
+strand_open(const struct sofl_gro *g, struct strand *s, uint32_t fi)
+{
+	const struct flow *f = &g->flows[fi];
+
+	s->t = fhdr(f);
+	s->m = g->mask_b[f->mk];
+	s->h = f->hash;
+	s->fi = fi;
+	s->hl = f->hdr_len;
+	s->mss = f->mss;
+	s->full = (uint32_t)f->hdr_len + f->mss;
+	s->cnt = f->count;
+	s->end = s->cnt + (f->ip_len < g->cfg.max_size ? (g->cfg.max_size - f->ip_len) / f->mss : 0);
+	s->seq = f->next_seq;
+	s->tail = f->seg_tail;
+	s->first = NIL;
+	s->id = f->next_id;
+	s->idinc = !f->fixedid;
+	s->seqo = (uint16_t)(f->l4_off + 4);
+	s->l3 = f->l3_off;
+	s->v4 = f->ipv == 4;
+	swck_init(&s->ck, f);
+}
+
+/* The strand's state back into its flow */
+HOT void
+strand_close(struct sofl_gro *g, const struct strand *s)
+{
+	struct flow *f = &g->flows[s->fi];
+	const uint32_t more = s->cnt - f->count;
+
+	if (!more)
+		return;
+	g->segs[s->tail].next = NIL;
+	if (f->seg_head == NIL)
+		f->seg_head = s->first;
+	g->held_segs += more;
+	f->count = (uint16_t)s->cnt;
+	f->next_seq = s->seq;
+	f->ip_len += more * s->mss;
+	f->seg_tail = s->tail;
+	f->next_id = s->id;
+	f->ref = 1;
+}
+
+#if GRO_AVX2
+/* masked headers equal, in 32-byte words from memory (32 <= hl <= 96) */
+static inline __attribute__((target("avx2"))) int
+same_masked_y(const uint8_t *t, const uint8_t *d, const uint8_t *m, uint32_t hl)
+{
+#define YL(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define YX(o) _mm256_and_si256(YL(m + (o)), _mm256_xor_si256(YL(t + (o)), YL(d + (o))))
+	const uint32_t o1 = hl < 64 ? hl - 32 : 32, o2 = hl - 32;
+	__m256i x = _mm256_or_si256(_mm256_or_si256(YX(0), YX(o1)), YX(o2));
+
+	return _mm256_testz_si256(x, x);
+#undef YX
+#undef YL
+}
+#endif
+
+/* The weave from in[i] (it passed fast_same for held flow @fi): @y compares
+ * in 32-byte words (AVX2, headers of 32..96 bytes), @inl sums checksums
+ * inline (AVX-512).  @return the index of the first input not merged (i:
+ * none was). */
+HOT size_t
+weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
+	   uint32_t *donep, const int y, const int inl)
+{
+	struct strand s[WEAVE], *st;
+	struct seg *segs = g->segs;
+	uint32_t fs = g->free_seg, last = fi, done = NIL, nip = 0, nl4 = 0;
+	int k = 1, x;
+
+	strand_open(g, &s[0], fi);
+	for (x = 0; i < n; i++) {
+		const struct sofl_gro_in *p = &in[i];
+		const uint8_t *d = p->data;
+		const uint32_t h = (p->flags & SOFL_GRO_F_HASH) ? p->hash : 0;
+		uint32_t si;
+		uint8_t fl;
+
+		/* flows in turn: the strand after the last one first */
+		if (s[x].h != h && (++x == k || s[x].h != h)) {
+			for (x = 0; x < k && s[x].h != h; x++)
+				;
+			if (x == k) {	/* another held flow's next segment? */
+				if (k == WEAVE || !d || (fi = fast_find(g, p, h)) == NIL ||
+				    (y && (g->flows[fi].hdr_len < 32 || g->flows[fi].hdr_len > 96)))
+					break;	/* (the 32-byte compare's lengths) */
+				strand_open(g, &s[k++], fi);
+			}
+		}
+		st = &s[x];
+		if (p->len != st->full || !d || st->cnt == st->end)
+			break;
+#if GRO_AVX2
+		if (y ? !same_masked_y(st->t, d, st->m, st->hl) : !same_masked(st->t, d, st->m, st->hl))
+			break;
+#else
+		(void)y;
+		if (!same_masked(st->t, d, st->m, st->hl))
+			break;
+#endif
+		if (sofl_get32(d + st->seqo) != st->seq ||
+		    (st->v4 && sofl_get16(d + st->l3 + 4) != st->id))
+			break;
+		if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+		    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) &&
+		    !sw_csums(g, st->fi, &st->ck, d, p->flags, &nip, &nl4, inl))
+			break;
+		si = fs;
+		fs = segs[si].next;
+		segs[si].pay = d + st->hl;
+		segs[si].len = st->mss;
+		segs[si].cookie = p->cookie;
+		segs[st->tail].next = si;
+		if (st->first == NIL)
+			st->first = si;
+		st->tail = si;
+		st->seq += st->mss;
+		st->id = (uint16_t)(st->id + st->idinc);
+		st->cnt++;
+		last = st->fi;
+		fl = d[st->seqo + 9];	/* TCP flags */
+		if (fl & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
+			g->flows[st->fi].orflags |= fl & (SOFL_TCP_FIN | SOFL_TCP_PSH);
+			done = st->fi;
+			i++;
+			break;
+		}
+	}
+	g->free_seg = fs;
+	g->st.csum_sw_ip += nip;
+	g->st.csum_sw_l4 += nl4;
+	for (x = 0; x < k; x++)
+		strand_close(g, &s[x]);
+	g->last_fi = last;
+	*donep = done;
+	return i;
+}
+
+#if GRO_AVX2
+static __attribute__((noinline, target("avx2"))) size_t
+weave_avx2(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
+	   uint32_t *done)
+{
+	return weave_loop(g, in, i, n, fi, done, 1, 0);
+}
+
+static __attribute__((noinline, flatten, target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,bmi2")))
+size_t
+weave_avx512(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
+	     uint32_t *done)
+{
+	return weave_loop(g, in, i, n, fi, done, 1, 1);
+}
+#endif
+
+/* A weave (see above) from in[i], which passed fast_same for held flow @fi;
+ * a flow it ended with PSH or FIN completed (#24) */
+static __attribute__((noinline)) size_t
+fast_weave(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+{
+	uint32_t done;
+#if GRO_AVX2
+	const uint32_t hl = g->flows[fi].hdr_len;
+
+	if (g->isa && hl >= 32 && hl <= 96)
+		i = g->isa == 2 && !(in[i].flags & SOFL_GRO_F_CSUM_OK) ?
+		    weave_avx512(g, in, i, n, fi, &done) : weave_avx2(g, in, i, n, fi, &done);
+	else
+#endif
+		i = weave_loop(g, in, i, n, fi, &done, 0, 0);
+	if (done != NIL)
+		complete(g, done, SOFL_GRO_FLUSH_PSH_FIN);
 	return i;
 }
 
@@ -1898,12 +2217,12 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 			if (fi != NIL) {
 				const struct flow *f = &g->flows[fi];
 				/* a train when the next input looks like the next
-				 * segment (interleaved flows: one at a time) */
+				 * segment, else a weave (interleaved flows) */
 				if (i + 1 < n && in[i + 1].len == in[i].len &&
 				    ((in[i + 1].flags & SOFL_GRO_F_HASH) ? in[i + 1].hash : 0) == f->hash)
 					j = fast_train(g, in, i, n, fi);
 				else
-					j = i + (size_t)fast_one(g, fi, &in[i]);
+					j = fast_weave(g, in, i, n, fi);
 				if (j != i) {
 					i = j;
 					continue;
@@ -2031,7 +2350,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->mask = nb - 1;
 	g->fast = cfg->policy == SOFL_GRO_POLICY_LINUX;
 #if GRO_AVX2
-	g->avx2 = (sofl_cpu_features() & SOFL_CPU_AVX2) != 0;
+	sofl_gro_set_isa(g, 2);
 #endif
 	g->timeout_ns = (uint64_t)cfg->flush_timeout_us * 1000;
 	g->use_age = !g->lnx || g->timeout_ns;
@@ -2092,13 +2411,22 @@ sofl_gro_set_fast(struct sofl_gro *g, int on)
 }
 
 void
-sofl_gro_set_avx2(struct sofl_gro *g, int on)
+sofl_gro_set_isa(struct sofl_gro *g, int level)
 {
 #if GRO_AVX2
-	g->avx2 = on && (sofl_cpu_features() & SOFL_CPU_AVX2);
+	const unsigned c = sofl_cpu_features();
+	const unsigned v = SOFL_CPU_AVX2 | SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2;
+
+	g->isa = 0;
+	if (level >= 1 && (c & SOFL_CPU_AVX2))
+		g->isa = 1;
+	/* the kernel inlined is the AVX-512 implementation's: only while it
+	 * is the one in use (sofl_csum_set_impl, SOFL_CSUM_IMPL) */
+	if (level >= 2 && (c & v) == v && sofl_csum_impl_current() == SOFL_CSUM_AVX512)
+		g->isa = 2;
 #else
 	(void)g;
-	(void)on;
+	(void)level;
 #endif
 }
 

@@ -12,9 +12,10 @@
  * differ. */
 void sofl_gro_set_fast(struct sofl_gro *g, int on);
 
-/* sofl_gro_set_avx2() : @on 0 keeps the fast path's train compare on SSE2
- * (or portable C) even where the CPU has AVX2 (the default uses it), so
- * that the test covers both. */
-void sofl_gro_set_avx2(struct sofl_gro *g, int on);
+/* sofl_gro_set_isa() : the most the fast paths may use of what the CPU has,
+ * so that the test covers every variant: @level 0 SSE2 (or portable C),
+ * 1 AVX2 (a train's compare in 32-byte words), 2 (the default) also
+ * AVX-512 (a train's checksums summed inline). */
+void sofl_gro_set_isa(struct sofl_gro *g, int level);
 
 #endif

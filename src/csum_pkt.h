@@ -1,0 +1,98 @@
+/* Internal: the AVX-512 sum of a packet-sized buffer, inline.
+ *
+ * sofl_pkt_sum() is the kernel csum_avx512.c's entries take for 257..1536
+ * bytes at any alignment.  It lives here so that a caller that verifies a
+ * checksum per packet in a loop (gro.c's trains and weaves) can inline it in
+ * a function of its own compiled for AVX-512 (SOFL_PKT_TARGET): no call, so
+ * the caller's registers (a train's header templates in vector registers)
+ * stay live across it.  Callers check sofl_cpu_features() for AVX-512 BW,
+ * VNNI and BMI2 first, and SOFL_PKT_LEN(len). */
+#ifndef SOFL_CSUM_PKT_H
+#define SOFL_CSUM_PKT_H
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include "csum_impl.h"
+
+#define SOFL_PKT_TARGET \
+	__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,bmi2")))
+
+/* the lengths sofl_pkt_sum() takes: 256 < len <= 1536, in one compare */
+#define SOFL_PKT_MIN 257u
+#define SOFL_PKT_MAX 1536u
+#define SOFL_PKT_LEN(len) ((len) - (size_t)SOFL_PKT_MIN <= (size_t)(SOFL_PKT_MAX - SOFL_PKT_MIN))
+
+/* The end of csum_avx512.c's aligned_sum() and of sofl_pkt_sum(): the
+ * unsigned 32-bit lanes of @v, two by two, as eight 64-bit words
+ * hi 2^32 + lo, summed — not the total of the lanes but congruent to it
+ * modulo 0xffff (2^32 = 1), and 0 only when it is: all a fold needs, in
+ * fewer steps than summing 32-bit lanes; then rotated by @r bits (8 for a
+ * region that starts at an odd offset). */
+static inline __attribute__((always_inline)) SOFL_PKT_TARGET uint64_t
+sofl_lanes_sum_rot(__m512i v, unsigned r)
+{
+	__m256i y = _mm256_add_epi64(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+	__m128i x = _mm_add_epi64(_mm256_castsi256_si128(y), _mm256_extracti128_si256(y, 1));
+	uint64_t s = (uint64_t)_mm_cvtsi128_si64(_mm_add_epi64(x, _mm_unpackhi_epi64(x, x)));
+
+	return s << r | s >> ((64 - r) & 63);
+}
+
+/* sofl_pkt_sum(): the sum of p[0..len) for SOFL_PKT_LEN(len), the way
+ * csum_avx512.c's aligned_sum() reads a buffer (see there)
+ * (any alignment: an aligned buffer has k = 0 and an unmasked head).  The
+ * same sum with less around it, for what a packet verifier waits on: four
+ * accumulators, the middle vectors four at a time and at most three after
+ * them, then the masked tail vector — no other branches.  gcc rematerialises
+ * step()'s two constants before each use and copies accumulators around
+ * vpdpwssd's tied operand (block4's loop: four register copies per four
+ * vectors); here the constants stay in registers and the dot product is one
+ * instruction: two per 64 bytes. */
+static inline __attribute__((always_inline)) SOFL_PKT_TARGET __m512i
+sofl_pstep_(__m512i acc, __m512i x, __m512i flip, __m512i one)
+{
+	x = _mm512_xor_si512(x, flip);
+	__asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(one));
+	return acc;
+}
+
+#define SOFL_PVEC_(acc, at) (acc = sofl_pstep_(acc, _mm512_load_si512((const void *)(at)), flip, one))
+static inline __attribute__((always_inline)) SOFL_PKT_TARGET uint64_t
+sofl_pkt_sum(const unsigned char *p, size_t len)
+{
+	const size_t k = (uintptr_t)p & 63, take = k + len;
+	const unsigned char *a = (const unsigned char *)((uintptr_t)p & ~(uintptr_t)63), *q = a + 64;
+	const unsigned char *last = a + ((take - 1) & ~(size_t)63);	/* the tail vector */
+	const __m512i z = _mm512_setzero_si512();
+	__m512i flip = _mm512_set1_epi16((short)0x8000), one = _mm512_set1_epi16(1);
+	__m512i a0, a1 = z, a2 = z, a3 = z;
+	const unsigned r = (unsigned)(k & 1) * 8;
+
+	__asm__("" : "+v"(flip), "+v"(one));	/* made once, kept in registers */
+	/* the head vector, with 65536 per vector as in aligned_sum() */
+	a0 = sofl_pstep_(_mm512_set1_epi32((int)(((take + 63) / 64) << 16)),
+		   _mm512_maskz_loadu_epi8(~0ULL << k, a), flip, one);
+	for (; last - q >= 256; q += 256) {
+		SOFL_PVEC_(a0, q); SOFL_PVEC_(a1, q + 64); SOFL_PVEC_(a2, q + 128); SOFL_PVEC_(a3, q + 192);
+	}
+	if (last - q >= 128) {
+		SOFL_PVEC_(a0, q); SOFL_PVEC_(a1, q + 64);
+		q += 128;
+	}
+	if (last > q)
+		SOFL_PVEC_(a2, q);
+	/* the tail vector: 1 to 64 bytes */
+	a3 = sofl_pstep_(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~0ULL, (unsigned)(take - (size_t)(last - a))),
+					     last), flip, one);
+	return sofl_lanes_sum_rot(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)), r);
+}
+#undef SOFL_PVEC_
+
+/* sofl_csum_verify() of a packet-sized buffer, SOFL_PKT_LEN(len), inline */
+static inline __attribute__((always_inline)) SOFL_PKT_TARGET int
+sofl_pkt_verify(uint32_t sum, const void *buf, size_t len)
+{
+	return sofl_fold64(sofl_adc64(sofl_pkt_sum(buf, len), (uint64_t)sum << 8)) == 0xffff;
+}
+#endif /* __x86_64__ */
+#endif

@@ -539,7 +539,7 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 }
 
 /* Completes held flow @fi: delivered now, flow and segments freed. */
-static void
+static __attribute__((noinline)) void
 complete(struct sofl_gro *g, uint32_t fi, int why)
 {
 	table_unlink(g, fi);
@@ -1888,6 +1888,21 @@ fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip
 	return 1;
 }
 
+#if GRO_AVX2
+/* l4_sum_ok() for fast_hold's layouts (no IPv4 options, no IPv6 extension
+ * headers) with the AVX-512 kernel inline (fast_holds_avx512 only) */
+static inline SOFL_PKT_TARGET int
+hold_sum_inl(unsigned ipv, const uint8_t *ip, uint32_t l4len)
+{
+	const uint32_t a = ipv == 4 ? 12 : 8, len = (ipv == 4 ? 20 : 40) - a + l4len;
+	const uint32_t sum = 6 + (ipv == 4 ? (l4len & 0xffff) : l4len);
+
+	return SOFL_PKT_LEN(len) ? sofl_pkt_verify(sum, ip + a, len) : csum_ok(sum, ip + a, len);
+}
+#else
+#define hold_sum_inl(ipv, ip, l4len) 0	/* (never reached) */
+#endif
+
 /* ---- fast hold ----
  * The first segment of a new TCP flow (fast_find saw no held flow with its
  * rx hash, so the general way's lookup finds none either) held without the
@@ -1902,7 +1917,8 @@ fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip
  * general way, which counts and decides it.  Not TCP over such an IPv4
  * header: fast_bypass4. */
 HOT int
-fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx)
+fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx,
+	  const int inl)
 {
 	const uint8_t *d = in->data, *ip, *th;
 	uint32_t len = in->len, l3, l4, thl;
@@ -1938,7 +1954,8 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 		int sw_l4 = !(in->flags & SOFL_GRO_F_CSUM_OK);
 
 		if ((sw_ip && !ip4_csum_ok(ip)) ||
-		    (sw_l4 && !l4_sum_ok(x.ipv, ip, 6, x.l3_len, len - l4)))
+		    (sw_l4 && !(inl ? hold_sum_inl(x.ipv, ip, len - l4) :
+				      l4_sum_ok(x.ipv, ip, 6, x.l3_len, len - l4))))
 			return 0;	/* #7, #11 */
 		g->st.csum_sw_ip += (uint64_t)sw_ip;
 		g->st.csum_sw_l4 += (uint64_t)sw_l4;
@@ -2189,7 +2206,7 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 			classify(g, &in[i], &x[i]);
 		} else if (x[i].byp == BYP_FAST) {
 			if (fast_merge(g, &in[i], x[i].h) ||
-			    (g->nohash && fast_hold(g, &in[i], x[i].h, 0))) {
+			    (g->nohash && fast_hold(g, &in[i], x[i].h, 0, 0))) {
 				g->nohash = 0;
 				continue;
 			}
@@ -2200,11 +2217,38 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	}
 }
 
+#if GRO_AVX2
+/* The Linux table, TCP checksums to verify on a CPU with AVX-512: in[i] (no
+ * held flow has its hash, fast_find found) and the inputs after it while
+ * they are new flows too, held with the checksum kernel inline.  A hash tag
+ * no held flow has means no held flow has the hash; fast_hold decides the
+ * rest.  @return the index of the first input not held. */
+static __attribute__((noinline, flatten, target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,bmi2")))
+size_t
+fast_holds_avx512(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
+{
+	if (!fast_hold(g, &in[i], g->nohash_h, 1, 1))
+		return i;
+	for (i++; i < n; i++) {
+		const uint32_t h = (in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0;
+
+		if (!in[i].data || (in[i].flags & SOFL_GRO_F_CSUM_OK) || g->tags[tag_of(g, h)] ||
+		    !fast_hold(g, &in[i], h, 1, 1))
+			break;
+	}
+	return i;
+}
+#else
+#define fast_holds_avx512(g, in, i, n) (i)	/* (rx_linux's sw is 0) */
+#endif
+
 /* The Linux table (64 flows) stays in cache: no look-ahead, each input in
  * turn; with the fast path, an input that continues a held flow (found by
- * its rx hash, known without parsing) starts a train of merges. */
-static void
-rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
+ * its rx hash, known without parsing) starts a train or a weave of merges,
+ * and with @sw (rx_linux_sw) new flows whose checksums are to be verified
+ * are held by fast_holds_avx512. */
+HOT void
+rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int sw)
 {
 	struct rxq x;
 	size_t i = 0, j;
@@ -2227,7 +2271,13 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 					i = j;
 					continue;
 				}
-			} else if (g->nohash && fast_hold(g, &in[i], g->nohash_h, 1)) {
+			} else if (sw && g->nohash && !(in[i].flags & SOFL_GRO_F_CSUM_OK)) {
+				if ((j = fast_holds_avx512(g, in, i, n)) != i) {
+					g->nohash = 0;
+					i = j;
+					continue;
+				}
+			} else if (g->nohash && fast_hold(g, &in[i], g->nohash_h, 1, 0)) {
 				g->nohash = 0;
 				i++;
 				continue;
@@ -2239,6 +2289,16 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 		i++;
 	}
 }
+
+#if GRO_AVX2
+/* rx_linux() for inputs with TCP checksums to verify on a CPU with AVX-512:
+ * new flows are held by fast_holds_avx512 */
+static __attribute__((noinline)) void
+rx_linux_sw(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
+{
+	rx_linux(g, in, n, 1);
+}
+#endif
 
 /* ---- public API ---- */
 
@@ -2465,9 +2525,14 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 	g->st.pkts_in += n;
 	for (i = 0; i < n; i++)
 		g->st.bytes_in += in[i].len;
-	if (g->lnx)
-		rx_linux(g, in, n);
-	else
+	if (g->lnx) {
+#if GRO_AVX2
+		if (g->isa == 2 && n && !(in[0].flags & SOFL_GRO_F_CSUM_OK))
+			rx_linux_sw(g, in, n);
+		else
+#endif
+			rx_linux(g, in, n, 0);
+	} else
 		for (i = 0; i < n; i += RX_CHUNK)
 			rx_chunk(g, in + i, n - i < RX_CHUNK ? n - i : RX_CHUNK);
 	return (int)n;

@@ -1158,9 +1158,9 @@ same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 #endif
 
 #if GRO_AVX2
-/* A train's compare in 32-byte words (train_more_avx2 only): the first
- * segment's headers and the mask at 0, o1 and o2 = hl - 32 (32 <= hl <= 96),
- * loaded once per train. */
+/* A train's compare in 32-byte words (train_more_avx2, train_more_avx512):
+ * the first segment's headers and the mask at 0, o1 and o2 = hl - 32
+ * (32 <= hl <= 96), loaded once per train. */
 struct ycmp {
 	__m256i t0, t1, t2, m0, m1, m2;
 	uint32_t o1, o2;
@@ -1578,9 +1578,10 @@ static __attribute__((noinline)) size_t
 train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
 	   size_t i, size_t n)
 {
-	/* TCP checksums to verify: a kernel call per segment, which would
-	 * cost a loop holding the headers in vector registers a spill and
-	 * reload of them each time; the compare from memory costs less */
+	/* TCP checksums to verify: with AVX-512 the kernel is inlined and
+	 * the headers stay in registers; otherwise a kernel call per segment
+	 * would cost a loop holding them in vector registers a spill and
+	 * reload each time, and the compare from memory costs less */
 	if (!(in[i].flags & SOFL_GRO_F_CSUM_OK)) {
 #if GRO_AVX2
 		if (g->isa == 2 && r->hl >= 32 && r->hl <= 96)

@@ -86,6 +86,10 @@ wl_gro_packet(enum wl_gro w, unsigned k, uint32_t *flow, uint32_t *seg, uint8_t 
 		*flow = k;
 		*seg = 0;
 		break;
+	case WL_R16:
+		*flow = k % 16;
+		*seg = k / 16;
+		break;
 	case WL_W4:
 		*flow = 0;
 		*seg = k;
@@ -119,7 +123,7 @@ wl_gro_burst(enum wl_gro w, uint8_t *const bufs[WL_BURST], uint32_t lens[WL_BURS
 const char *
 wl_gro_name(enum wl_gro w)
 {
-	static const char *const n[WL__COUNT] = { "W1", "W2", "W3", "W4", "X" };
+	static const char *const n[WL__COUNT] = { "W1", "W2", "W3", "W4", "X", "R16" };
 
 	return (unsigned)w < WL__COUNT ? n[w] : "?";
 }

@@ -2,10 +2,11 @@
  *
  * Lightweight rows (W1..W4, X, and R16: 16 flows in turn, two segments
  * each, a rotation longer than a weave holds): one burst of 32 full-MSS
- * TCP/IPv4 segments per call cycle — sofl_gro_receive + sofl_gro_poll_end + reading the
- * outputs + sofl_gro_release — in a loop over the same, never modified,
- * inputs (zero copy: nothing to restore).  Reported: ns per input packet,
- * against DPDK 22.11 rte_gro_reassemble_burst on this VM (dpdk-anchor.md).
+ * TCP/IPv4 segments per call cycle — sofl_gro_receive + sofl_gro_poll_end +
+ * reading the outputs + sofl_gro_release — in a loop over the same, never
+ * modified, inputs (zero copy: nothing to restore).  Reported: ns per input
+ * packet, against DPDK 22.11 rte_gro_reassemble_burst on this VM
+ * (dpdk-anchor.md).
  *   "verified": inputs flagged checksum-verified (NIC / virtio DATA_VALID),
  *   "sw-csum":  IPv4 header and TCP checksum verified in software,
  *   "csum-full": verified inputs, outputs get complete TCP checksums.

@@ -203,6 +203,26 @@ l4_sum_ok_ext(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, ui
 	return csum_ok(l4_pseudo(ipv, ip, proto, l4len), ip + l3len, l4len);
 }
 
+/* The one pass of l4_sum_ok() for an IP header without options or
+ * extension headers: from the pseudo-header's addresses, @off bytes into
+ * the IP header, @len bytes to the end of the @l4len-byte L4 segment, plus
+ * @sum (protocol and length, the rest of the pseudo-header).  Also the
+ * layout the fast paths verify with (swck_init, hold_sum_inl). */
+struct l4span {
+	uint32_t off, len, sum;
+};
+
+static inline struct l4span
+l4_span(unsigned ipv, uint8_t proto, uint32_t l4len)
+{
+	struct l4span sp;
+
+	sp.off = ipv == 4 ? 12 : 8;
+	sp.len = (ipv == 4 ? 20 : 40) - sp.off + l4len;
+	sp.sum = proto + (ipv == 4 ? (l4len & 0xffff) : l4len);
+	return sp;
+}
+
 /* 1 when the TCP/UDP checksum of the @l4len bytes at ip + @l3len verifies.
  * Without IPv6 extension headers the pseudo-header's addresses sit right
  * before the L4 header (IPv4 bytes 12-19, IPv6 8-39), so one kernel pass
@@ -212,11 +232,11 @@ l4_sum_ok_ext(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, ui
 static inline int
 l4_sum_ok(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, uint32_t l4len)
 {
-	uint32_t a = ipv == 4 ? 12 : 8;
+	if (l3len == (ipv == 4 ? 20u : 40u)) {
+		const struct l4span sp = l4_span(ipv, proto, l4len);
 
-	if (l3len == (ipv == 4 ? 20u : 40u))
-		return csum_ok(proto + (ipv == 4 ? (l4len & 0xffff) : l4len), ip + a,
-			       l3len - a + l4len);
+		return csum_ok(sp.sum, ip + sp.off, sp.len);
+	}
 	return l4_sum_ok_ext(ipv, ip, proto, l3len, l4len);
 }
 
@@ -1302,14 +1322,14 @@ struct swck {
 HOT void
 swck_init(struct swck *c, const struct flow *f)
 {
-	const uint32_t a = f->ipv == 4 ? 12 : 8, l3len = (uint32_t)f->l4_off - f->l3_off;
-	const uint32_t l4len = (uint32_t)f->hdr_len - f->l4_off + f->mss;
+	const uint32_t l3len = (uint32_t)f->l4_off - f->l3_off;
+	const struct l4span sp = l4_span(f->ipv, 6, (uint32_t)f->hdr_len - f->l4_off + f->mss);
 
 	c->v4 = f->ipv == 4;
 	c->l3 = f->l3_off;
-	c->off = f->l3_off + a;
-	c->len = l3len == (c->v4 ? 20u : 40u) ? l3len - a + l4len : 0;
-	c->sum = 6 + (c->v4 ? (l4len & 0xffff) : l4len);
+	c->off = f->l3_off + sp.off;
+	c->len = l3len == (c->v4 ? 20u : 40u) ? sp.len : 0;
+	c->sum = sp.sum;
 }
 
 /* fast_csums() for a segment @d (flags @fl) of held flow @fi in a train or
@@ -1912,10 +1932,10 @@ fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip
 static inline SOFL_PKT_TARGET int
 hold_sum_inl(unsigned ipv, const uint8_t *ip, uint32_t l4len)
 {
-	const uint32_t a = ipv == 4 ? 12 : 8, len = (ipv == 4 ? 20 : 40) - a + l4len;
-	const uint32_t sum = 6 + (ipv == 4 ? (l4len & 0xffff) : l4len);
+	const struct l4span sp = l4_span(ipv, 6, l4len);
 
-	return SOFL_PKT_LEN(len) ? sofl_pkt_verify(sum, ip + a, len) : csum_ok(sum, ip + a, len);
+	return SOFL_PKT_LEN(sp.len) ? sofl_pkt_verify(sp.sum, ip + sp.off, sp.len)
+				    : csum_ok(sp.sum, ip + sp.off, sp.len);
 }
 #else
 #define hold_sum_inl(ipv, ip, l4len) 0	/* (never reached) */

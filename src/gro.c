@@ -1361,7 +1361,6 @@ sw_csums_call(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8
 }
 
 #if GRO_AVX2
-
 /* sw_csums_c() with the AVX-512 kernel inline, for the loops of
  * train_more_avx512 and weave_avx512 (which inline it: they are compiled
  * for AVX-512) */
@@ -1583,7 +1582,7 @@ train_more_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
 
 /* train_more() with TCP checksums to verify, headers of 32..96 bytes, on a
  * CPU with AVX-512: the compare of train_more_avx2 and the checksums summed
- * inline (swck_sum_inl) */
+ * inline (sw_csums_inl) */
 static __attribute__((noinline, flatten, target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,bmi2"))) size_t
 train_more_avx512(struct sofl_gro *g, const struct flow *f, struct train *r,
 		  const struct sofl_gro_in *in, size_t i, size_t n)
@@ -1682,7 +1681,8 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
  * gets a strand), or a PSH/FIN segment (merged, then its flow completed),
  * ends the weave, every strand written back; the inputs are taken in order,
  * so what is delivered and when is exactly what fast_one() input by input
- * gives. */
+ * gives.  A weave starts only where the rotation is short enough to repay
+ * its strands (weave_worth). */
 #define WEAVE 8
 
 struct strand {

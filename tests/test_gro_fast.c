@@ -1,4 +1,4 @@
-/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP, other IP protocols and TCP bytes typed UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical; and software checksums decide on their own (bad TCP/IPv4 checksums at chosen bytes of full-size frames, new flows, trains and weaves, every checksum implementation: exactly the bad ones bypassed, each input counted once); a weave of flows whose header lengths differ.  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
+/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP, other IP protocols and TCP bytes typed UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical; and software checksums decide on their own (bad TCP/IPv4 checksums at chosen bytes of full-size frames, new flows, trains and weaves, every checksum implementation: exactly the bad ones bypassed, each input counted once); a weave of flows whose header lengths differ; new flows held with evictions.  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -340,6 +340,65 @@ test_weave_header_lengths(void **state)
 		compare_run(&st, &cfg, lvl);	/* (run % 3: the train variant) */
 }
 
+/* New flows held in a row with checksums to verify (fast_holds_avx512 where
+ * the CPU has AVX-512): four blocks of 12 flows whose rx hashes all fall in
+ * one of the Linux table's buckets, each block's first segments in a row
+ * (from the ninth flow on every hold first evicts — completes — the
+ * bucket's oldest), then the second segments of the block's last four
+ * flows, which are held and must merge, not be held again; a few frames
+ * with a bad TCP or IPv4 header checksum.  One poll of 64.  Fast and
+ * general must agree, under every train variant, and the stream must
+ * contain what it is for. */
+static void
+test_holds_evict(void **state)
+{
+	static struct stream st;
+	struct sofl_gro_config cfg;
+	struct sofl_gro_stats gs;
+	struct sofl_gro *g;
+	struct t_spec s;
+	uint8_t ts[12];
+	int k, lvl;
+	(void)state;
+
+	for (k = 0; k < 64; k++) {
+		int blk = k / 16, j = k % 16;
+		int fl = blk * 12 + (j < 12 ? j : 8 + (j - 12)), seg = j >= 12;
+
+		t_spec_init(&s, 4, 6);
+		t_opt_ts_set(ts, 100u + (uint32_t)fl, 5);
+		s.tcp_opts = ts;
+		s.tcp_opts_len = 12;
+		s.sport = (uint16_t)(2000 + fl);
+		s.seq = 0x5000u * (uint32_t)fl + (uint32_t)seg * 1448;
+		s.ip_id = (uint16_t)(fl * 16 + seg);
+		s.pay_len = 1448;
+		s.pay_off = s.seq;
+		st.in[k].data = st.buf[k];
+		st.in[k].len = (uint32_t)t_build(st.buf[k], FRAME, &s);
+		if (k % 13 == 4)
+			st.buf[k][st.in[k].len - 1] ^= 0x20;	/* bad TCP checksum */
+		else if (k % 17 == 9)
+			st.buf[k][14 + 10] ^= 0x01;		/* bad IPv4 header checksum */
+		st.in[k].flags = SOFL_GRO_F_HASH;
+		st.in[k].hash = (uint32_t)fl << 3;		/* bucket 0, tag fl % 8 */
+		st.in[k].cookie = (uint64_t)k;
+		st.brk[k] = 0;
+	}
+	st.n = 64;
+	sofl_gro_config_init(&cfg);
+	for (lvl = 0; lvl < 3; lvl++)
+		compare_run(&st, &cfg, lvl);	/* (run % 3: the train variant) */
+	assert_int_equal(sofl_gro_create(&cfg, &g), 0);
+	assert_int_equal(sofl_gro_receive(g, st.in, 64, 0), 64);
+	sofl_gro_poll_end(g, 0);
+	sofl_gro_release(g);
+	sofl_gro_get_stats(g, &gs);
+	assert_true(gs.flush[SOFL_GRO_FLUSH_EVICT] >= 30 && gs.super_pkts >= 10);
+	assert_true(gs.bypass[SOFL_GRO_BYPASS_L4_CSUM] > 0 && gs.bypass[SOFL_GRO_BYPASS_IP_CSUM] > 0);
+	sofl_gro_destroy(g);
+}
+
 static void
 test_fast_equals_general(void **state)
 {
@@ -574,6 +633,7 @@ main(void)
 		cmocka_unit_test(test_copy_equals_frame),
 		cmocka_unit_test(test_sw_csum_decides),
 		cmocka_unit_test(test_weave_header_lengths),
+		cmocka_unit_test(test_holds_evict),
 	};
 	const char *e;
 

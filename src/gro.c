@@ -1428,15 +1428,51 @@ struct train {
 	uint8_t flags;
 };
 
-/* Appends @p (which passed all tests; TCP flags @flags) to the train. */
+/* A train's state from held flow @f (the free segments from the engine) */
 HOT void
-train_push(struct sofl_gro *g, struct train *r, const struct sofl_gro_in *p, uint8_t flags)
+train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r)
+{
+	r->seq = f->next_seq;
+	r->iplen = f->ip_len;
+	r->tail = f->seg_tail;
+	r->fs = g->free_seg;
+	r->cnt = f->count;
+	r->max = g->cfg.max_size;
+	r->mss = f->mss;
+	r->hl = f->hdr_len;
+	r->id = f->next_id;
+	r->idinc = !f->fixedid;
+	r->flags = 0;
+}
+
+/* The state of a train that merged at least one segment back into its flow
+ * @f, @first its first new segment (the free segments are the caller's) */
+HOT void
+train_commit(struct sofl_gro *g, struct flow *f, const struct train *r, uint32_t first)
+{
+	g->segs[r->tail].next = NIL;
+	if (f->seg_head == NIL)
+		f->seg_head = first;
+	g->held_segs += r->cnt - f->count;
+	f->count = (uint16_t)r->cnt;
+	f->next_seq = r->seq;
+	f->ip_len = r->iplen;
+	f->seg_tail = r->tail;
+	f->next_id = r->id;
+	f->ref = 1;
+}
+
+/* Appends @p (which passed all tests; TCP flags @flags) to the train, its
+ * segment entry from the free list @fs (r->fs, or a weave's shared one). */
+HOT void
+train_push(struct sofl_gro *g, struct train *r, uint32_t *fs, const struct sofl_gro_in *p,
+	   uint8_t flags)
 {
 	struct seg *segs = g->segs;
-	uint32_t si = r->fs;
+	uint32_t si = *fs;
 
 	r->flags = flags;
-	r->fs = segs[si].next;
+	*fs = segs[si].next;
 	segs[si].pay = (const uint8_t *)p->data + r->hl;
 	segs[si].len = r->mss;
 	segs[si].cookie = p->cookie;
@@ -1458,7 +1494,7 @@ train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struc
 	if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, p->data, p->flags))
 		return 0;
-	train_push(g, r, p, ((const uint8_t *)p->data)[f->l4_off + 13]);
+	train_push(g, r, &r->fs, p, ((const uint8_t *)p->data)[f->l4_off + 13]);
 	return 1;
 }
 
@@ -1557,7 +1593,7 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 			break;
 		if (!train_flags_ok(g, fi, p, d, h, &c, &nip, &nl4, inl))
 			break;
-		train_push(g, &r, p, d[flo]);
+		train_push(g, &r, &r.fs, p, d[flo]);
 		if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
 			i++;
 			break;
@@ -1633,17 +1669,7 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	struct flow *f = &g->flows[fi];
 	struct train r;
 
-	r.seq = f->next_seq;
-	r.iplen = f->ip_len;
-	r.tail = f->seg_tail;
-	r.fs = g->free_seg;
-	r.cnt = f->count;
-	r.max = g->cfg.max_size;
-	r.mss = f->mss;
-	r.hl = f->hdr_len;
-	r.id = f->next_id;
-	r.idinc = !f->fixedid;
-	r.flags = 0;
+	train_begin(g, f, &r);
 	if (!train_add(g, f, &r, &in[i]))
 		return i;
 	i++;
@@ -1652,18 +1678,10 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	    ((in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0) == f->hash &&
 	    in[i].len == r.hl + r.mss)
 		i = train_more(g, f, &r, in, i, n);
-	g->segs[r.tail].next = NIL;
-	if (f->seg_head == NIL)		/* the first merge: linked from the sink */
-		f->seg_head = g->segs[SINK(g)].next;
+	/* a flow without segments had its first one linked from the sink */
+	train_commit(g, f, &r, g->segs[SINK(g)].next);
 	g->free_seg = r.fs;
-	g->held_segs += r.cnt - f->count;
 	g->last_fi = fi;
-	f->count = (uint16_t)r.cnt;
-	f->next_seq = r.seq;
-	f->ip_len = r.iplen;
-	f->seg_tail = r.tail;
-	f->next_id = r.id;
-	f->ref = 1;
 	if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
 		f->orflags |= r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 		complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
@@ -1686,10 +1704,11 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 #define WEAVE 8
 
 struct strand {
+	struct train r;		/* the flow's state, as a train's (r.fs unused:
+				 * the weave's strands share one free list) */
 	const uint8_t *t, *m;	/* the first segment's headers, the mask */
-	uint32_t h, fi, full, end;	/* hash, flow, frame length, count limit (#26) */
-	uint32_t seq, tail, first, cnt;
-	uint16_t id, idinc, hl, mss, seqo, l3;
+	uint32_t h, fi, full, first;	/* hash, flow, frame length, first new segment */
+	uint16_t seqo, l3;
 	int v4;
 	struct swck ck;
 };
@@ -1700,45 +1719,17 @@ strand_open(const struct sofl_gro *g, struct strand *s, uint32_t fi)
 {
 	const struct flow *f = &g->flows[fi];
 
+	train_begin(g, f, &s->r);
 	s->t = fhdr(f);
 	s->m = g->mask_b[f->mk];
 	s->h = f->hash;
 	s->fi = fi;
-	s->hl = f->hdr_len;
-	s->mss = f->mss;
 	s->full = (uint32_t)f->hdr_len + f->mss;
-	s->cnt = f->count;
-	s->end = s->cnt + (f->ip_len < g->cfg.max_size ? (g->cfg.max_size - f->ip_len) / f->mss : 0);
-	s->seq = f->next_seq;
-	s->tail = f->seg_tail;
 	s->first = NIL;
-	s->id = f->next_id;
-	s->idinc = !f->fixedid;
 	s->seqo = (uint16_t)(f->l4_off + 4);
 	s->l3 = f->l3_off;
 	s->v4 = f->ipv == 4;
 	swck_init(&s->ck, f);
-}
-
-/* The strand's state back into its flow */
-HOT void
-strand_close(struct sofl_gro *g, const struct strand *s)
-{
-	struct flow *f = &g->flows[s->fi];
-	const uint32_t more = s->cnt - f->count;
-
-	if (!more)
-		return;
-	g->segs[s->tail].next = NIL;
-	if (f->seg_head == NIL)
-		f->seg_head = s->first;
-	g->held_segs += more;
-	f->count = (uint16_t)s->cnt;
-	f->next_seq = s->seq;
-	f->ip_len += more * s->mss;
-	f->seg_tail = s->tail;
-	f->next_id = s->id;
-	f->ref = 1;
 }
 
 #if GRO_AVX2
@@ -1766,7 +1757,6 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	   uint32_t *donep, const int y, const int inl)
 {
 	struct strand s[WEAVE], *st;
-	struct seg *segs = g->segs;
 	uint32_t fs = g->free_seg, last = fi, done = NIL, nip = 0, nl4 = 0;
 	int k = 1, x;
 
@@ -1775,8 +1765,6 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 		const struct sofl_gro_in *p = &in[i];
 		const uint8_t *d = p->data;
 		const uint32_t h = (p->flags & SOFL_GRO_F_HASH) ? p->hash : 0;
-		uint32_t si;
-		uint8_t fl;
 
 		/* flows in turn: the strand after the last one first */
 		if (s[x].h != h && (++x == k || s[x].h != h)) {
@@ -1790,39 +1778,30 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 			}
 		}
 		st = &s[x];
-		if (p->len != st->full || !d || st->cnt == st->end)
-			break;
+		if (p->len != st->full || !d || st->r.iplen + st->r.mss > st->r.max)
+			break;	/* (#26) */
 #if GRO_AVX2
-		if (y ? !same_masked_y(st->t, d, st->m, st->hl) : !same_masked(st->t, d, st->m, st->hl))
+		if (y ? !same_masked_y(st->t, d, st->m, st->r.hl) :
+			!same_masked(st->t, d, st->m, st->r.hl))
 			break;
 #else
 		(void)y;
-		if (!same_masked(st->t, d, st->m, st->hl))
+		if (!same_masked(st->t, d, st->m, st->r.hl))
 			break;
 #endif
-		if (sofl_get32(d + st->seqo) != st->seq ||
-		    (st->v4 && sofl_get16(d + st->l3 + 4) != st->id))
+		if (sofl_get32(d + st->seqo) != st->r.seq ||
+		    (st->v4 && sofl_get16(d + st->l3 + 4) != st->r.id))
 			break;
 		if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 		    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) &&
 		    !sw_csums(g, st->fi, &st->ck, d, p->flags, &nip, &nl4, inl))
 			break;
-		si = fs;
-		fs = segs[si].next;
-		segs[si].pay = d + st->hl;
-		segs[si].len = st->mss;
-		segs[si].cookie = p->cookie;
-		segs[st->tail].next = si;
+		train_push(g, &st->r, &fs, p, d[st->seqo + 9]);	/* (fs shared) */
 		if (st->first == NIL)
-			st->first = si;
-		st->tail = si;
-		st->seq += st->mss;
-		st->id = (uint16_t)(st->id + st->idinc);
-		st->cnt++;
+			st->first = st->r.tail;
 		last = st->fi;
-		fl = d[st->seqo + 9];	/* TCP flags */
-		if (fl & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
-			g->flows[st->fi].orflags |= fl & (SOFL_TCP_FIN | SOFL_TCP_PSH);
+		if (st->r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
+			g->flows[st->fi].orflags |= st->r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 			done = st->fi;
 			i++;
 			break;
@@ -1832,7 +1811,8 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	g->st.csum_sw_ip += nip;
 	g->st.csum_sw_l4 += nl4;
 	for (x = 0; x < k; x++)
-		strand_close(g, &s[x]);
+		if (s[x].first != NIL)
+			train_commit(g, &g->flows[s[x].fi], &s[x].r, s[x].first);
 	g->last_fi = last;
 	*donep = done;
 	return i;

@@ -18,8 +18,35 @@
  *   sofl_pkt_parse() (pkt.h) and use the lengths of its IP header: Ethernet
  *   padding is never summed.
  *
- *     uint32_t s = sofl_csum_pseudo_v4(src, dst, 6, l4len);   // verify TCP/IPv4
- *     ok = sofl_csum_fold(sofl_csum_add(s, tcp, l4len)) == 0xffff;
+ *   ```c
+ *   #include <stdio.h>
+ *   #include <softoffload/csum.h>
+ *
+ *   // Does the TCP segment tcp[0..l4len) between IPv4 src and dst verify?
+ *   static int
+ *   tcp4_ok(const uint8_t src[4], const uint8_t dst[4], const void *tcp, uint32_t l4len)
+ *   {
+ *       uint32_t s = sofl_csum_pseudo_v4(src, dst, 6, l4len);
+ *
+ *       return sofl_csum_fold(sofl_csum_add(s, tcp, l4len)) == 0xffff;
+ *   }
+ *
+ *   int
+ *   main(void)
+ *   {
+ *       static const uint8_t rfc1071[] = { 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7 };
+ *       static const uint8_t a[4] = { 198, 18, 0, 1 }, b[4] = { 198, 18, 0, 2 };
+ *       uint8_t tcp[20] = { 0x30, 0x39, 0x00, 0x50, [12] = 0x50, [13] = 0x02 };
+ *       uint16_t c = sofl_csum(rfc1071, sizeof(rfc1071));
+ *
+ *       // fill the checksum field (bytes 16..17) over the pseudo-header
+ *       sofl_put16(tcp + 16, (uint16_t)~sofl_csum_fold(sofl_csum_add(
+ *           sofl_csum_pseudo_v4(a, b, 6, sizeof(tcp)), tcp, sizeof(tcp))));
+ *       printf("RFC 1071 example %#06x, TCP %s\n", c,
+ *           tcp4_ok(a, b, tcp, sizeof(tcp)) ? "verifies" : "fails");
+ *       return c == 0x220d && tcp4_ok(a, b, tcp, sizeof(tcp)) ? 0 : 1;
+ *   }
+ *   ```
  *
  * Implementations: portable C (64-bit add-with-carry), AVX2 (AVX2 + BMI2) and
  * AVX-512 (F, BW, VL, VNNI + AVX2, BMI2: Ice Lake, Zen 4 and later; it hands

@@ -2,18 +2,38 @@
  * softoffload — segmentation: TSO/GSO (TCP), USO (UDP_SEGMENT) and IP
  * fragmentation (UFO), byte-identical to Linux software GSO.
  *
- * HowTo (segment into iovecs, zero-copy)
- *   struct sofl_pkt p;
- *   sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
- *   struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1448 };
- *   struct sofl_gso_need need;
- *   sofl_gso_need(&gp, &p, 0, &need);             sizes for the buffers below
- *   struct sofl_gso_out out = { .mode = SOFL_GSO_ZEROCOPY,
- *       .seg = segs, .seg_cap = ..., .buf = scratch, .buf_cap = ...,
- *       .iov = iovs, .iov_cap = ... };
- *   int n = sofl_gso_segment(&gp, &p, NULL, 0, &out);
- *   for (i = 0; i < n; i++)
- *       writev(fd, out.seg[i].iov, out.seg[i].iovcnt);   or one sendmmsg
+ * HowTo (segment into iovecs, zero-copy; the arrays are the caller's, here
+ * sized for a 64 KB super-packet at MSS 1448, and sofl_gso_need() says
+ * whether they suffice):
+ *   ```c
+ *   static struct sofl_gso_seg segs[64];     // one sending thread
+ *   static uint8_t scratch[64 * 128];
+ *   static struct iovec iovs[64 * 2];
+ *
+ *   int
+ *   send_tso(int fd, const void *frame, size_t len)
+ *   {
+ *       struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1448 };
+ *       struct sofl_gso_out out = { .mode = SOFL_GSO_ZEROCOPY,
+ *           .seg = segs, .seg_cap = 64, .buf = scratch, .buf_cap = sizeof(scratch),
+ *           .iov = iovs, .iov_cap = 64 * 2 };
+ *       struct sofl_gso_need need;
+ *       struct sofl_pkt p;
+ *       int err, n, i;
+ *
+ *       if ((err = sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH)) < 0 ||
+ *           (err = sofl_gso_need(&gp, &p, out.mode, 0, &need)) < 0)
+ *           return err;                 // sofl_strerror(err) says why
+ *       if (need.nsegs > out.seg_cap || need.buf_bytes > out.buf_cap ||
+ *           need.iovs > out.iov_cap)
+ *           return SOFL_ENOSPC;         // or allocate what need says
+ *       n = sofl_gso_segment(&gp, &p, NULL, 0, &out);
+ *       for (i = 0; i < n; i++)         // or one sendmmsg()
+ *           if (writev(fd, out.seg[i].iov, out.seg[i].iovcnt) < 0)
+ *               return -1;
+ *       return n;
+ *   }
+ *   ```
  * With .mode = SOFL_GSO_COPY each segment is instead one contiguous frame in
  * .buf (payload copied and checksummed in one pass), .iov unused.
  *

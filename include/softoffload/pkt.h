@@ -2,10 +2,21 @@
  * softoffload — packet parsing, done once and shared by every engine.
  *
  * HowTo
- *   struct sofl_pkt p;
- *   int err = sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
- *   if (err < 0) ... sofl_strerror(err): the packet is malformed; the layers
- *                    parsed before the error are still filled (see p.layers).
+ *   ```c
+ *   // A frame's flow, or why it is malformed.
+ *   void
+ *   show(const void *frame, size_t len)
+ *   {
+ *       struct sofl_pkt p;
+ *       int err = sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
+ *
+ *       if (err < 0)                    // malformed; the layers parsed before
+ *           printf("%s (layers %#x)\n", sofl_strerror(err), p.layers);  // are valid
+ *       else if (p.layers & SOFL_LAYER_L4)
+ *           printf("IPv%u proto %u ports %u -> %u, %u payload bytes at %u\n", p.ipv,
+ *               p.l4_proto, p.key.sport, p.key.dport, p.pay_len, p.pay_off);
+ *   }
+ *   ```
  *   p.l3_off, p.l4_off, p.pay_off/p.pay_len, p.key ... describe the packet.
  *
  * What is parsed: Ethernet II with up to two VLAN tags (802.1Q 0x8100,

@@ -1,15 +1,32 @@
 /*
  * softoffload — RSS: Toeplitz hash, indirection table, queue selection.
  *
- * HowTo
- *   static struct sofl_rss rss;          (about 38 KiB: keep it off small stacks)
- *   sofl_rss_init(&rss, NULL, 0, 4, 0);  Microsoft key, 128 entries over 4 queues
- *   sofl_rss_reta_set(&rss, 5, 0);       optional: entry 5 -> queue 0 (ethtool -X)
- *   ...
- *   struct sofl_rss_out o;
- *   sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
- *   if (sofl_rss_pkt(&rss, &p, &o) > 0) ... o.hash, o.queue
- *   or, for a burst of parsed packets: sofl_rss_burst(&rss, pkts, n, outs);
+ * HowTo (set the engine up once; hashing only reads it)
+ *   ```c
+ *   static struct sofl_rss rss;         // about 38 KiB: keep it off small stacks
+ *
+ *   int
+ *   rss_setup(void)
+ *   {
+ *       int err = sofl_rss_init(&rss, NULL, 0, 4, 0);   // Microsoft key, 128 entries, 4 queues
+ *
+ *       if (err < 0)
+ *           return err;
+ *       return sofl_rss_reta_set(&rss, 5, 0);   // optional: entry 5 -> queue 0 (ethtool -X)
+ *   }
+ *
+ *   // The receive queue of a frame: queue 0 for what gets no hash (not IP).
+ *   unsigned
+ *   rss_queue(const void *frame, size_t len)
+ *   {
+ *       struct sofl_rss_out o;
+ *       struct sofl_pkt p;
+ *
+ *       sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);  // on error, what parsed is used
+ *       return sofl_rss_pkt(&rss, &p, &o) > 0 ? o.queue : 0;    // o.hash: the Toeplitz hash
+ *   }
+ *   ```
+ *   For a burst of parsed packets: sofl_rss_burst(&rss, pkts, n, outs).
  *
  * The hash is the Toeplitz function of Microsoft's RSS specification: for
  * every input bit (first byte first, most significant bit first) that is 1,

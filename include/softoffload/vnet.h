@@ -3,21 +3,44 @@
  * (IFF_VNET_HDR), AF_PACKET (PACKET_VNET_HDR) and vhost.
  *
  * HowTo
- *   Receiving from a TAP (read() gives the header, then the frame):
- *     struct sofl_vnet_hdr h;
- *     struct sofl_pkt p;
- *     struct sofl_gso_params gp;
- *     int n = sofl_vnet_decode(&h, buf, len, SOFL_VNET_HDR_MRG_LEN, SOFL_VNET_LE);
- *     if (n < 0) ... too short
- *     sofl_pkt_parse(&p, buf + n, len - n, SOFL_LINK_ETH);
- *     int r = sofl_vnet_to_gso(&h, &p, 0, &gp);
- *     if (r < 0) ... the kernel would have refused it: sofl_strerror(r)
- *     sofl_gso_segment(&gp, &p, NULL, 0, &out);   (gso.h; r == 0 passes through)
- *   Sending a GRO super-packet to a TAP:
- *     sofl_vnet_from_pkt(&h, &p, gso_size, SOFL_VNET_MK_CSUM);
- *     sofl_vnet_encode(hdrbuf, sizeof(hdrbuf), &h, SOFL_VNET_HDR_MRG_LEN, SOFL_VNET_LE);
- *     writev(fd, {hdrbuf, frame}) ...
+ *   ```c
+ *   // From a TAP (IFF_VNET_HDR, TUNSETVNETHDRSZ 12, TUNSETVNETLE): one read()
+ *   // gives the header, then the frame.  Segments it as the kernel would.
+ *   int
+ *   from_tap(const uint8_t *buf, size_t len, struct sofl_gso_out *out)
+ *   {
+ *       struct sofl_vnet_hdr h;
+ *       struct sofl_gso_params gp;
+ *       struct sofl_pkt p;
+ *       int n, r;
  *
+ *       n = sofl_vnet_decode(&h, buf, len, SOFL_VNET_HDR_MRG_LEN, SOFL_VNET_LE);
+ *       if (n < 0)
+ *           return n;                   // shorter than the header
+ *       sofl_pkt_parse(&p, buf + n, len - (size_t)n, SOFL_LINK_ETH);
+ *       if ((r = sofl_vnet_to_gso(&h, &p, 0, &gp)) < 0)
+ *           return r;                   // the kernel would refuse it: sofl_strerror(r)
+ *       return sofl_gso_segment(&gp, &p, NULL, 0, out);   // r == 0: passed through
+ *   }
+ *
+ *   // To a TAP: a GRO super-packet whose checksum field holds the
+ *   // pseudo-header sum (gro.h's default outputs, sofl_pkt_l4_pseudo()).
+ *   int
+ *   to_tap(int fd, const struct sofl_pkt *p, uint16_t gso_size)
+ *   {
+ *       struct sofl_vnet_hdr h;
+ *       uint8_t hdr[SOFL_VNET_HDR_MRG_LEN];
+ *       struct iovec v[2];
+ *       int err;
+ *
+ *       if ((err = sofl_vnet_from_pkt(&h, p, gso_size, SOFL_VNET_MK_CSUM)) < 0 ||
+ *           (err = sofl_vnet_encode(hdr, sizeof(hdr), &h, sizeof(hdr), SOFL_VNET_LE)) < 0)
+ *           return err;
+ *       v[0] = (struct iovec){ .iov_base = hdr, .iov_len = sizeof(hdr) };
+ *       v[1] = (struct iovec){ .iov_base = (void *)p->data, .iov_len = p->len };
+ *       return writev(fd, v, 2) < 0 ? -1 : 0;
+ *   }
+ *   ```
  * struct sofl_vnet_hdr is the *decoded* header in host byte order.  The wire
  * form is 10 bytes (struct virtio_net_hdr) or 12 bytes (with num_buffers,
  * virtio 1.0 / mergeable rx buffers); its 16-bit fields are little-endian for

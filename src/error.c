@@ -46,6 +46,8 @@ sofl_strerror(int err)
 	case SOFL_E_GSO_PROTO:      return "segmentation: type does not match the packet";
 	case SOFL_E_GSO_HDR:        return "segmentation: headers too long";
 	case SOFL_E_GSO_DF:         return "fragmentation needed but DF set";
+	case SOFL_E_SYS:            return "system call failed (see errno)";
+	case SOFL_E_PORT_KIND:      return "not supported by this kind of port";
 	}
 	return "unknown error";
 }

@@ -71,6 +71,10 @@ enum sofl_err {
 	SOFL_E_GSO_PROTO       = -62, /* requested segmentation does not match the packet */
 	SOFL_E_GSO_HDR         = -63, /* headers longer than the packet / than the output allows */
 	SOFL_E_GSO_DF          = -64, /* fragmentation needed but DF set */
+
+	/* ports (port.h) */
+	SOFL_E_SYS             = -70, /* a system call failed: errno says why */
+	SOFL_E_PORT_KIND       = -71, /* the call does not apply to this kind of port */
 };
 
 /* sofl_strerror() :

@@ -9,4 +9,5 @@
 #include "softoffload/gro.h"
 #include "softoffload/gso.h"
 #include "softoffload/vnet.h"
+#include "softoffload/port.h"
 #endif

@@ -1,0 +1,342 @@
+/*
+ * softoffload — ports: live packet I/O that speaks the kernel's offloads.
+ *
+ * A port is an opaque object around one file descriptor (a TUN/TAP queue, a
+ * UDP socket, an AF_PACKET socket) with the library's engines attached: it
+ * reads batches of packets, segmenting super-packets (GSO) and completing
+ * checksums where the kernel left them partial, and writes batches,
+ * coalescing them (GRO) or grouping them (UDP_SEGMENT) into as few system
+ * calls and super-packets as the kernel accepts.  Every port type is used
+ * through the same calls (sofl_port_recv / sofl_port_send / sofl_port_close),
+ * so a program can move packets between any two ports.
+ *
+ * HowTo (TUN -> UDP, zero copy)
+ *   struct sofl_tun_config tc;
+ *   struct sofl_udp_config uc;
+ *   struct sofl_port *tun, *udp;
+ *   struct sofl_port_pkt *pk;
+ *   sofl_tun_config_init(&tc);   tc.name = "tun0";
+ *   sofl_udp_config_init(&uc);   uc.remote = ...; uc.remote_len = ...; uc.connect = 1;
+ *   if (sofl_tun_open(&tc, &tun) < 0 || sofl_udp_open(&uc, &udp) < 0) ...
+ *   for (;;) {
+ *       poll(sofl_port_fd(tun) ...);
+ *       int n = sofl_port_recv(tun, &pk);      // wire-size inner packets
+ *       sofl_port_send(udp, pk, n);            // one datagram each
+ *   }
+ *   Nothing is copied: pk[i].iov points into the port's read buffer (the
+ *   payload, as the kernel wrote it) and into its header scratch (the
+ *   segments' headers), and sofl_port_send() hands those iovecs to the
+ *   kernel.
+ *
+ * Packets (struct sofl_port_pkt)
+ *   A packet is an iovec list.  On receive, the port fills an array of them
+ *   and owns it: the packets, their iovec arrays and the bytes they point to
+ *   stay valid, and may be modified in place (encrypt, rewrite, shorten the
+ *   iovecs), until the next sofl_port_recv() on the same port or
+ *   sofl_port_close().  A port configured with headroom H and tailroom T
+ *   gives every received packet an H-byte writable area as iov[0] and a
+ *   T-byte one as iov[iovcnt - 1]: room for an outer header and a trailer
+ *   (an AEAD tag) that costs no second copy.  The caller fills them and sets
+ *   their iov_len to what it used (0 is fine); sofl_port_send() sends every
+ *   iovec of a packet, in order.  @len counts only the packet between them.
+ *   On send, the packets are the caller's and are only read; the call is
+ *   synchronous: when it returns, the kernel has taken (copied) or refused
+ *   every byte, and the caller may reuse the buffers.
+ *
+ * Errors and faults
+ *   Creation and argument errors are negative SOFL_E* codes (sofl_strerror);
+ *   a failed system call is SOFL_E_SYS with errno left as the call set it.
+ *   Faults while moving packets (a peer that is not there, a full socket
+ *   buffer, a malformed datagram, a virtio header the kernel should not have
+ *   produced) are never errors of the call: the packet is dropped and
+ *   counted in the port's statistics by reason (enum sofl_port_drop), and
+ *   the port keeps working.  An offload the kernel refuses at run time (a GSO
+ *   write answered EINVAL, UDP_SEGMENT answered EIO) is disabled, logged once
+ *   on stderr (unless cfg.quiet), counted as a fallback, and the packets go
+ *   out the plain way.
+ *
+ * Thread-safety: a port is single-threaded (one per queue and thread, as
+ * the engines); distinct ports are independent.  sofl_port_get_stats() may
+ * be called from another thread: it reads counters that are updated with
+ * relaxed atomic stores, so a reader sees each counter whole (never torn),
+ * though not a consistent snapshot across counters.
+ * Memory: everything is allocated by the open call; recv/send never
+ * allocate.  System calls: batched (recvmmsg/sendmmsg, UDP_SEGMENT, one
+ * writev per super-packet, one read per super-packet: TUN has no batched
+ * read).  Linux only.
+ */
+#ifndef SOFTOFFLOAD_PORT_H
+#define SOFTOFFLOAD_PORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+#include <sys/socket.h>
+#include "softoffload/error.h"
+#include "softoffload/vnet.h"
+#include "softoffload/gro.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* Shared types                                                            */
+/* ---------------------------------------------------------------------- */
+
+/* struct sofl_port_pkt .flags */
+#define SOFL_PORT_PKT_VNET    0x01	/* .vnet describes the packet: a super-packet
+					 * (gso_type != NONE) or a partial checksum
+					 * (NEEDS_CSUM), to be finished by the receiver */
+#define SOFL_PORT_PKT_CSUM_OK 0x02	/* checksums known good (the kernel said
+					 * DATA_VALID, or the port completed / verified
+					 * them); on send to a TUN/TAP: GRO trusts them */
+#define SOFL_PORT_PKT_HASH    0x04	/* .hash holds a flow hash (RSS) */
+
+struct sofl_port_pkt {
+	struct iovec *iov;	/* the packet (plus headroom/tailroom areas, see above) */
+	uint32_t iovcnt;
+	uint32_t len;		/* packet bytes, head and tail areas excluded */
+	uint16_t headroom;	/* 0, or the size of the area at iov[0] (receive) */
+	uint16_t tailroom;	/* 0, or the size of the area at iov[iovcnt - 1] */
+	uint32_t flags;		/* SOFL_PORT_PKT_* */
+	uint32_t hash;		/* with SOFL_PORT_PKT_HASH */
+	struct sofl_vnet_hdr vnet; /* with SOFL_PORT_PKT_VNET */
+	/* Datagram ports: receive: the sender (port-owned storage, valid as the
+	 * packet); send: the destination, or NULL for the port's default remote. */
+	const struct sockaddr *addr;
+	socklen_t addrlen;
+};
+
+/* Why a packet was dropped (struct sofl_port_stats .rx_drop / .tx_drop) */
+enum sofl_port_drop {
+	SOFL_PORT_DROP_VNET = 0,	/* virtio header the kernel would refuse / must not send */
+	SOFL_PORT_DROP_MALFORMED,	/* packet that cannot be parsed or segmented */
+	SOFL_PORT_DROP_TOO_BIG,		/* longer than the buffer / MTU / EMSGSIZE */
+	SOFL_PORT_DROP_TRUNC,		/* truncated by the kernel (MSG_TRUNC) */
+	SOFL_PORT_DROP_NOROOM,		/* no room in the port's batch for its segments */
+	SOFL_PORT_DROP_NOBUFS,		/* ENOBUFS / ENOMEM from the kernel */
+	SOFL_PORT_DROP_AGAIN,		/* EAGAIN: buffer full on a non-blocking send */
+	SOFL_PORT_DROP_REFUSED,		/* ECONNREFUSED (ICMP port unreachable) */
+	SOFL_PORT_DROP_UNREACH,		/* EHOSTUNREACH / ENETUNREACH / EHOSTDOWN */
+	SOFL_PORT_DROP_PEER,		/* datagram from a source the port does not accept */
+	SOFL_PORT_DROP_RCVBUF,		/* dropped by the kernel: receive buffer full (SO_RXQ_OVFL) */
+	SOFL_PORT_DROP_IO,		/* any other system-call error (errno in last_errno) */
+	SOFL_PORT_DROP_DOWN,		/* device down / no carrier (EIO on a TUN) */
+	SOFL_PORT_DROP_UNSUPPORTED,	/* not sendable on this port (e.g. iovcnt > IOV_MAX) */
+	SOFL_PORT_DROP__MAX = 24	/* room to grow; names for unused slots are "?" */
+};
+
+/* Counters of one port.  "super" = a super-packet (TUN/TAP: a packet with a
+ * GSO virtio header; UDP: a UDP_SEGMENT send or a UDP_GRO receive that
+ * carried several datagrams); "segs" = the packets inside them. */
+struct sofl_port_stats {
+	uint64_t rx_calls;		/* receive system calls that returned data */
+	uint64_t rx_pkts;		/* packets handed to the caller */
+	uint64_t rx_bytes;		/* their bytes (.len) */
+	uint64_t rx_super;		/* super-packets received */
+	uint64_t rx_segs;		/* packets they were split into */
+	uint64_t tx_calls;		/* send/write system calls */
+	uint64_t tx_pkts;		/* packets accepted by the kernel */
+	uint64_t tx_bytes;		/* their bytes */
+	uint64_t tx_super;		/* super-packets written / UDP_SEGMENT sends */
+	uint64_t tx_segs;		/* packets inside them */
+	uint64_t csum_sw;		/* checksums computed in software (partial ones completed) */
+	uint64_t csum_sw_verify;	/* checksums verified in software (GRO on send) */
+	uint64_t fallbacks;		/* offload refused at run time: sent the plain way */
+	uint64_t rx_drop[SOFL_PORT_DROP__MAX];
+	uint64_t tx_drop[SOFL_PORT_DROP__MAX];
+	int32_t  last_errno;		/* errno of the last counted system-call fault */
+	uint32_t pad_;
+};
+
+/* Offloads in use (sofl_port_offloads()); each one probed, never assumed. */
+#define SOFL_PORT_OFF_VNET     0x0001	/* virtio headers on the fd (IFF_VNET_HDR, PACKET_VNET_HDR) */
+#define SOFL_PORT_OFF_CSUM     0x0002	/* TUN_F_CSUM: packets with partial checksums */
+#define SOFL_PORT_OFF_TSO4     0x0004	/* TUN_F_TSO4 */
+#define SOFL_PORT_OFF_TSO6     0x0008	/* TUN_F_TSO6 */
+#define SOFL_PORT_OFF_TSO_ECN  0x0010	/* TUN_F_TSO_ECN */
+#define SOFL_PORT_OFF_USO      0x0020	/* TUN_F_USO4 | TUN_F_USO6 (accepted together) */
+#define SOFL_PORT_OFF_UDP_GSO  0x0100	/* UDP_SEGMENT sends */
+#define SOFL_PORT_OFF_UDP_GRO  0x0200	/* UDP_GRO receives */
+#define SOFL_PORT_OFF_GRO      0x1000	/* writes coalesced by the GRO engine */
+#define SOFL_PORT_OFF_GSO      0x2000	/* reads segmented by the GSO engine */
+
+/* Receive modes (config .rx_mode of ports that read virtio headers) */
+enum sofl_port_rx_mode {
+	SOFL_PORT_RX_SEGMENT = 0,	/* super-packets segmented to wire size, checksums complete */
+	SOFL_PORT_RX_SUPER = 1,		/* packets as the kernel gave them, .vnet filled */
+};
+
+struct sofl_port;
+
+/* sofl_port_recv() :
+ * Receives what is ready without blocking (non-blocking fd or MSG_DONTWAIT;
+ * wait with poll() on sofl_port_fd()), up to the port's batch size, and sets
+ * *pkts to the port-owned array of the packets.
+ * @return their count (0: nothing ready), SOFL_EINVAL (NULL), or SOFL_E_SYS
+ *         (errno set) for a fault of the descriptor itself (EBADF, EFAULT,
+ *         a TUN whose device was deleted): the port cannot go on.  Faults of
+ *         single packets are counted, never returned.
+ * Lifetime: *pkts, their iovecs and data until the next sofl_port_recv() or
+ * sofl_port_close() of this port; modifiable in place. */
+SOFL_API int sofl_port_recv(struct sofl_port *port, struct sofl_port_pkt **pkts);
+
+/* sofl_port_send() :
+ * Sends @n packets @pkts[0..n) in order, in as few system calls as the port
+ * can (GRO into super-packets for TUN/TAP, UDP_SEGMENT runs and sendmmsg for
+ * UDP).  Blocks while the kernel's buffers are full unless the port was
+ * opened non-blocking for sends (then EAGAIN drops are counted).
+ * @return the number of packets the kernel accepted (<= n; the others were
+ *         dropped and counted by reason), SOFL_EINVAL (NULL with n > 0), or
+ *         SOFL_E_SYS for a fault of the descriptor itself.
+ * The packets and their buffers are read only, and free again on return. */
+SOFL_API int sofl_port_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n);
+
+/* sofl_port_fd() : the descriptor to poll() for input (POLLIN), or -1 (NULL).
+ * Owned by the port: do not close it. */
+SOFL_API int sofl_port_fd(const struct sofl_port *port);
+
+/* sofl_port_offloads() : SOFL_PORT_OFF_* in use now (fallbacks clear bits). */
+SOFL_API unsigned sofl_port_offloads(const struct sofl_port *port);
+
+/* sofl_port_get_stats() :
+ * Copies the first @size bytes of the counters into *s (pass sizeof(*s); a
+ * smaller size from an older program gets the fields it knows).  May be
+ * called from any thread (see the top of this file). */
+SOFL_API void sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s,
+				  size_t size);
+
+/* sofl_port_gro_stats() :
+ * The counters of the port's GRO engine (the one that coalesces sends to a
+ * TUN/TAP, or receives of an AF_PACKET port).  @return 0, or SOFL_ENOTSUP
+ * (the port has no GRO engine; *s zeroed), SOFL_EINVAL (NULL).  Same
+ * thread rules as sofl_port_get_stats(). */
+SOFL_API int sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s);
+
+/* sofl_port_close() : closes the descriptor and frees the port (NULL is
+ * fine).  Packets from its last receive become invalid.  A TUN/TAP the port
+ * created (not persistent) disappears when its last queue is closed. */
+SOFL_API void sofl_port_close(struct sofl_port *port);
+
+/* sofl_port_drop_name() : short static name of a drop reason ("vnet",
+ * "malformed", "too-big", ...), "?" for unknown values.  Never NULL. */
+SOFL_API const char *sofl_port_drop_name(int reason);
+
+/* sofl_port_kind() : "tun", "tap", "udp", "afpacket"; "?" for NULL. */
+SOFL_API const char *sofl_port_kind(const struct sofl_port *port);
+
+/* ---------------------------------------------------------------------- */
+/* TUN / TAP                                                                */
+/* ---------------------------------------------------------------------- */
+
+/* Offload bits asked of a TUN/TAP (struct sofl_tun_config .offloads) */
+#define SOFL_TUN_WANT_CSUM  0x01
+#define SOFL_TUN_WANT_TSO   0x02	/* TSO4 + TSO6 */
+#define SOFL_TUN_WANT_USO   0x04	/* USO4 + USO6, together or not at all */
+#define SOFL_TUN_WANT_ECN   0x08	/* TSO_ECN */
+#define SOFL_TUN_WANT_ALL   0x0f
+
+struct sofl_tun_config {
+	uint32_t size;		/* sizeof(struct sofl_tun_config); set by config_init */
+	const char *name;	/* interface (< IFNAMSIZ chars); NULL or "" -> kernel's tunN/tapN */
+	int tap;		/* 0: TUN (raw IP, IFF_TUN); 1: TAP (Ethernet, IFF_TAP) */
+	int multi_queue;	/* 1: IFF_MULTI_QUEUE (open once per queue with the same name) */
+	int vnet_hdr;		/* 1 (default): IFF_VNET_HDR and offloads; 0: one plain
+				 * packet per read()/write(), no header, no engines */
+	unsigned offloads;	/* SOFL_TUN_WANT_* to negotiate (default ALL; vnet_hdr only) */
+	int rx_mode;		/* enum sofl_port_rx_mode */
+	int tx_gro;		/* 1 (default with vnet_hdr): coalesce sends with GRO */
+	uint32_t rx_batch;	/* packets per sofl_port_recv() (default 256, >= 64) */
+	uint32_t rx_reads;	/* read() calls at most per sofl_port_recv() (default 16) */
+	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
+	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
+	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped (TOO_BIG) */
+	int fd;			/* -1 (default): open /dev/net/tun; else an already
+				 * attached TUN/TAP queue to adopt (the port closes it) */
+	int quiet;		/* 1: no stderr line for a fallback */
+	const struct sofl_gro_config *gro; /* NULL: GRO defaults for a TUN (raw IP or
+				 * Ethernet from .tap, pseudo-header checksums) */
+};
+
+/* sofl_tun_config_init() : defaults (see each field); name NULL. */
+SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
+
+/* sofl_tun_open() :
+ * Opens (or creates: TUNSETIFF creates a missing interface, which needs
+ * CAP_NET_ADMIN) queue of TUN/TAP @cfg->name; with vnet_hdr sets the header
+ * size (12: the virtio 1.0 form) and little-endian fields (TUNSETVNETLE;
+ * on a little-endian host where the ioctl is missing, native order is the
+ * same), then probes TUNSETOFFLOAD: CSUM first, then TSO4|TSO6, ECN, and
+ * USO4|USO6 together, keeping what the kernel accepts.  The fd is made
+ * non-blocking.  *out is written on success only.
+ * @return 0, SOFL_EINVAL (NULL, bad size field, name too long, headroom or
+ *         tailroom with rx_mode SUPER), SOFL_ENOMEM, SOFL_E_SYS (errno from
+ *         open/ioctl: ENOENT no /dev/net/tun, EPERM, EBUSY...). */
+SOFL_API int sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out);
+
+/* sofl_tun_name() : the interface's name (port-owned), or NULL (not a TUN/TAP). */
+SOFL_API const char *sofl_tun_name(const struct sofl_port *port);
+
+/* sofl_tun_created() : 1 if this port's open created the interface, 0 if it
+ * existed (or the port is not a TUN/TAP). */
+SOFL_API int sofl_tun_created(const struct sofl_port *port);
+
+/* ---------------------------------------------------------------------- */
+/* UDP                                                                      */
+/* ---------------------------------------------------------------------- */
+
+struct sofl_udp_config {
+	uint32_t size;		/* sizeof(struct sofl_udp_config); set by config_init */
+	const struct sockaddr *local;	/* bind() address (NULL: none; the family
+				 * then comes from .remote) */
+	socklen_t local_len;
+	const struct sockaddr *remote;	/* default destination (NULL: every send
+				 * names one in pkt.addr) */
+	socklen_t remote_len;
+	int connect;		/* 1: connect() to .remote (errors such as ECONNREFUSED
+				 * are then reported back, and only the peer is heard) */
+	int reuseport;		/* 1: SO_REUSEPORT before bind() */
+	int gso;		/* 1 (default): UDP_SEGMENT for runs of equal-size datagrams */
+	int gro;		/* 1 (default): UDP_GRO receive */
+	int nonblock_send;	/* 1: sends never wait (EAGAIN drops counted) */
+	int peer_only;		/* 1: unconnected with .remote: drop datagrams whose
+				 * source address (any port) is not .remote's (PEER) */
+	uint32_t rx_batch;	/* datagram buffers per recvmmsg() (default 32) */
+	uint32_t rx_buf;	/* bytes per buffer (default 65536; >= 65536 with gro) */
+	uint32_t max_pkts;	/* datagrams per sofl_port_recv() after splitting
+				 * (default 64 * rx_batch) */
+	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
+	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default */
+	int fd;			/* -1 (default): create; else a UDP socket to adopt */
+	int quiet;		/* 1: no stderr line for a fallback */
+};
+
+/* sofl_udp_config_init() : defaults (see each field). */
+SOFL_API void sofl_udp_config_init(struct sofl_udp_config *cfg);
+
+/* sofl_udp_open() :
+ * Creates a UDP socket of the family of .local (or .remote), binds,
+ * connects as asked, probes UDP_SEGMENT (setsockopt accepted) and UDP_GRO,
+ * and asks for SO_RXQ_OVFL (receive-buffer drops counted).  Receives are
+ * MSG_DONTWAIT; sends block unless nonblock_send.  *out on success only.
+ * @return 0, SOFL_EINVAL (NULL, bad size field, no address, families
+ *         differ, rx_buf too small), SOFL_ENOMEM, SOFL_E_SYS (socket, bind,
+ *         connect failed; errno set). */
+SOFL_API int sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out);
+
+/* sofl_udp_local() : the bound local address (getsockname) into @sa
+ * (@*len in: its size, out: the address length).  @return 0, SOFL_EINVAL,
+ * SOFL_E_SYS. */
+SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, socklen_t *len);
+
+/* ---------------------------------------------------------------------- */
+/* AF_PACKET port                                                           */
+/* ---------------------------------------------------------------------- */
+
+/* (declarations of the AF_PACKET port go here) */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

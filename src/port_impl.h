@@ -1,0 +1,124 @@
+/*
+ * Internal interface of the ports (port.h): the object every port type
+ * extends, its operations, and the helpers the types share (src/port.c).
+ * Not installed.  A port type embeds struct sofl_port as its first member
+ * and fills ->ops; port.c dispatches the public calls through it.
+ */
+#ifndef SOFL_PORT_IMPL_H
+#define SOFL_PORT_IMPL_H
+
+#include <stdint.h>
+#include <sys/uio.h>
+#include "softoffload/port.h"
+#include "softoffload/gso.h"
+#include "softoffload/gro.h"
+
+struct sofl_port_ops {
+	const char *kind;		/* "tun", "tap", "udp", "afpacket" */
+	int (*recv)(struct sofl_port *, struct sofl_port_pkt **);
+	int (*send)(struct sofl_port *, const struct sofl_port_pkt *, size_t);
+	void (*close)(struct sofl_port *);	/* frees the type's state, closes the fd;
+						 * port.c then frees the object */
+};
+
+struct sofl_port {
+	const struct sofl_port_ops *ops;
+	int fd;
+	unsigned offloads;		/* SOFL_PORT_OFF_*; written by the owner thread only */
+	int quiet;
+	unsigned logged;		/* fallback messages printed (bit per kind) */
+	struct sofl_port_stats st;	/* updated through port_add() / port_drop() */
+	struct sofl_gro *gro;		/* the port's GRO engine, or NULL */
+	struct sofl_gro_stats gro_st;	/* mirror of gro's counters, see port_gro_mirror() */
+};
+
+/* A counter update that a reader on another thread sees whole. */
+static inline void
+port_add(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+}
+
+/* Counts a dropped packet: @tx 0 receive, 1 send. */
+void port_drop(struct sofl_port *port, int tx, int reason, uint64_t n);
+/* Counts a system-call fault with errno @err as a drop of @n packets (the
+ * reason from port_errno_reason()) and remembers @err in last_errno. */
+void port_fault(struct sofl_port *port, int tx, int err, uint64_t n);
+/* The drop reason for errno @err (ENOBUFS -> NOBUFS, ECONNREFUSED -> REFUSED...). */
+int port_errno_reason(int err);
+/* An offload given up at run time: counts a fallback and, the first time
+ * for bit @what (0..31) and unless port->quiet, prints "softoffload: <kind>:
+ * <msg>" on stderr. */
+void port_fallback(struct sofl_port *port, unsigned what, const char *msg);
+/* Copies the GRO engine's counters into port->gro_st with relaxed atomic
+ * stores (call after each batch; cheap: a few hundred bytes). */
+void port_gro_mirror(struct sofl_port *port);
+
+/*
+ * The receive batch: packets handed to the caller, their iovecs, the
+ * headers of the segments cut by GSO and the head/tail areas.  Reset at
+ * every sofl_port_recv(); sized once at open.
+ */
+struct port_rxq {
+	struct sofl_port_pkt *pkt;
+	uint32_t n, cap;
+	struct iovec *iov;
+	uint32_t niov, iov_cap;
+	uint8_t *hdr;			/* GSO header scratch */
+	size_t hdr_used, hdr_cap;
+	struct sofl_gso_seg *seg;	/* sofl_gso_segment() output, copied into pkt[] */
+	uint8_t *room;			/* cap * (headroom + tailroom) bytes */
+	uint16_t headroom, tailroom;
+};
+
+/* Allocates a batch of @cap packets (segments), with @iov_per_pkt iovecs
+ * each on average, @hdr_bytes of header scratch.  @return 0, SOFL_ENOMEM. */
+int port_rxq_init(struct port_rxq *q, uint32_t cap, uint32_t iov_per_pkt, size_t hdr_bytes,
+		  uint16_t headroom, uint16_t tailroom);
+void port_rxq_free(struct port_rxq *q);
+static inline void
+port_rxq_reset(struct port_rxq *q)
+{
+	q->n = 0;
+	q->niov = 0;
+	q->hdr_used = 0;
+}
+
+/* What port_rxq_add() did with a frame */
+#define PORT_RXQ_FULL	(-1000)		/* no room: keep the frame for the next batch */
+
+/*
+ * Adds one received frame @frame/@len (@link) whose virtio header is @h
+ * (NULL: none, a plain packet) to the batch: in @mode SEGMENT a GSO frame
+ * is cut into segments (zero copy, checksums completed in software) and a
+ * NEEDS_CSUM frame gets its checksum completed (its headers copied to
+ * scratch); in mode SUPER the frame goes as it is with .vnet.  @mtu > 0:
+ * larger outputs are dropped (TOO_BIG).  Faults are counted as receive
+ * drops on @port.
+ * @return packets added (0: dropped and counted), or PORT_RXQ_FULL when the
+ *         batch cannot take the frame's segments and is not empty (nothing
+ *         added: offer the frame again after the batch was handed out; an
+ *         empty batch that cannot take it drops it as NOROOM).
+ */
+int port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_t len,
+		 const struct sofl_vnet_hdr *h, enum sofl_link link, int mode, uint32_t mtu);
+
+/* Adds @len bytes at @data as one packet with no header processing (a
+ * datagram, a plain read); the head/tail areas are attached.  @return 1, or
+ * PORT_RXQ_FULL. */
+int port_rxq_add_plain(struct port_rxq *q, uint8_t *data, uint32_t len, uint32_t flags);
+
+/* Internal constructors and entry points for the tests and fuzzers: a
+ * TUN/TAP port on descriptor @fd (any writable fd, e.g. /dev/null) with
+ * offloads @offloads taken as negotiated, without any ioctl; a received
+ * buffer processed as if read() / recvmsg() had returned it. */
+int port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads,
+		  const char *name, struct sofl_port **out);
+int port_tun_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *buf,
+		    size_t len);
+int port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
+		  struct sofl_port **out);
+int port_udp_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *buf,
+		    size_t len, int gso_size);
+
+#endif

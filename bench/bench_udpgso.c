@@ -24,7 +24,7 @@
  *
  *   bench_udpgso tx -D ADDR [-p PORT] [-s PAYLOAD] [-M MSS] [-m MODE] [-l SECS] [-k]
  *   bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k]
- * tx sends for SECS seconds (default 1) and prints one row; rx counts UDP
+ * tx sends for SECS seconds (default 1; fractions allowed) and prints one row; rx counts UDP
  * payload bytes arriving at PORT (IPv4 and IPv6) until SECS (default 10) or
  * IDLE_MS (default 500) without a datagram after the first, and prints them
  * (bad UDP checksums never reach it: the kernel drops them).  -k prints
@@ -120,6 +120,21 @@ num(const char *s, long lo, long hi, const char *what)
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
 		fprintf(stderr, "bench_udpgso: %s must be %ld..%ld, not \"%s\"\n", what, lo, hi, s);
+		exit(2);
+	}
+	return v;
+}
+
+static double
+secs_arg(const char *s, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0.01 && v <= 3600)) {
+		fprintf(stderr, "bench_udpgso: %s must be 0.01..3600 seconds, not \"%s\"\n", what, s);
 		exit(2);
 	}
 	return v;
@@ -382,7 +397,7 @@ cmd_tx(int argc, char **argv)
 		case 'p': port = (int)num(optarg, 1, 65535, "-p"); break;
 		case 's': t.payload = (uint32_t)num(optarg, 1, MAX_PAYLOAD, "-s"); break;
 		case 'M': t.mss = (uint32_t)num(optarg, 64, 65507, "-M"); break;
-		case 'l': secs = (double)num(optarg, 1, 3600, "-l"); break;
+		case 'l': secs = secs_arg(optarg, "-l"); break;
 		case 'k': kv = 1; break;
 		case 'm':
 			for (m = 0; m <= M_USO; m++)
@@ -433,7 +448,7 @@ cmd_rx(int argc, char **argv)
 	while ((c = getopt(argc, argv, "p:l:i:k")) != -1) {
 		switch (c) {
 		case 'p': port = (int)num(optarg, 1, 65535, "-p"); break;
-		case 'l': secs = (double)num(optarg, 1, 3600, "-l"); break;
+		case 'l': secs = secs_arg(optarg, "-l"); break;
 		case 'i': idle = (double)num(optarg, 1, 60000, "-i") / 1000; break;
 		case 'k': kv = 1; break;
 		default: usage();

@@ -239,3 +239,58 @@ t_cli_open_pcap(const char *name)
 	assert_non_null(p);
 	return p;
 }
+
+/* stderr of the last run is exactly @nlines lines; the first starts with @pfx
+ * and contains @want (when not NULL).  Prints what it got when not. */
+static int
+err_form(const char *args, const char *pfx, const char *want, int nlines)
+{
+	const char *p = t_cli_err;
+	int n = 0;
+
+	for (; *p; p++)
+		n += *p == '\n';
+	if (n == nlines && p > t_cli_err && p[-1] == '\n' && !strncmp(t_cli_err, pfx, strlen(pfx)) &&
+	    (!want || (strstr(t_cli_err, want) && strstr(t_cli_err, want) < strchr(t_cli_err, '\n'))))
+		return 1;
+	fprintf(stderr, "args '%s': want %d line(s) '%s...%s...'; stdout '%s' stderr '%s'\n", args,
+		nlines, pfx, want ? want : "", t_cli_out, t_cli_err);
+	return 0;
+}
+
+void
+t_cli_usage_error(const char *sub, const char *want, const char *fmt, ...)
+{
+	char args[512], pfx[64], tr[96];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	rc = t_cli_run(sub, "%s", args);
+	snprintf(pfx, sizeof(pfx), "softoffload %s: ", sub);
+	snprintf(tr, sizeof(tr), "\nTry 'softoffload %s --help'\n", sub);
+	if (rc != 2 || t_cli_out[0] || !err_form(args, pfx, want, 2) || !strstr(t_cli_err, tr)) {
+		fprintf(stderr, "usage error expected: '%s %s' exit %d, stderr '%s'\n", sub, args,
+			rc, t_cli_err);
+		fail();
+	}
+}
+
+void
+t_cli_file_error(const char *sub, const char *want, const char *fmt, ...)
+{
+	char args[512];
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	rc = t_cli_run(sub, "%s", args);
+	if (rc != 2 || !err_form(args, "softoffload: ", want, 1)) {
+		fprintf(stderr, "one-line error expected: '%s %s' exit %d\n", sub, args, rc);
+		fail();
+	}
+}

@@ -56,6 +56,18 @@ int t_cli_run(const char *sub, const char *fmt, ...)
  * fails the test (printing the output) when @label is absent. */
 long long t_cli_num_after(const char *label);
 
+/* t_cli_usage_error() : runs "softoffload SUB ARGS" (as t_cli_run) and
+ * asserts the usage-error form: exit 2, nothing on stdout, stderr exactly
+ * "softoffload SUB: <problem>" and "Try 'softoffload SUB --help'", @want
+ * (unless NULL) within the first line. */
+void t_cli_usage_error(const char *sub, const char *want, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* t_cli_file_error() : the same for a file, I/O or data error: exit 2 and
+ * stderr exactly one line "softoffload: ..." containing @want (unless NULL);
+ * stdout is not checked (counts may precede the error). */
+void t_cli_file_error(const char *sub, const char *want, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* ---- writing captures ---- */
 
 enum t_cap_fmt { T_CAP_PCAP, T_CAP_PCAPNG };

@@ -1,4 +1,13 @@
-/* Shared declarations for the softoffload CLI (tools/). */
+/* Shared declarations for the softoffload CLI (tools/).
+ *
+ * Error forms (docs/cli.md, "Errors"):
+ *   usage error   "softoffload CMD: <problem>" then "Try 'softoffload CMD --help'",
+ *                 exit 2 (cli_usage(), cli_usage_of() and every option parser below);
+ *   other errors  "softoffload: <message>" (cli_error()): files, I/O, memory;
+ *                 a file's path is named once, at the start of the message.
+ * Numbers given on the command line or read from option files are decimal
+ * (leading zeros allowed and still decimal); hexadecimal only where the
+ * value is naturally hex (an RSS key).  Not thread-safe (cli_cmd). */
 #ifndef SOFL_CLI_H
 #define SOFL_CLI_H
 
@@ -9,15 +18,38 @@
 #include "cmds.h"
 #undef CMD
 
+/* The running subcommand ("gro", ...), set by main() before it calls
+ * cmd_<name>(); NULL before.  Usage errors name it. */
+extern const char *cli_cmd;
+
 /* Print "softoffload: <msg>" to stderr (printf-style) and return 2. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Parse an unsigned integer option value; on failure prints an error and returns -1. */
+/* A usage error of the running subcommand (cli_cmd): prints
+ * "softoffload CMD: <msg>" and "Try 'softoffload CMD --help'" to stderr.
+ * @return 2 */
+int cli_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same for subcommand @cmd (NULL: "softoffload: <msg>" and
+ * "Try 'softoffload --help'"). @return 2 */
+int cli_usage_of(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Strict decimal: @s is one or more digits 0-9 and nothing else (no sign,
+ * blank or 0x; leading zeros are decimal), at most @max.  Prints nothing.
+ * @return 0 with *v set, or -1 */
+int cli_dec(const char *s, unsigned long long max, unsigned long long *v);
+/* Parse a decimal option value 0..@max (cli_dec); on failure prints a usage
+ * error and returns -1. */
 long long cli_uint(const char *opt, const char *val, unsigned long long max);
 /* The same for a count: 0 is refused too ("<opt>: must be at least 1"). */
 long long cli_count(const char *opt, const char *val, unsigned long long max);
+/* A comma-separated list of decimal numbers 0..@max ("1,2,3"): calls
+ * @add(@ctx, v) for each, in order.  An empty list or element (",1", "1,,2",
+ * a trailing comma) is a usage error.  @add returns 0, or 2 having printed
+ * its own error.  @return 0, or 2 (printed) */
+int cli_list(const char *opt, const char *val, unsigned long long max,
+	     int (*add)(void *ctx, unsigned long long v), void *ctx);
 /* An argument that is no known option: the one input file.  Sets *in, or
- * prints "<cmd>: unknown option" (it starts with '-' and is not "-") or
- * "<cmd>: more than one input file" and returns 2.  @return 0 or 2 */
+ * prints the usage error "unknown option" (it starts with '-' and is not "-")
+ * or "more than one input file" for subcommand @cmd and returns 2.
+ * @return 0 or 2 */
 int cli_operand(const char *cmd, const char *arg, const char **in);
 /* "--csum full|partial": sets *partial to 0 or 1.  @return 0, or 2 (printed) */
 int cli_csum_mode(const char *opt, const char *val, int *partial);

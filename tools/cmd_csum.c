@@ -61,7 +61,9 @@ usage(FILE *f)
 "  -q          print nothing; only the exit status\n"
 "\n"
 "Exit status: 0 nothing bad (partial, absent and truncated are fine),\n"
-"1 at least one bad checksum or malformed packet, 2 usage or file error.\n");
+"1 at least one bad checksum or malformed packet, 2 usage, file or write\n"
+"error, or a file cut inside a record (the counts up to it are printed and,\n"
+"with --fix, every record before it is written).\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -84,19 +86,19 @@ parse_args(int argc, char **argv, struct csum_opts *o)
 			o->quiet = 1;
 		else if (!strcmp(a, "-o")) {
 			if (++i == argc)
-				return cli_error("csum: -o needs a file name");
+				return cli_usage("-o needs a value");
 			o->out = argv[i];
 		} else if (cli_operand("csum", a, &o->in))
 			return 2;
 	}
 	if (!o->in)
-		return cli_error("csum: no input file (see --help)");
+		return cli_usage("no input file");
 	if (o->fix && !o->out)
-		return cli_error("csum: --fix needs -o OUT.pcap");
+		return cli_usage("--fix needs -o OUT.pcap");
 	if (o->out && !o->fix)
-		return cli_error("csum: -o is only used with --fix");
+		return cli_usage("-o is only used with --fix");
 	if (o->udp_zero && !o->fix)
-		return cli_error("csum: --udp-zero is only used with --fix");
+		return cli_usage("--udp-zero is only used with --fix");
 	return 0;
 }
 
@@ -350,7 +352,10 @@ run(const struct csum_opts *o, struct csum_stats *st, enum sofl_link *linkp)
 			memcpy(buf, r.data, r.caplen);
 		csum_record(st, o, buf, r.caplen, r.len, *linkp);
 		if (out) {
-			pcapout_write(out, &r.ts, buf, r.caplen, r.len);
+			if (pcapout_write(out, &r.ts, buf, r.caplen, r.len) != 0) {
+				ret = 2;
+				break;
+			}
 			st->written++;
 		}
 	}

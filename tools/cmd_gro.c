@@ -8,6 +8,19 @@
  * when --poll-gap-us is given).  Everything held is flushed at the end of each
  * poll, so every output references packets of its own poll only.
  *
+ * NAPI weight: a Linux poll handles at most its weight (--napi-weight, 64)
+ * packets per ->poll() call; when a call used the whole weight, __napi_poll()
+ * (net/core/dev.c) flushes GRO with gro_flush_normal(&n->gro, HZ >= 1000) and
+ * polls again.  With HZ < 1000 that completes everything held, so a poll of
+ * more than the weight is replayed as consecutive rounds of at most the
+ * weight, each completed like a poll; with HZ >= 1000 it completes only
+ * packets held since an earlier jiffy, and a replayed poll runs within one
+ * jiffy (see docs/cli.md), so nothing is completed at the weight and the
+ * poll is replayed whole.  --hz gives the kernel's HZ (default 250).
+ *
+ * A capture cut inside a record: the records before it are replayed and
+ * written (the poll being filled ends there), then the error, exit 2.
+ *
  * Output timestamp: that of the newest input packet the output carries. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +36,8 @@ struct gro_opts {
 	struct sofl_gro_config cfg;
 	int stats, assume_valid;
 	uint32_t poll_max;
+	uint32_t weight;		/* NAPI weight: packets per ->poll() call */
+	uint32_t hz;			/* the kernel's HZ: what a full round flushes */
 	long long gap_ns;		/* -1: no gap rule */
 	uint32_t *sizes;
 	size_t nsizes;
@@ -42,7 +57,8 @@ usage(FILE *f)
 	fprintf(f,
 "usage: softoffload gro IN.pcap -o OUT.pcap [--policy linux|relaxed] [--udp]\n"
 "         [--csum partial|full] [--poll-max N] [--poll-gap-us N]\n"
-"         [--poll-sizes FILE|a,b,c] [--assume-valid] [--partial-ok]\n"
+"         [--poll-sizes FILE|a,b,c] [--napi-weight N] [--hz N]\n"
+"         [--assume-valid] [--partial-ok]\n"
 "         [--flows N] [--rule TYPE[,dst=ADDR[/LEN]][,dport=N]]... [--stats]\n"
 "\n"
 "Replays IN (pcap/pcapng, Ethernet or raw IP) as NIC receive polls through\n"
@@ -57,10 +73,20 @@ usage(FILE *f)
 "  --poll-max N    a poll ends after N packets (default 64, the NAPI weight)\n"
 "  --poll-gap-us N a poll also ends where consecutive timestamps are more\n"
 "                  than N microseconds apart (default: no gap rule)\n"
-"  --poll-sizes S  polls of exactly these sizes (a,b,c, or a FILE with one\n"
-"                  integer per line: only the first integer of a line counts,\n"
-"                  lines starting with # are comments); packets past the list\n"
-"                  are split by the rules above; a size 0 is an empty poll\n"
+"  --poll-sizes S  polls of exactly these sizes (a,b,c, or a FILE: on each\n"
+"                  line the first word, a number or a list a,b,c, counts and\n"
+"                  the rest is ignored; lines starting with # are comments);\n"
+"                  packets past the list are split by the rules above; a\n"
+"                  size 0 is an empty poll.  Numbers are decimal\n"
+"  --napi-weight N packets per NAPI ->poll() call (default 64, Linux's\n"
+"                  NAPI_POLL_WEIGHT); a poll of more than N packets is\n"
+"                  replayed as the kernel runs it: rounds of N, and after\n"
+"                  each full round __napi_poll() flushes GRO as --hz says\n"
+"  --hz N          the kernel's CONFIG_HZ (default 250, the Kconfig default;\n"
+"                  see zcat /proc/config.gz or /boot/config-*): below 1000 a\n"
+"                  full round completes everything held; at 1000 and above\n"
+"                  only packets held since an earlier jiffy, i.e. none in a\n"
+"                  replay (a poll takes less than a jiffy)\n"
 "  --assume-valid  treat every checksum as verified (NIC DATA_VALID)\n"
 "  --partial-ok    a checksum holding only the pseudo-header sum (capture on\n"
 "                  the sending host) counts as valid, as CHECKSUM_PARTIAL does\n"
@@ -75,13 +101,14 @@ usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+#define SIZE_MAX_POLL 1000000
+
 static int
-add_size(struct gro_opts *o, unsigned long v)
+add_size(void *ctx, unsigned long long v)
 {
+	struct gro_opts *o = ctx;
 	uint32_t *n;
 
-	if (v > 1000000)
-		return cli_error("--poll-sizes: %lu is too large (max 1000000)", v);
 	n = realloc(o->sizes, (o->nsizes + 1) * sizeof(*n));
 	if (!n)
 		return cli_error("out of memory");
@@ -90,29 +117,35 @@ add_size(struct gro_opts *o, unsigned long v)
 	return 0;
 }
 
-/* One integer per line (the first one), '#' comments, blank lines skipped. */
+/* On each line the first word (a number or a list a,b,c: kgro's -P file is
+ * one such line) counts; '#' comment lines and blank lines are skipped. */
 static int
 sizes_file(struct gro_opts *o, FILE *f, const char *path)
 {
-	char line[512];
+	char line[1 << 16];
 	unsigned lineno = 0;
 
 	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-		unsigned long v;
+		char *p = line;
+		size_t len = strlen(line);
 
 		lineno++;
+		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f))
+			return cli_usage("--poll-sizes %s:%u: line longer than %zu bytes", path,
+					 lineno, sizeof(line) - 2);
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0)
 			continue;
-		errno = 0;
-		v = strtoul(p, &end, 10);
-		if (end == p || errno || *p == '-')
-			return cli_error("%s:%u: expected an integer", path, lineno);
-		if (add_size(o, v))
+		p[strcspn(p, " \t\r\n")] = '\0';
+		if (*p < '0' || *p > '9')
+			return cli_usage("--poll-sizes %s:%u: expected a number or a list a,b,c",
+					 path, lineno);
+		if (cli_list("--poll-sizes", p, SIZE_MAX_POLL, add_size, o))
 			return 2;
 	}
+	if (ferror(f))
+		return cli_error("%s: read error", path);
 	return 0;
 }
 
@@ -120,7 +153,6 @@ static int
 parse_sizes(struct gro_opts *o, const char *arg)
 {
 	FILE *f = fopen(arg, "r");
-	const char *p = arg;
 	int rc;
 
 	if (f) {
@@ -128,21 +160,9 @@ parse_sizes(struct gro_opts *o, const char *arg)
 		fclose(f);
 		return rc;
 	}
-	while (*p) {
-		char *end;
-		unsigned long v;
-
-		errno = 0;
-		if (*p < '0' || *p > '9')
-			return cli_error("--poll-sizes: '%s' is neither a file nor a list a,b,c", arg);
-		v = strtoul(p, &end, 10);
-		if (errno || (*end && *end != ','))
-			return cli_error("--poll-sizes: bad list '%s'", arg);
-		if (add_size(o, v))
-			return 2;
-		p = *end ? end + 1 : end;
-	}
-	return 0;
+	if (*arg < '0' || *arg > '9')
+		return cli_usage("--poll-sizes: '%s' is neither a file nor a list a,b,c", arg);
+	return cli_list("--poll-sizes", arg, SIZE_MAX_POLL, add_size, o);
 }
 
 /* TYPE[,dst=ADDR[/LEN]][,dport=N] -> one rule (sofl_gro_rule). */
@@ -158,9 +178,11 @@ parse_rule(struct gro_opts *o, const char *arg)
 	size_t i;
 
 	if (o->cfg.n_rules == sizeof(o->rules) / sizeof(o->rules[0]))
-		return cli_error("--rule: at most %zu rules", sizeof(o->rules) / sizeof(o->rules[0]));
+		return cli_usage("--rule: at most %zu rules", sizeof(o->rules) / sizeof(o->rules[0]));
 	if (strlen(arg) >= sizeof(buf))
-		return cli_error("--rule: '%s' is too long", arg);
+		return cli_usage("--rule: '%s' is too long", arg);
+	if (!*arg || *arg == ',' || arg[strlen(arg) - 1] == ',' || strstr(arg, ",,"))
+		return cli_usage("--rule: '%s': an empty field (a stray or trailing comma)", arg);
 	strcpy(buf, arg);
 	r = &o->rules[o->cfg.n_rules];
 	memset(r, 0, sizeof(*r));
@@ -169,7 +191,7 @@ parse_rule(struct gro_opts *o, const char *arg)
 		if (!strcmp(tok, types[i].name))
 			break;
 	if (!tok || i == sizeof(types) / sizeof(types[0]))
-		return cli_error("--rule: '%s': expected tcp4, tcp6, udp4, udp6, ip4, ip6 or any first",
+		return cli_usage("--rule: '%s': expected tcp4, tcp6, udp4, udp6, ip4, ip6 or any first",
 				 arg);
 	r->family = types[i].family;
 	r->proto = types[i].proto;
@@ -186,17 +208,18 @@ parse_rule(struct gro_opts *o, const char *arg)
 			else if (inet_pton(AF_INET6, tok + 4, r->dst) == 1)
 				fam = 6;
 			else
-				return cli_error("--rule: bad address '%s'", tok + 4);
+				return cli_usage("--rule: bad address '%s'", tok + 4);
 			if (r->family && r->family != fam)
-				return cli_error("--rule: address family does not match '%s'", arg);
+				return cli_usage("--rule: address family does not match '%s'", arg);
 			r->family = (uint8_t)fam;
 			maxlen = fam == 4 ? 32 : 128;
 			len = maxlen;
 			if (slash) {
-				char *end;
-				unsigned long v = strtoul(slash + 1, &end, 10);
-				if (end == slash + 1 || *end || v > maxlen)
-					return cli_error("--rule: bad prefix length '/%s'", slash + 1);
+				unsigned long long v;
+
+				if (cli_dec(slash + 1, maxlen, &v) != 0)
+					return cli_usage("--rule: bad prefix length '/%s' (0..%u)",
+							 slash + 1, maxlen);
 				len = (unsigned)v;
 			}
 			r->prefix = (uint8_t)len;
@@ -206,7 +229,7 @@ parse_rule(struct gro_opts *o, const char *arg)
 				return 2;
 			r->dport = (uint16_t)v;
 		} else {
-			return cli_error("--rule: unknown field '%s' (dst=, dport=)", tok);
+			return cli_usage("--rule: unknown field '%s' (dst=, dport=)", tok);
 		}
 	}
 	o->cfg.n_rules++;
@@ -223,6 +246,8 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 	sofl_gro_config_init(&o->cfg);
 	o->cfg.csum_full = 1;
 	o->poll_max = 64;
+	o->weight = 64;
+	o->hz = 250;
 	o->gap_ns = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -240,9 +265,10 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--policy") || !strcmp(a, "--csum") ||
 			   !strcmp(a, "--poll-max") || !strcmp(a, "--poll-gap-us") ||
 			   !strcmp(a, "--poll-sizes") || !strcmp(a, "--flows") ||
-			   !strcmp(a, "--rule")) {
+			   !strcmp(a, "--rule") || !strcmp(a, "--napi-weight") ||
+			   !strcmp(a, "--hz")) {
 			if (!val)
-				return cli_error("%s needs a value", a);
+				return cli_usage("%s needs a value", a);
 			i++;
 			if (!strcmp(a, "-o")) {
 				o->out = val;
@@ -252,7 +278,7 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 				else if (!strcmp(val, "relaxed"))
 					o->cfg.policy = SOFL_GRO_POLICY_RELAXED;
 				else
-					return cli_error("--policy: linux or relaxed, not '%s'", val);
+					return cli_usage("--policy: linux or relaxed, not '%s'", val);
 			} else if (!strcmp(a, "--csum")) {
 				if (cli_csum_mode(a, val, &partial))
 					return 2;
@@ -261,6 +287,14 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 				if ((v = cli_count(a, val, 1000000)) < 0)
 					return 2;
 				o->poll_max = (uint32_t)v;
+			} else if (!strcmp(a, "--napi-weight")) {
+				if ((v = cli_count(a, val, SIZE_MAX_POLL)) < 0)
+					return 2;
+				o->weight = (uint32_t)v;
+			} else if (!strcmp(a, "--hz")) {
+				if ((v = cli_count(a, val, 100000)) < 0)
+					return 2;
+				o->hz = (uint32_t)v;
 			} else if (!strcmp(a, "--poll-gap-us")) {
 				if ((v = cli_uint(a, val, 1000000000ull)) < 0)
 					return 2;
@@ -276,17 +310,14 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 			} else if (parse_sizes(o, val)) {
 				return 2;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			cli_error("unknown option '%s'", a);
-			return usage(stderr);
 		} else if (cli_operand("gro", a, &o->in)) {
 			return 2;
 		}
 	}
-	if (!o->in || !o->out) {
-		cli_error("need IN.pcap and -o OUT.pcap");
-		return usage(stderr);
-	}
+	if (!o->in)
+		return cli_usage("no input file");
+	if (!o->out)
+		return cli_usage("no output file (-o OUT.pcap)");
 	return 0;
 }
 
@@ -329,11 +360,12 @@ struct run {
 	int err;
 };
 
-static void
+/* Writes the cycle's outputs.  @return 0, or -1 when a write failed (printed). */
+static int
 write_outputs(struct run *r)
 {
 	const struct sofl_gro_out *out;
-	int n = sofl_gro_outputs(r->g, &out), i;
+	int n = sofl_gro_outputs(r->g, &out), i, w;
 	uint32_t j;
 
 	for (i = 0; i < n; i++) {
@@ -350,43 +382,75 @@ write_outputs(struct run *r)
 			/* a single packet held with a pseudo sum (--partial-ok): complete it */
 			long l = sofl_gro_out_copy(x, r->buf, 65536 + 256);
 			if (l < 0 || sofl_csum_complete_partial(r->buf, (size_t)l, x->csum_start,
-								x->csum_offset) < 0) {
-				pcapout_writev(r->out, &newest->ts, x->iov, (int)x->iovcnt);
-			} else {
-				pcapout_write(r->out, &newest->ts, r->buf, (uint32_t)l, wire);
-			}
+								x->csum_offset) < 0)
+				w = pcapout_writev(r->out, &newest->ts, x->iov, (int)x->iovcnt);
+			else
+				w = pcapout_write(r->out, &newest->ts, r->buf, (uint32_t)l, wire);
 		} else if (x->iovcnt == 1) {
-			pcapout_write(r->out, &newest->ts, x->iov[0].iov_base,
-				      (uint32_t)x->iov[0].iov_len, wire);
+			w = pcapout_write(r->out, &newest->ts, x->iov[0].iov_base,
+					  (uint32_t)x->iov[0].iov_len, wire);
 		} else {
-			pcapout_writev(r->out, &newest->ts, x->iov, (int)x->iovcnt);
+			w = pcapout_writev(r->out, &newest->ts, x->iov, (int)x->iovcnt);
 		}
+		if (w)
+			return -1;
 		r->written++;
 	}
-}
-
-static int
-run_poll(struct run *r, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		r->in[i].data = r->recs[i].data;
-		r->in[i].len = r->recs[i].caplen;
-		r->in[i].flags = r->o->assume_valid ? SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK : 0;
-		r->in[i].hash = 0;
-		r->in[i].cookie = i;
-	}
-	if (n && sofl_gro_receive(r->g, r->in, n, r->recs[n - 1].ts_ns) != (int)n)
-		return cli_error("internal: engine refused a poll of %u packets", n);
-	sofl_gro_poll_end(r->g, n ? r->recs[n - 1].ts_ns : 0);
-	write_outputs(r);
-	sofl_gro_release(r->g);
-	for (i = 0; i < n; i++)
-		free(r->recs[i].data);
 	return 0;
 }
 
+/* One ->poll() call's worth (a round) of packets recs[off, off + n): merged,
+ * then everything held completed, written and released. */
+static int
+run_round(struct run *r, uint32_t off, uint32_t n)
+{
+	uint32_t i;
+	int w;
+
+	for (i = 0; i < n; i++) {
+		struct sofl_gro_in *x = &r->in[i];
+
+		x->data = r->recs[off + i].data;
+		x->len = r->recs[off + i].caplen;
+		x->flags = r->o->assume_valid ? SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK : 0;
+		x->hash = 0;
+		x->cookie = off + i;
+	}
+	if (n && sofl_gro_receive(r->g, r->in, n, r->recs[off + n - 1].ts_ns) != (int)n)
+		return cli_error("internal: engine refused a poll of %u packets", n);
+	sofl_gro_poll_end(r->g, n ? r->recs[off + n - 1].ts_ns : 0);
+	w = write_outputs(r);
+	sofl_gro_release(r->g);
+	return w ? 2 : 0;
+}
+
+/* One NAPI poll of @n packets (recs[0, n)), as __napi_poll() runs it: a
+ * ->poll() call takes at most the weight; one that takes all of it is
+ * followed by gro_flush_normal(&n->gro, HZ >= 1000) and another call.  With
+ * HZ < 1000 that flush completes everything held: rounds of at most the
+ * weight, each completed.  With HZ >= 1000 it completes only packets held
+ * since an earlier jiffy, none within a poll replayed at one instant: the
+ * poll is one round, completed by napi_complete_done() at its end. */
+static int
+run_poll(struct run *r, uint32_t n)
+{
+	uint32_t off = 0, step = r->o->hz >= 1000 || !n ? (n ? n : 1) : r->o->weight;
+	int rc = 0;
+
+	do {
+		uint32_t k = n - off < step ? n - off : step;
+
+		rc = run_round(r, off, k);
+		off += k;
+	} while (!rc && off < n);
+	for (off = 0; off < n; off++)
+		free(r->recs[off].data);
+	return rc;
+}
+
+/* Polls as --poll-sizes, --poll-max and --poll-gap-us say.  A read error
+ * (a file cut inside a record) ends the poll being filled: it is replayed
+ * and written, then 2 is returned. */
 static int
 replay(struct gro_opts *o, struct pcap_in *in, struct run *r)
 {
@@ -399,14 +463,13 @@ replay(struct gro_opts *o, struct pcap_in *in, struct run *r)
 	/* the size of the poll being filled; 0-sized listed polls are empty polls */
 	for (;;) {
 		while (si < o->nsizes && o->sizes[si] == 0) {
-			run_poll(r, 0);
+			if (run_poll(r, 0))
+				return 2;
 			si++;
 		}
 		target = si < o->nsizes ? o->sizes[si] : o->poll_max;
 		rc = pcapin_next(in, &rec);
-		if (rc < 0)
-			return 2;
-		if (rc == 0)
+		if (rc <= 0)
 			break;
 		if (n && si >= o->nsizes && o->gap_ns >= 0 && rec.ts_ns - prev_ns > (uint64_t)o->gap_ns) {
 			if (run_poll(r, n))
@@ -414,8 +477,10 @@ replay(struct gro_opts *o, struct pcap_in *in, struct run *r)
 			n = 0;
 		}
 		r->recs[n].data = malloc(rec.caplen ? rec.caplen : 1);
-		if (!r->recs[n].data)
+		if (!r->recs[n].data) {
+			run_poll(r, n);
 			return cli_error("out of memory");
+		}
 		memcpy(r->recs[n].data, rec.data, rec.caplen);
 		r->recs[n].caplen = rec.caplen;
 		r->recs[n].len = rec.len;
@@ -433,7 +498,7 @@ replay(struct gro_opts *o, struct pcap_in *in, struct run *r)
 	}
 	if (n && run_poll(r, n))
 		return 2;
-	return 0;
+	return rc < 0 ? 2 : 0;
 }
 
 int
@@ -446,7 +511,7 @@ cmd_gro(int argc, char **argv)
 	enum sofl_link link;
 	uint32_t maxpoll;
 	size_t i;
-	int dlt, rc, err;
+	int rc, err;
 
 	memset(&o, 0, sizeof(o));
 	memset(&r, 0, sizeof(r));
@@ -458,8 +523,7 @@ cmd_gro(int argc, char **argv)
 		if (o.sizes[i] > maxpoll)
 			maxpoll = o.sizes[i];
 	rc = 2;
-	in = pcapin_open(o.in, &link, &dlt);
-	if (!in)
+	if (pcapio_open(o.in, o.out, &in, &r.out, &link))
 		goto done;
 	o.cfg.link = link;
 	o.cfg.max_batch = maxpoll;
@@ -476,17 +540,14 @@ cmd_gro(int argc, char **argv)
 		cli_error("out of memory");
 		goto done;
 	}
-	r.out = pcapout_open(o.out, dlt);
-	if (!r.out)
-		goto done;
 	rc = replay(&o, in, &r);
-	if (pcapout_close(r.out) && !rc)
-		rc = 2;
 	if (o.stats) {
 		sofl_gro_get_stats(r.g, &st);
 		print_stats(strcmp(o.out, "-") ? stdout : stderr, &st);
 	}
 done:
+	if (pcapout_close(r.out) && !rc)
+		rc = 2;
 	pcapin_close(in);
 	sofl_gro_destroy(r.g);
 	free(r.recs);

@@ -8,9 +8,16 @@
  * completed (or, with --csum partial, set to the pseudo-header sum).
  * Records that cannot be processed — truncated by the capture's snaplen,
  * malformed, not IP, IP fragments, refused by the segmenter (a reason is
- * counted) — are written unchanged, so every input byte leaves exactly once:
- * the output has one record per input record or per produced segment, in
+ * counted) — are written unchanged, so every input byte leaves exactly once,
+ * with one exception, counted: bytes after the IP packet (Ethernet padding
+ * or a trailer) of a record that is segmented or fragmented are dropped, as
+ * the kernel never has them on a GSO skb (ip_rcv_core() trims them on
+ * receive; a locally sent super-packet has none).  A pass-through keeps them.
+ * The output has one record per input record or per produced segment, in
  * input order, with the input's timestamps.
+ *
+ * A capture cut inside a record: everything before it is written, then the
+ * error, exit 2.
  *
  * Captures taken on a sending host hold super-packets whose checksum field is
  * the pseudo-header sum (CHECKSUM_PARTIAL): the segmenter never trusts that
@@ -35,6 +42,8 @@ struct gso_stats {
 	unsigned long long tcp_super, udp_super, frag_super, segs_out;
 	unsigned long long passed, l4_csums, ip_csums;
 	unsigned long long truncated, malformed, not_ip, fragments, refused;
+	unsigned long long trailer_recs, trailer_bytes;	/* dropped after the IP packet */
+	unsigned long long frag_hdr;	/* refused: first fragment too small for the headers */
 	unsigned long long err[NERR];
 };
 
@@ -78,8 +87,13 @@ usage(FILE *f)
 "completed (UDP over IPv4 with checksum 0 stays 0) and their IPv4 header\n"
 "checksum recomputed; truncated, malformed,\n"
 "non-IP and fragment records, and packets the segmenter refuses, are written\n"
-"unchanged and counted.  Exit status: 0 ok (even if some were refused),\n"
-"2 usage or file error.\n");
+"unchanged and counted.  Bytes after the IP packet (Ethernet padding or a\n"
+"trailer) are kept by a pass-through and dropped, counted ('trailer bytes\n"
+"dropped'), when a packet is segmented or fragmented, as Linux has none on a\n"
+"GSO packet.  At least one of --mss, --udp-gso-size, --mtu is required.\n"
+"Numbers are decimal.  Exit status: 0 ok (even if some were refused),\n"
+"2 usage, file or write error, or a file cut inside a record (everything\n"
+"before it is written).\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -98,7 +112,7 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 		if (!strcmp(a, "-o") || !strcmp(a, "--mss") || !strcmp(a, "--udp-gso-size") ||
 		    !strcmp(a, "--mtu") || !strcmp(a, "--csum")) {
 			if (i + 1 >= argc)
-				return cli_error("%s: missing value", a);
+				return cli_usage("%s needs a value", a);
 			if (!strcmp(a, "-o")) {
 				o->out = argv[++i];
 			} else if (!strcmp(a, "--csum")) {
@@ -126,13 +140,15 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 		}
 	}
 	if (!o->in)
-		return cli_error("gso: no input file");
+		return cli_usage("no input file");
 	if (!o->out)
-		return cli_error("gso: no output file (-o OUT.pcap)");
+		return cli_usage("no output file (-o OUT.pcap)");
+	if (!o->mss && !o->udp_size && !o->mtu)
+		return cli_usage("nothing to do: give --mss, --udp-gso-size or --mtu");
 	if (o->ignore_df && !o->mtu)
-		return cli_error("--ignore-df needs --mtu");
+		return cli_usage("--ignore-df needs --mtu");
 	if (o->mtu && o->mtu < 68)
-		return cli_error("--mtu: %u is below the IPv4 minimum of 68", o->mtu);
+		return cli_usage("--mtu: %u is below the IPv4 minimum of 68", o->mtu);
 	return 0;
 }
 
@@ -203,11 +219,31 @@ choose(const struct gso_run *r, const struct sofl_pkt *p, struct sofl_gso_params
 	}
 }
 
+/* An IP_FRAG the segmenter refused with SOFL_E_GSO_SIZE because the first
+ * fragment's data (the MTU less the headers that every fragment repeats, in
+ * units of 8) cannot hold the TCP/UDP header: e.g. --mtu 68 on IPv6/TCP,
+ * 68 - 40 - 8 = 20 -> 16 < 20.  Told apart from other size errors. */
+static int
+first_frag_too_small(const struct gso_run *r, const struct sofl_pkt *p,
+		     const struct sofl_gso_params *gp, int err)
+{
+	uint32_t fixed, room;
+
+	if (err != SOFL_E_GSO_SIZE || gp->type != SOFL_GSO_IP_FRAG || !(p->layers & SOFL_LAYER_L4))
+		return 0;
+	fixed = (uint32_t)(p->l4_off - p->l3_off) + (p->ipv == 6 ? 8u : 0u);
+	room = r->o.mtu > fixed ? (r->o.mtu - fixed) & ~7u : 0;
+	return room < (uint32_t)p->l4_len;
+}
+
 static void
-count_error(struct gso_run *r, int err)
+count_error(struct gso_run *r, const struct sofl_pkt *p, const struct sofl_gso_params *gp,
+	    int err)
 {
 	r->st.refused++;
-	if (err < 0 && -err < NERR)
+	if (first_frag_too_small(r, p, gp, err))
+		r->st.frag_hdr++;
+	else if (err < 0 && -err < NERR)
 		r->st.err[-err]++;
 }
 
@@ -243,7 +279,7 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 	choose(r, &p, &gp);
 	err = sofl_gso_need(&gp, &p, SOFL_GSO_ZEROCOPY, 0, &need);
 	if (err) {
-		count_error(r, err);
+		count_error(r, &p, &gp, err);
 		return write_unchanged(r, rec);
 	}
 	if (reserve(r, &need) < 0) {
@@ -253,7 +289,7 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 	r->go.mode = SOFL_GSO_ZEROCOPY;
 	n = sofl_gso_segment(&gp, &p, NULL, 0, &r->go);
 	if (n < 0) {
-		count_error(r, n);
+		count_error(r, &p, &gp, n);
 		return write_unchanged(r, rec);
 	}
 	switch (gp.type) {
@@ -264,6 +300,10 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 	}
 	if (n > 1)
 		r->st.segs_out += (unsigned)n;
+	if (gp.type != SOFL_GSO_NONE && rec->caplen > p.ip_end) {
+		r->st.trailer_recs++;
+		r->st.trailer_bytes += rec->caplen - p.ip_end;
+	}
 	for (i = 0; i < n; i++) {
 		struct sofl_gso_seg *s = &r->go.seg[i];
 		struct iovec v[4];
@@ -312,9 +352,13 @@ print_stats(FILE *f, const struct gso_stats *s, int partial)
 	fprintf(f, "unchanged           %llu truncated, %llu malformed, %llu not IP, "
 		"%llu fragments, %llu refused\n", s->truncated, s->malformed, s->not_ip,
 		s->fragments, s->refused);
+	if (s->frag_hdr)
+		fprintf(f, "  %-40s %llu\n", "first fragment cannot hold the headers", s->frag_hdr);
 	for (i = 1; i < NERR; i++)
 		if (s->err[i])
 			fprintf(f, "  %-40s %llu\n", sofl_strerror(-i), s->err[i]);
+	fprintf(f, "trailer bytes dropped %llu (after the IP packet of %llu segmented or "
+		"fragmented records)\n", s->trailer_bytes, s->trailer_recs);
 }
 
 int
@@ -329,10 +373,8 @@ cmd_gso(int argc, char **argv)
 	got = parse_args(argc, argv, &r.o);
 	if (got == 1)
 		return usage(stdout);
-	if (got) {
-		usage(stderr);
+	if (got)
 		return 2;
-	}
 	if (pcapio_open(r.o.in, r.o.out, &in, &r.out, &r.link))
 		return 2;
 	while ((got = pcapin_next(in, &rec)) == 1) {
@@ -348,6 +390,10 @@ cmd_gso(int argc, char **argv)
 	pcapin_close(in);
 	if (r.o.stats)
 		print_stats(strcmp(r.o.out, "-") ? stdout : stderr, &r.st, r.o.partial);
+	if (r.st.frag_hdr)
+		cli_error("--mtu %u: the first fragment cannot hold the headers (IP, fragment "
+			  "and TCP/UDP header) of %llu packet%s, written unchanged", r.o.mtu,
+			  r.st.frag_hdr, r.st.frag_hdr == 1 ? "" : "s");
 	free(r.go.seg);
 	free(r.go.buf);
 	free(r.go.iov);

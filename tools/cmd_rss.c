@@ -7,6 +7,7 @@
  * hash is reported only if every byte the hash uses was captured.  A flow is
  * one hash input (sofl_rss_input()): in symmetric mode both directions of a
  * connection are one flow. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -113,9 +114,9 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 			const char *v = i + 1 < argc ? argv[++i] : NULL;
 
 			if (!v)
-				return cli_error("rss: %s needs a value", a);
+				return cli_usage("%s needs a value", a);
 			if (!strcmp(a, "--queues")) {
-				long long q = cli_count("rss: --queues", v, SOFL_RSS_QUEUES_MAX);
+				long long q = cli_count("--queues", v, SOFL_RSS_QUEUES_MAX);
 
 				if (q < 0)
 					return 2;
@@ -127,16 +128,16 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 			} else if (!strcmp(v, "tsv")) {
 				o->tsv = 1;
 			} else if (strcmp(v, "text")) {
-				return cli_error("rss: --format: '%s' is not text or tsv", v);
+				return cli_usage("--format: '%s' is not text or tsv", v);
 			}
 		} else if (cli_operand("rss", a, &o->in)) {
 			return 2;
 		}
 	}
 	if (!o->in)
-		return cli_error("rss: no input file (see --help)");
+		return cli_usage("no input file");
 	if (!o->queues)
-		return cli_error("rss: --queues N is required");
+		return cli_usage("--queues N is required");
 	return 0;
 }
 
@@ -168,90 +169,119 @@ parse_key(const char *s, uint8_t *key)
 		hi = hexval((unsigned char)s[0]);
 		lo = s[1] ? hexval((unsigned char)s[1]) : -1;
 		if (hi < 0 || lo < 0) {
-			cli_error("rss: --key: not a hex byte at '%.8s'", s);
+			cli_usage("--key: not a hex byte at '%.8s'", s);
 			return -1;
 		}
 		if (n == SOFL_RSS_KEY_MAX) {
-			cli_error("rss: --key: longer than %d bytes", SOFL_RSS_KEY_MAX);
+			cli_usage("--key: longer than %d bytes", SOFL_RSS_KEY_MAX);
 			return -1;
 		}
 		key[n++] = (uint8_t)(hi << 4 | lo);
 		s += 2;
 	}
 	if (n < SOFL_RSS_KEY_LEN) {
-		cli_error("rss: --key: %d bytes; need %d to %d", n, SOFL_RSS_KEY_LEN,
+		cli_usage("--key: %d bytes; need %d to %d", n, SOFL_RSS_KEY_LEN,
 			  SOFL_RSS_KEY_MAX);
 		return -1;
 	}
 	return n;
 }
 
+/* One number of TFILE into vals[] (@cap entries), bounded by both the
+ * form's limit (@limit: --queues weights, or 512 entries) and @cap.
+ * @return 0, or 2 (printed). */
+static int
+table_word(const char *w, const char *path, unsigned lineno, int weights, unsigned nq,
+	   unsigned *vals, unsigned cap, unsigned *n)
+{
+	unsigned limit = weights ? nq : SOFL_RSS_RETA_MAX;
+	unsigned long long v;
+
+	if (cli_dec(w, weights ? 0xffffffffULL : nq - 1, &v) != 0) {
+		if (cli_dec(w, ~0ULL, &v) != 0)
+			return cli_usage("--table %s:%u: '%s' is not a decimal number", path, lineno,
+					 w);
+		return cli_usage("--table %s:%u: %s %s is out of range (%s)", path, lineno,
+				 weights ? "weight" : "queue", w,
+				 weights ? "0..4294967295" : "below --queues");
+	}
+	if (*n >= limit || *n >= cap)
+		return cli_usage(weights ? "--table %s:%u: more weights than --queues" :
+				 "--table %s:%u: more than 512 entries", path, lineno);
+	vals[(*n)++] = (unsigned)v;
+	return 0;
+}
+
+/* The weights' sum must fit sofl_rss_reta_weights()'s 32 bits. */
+static int
+table_weights(struct sofl_rss *r, const char *path, const unsigned *vals, unsigned n)
+{
+	unsigned long long total = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		total += vals[i];
+	if (total > 0xffffffffULL)
+		return cli_usage("--table %s: the weights add up to %llu, more than 4294967295",
+				 path, total);
+	/* queues past the listed weights get no entry */
+	if (total == 0 || sofl_rss_reta_weights(r, SOFL_RSS_RETA_DEFAULT, vals, n) != 0)
+		return cli_usage("--table %s: weights must not all be 0", path);
+	return 0;
+}
+
 /* Reads TFILE into the engine (see usage()); @return 0 or 2 (printed). */
 static int
 load_table(struct sofl_rss *r, const char *path, unsigned nq)
 {
-	unsigned vals[SOFL_RSS_RETA_MAX], n = 0, i;
+	unsigned cap = nq > SOFL_RSS_RETA_MAX ? nq : SOFL_RSS_RETA_MAX;
+	unsigned *vals = calloc(cap, sizeof(*vals)), n = 0, i;
 	int weights = 0, words = 0, err = 0;
-	char line[4096];
+	char *line = NULL;
+	size_t lcap = 0;
 	unsigned lineno = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f;
 
-	if (!f)
-		return cli_error("rss: --table %s: cannot open", path);
-	while (!err && fgets(line, sizeof(line), f)) {
+	if (!vals)
+		return cli_error("out of memory");
+	f = fopen(path, "r");
+	if (!f) {
+		free(vals);
+		return cli_error("%s: %s", path, strerror(errno));
+	}
+	/* getline(): a line of 65535 weights is one line, never cut in a number */
+	while (!err && getline(&line, &lcap, f) >= 0) {
 		char *save = NULL, *w, *c = strchr(line, '#');
 
 		lineno++;
 		if (c)
 			*c = '\0';
 		for (w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
-			char *end;
-			unsigned long v;
-
 			if (!strcmp(w, "weight") && words == 0) {
 				weights = 1;
 				words++;
 				continue;
 			}
 			words++;
-			v = strtoul(w, &end, 10);
-			if (*end || *w == '-' || end == w) {
-				cli_error("rss: --table %s:%u: '%s' is not a number", path, lineno, w);
-				err = 1;
+			if ((err = table_word(w, path, lineno, weights, nq, vals, cap, &n)) != 0)
 				break;
-			}
-			if (n == (weights ? nq : SOFL_RSS_RETA_MAX)) {
-				cli_error(weights ? "rss: --table %s:%u: more weights than --queues" :
-					  "rss: --table %s:%u: more than 512 entries", path, lineno);
-				err = 1;
-				break;
-			}
-			if ((!weights && v >= nq) || v > 0xffffffffUL) {
-				cli_error("rss: --table %s:%u: %s %lu is out of range (queues 0..%u)",
-					  path, lineno, weights ? "weight" : "queue", v, nq - 1);
-				err = 1;
-				break;
-			}
-			vals[n++] = (unsigned)v;
 		}
 	}
+	if (!err && ferror(f))
+		err = cli_error("%s: read error", path);
+	free(line);
 	fclose(f);
-	if (err)
-		return 2;
-	if (weights) {
-		/* queues past the listed weights get no entry */
-		if (n == 0 || sofl_rss_reta_weights(r, SOFL_RSS_RETA_DEFAULT, vals, n) != 0)
-			return cli_error("rss: --table %s: weights must not all be 0", path);
-		return 0;
-	}
-	if (n == 0 || (n & (n - 1)))
-		return cli_error("rss: --table %s: %u entries; need a power of two from 1 to 512",
-				 path, n);
-	if (sofl_rss_reta_fill(r, n, nq) != 0)
-		return cli_error("rss: --table %s: cannot size the table", path);
-	for (i = 0; i < n; i++)
+	if (!err && weights)
+		err = table_weights(r, path, vals, n);
+	else if (!err && (n == 0 || (n & (n - 1))))
+		err = cli_usage("--table %s: %u entries; need a power of two from 1 to 512", path,
+				n);
+	else if (!err && sofl_rss_reta_fill(r, n, nq) != 0)
+		err = cli_error("%s: cannot size the table", path);
+	for (i = 0; !err && !weights && i < n; i++)
 		sofl_rss_reta_set(r, i, vals[i]);
-	return 0;
+	free(vals);
+	return err ? 2 : 0;
 }
 
 static int
@@ -473,7 +503,7 @@ cmd_rss(int argc, char **argv)
 		return 2;
 	if (sofl_rss_init(&rss, o.key_hex ? key : NULL, (size_t)klen, (unsigned)o.queues,
 			  o.symmetric ? SOFL_RSS_SYMMETRIC : 0) != 0)
-		return cli_error("rss: bad key or queue count");
+		return cli_usage("bad key or queue count");
 	if (o.table && (rc = load_table(&rss, o.table, (unsigned)o.queues)) != 0)
 		return rc;
 	memset(&st, 0, sizeof(st));

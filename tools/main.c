@@ -1,5 +1,4 @@
 /* softoffload — command-line front end: dispatch to tools/cmd_<name>.c. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,8 @@ static const struct cmd cmds[] = {
 	{ NULL, NULL, NULL }
 };
 
+const char *cli_cmd;
+
 int
 cli_error(const char *fmt, ...)
 {
@@ -31,20 +32,70 @@ cli_error(const char *fmt, ...)
 	return 2;
 }
 
+static int
+vusage(const char *cmd, const char *fmt, va_list ap)
+{
+	const char *sp = cmd ? " " : "";
+
+	if (!cmd)
+		cmd = "";
+	fprintf(stderr, "softoffload%s%s: ", sp, cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'softoffload%s%s --help'\n", sp, cmd);
+	return 2;
+}
+
+int
+cli_usage_of(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vusage(cmd, fmt, ap);
+	va_end(ap);
+	return 2;
+}
+
+int
+cli_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vusage(cli_cmd, fmt, ap);
+	va_end(ap);
+	return 2;
+}
+
+int
+cli_dec(const char *s, unsigned long long max, unsigned long long *v)
+{
+	unsigned long long x = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		unsigned d = (unsigned)(unsigned char)*s - '0';
+
+		if (d > 9 || d > max || x > (max - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return 0;
+}
+
 long long
 cli_uint(const char *opt, const char *val, unsigned long long max)
 {
-	char *end;
 	unsigned long long v;
 
-	if (!val || !*val || *val == '-') {
-		cli_error("%s: expected a non-negative integer", opt);
+	if (!val || !*val) {
+		cli_usage_of(cli_cmd, "%s: expected a decimal number (0..%llu)", opt, max);
 		return -1;
 	}
-	errno = 0;
-	v = strtoull(val, &end, 0);
-	if (errno || *end || v > max) {
-		cli_error("%s: bad value '%s' (0..%llu)", opt, val, max);
+	if (cli_dec(val, max, &v) != 0) {
+		cli_usage_of(cli_cmd, "%s: '%s' is not a decimal number in 0..%llu", opt, val, max);
 		return -1;
 	}
 	return (long long)v;
@@ -71,8 +122,9 @@ main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return usage(stdout);
 	for (c = cmds; c->name; c++)
-		if (!strcmp(argv[1], c->name))
+		if (!strcmp(argv[1], c->name)) {
+			cli_cmd = c->name;
 			return c->fn(argc - 1, argv + 1);
-	cli_error("unknown command '%s'", argv[1]);
-	return usage(stderr);
+		}
+	return cli_usage_of(NULL, "unknown command '%s'", argv[1]);
 }

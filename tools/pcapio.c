@@ -1,7 +1,10 @@
 /* pcap/pcapng in, pcap out, on libpcap (pcapio.h). */
+#include <errno.h>
 #include <pcap/pcap.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cli.h"
 #include "pcapio.h"
 
@@ -15,15 +18,31 @@
 struct pcap_in {
 	pcap_t *p;
 	const char *path;
+	unsigned long long records;	/* read so far */
 };
 
 struct pcap_out {
 	pcap_t *dead;
 	pcap_dumper_t *d;
+	FILE *f;		/* the dumper's stream (ours: errors are checked) */
+	const char *path;
 	uint8_t *buf;		/* gather buffer for iovec records */
 	size_t cap;
-	int err;
+	int err;		/* a write failed (reported once) */
 };
+
+/* libpcap's open error names the file itself for a failed fopen ("PATH: No
+ * such file or directory"); other errors do not: name it once either way. */
+static void
+open_error(const char *path, const char *eb)
+{
+	size_t n = strlen(path);
+
+	if (!strncmp(eb, path, n) && eb[n] == ':')
+		cli_error("%s", eb);
+	else
+		cli_error("%s: %s", path, eb);
+}
 
 struct pcap_in *
 pcapin_open(const char *path, enum sofl_link *link, int *dlt)
@@ -35,7 +54,7 @@ pcapin_open(const char *path, enum sofl_link *link, int *dlt)
 
 	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
 	if (!p) {
-		cli_error("%s: %s", path, eb);
+		open_error(path, eb);
 		return NULL;
 	}
 	t = pcap_datalink(p);
@@ -78,12 +97,16 @@ pcapin_next(struct pcap_in *in, struct pcap_rec *rec)
 		rec->len = h->len;
 		rec->ts = h->ts;	/* tv_usec holds nanoseconds (NANO precision) */
 		rec->ts_ns = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+		in->records++;
 		return 1;
 	}
 	if (rc == PCAP_ERROR_BREAK)
 		return 0;
-	/* libpcap reports a truncated last record as an error */
-	cli_error("%s: %s", in->path, pcap_geterr(in->p));
+	/* a file cut inside a record (libpcap: "truncated dump file") or
+	 * unreadable: every caller has processed the records before it */
+	cli_error("%s: record %llu: %s; the %llu record%s before it %s processed", in->path,
+		  in->records + 1, pcap_geterr(in->p), in->records, in->records == 1 ? "" : "s",
+		  in->records == 1 ? "was" : "were");
 	return -1;
 }
 
@@ -105,20 +128,41 @@ pcapout_open(const char *path, int dlt)
 		cli_error("out of memory");
 		return NULL;
 	}
+	out->path = path;
 	out->dead = pcap_open_dead_with_tstamp_precision(dlt, 262144, PCAP_TSTAMP_PRECISION_NANO);
 	if (!out->dead) {
 		free(out);
 		cli_error("pcap_open_dead failed");
 		return NULL;
 	}
-	out->d = pcap_dump_open(out->dead, path);
+	out->f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+	if (!out->f) {
+		cli_error("%s: %s", path, strerror(errno));
+		pcap_close(out->dead);
+		free(out);
+		return NULL;
+	}
+	out->d = pcap_dump_fopen(out->dead, out->f);
 	if (!out->d) {
 		cli_error("%s: %s", path, pcap_geterr(out->dead));
+		if (out->f != stdout)
+			fclose(out->f);
 		pcap_close(out->dead);
 		free(out);
 		return NULL;
 	}
 	return out;
+}
+
+/* The first failed write of @out is reported; later calls stay silent. */
+static int
+write_failed(struct pcap_out *out, int err)
+{
+	if (!out->err)
+		cli_error("%s: write failed: %s", strcmp(out->path, "-") ? out->path : "stdout",
+			  strerror(err ? err : EIO));
+	out->err = 1;
+	return -1;
 }
 
 int
@@ -127,11 +171,16 @@ pcapout_write(struct pcap_out *out, const struct timeval *ts, const void *data, 
 {
 	struct pcap_pkthdr h;
 
+	if (out->err)
+		return -1;
 	memset(&h, 0, sizeof(h));
 	h.ts = *ts;
 	h.caplen = len;
 	h.len = wire_len > len ? wire_len : len;
-	pcap_dump((u_char *)out->d, &h, data);
+	errno = 0;
+	pcap_dump((u_char *)out->d, &h, data);	/* void: the stream says */
+	if (ferror(out->f))
+		return write_failed(out, errno);
 	return 0;
 }
 
@@ -146,8 +195,9 @@ pcapout_writev(struct pcap_out *out, const struct timeval *ts, const struct iove
 	if (n > out->cap) {
 		uint8_t *b = realloc(out->buf, n);
 		if (!b) {
+			cli_error("out of memory");
 			out->err = 1;
-			return cli_error("out of memory");
+			return -1;
 		}
 		out->buf = b;
 		out->cap = n;
@@ -162,19 +212,42 @@ pcapout_writev(struct pcap_out *out, const struct timeval *ts, const struct iove
 int
 pcapout_close(struct pcap_out *out)
 {
-	int rc = 0;
+	int rc = 0, fd;
 
 	if (!out)
 		return 0;
-	if (pcap_dump_flush(out->d) != 0 || out->err) {
-		cli_error("write failed");
+	errno = 0;
+	if (pcap_dump_flush(out->d) != 0 || ferror(out->f))
+		rc = write_failed(out, errno);
+	else if (out->err)
 		rc = -1;
-	}
+	/* pcap_dump_close() is fclose() without its result: after the flush only
+	 * close(2) can still fail (NFS, quotas), so keep a descriptor and close
+	 * that last, checked */
+	fd = dup(fileno(out->f));
 	pcap_dump_close(out->d);
+	if (fd < 0 || close(fd) != 0)
+		if (!rc)
+			rc = write_failed(out, errno);
 	pcap_close(out->dead);
 	free(out->buf);
 	free(out);
 	return rc;
+}
+
+/* The same file (device and inode), e.g. "gro a.pcap -o a.pcap" or a link
+ * to it: opening the output would truncate the input before it is read. */
+static int
+same_file(struct pcap_in *in, const char *out_path)
+{
+	struct stat si, so;
+	FILE *f = pcap_file(in->p);
+
+	if (!f || fstat(fileno(f), &si) != 0)
+		return 0;
+	if (strcmp(out_path, "-") ? stat(out_path, &so) != 0 : fstat(1, &so) != 0)
+		return 0;	/* no such file yet: it cannot be the input */
+	return si.st_dev == so.st_dev && si.st_ino == so.st_ino;
 }
 
 int
@@ -187,6 +260,13 @@ pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 	*in = pcapin_open(in_path, link, &dlt);
 	if (!*in)
 		return 2;
+	if (out_path && same_file(*in, out_path)) {
+		cli_error("%s: is the input file too; refusing to overwrite it (input intact)",
+			  out_path);
+		pcapin_close(*in);
+		*in = NULL;
+		return 2;
+	}
 	if (out_path && !(*out = pcapout_open(out_path, dlt))) {
 		pcapin_close(*in);
 		*in = NULL;

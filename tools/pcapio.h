@@ -24,24 +24,33 @@ struct pcap_rec {
 /* Open @path; *link gets the packets' link type, *dlt the capture's DLT.
  * NULL on error, with the message already printed. */
 struct pcap_in *pcapin_open(const char *path, enum sofl_link *link, int *dlt);
-/* 1 = a record, 0 = end of file, -1 = read error (message printed). */
+/* 1 = a record, 0 = end of file, -1 = the file is cut inside a record or
+ * unreadable: the message "PATH: record N: <libpcap's reason>; the N-1
+ * records before it were processed" is printed, so the caller must have
+ * processed (and written) every record it got before, and exit 2. */
 int pcapin_next(struct pcap_in *in, struct pcap_rec *rec);
 void pcapin_close(struct pcap_in *in);
 
-/* Create @path ("-" = stdout) with link type @dlt. NULL on error (printed). */
+/* Create @path ("-" = stdout) with link type @dlt. NULL on error (printed).
+ * It does not check that @path is not an input: pcapio_open() does. */
 struct pcap_out *pcapout_open(const char *path, int dlt);
 /* Write one record from a contiguous buffer or from an iovec list.
- * @wire_len: original length (>= the bytes given; pass 0 for "same"). */
+ * @wire_len: original length (>= the bytes given; pass 0 for "same").
+ * @return 0, or -1 when this or an earlier write failed (the first failure
+ * is printed once, "PATH: write failed: <strerror>"); stop writing then. */
 int pcapout_write(struct pcap_out *out, const struct timeval *ts, const void *data,
 		  uint32_t len, uint32_t wire_len);
 int pcapout_writev(struct pcap_out *out, const struct timeval *ts, const struct iovec *iov,
 		   int iovcnt);
-/* Flush and close; returns 0, or -1 if any write failed (message printed). */
+/* Flush and close, checking the flush and the final close(2); returns 0,
+ * or -1 if any write failed (message printed once).  NULL is fine. */
 int pcapout_close(struct pcap_out *out);
 
 /* Open @in_path and, unless @out_path is NULL, create @out_path with the
- * input's link type (*out stays NULL without it).  On failure nothing is left
- * open.  @return 0, or 2 with the message printed. */
+ * input's link type (*out stays NULL without it).  An @out_path that is the
+ * input file (same device and inode: the same path, a link, "-" when stdout
+ * is the input) is refused before anything is created or truncated.  On
+ * failure nothing is left open.  @return 0, or 2 with the message printed. */
 int pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 		struct pcap_out **out, enum sofl_link *link);
 

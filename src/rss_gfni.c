@@ -41,6 +41,11 @@ static const uint8_t perm2[5][64] __attribute__((aligned(64))) = {
 	{ VEC2(0) }, { VEC2(1) }, { VEC2(2) }, { VEC2(3) }, { VEC2(4) },
 };
 
+/* The engine's matrices as vectors that may sit at any address: the engine
+ * is caller memory with no alignment promise beyond its fields' (rss.h), so
+ * an element access is an unaligned load (vmovdqu64, or a memory operand). */
+typedef long long mat_v __attribute__((vector_size(64), aligned(1), may_alias));
+
 #define TARGET __attribute__((target("avx512vbmi")))
 #define INLINE static inline TARGET __attribute__((always_inline))
 
@@ -58,7 +63,7 @@ fold_lanes(__m512i acc)
 
 /* @x: the tuple's bytes, zero from byte len on; nv = vectors for len. */
 INLINE uint32_t
-hash_vec(const __m512i *mat, const __m512i *idx, size_t nv, __m512i x)
+hash_vec(const mat_v *mat, const __m512i *idx, size_t nv, __m512i x)
 {
 	__m512i acc = _mm512_setzero_si512();
 	size_t j;
@@ -71,7 +76,7 @@ hash_vec(const __m512i *mat, const __m512i *idx, size_t nv, __m512i x)
 
 /* Two tuples (each zero from its own length on): A | B << 32. */
 INLINE uint64_t
-hash_vec2(const __m512i *mat, const __m512i *idx2, size_t nv, __m512i xa, __m512i xb)
+hash_vec2(const mat_v *mat, const __m512i *idx2, size_t nv, __m512i xa, __m512i xb)
 {
 	__m512i acc = _mm512_setzero_si512();
 	size_t j;
@@ -97,7 +102,7 @@ load_tuple(const void *in, size_t len)
 TARGET uint32_t
 sofl_rss_gfni(const uint64_t *mat, const uint8_t *in, size_t len)
 {
-	return hash_vec((const __m512i *)(const void *)mat, (const __m512i *)(const void *)perm,
+	return hash_vec((const mat_v *)(const void *)mat, (const __m512i *)(const void *)perm,
 			nvec(len), load_tuple(in, len));
 }
 
@@ -106,26 +111,26 @@ TARGET void
 sofl_rss_gfni_bulk(const uint64_t *mat, const void *const *in, size_t len, size_t n,
 		   uint32_t *hash)
 {
-	const __m512i *mp = (const __m512i *)(const void *)mat;
+	const mat_v *mp = (const mat_v *)(const void *)mat;
 	const __m512i *ip = (const __m512i *)(const void *)perm;
 	const __m512i *ip2 = (const __m512i *)(const void *)perm2;
 	__m512i m[5], idx[5], idx2[5];
 	size_t i, j, nv = nvec(len);
 
 	for (j = 0; j < nv; j++) {
-		m[j] = _mm512_load_si512(mp + j);
+		m[j] = mp[j];
 		idx[j] = _mm512_load_si512(ip + j);
 		idx2[j] = _mm512_load_si512(ip2 + j);
 	}
 	for (i = 0; i + 2 <= n; i += 2) {
-		uint64_t ab = hash_vec2(m, idx2, nv, load_tuple(in[i], len),
+		uint64_t ab = hash_vec2((const mat_v *)m, idx2, nv, load_tuple(in[i], len),
 					load_tuple(in[i + 1], len));
 
 		hash[i] = (uint32_t)ab;
 		hash[i + 1] = (uint32_t)(ab >> 32);
 	}
 	if (i < n)
-		hash[i] = hash_vec(m, idx, nv, load_tuple(in[i], len));
+		hash[i] = hash_vec((const mat_v *)m, idx, nv, load_tuple(in[i], len));
 }
 
 /* From a flow key straight to the hash, without writing the tuple to memory
@@ -173,7 +178,7 @@ TARGET uint32_t
 sofl_rss_gfni_key(const uint64_t *mat, const struct sofl_flow_key *k, int layout, int swap_addr,
 		  int swap_port)
 {
-	return hash_vec((const __m512i *)(const void *)mat, (const __m512i *)(const void *)perm,
+	return hash_vec((const mat_v *)(const void *)mat, (const __m512i *)(const void *)perm,
 			nvec(tlen[layout]), key_tuple(k, layout, swap_addr, swap_port));
 }
 
@@ -185,7 +190,7 @@ sofl_rss_gfni_key2(const uint64_t *mat, const struct sofl_flow_key *ka, int la, 
 {
 	size_t len = tlen[la] > tlen[lb] ? tlen[la] : tlen[lb];
 
-	return hash_vec2((const __m512i *)(const void *)mat, (const __m512i *)(const void *)perm2,
+	return hash_vec2((const mat_v *)(const void *)mat, (const __m512i *)(const void *)perm2,
 			 nvec(len), key_tuple(ka, la, sa_a, sw_a), key_tuple(kb, lb, sa_b, sw_b));
 }
 #else

@@ -67,6 +67,7 @@ struct port_rxq {
 	uint8_t *hdr;			/* GSO header scratch */
 	size_t hdr_used, hdr_cap;
 	struct sofl_gso_seg *seg;	/* sofl_gso_segment() output, copied into pkt[] */
+	struct iovec *tiov;		/* its iovecs (2 per segment), copied likewise */
 	uint8_t *room;			/* cap * (headroom + tailroom) bytes */
 	uint16_t headroom, tailroom;
 };

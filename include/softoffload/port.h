@@ -334,7 +334,94 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
 /* AF_PACKET port                                                           */
 /* ---------------------------------------------------------------------- */
 
-/* (declarations of the AF_PACKET port go here) */
+/*
+ * An AF_PACKET socket (SOCK_RAW, ETH_P_ALL) bound to one existing Ethernet
+ * interface: the "NIC" of a software switch or of `softoffload relay`.
+ *
+ * Receive: a TPACKET_V2 ring (PACKET_RX_RING, mmap) with PACKET_VNET_HDR, so
+ * the kernel writes each frame, with its virtio header, straight into memory
+ * shared with us: no receive system call while frames are ready, no copy in
+ * user space (packets point into the ring).  Each ring slot holds a whole
+ * 64 KB super-packet (a device with GRO on delivers them), so nothing is
+ * truncated.  Why V2 and not V3: a V3 block is handed over only when full or
+ * when its timer (a millisecond or more) expires, which holds the pure ACKs
+ * of a reverse TCP stream for that long; V2 hands over every frame at once.
+ * Linux tpacket_rcv() writes the virtio header just before the frame in both
+ * (net/packet/af_packet.c).  Slots are given back to the kernel at the next
+ * sofl_port_recv() (the packets' lifetime, port.h).  VLAN tags the kernel
+ * moved to metadata are put back into the frame.  In rx_mode SEGMENT the
+ * port cuts super-packets to wire size and completes partial checksums
+ * (GSO, zero copy); in SUPER it hands them on with .vnet (for a TUN/TAP).
+ * Ring overflow drops (the kernel's PACKET_STATISTICS) are counted as
+ * rx_drop[SOFL_PORT_DROP_RCVBUF].
+ *
+ * Send: sendmmsg(), one message per frame, each with its virtio header,
+ * straight from the caller's iovecs (the kernel copies once; a PACKET_TX_RING
+ * would need a copy into the ring in user space instead).  A super-packet
+ * (SOFL_PORT_PKT_VNET with a GSO type) goes out whole when the device does
+ * TSO for it (ethtool tx-tcp-segmentation, probed), else is segmented by the
+ * GSO engine; a partial checksum (NEEDS_CSUM) is left to the device when it
+ * checksums (tx-checksumming), else completed in software.  A GSO send the
+ * kernel refuses (EINVAL) turns device TSO off for the port (a fallback,
+ * logged once) and the packet goes out segmented.
+ *
+ * Without the ring (.ring = 0) every sofl_port_recv() makes one recvmsg()
+ * for one frame: the plain "one frame per system call" behaviour.  Without
+ * the virtio header (.vnet_hdr = 0) no offload state crosses the socket.
+ */
+
+struct sofl_afp_config {
+	uint32_t size;		/* sizeof(struct sofl_afp_config); set by config_init */
+	const char *ifname;	/* the interface (must exist) */
+	int vnet_hdr;		/* 1 (default): PACKET_VNET_HDR */
+	int ring;		/* 1 (default): TPACKET_V2 receive ring; 0: one recvmsg()
+				 * per sofl_port_recv() */
+	int rx_mode;		/* enum sofl_port_rx_mode (SEGMENT default) */
+	int promisc;		/* 1: PACKET_MR_PROMISC membership (frames for other MACs
+				 * on a real NIC; a veth delivers them anyway) */
+	int qdisc_bypass;	/* 1: PACKET_QDISC_BYPASS (sends skip the qdisc) */
+	int ignore_outgoing;	/* 1 (default): PACKET_IGNORE_OUTGOING, so frames the host
+				 * (or this port) sends are not received back */
+	int tx_offload;		/* 1 (default): super-packets and partial checksums go to
+				 * the device when its features take them; 0: always
+				 * segmented and completed in software */
+	uint32_t rx_batch;	/* packets per sofl_port_recv() after splitting (256) */
+	uint32_t ring_frames;	/* ring slots (256; each ~64 KB) */
+	uint32_t tx_batch;	/* messages per sendmmsg() (256) */
+	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
+	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
+	uint32_t mtu;		/* 0: the interface's MTU; received packets (after
+				 * segmentation) larger than mtu + 18 are dropped TOO_BIG */
+	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
+	int quiet;		/* 1: no stderr line for a fallback */
+};
+
+/* sofl_afp_config_init() : defaults (see each field); ifname NULL. */
+SOFL_API void sofl_afp_config_init(struct sofl_afp_config *cfg);
+
+/* sofl_afp_open() :
+ * Creates the socket (needs CAP_NET_RAW), sets PACKET_VNET_HDR, the ring
+ * (TPACKET_V2, mmap) and the options asked for, binds it to @cfg->ifname's
+ * index for every protocol, and probes the device's TSO and transmit
+ * checksum features (SIOCETHTOOL), its MAC address and MTU.  *out on success
+ * only.
+ * @return 0, SOFL_EINVAL (NULL, bad size field, no ifname, rx_batch or
+ *         ring_frames 0 or > 65536, headroom/tailroom with rx_mode SUPER),
+ *         SOFL_ENOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
+ *         ENOMEM for the ring...). */
+SOFL_API int sofl_afp_open(const struct sofl_afp_config *cfg, struct sofl_port **out);
+
+/* sofl_afp_mac() : copies the interface's MAC address (6 bytes, read at
+ * open) to @mac.  @return 0, SOFL_EINVAL (NULL), SOFL_E_PORT_KIND. */
+SOFL_API int sofl_afp_mac(const struct sofl_port *port, uint8_t mac[6]);
+
+/* sofl_afp_sync_stats() :
+ * Reads the kernel's counters of the socket (PACKET_STATISTICS, which it
+ * clears on read) and adds its drops to rx_drop[SOFL_PORT_DROP_RCVBUF].
+ * sofl_port_recv() does this by itself at most every 100 ms; call it before
+ * reading the final counters.  Owner thread only.
+ * @return 0, SOFL_EINVAL (NULL), SOFL_E_PORT_KIND, SOFL_E_SYS. */
+SOFL_API int sofl_afp_sync_stats(struct sofl_port *port);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,364 @@
+/*
+ * Ports (port.h): the calls shared by every port type, the counters, and
+ * the receive batch that turns a frame with its virtio header into
+ * wire-size packets (GSO, zero copy) with head and tail areas.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "softoffload/port.h"
+#include "softoffload/gso.h"
+#include "softoffload/pkt.h"
+#include "softoffload/vnet.h"
+#include "port_impl.h"
+
+static const char *const drop_names[SOFL_PORT_DROP__MAX] = {
+	[SOFL_PORT_DROP_VNET] = "vnet",
+	[SOFL_PORT_DROP_MALFORMED] = "malformed",
+	[SOFL_PORT_DROP_TOO_BIG] = "too-big",
+	[SOFL_PORT_DROP_TRUNC] = "truncated",
+	[SOFL_PORT_DROP_NOROOM] = "no-room",
+	[SOFL_PORT_DROP_NOBUFS] = "nobufs",
+	[SOFL_PORT_DROP_AGAIN] = "again",
+	[SOFL_PORT_DROP_REFUSED] = "refused",
+	[SOFL_PORT_DROP_UNREACH] = "unreachable",
+	[SOFL_PORT_DROP_PEER] = "peer",
+	[SOFL_PORT_DROP_RCVBUF] = "rcvbuf-full",
+	[SOFL_PORT_DROP_IO] = "io",
+	[SOFL_PORT_DROP_DOWN] = "down",
+	[SOFL_PORT_DROP_UNSUPPORTED] = "unsupported",
+};
+
+SOFL_API const char *
+sofl_port_drop_name(int reason)
+{
+	if (reason < 0 || reason >= SOFL_PORT_DROP__MAX || !drop_names[reason])
+		return "?";
+	return drop_names[reason];
+}
+
+SOFL_API const char *
+sofl_port_kind(const struct sofl_port *port)
+{
+	return port ? port->ops->kind : "?";
+}
+
+SOFL_API int
+sofl_port_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
+{
+	if (!port || !pkts)
+		return SOFL_EINVAL;
+	return port->ops->recv(port, pkts);
+}
+
+SOFL_API int
+sofl_port_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n)
+{
+	if (!port || (!pkts && n > 0))
+		return SOFL_EINVAL;
+	if (n == 0)
+		return 0;
+	return port->ops->send(port, pkts, n);
+}
+
+SOFL_API int
+sofl_port_fd(const struct sofl_port *port)
+{
+	return port ? port->fd : -1;
+}
+
+SOFL_API unsigned
+sofl_port_offloads(const struct sofl_port *port)
+{
+	return port ? __atomic_load_n(&port->offloads, __ATOMIC_RELAXED) : 0;
+}
+
+/* Reads @n 64-bit counters one by one, each whole. */
+static void
+load_counters(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+}
+
+SOFL_API void
+sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s, size_t size)
+{
+	struct sofl_port_stats t;
+
+	if (!s)
+		return;
+	memset(&t, 0, sizeof(t));
+	if (port) {
+		load_counters((uint64_t *)&t, (const uint64_t *)&port->st,
+			      offsetof(struct sofl_port_stats, last_errno) / sizeof(uint64_t));
+		t.last_errno = __atomic_load_n(&port->st.last_errno, __ATOMIC_RELAXED);
+	}
+	memcpy(s, &t, size < sizeof(t) ? size : sizeof(t));
+}
+
+SOFL_API int
+sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s)
+{
+	if (!port || !s)
+		return SOFL_EINVAL;
+	memset(s, 0, sizeof(*s));
+	if (!port->gro)
+		return SOFL_ENOTSUP;
+	load_counters((uint64_t *)s, (const uint64_t *)&port->gro_st,
+		      sizeof(*s) / sizeof(uint64_t));
+	return 0;
+}
+
+SOFL_API void
+sofl_port_close(struct sofl_port *port)
+{
+	if (!port)
+		return;
+	port->ops->close(port);
+	free(port);
+}
+
+void
+port_gro_mirror(struct sofl_port *port)
+{
+	struct sofl_gro_stats s;
+	uint64_t *d = (uint64_t *)&port->gro_st;
+	const uint64_t *v = (const uint64_t *)&s;
+	size_t i;
+
+	if (!port->gro)
+		return;
+	sofl_gro_get_stats(port->gro, &s);
+	for (i = 0; i < sizeof(s) / sizeof(uint64_t); i++)
+		__atomic_store_n(&d[i], v[i], __ATOMIC_RELAXED);
+}
+
+void
+port_drop(struct sofl_port *port, int tx, int reason, uint64_t n)
+{
+	uint64_t *c = tx ? port->st.tx_drop : port->st.rx_drop;
+
+	if (reason < 0 || reason >= SOFL_PORT_DROP__MAX)
+		reason = SOFL_PORT_DROP_IO;
+	port_add(&c[reason], n);
+}
+
+int
+port_errno_reason(int err)
+{
+	switch (err) {
+	case ENOBUFS:
+	case ENOMEM:
+		return SOFL_PORT_DROP_NOBUFS;
+	case EAGAIN:
+		return SOFL_PORT_DROP_AGAIN;
+	case ECONNREFUSED:
+		return SOFL_PORT_DROP_REFUSED;
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case EHOSTDOWN:
+	case ENETDOWN:
+	case EADDRNOTAVAIL:
+		return SOFL_PORT_DROP_UNREACH;
+	case EMSGSIZE:
+		return SOFL_PORT_DROP_TOO_BIG;
+	case EIO:
+		return SOFL_PORT_DROP_DOWN;
+	case EINVAL:
+		return SOFL_PORT_DROP_VNET;
+	}
+	return SOFL_PORT_DROP_IO;
+}
+
+void
+port_fault(struct sofl_port *port, int tx, int err, uint64_t n)
+{
+	port_drop(port, tx, port_errno_reason(err), n);
+	__atomic_store_n(&port->st.last_errno, err, __ATOMIC_RELAXED);
+}
+
+void
+port_fallback(struct sofl_port *port, unsigned what, const char *msg)
+{
+	port_add(&port->st.fallbacks, 1);
+	if (what < 32 && !(port->logged & (1u << what))) {
+		port->logged |= 1u << what;
+		if (!port->quiet)
+			fprintf(stderr, "softoffload: %s: %s\n", port->ops->kind, msg);
+	}
+}
+
+/* ---- the receive batch ---- */
+
+int
+port_rxq_init(struct port_rxq *q, uint32_t cap, uint32_t iov_per_pkt, size_t hdr_bytes,
+	      uint16_t headroom, uint16_t tailroom)
+{
+	size_t room = (size_t)headroom + tailroom;
+
+	memset(q, 0, sizeof(*q));
+	q->cap = cap;
+	q->iov_cap = cap * (iov_per_pkt + 2);
+	q->hdr_cap = hdr_bytes;
+	q->headroom = headroom;
+	q->tailroom = tailroom;
+	q->pkt = calloc(cap, sizeof(*q->pkt));
+	q->iov = calloc(q->iov_cap, sizeof(*q->iov));
+	q->seg = calloc(cap, sizeof(*q->seg));
+	q->tiov = calloc(2 * (size_t)cap, sizeof(*q->tiov));
+	q->hdr = hdr_bytes ? malloc(hdr_bytes) : NULL;
+	q->room = room ? calloc(cap, room) : NULL;
+	if (!q->pkt || !q->iov || !q->seg || !q->tiov || (hdr_bytes && !q->hdr) ||
+	    (room && !q->room)) {
+		port_rxq_free(q);
+		return SOFL_ENOMEM;
+	}
+	return 0;
+}
+
+void
+port_rxq_free(struct port_rxq *q)
+{
+	free(q->pkt);
+	free(q->iov);
+	free(q->seg);
+	free(q->tiov);
+	free(q->hdr);
+	free(q->room);
+	memset(q, 0, sizeof(*q));
+}
+
+/* Appends packet q->pkt[q->n] made of the @cnt iovecs @v (its bytes), with
+ * the head/tail areas around them.  The caller checked the room. */
+static void
+rxq_push(struct port_rxq *q, const struct iovec *v, uint32_t cnt, uint32_t len, uint32_t flags)
+{
+	struct sofl_port_pkt *pk = &q->pkt[q->n];
+	struct iovec *o = q->iov + q->niov;
+	uint8_t *room = q->room + (size_t)q->n * (q->headroom + q->tailroom);
+	uint32_t k = 0;
+
+	memset(pk, 0, sizeof(*pk));
+	if (q->headroom)
+		o[k++] = (struct iovec){ room, q->headroom };
+	memcpy(o + k, v, cnt * sizeof(*v));
+	k += cnt;
+	if (q->tailroom)
+		o[k++] = (struct iovec){ room + q->headroom, q->tailroom };
+	pk->iov = o;
+	pk->iovcnt = k;
+	pk->len = len;
+	pk->headroom = q->headroom;
+	pk->tailroom = q->tailroom;
+	pk->flags = flags;
+	q->niov += k;
+	q->n++;
+}
+
+static uint32_t
+rxq_room_iov(const struct port_rxq *q)
+{
+	return (q->headroom ? 1 : 0) + (q->tailroom ? 1 : 0);
+}
+
+int
+port_rxq_add_plain(struct port_rxq *q, uint8_t *data, uint32_t len, uint32_t flags)
+{
+	struct iovec v = { data, len };
+
+	if (q->n >= q->cap || q->niov + 1 + rxq_room_iov(q) > q->iov_cap)
+		return PORT_RXQ_FULL;
+	rxq_push(q, &v, 1, len, flags);
+	return 1;
+}
+
+/* Cuts (or checksums) a parsed frame into the batch as @gp says. */
+static int
+rxq_segment(struct sofl_port *port, struct port_rxq *q, const struct sofl_gso_params *gp,
+	    const struct sofl_pkt *p)
+{
+	struct sofl_gso_out out;
+	uint32_t extra = rxq_room_iov(q), i;
+	size_t used;
+	int n;
+
+	memset(&out, 0, sizeof(out));
+	out.mode = SOFL_GSO_ZEROCOPY;
+	out.seg = q->seg;
+	out.seg_cap = q->cap - q->n;
+	out.buf = q->hdr + q->hdr_used;
+	out.buf_cap = q->hdr_cap - q->hdr_used;
+	out.iov = q->tiov;
+	out.iov_cap = 2 * (size_t)(q->cap - q->n);
+	n = sofl_gso_segment(gp, p, NULL, 0, &out);
+	if (n == SOFL_ENOSPC)
+		return q->n > 0 ? PORT_RXQ_FULL : (port_drop(port, 0, SOFL_PORT_DROP_NOROOM, 1), 0);
+	if (n < 0) {
+		port_drop(port, 0, n == SOFL_E_GSO_SIZE && gp->mtu ? SOFL_PORT_DROP_TOO_BIG :
+			  SOFL_PORT_DROP_MALFORMED, 1);
+		return 0;
+	}
+	for (i = 0, used = 0; i < (uint32_t)n; i++)
+		used += q->seg[i].iovcnt + extra;
+	if (q->niov + used > q->iov_cap)
+		return q->n > 0 ? PORT_RXQ_FULL : (port_drop(port, 0, SOFL_PORT_DROP_NOROOM, 1), 0);
+	used = (size_t)(q->seg[n - 1].data - out.buf) + q->seg[n - 1].hdr_len;
+	q->hdr_used += (used + 7) & ~(size_t)7;
+	if (q->hdr_used > q->hdr_cap)
+		q->hdr_used = q->hdr_cap;
+	for (i = 0; i < (uint32_t)n; i++)
+		rxq_push(q, q->seg[i].iov, q->seg[i].iovcnt, q->seg[i].len, SOFL_PORT_PKT_CSUM_OK);
+	if (gp->type != SOFL_GSO_NONE) {
+		port_add(&port->st.rx_super, 1);
+		port_add(&port->st.rx_segs, (uint64_t)n);
+	}
+	if (p->layers & SOFL_LAYER_L4)
+		port_add(&port->st.csum_sw, (uint64_t)n);
+	return n;
+}
+
+int
+port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_t len,
+	     const struct sofl_vnet_hdr *h, enum sofl_link link, int mode, uint32_t mtu)
+{
+	struct sofl_gso_params gp;
+	struct sofl_pkt p;
+	uint32_t fl;
+	int r;
+
+	if (q->n >= q->cap)
+		return PORT_RXQ_FULL;
+	if (!h || (mode == SOFL_PORT_RX_SEGMENT && h->gso_type == SOFL_VNET_GSO_NONE &&
+		   !(h->flags & SOFL_VNET_F_NEEDS_CSUM))) {
+		/* nothing to finish: the packet as it is */
+		if (mtu && len > mtu + (link == SOFL_LINK_ETH ? 18u : 0u)) {
+			port_drop(port, 0, SOFL_PORT_DROP_TOO_BIG, 1);
+			return 0;
+		}
+		fl = h && (h->flags & SOFL_VNET_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
+		return port_rxq_add_plain(q, frame, len, fl);
+	}
+	sofl_pkt_parse(&p, frame, len, link);
+	r = sofl_vnet_to_gso(h, &p, 0, &gp);
+	if (r < 0) {
+		port_drop(port, 0, SOFL_PORT_DROP_VNET, 1);
+		return 0;
+	}
+	if (mode == SOFL_PORT_RX_SUPER) {
+		r = port_rxq_add_plain(q, frame, len, SOFL_PORT_PKT_VNET |
+				       (h->flags & SOFL_VNET_F_DATA_VALID ? SOFL_PORT_PKT_CSUM_OK : 0));
+		if (r > 0) {
+			q->pkt[q->n - 1].vnet = *h;
+			if (h->gso_type != SOFL_VNET_GSO_NONE)
+				port_add(&port->st.rx_super, 1);
+		}
+		return r;
+	}
+	gp.mtu = mtu > 0xffff ? 0 : (uint16_t)mtu;
+	return rxq_segment(port, q, &gp, &p);
+}

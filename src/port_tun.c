@@ -1,0 +1,621 @@
+/*
+ * The TUN/TAP port (port.h): a queue of a Linux TUN/TAP device with
+ * virtio-net headers (IFF_VNET_HDR).  Reads: one read() per packet (the
+ * device has no batched read), super-packets of up to 64 KB cut into
+ * wire-size packets by the GSO engine, zero copy.  Writes: the batch
+ * coalesced by the GRO engine, one writev() per super-packet.
+ * Kernel side: drivers/net/tun.c (tun_set_iff, set_offload, tun_get_user,
+ * tun_put_user) and include/linux/virtio_net.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <linux/if_tun.h>
+#include "softoffload/port.h"
+#include "softoffload/gro.h"
+#include "softoffload/vnet.h"
+#include "port_impl.h"
+
+/* Debian's uapi headers are older than the kernel */
+#ifndef TUN_F_USO4
+#define TUN_F_USO4 0x20
+#endif
+#ifndef TUN_F_USO6
+#define TUN_F_USO6 0x40
+#endif
+#ifndef IOV_MAX
+#define IOV_MAX 1024
+#endif
+
+#define VNET_LEN	SOFL_VNET_HDR_MRG_LEN	/* the 12-byte header (TUNSETVNETHDRSZ) */
+#define RX_BUF		(65536 + 64)		/* one super-packet and its header */
+
+/* fallback message bits (port_fallback) */
+#define FB_GSO_WRITE	0
+#define FB_IOV_MAX	1
+
+struct tun_port {
+	struct sofl_port base;
+	char name[IFNAMSIZ];
+	int tap, created, vnet;
+	int rx_mode, tx_gro;
+	uint32_t mtu;
+	enum sofl_link link;
+	uint32_t nbufs;
+	uint8_t **buf;			/* nbufs read buffers */
+	int pending;			/* index of a buffer read but not yet taken, or -1 */
+	uint32_t pending_len;
+	struct port_rxq q;
+	struct sofl_gro_in *gin;
+	uint32_t gin_cap;
+	struct iovec wv[IOV_MAX];	/* one writev */
+	uint8_t vh[VNET_LEN];
+};
+
+static int tun_recv(struct sofl_port *, struct sofl_port_pkt **);
+static int tun_send(struct sofl_port *, const struct sofl_port_pkt *, size_t);
+static void tun_close(struct sofl_port *);
+
+static const struct sofl_port_ops tun_ops = { "tun", tun_recv, tun_send, tun_close };
+static const struct sofl_port_ops tap_ops = { "tap", tun_recv, tun_send, tun_close };
+
+SOFL_API void
+sofl_tun_config_init(struct sofl_tun_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->vnet_hdr = 1;
+	cfg->offloads = SOFL_TUN_WANT_ALL;
+	cfg->rx_mode = SOFL_PORT_RX_SEGMENT;
+	cfg->tx_gro = 1;
+	cfg->rx_batch = 256;
+	cfg->rx_reads = 16;
+	cfg->fd = -1;
+}
+
+/* A config of another size (an older or newer program): the fields this
+ * library knows, defaults for the rest. */
+static int
+tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
+{
+	if (!in || in->size < offsetof(struct sofl_tun_config, rx_mode))
+		return SOFL_EINVAL;
+	sofl_tun_config_init(c);
+	memcpy(c, in, in->size < sizeof(*c) ? in->size : sizeof(*c));
+	c->size = sizeof(*c);
+	if (c->rx_batch < 64)
+		c->rx_batch = 64;
+	if (c->rx_reads == 0)
+		c->rx_reads = 1;
+	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER)
+		return SOFL_EINVAL;
+	if (c->rx_mode == SOFL_PORT_RX_SUPER && (c->headroom || c->tailroom))
+		return SOFL_EINVAL;
+	if (c->name && strlen(c->name) >= IFNAMSIZ)
+		return SOFL_EINVAL;
+	if (c->rx_batch > (1u << 20) || c->rx_reads > 4096)
+		return SOFL_EINVAL;
+	return 0;
+}
+
+static void
+tun_free(struct tun_port *t)
+{
+	uint32_t i;
+
+	if (t->buf)
+		for (i = 0; i < t->nbufs; i++)
+			free(t->buf[i]);
+	free(t->buf);
+	free(t->gin);
+	port_rxq_free(&t->q);
+	sofl_gro_destroy(t->base.gro);
+	t->base.gro = NULL;
+}
+
+static int
+tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
+{
+	struct sofl_gro_config g;
+
+	if (c->gro) {
+		g = *c->gro;
+	} else {
+		sofl_gro_config_init(&g);
+		g.link = t->link;
+		/* UDP super-packets only where the device said it knows USO */
+		g.udp = (t->base.offloads & SOFL_PORT_OFF_USO) != 0;
+	}
+	if (g.max_batch == 0)
+		g.max_batch = 256;
+	t->gin_cap = g.max_batch;
+	t->gin = calloc(t->gin_cap, sizeof(*t->gin));
+	if (!t->gin)
+		return SOFL_ENOMEM;
+	return sofl_gro_create(&g, &t->base.gro);
+}
+
+int
+port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, const char *name,
+	      struct sofl_port **out)
+{
+	struct sofl_tun_config c;
+	struct tun_port *t;
+	uint32_t i;
+	int err;
+
+	if (!out || (err = tun_config_copy(&c, cfg)) < 0)
+		return !out ? SOFL_EINVAL : err;
+	if (!(t = calloc(1, sizeof(*t))))
+		return SOFL_ENOMEM;
+	t->base.ops = c.tap ? &tap_ops : &tun_ops;
+	t->base.fd = fd;
+	t->base.quiet = c.quiet;
+	t->base.offloads = c.vnet_hdr ? offloads | SOFL_PORT_OFF_VNET : 0;
+	t->tap = c.tap;
+	t->vnet = c.vnet_hdr;
+	t->rx_mode = c.rx_mode;
+	t->mtu = c.mtu;
+	t->link = c.tap ? SOFL_LINK_ETH : SOFL_LINK_RAW;
+	t->pending = -1;
+	snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
+	t->nbufs = c.rx_reads;
+	err = SOFL_ENOMEM;
+	if (!(t->buf = calloc(t->nbufs, sizeof(*t->buf))))
+		goto fail;
+	for (i = 0; i < t->nbufs; i++)
+		if (!(t->buf[i] = aligned_alloc(64, RX_BUF)))
+			goto fail;
+	/* every segment: headers (<= 256) + 1 payload slice; a batch of
+	 * rx_batch segments needs at most rx_batch header slots */
+	if ((err = port_rxq_init(&t->q, c.rx_batch, 2, (size_t)c.rx_batch * 128 + 512,
+				 c.headroom, c.tailroom)) < 0)
+		goto fail;
+	if (t->vnet && c.rx_mode == SOFL_PORT_RX_SEGMENT)
+		t->base.offloads |= SOFL_PORT_OFF_GSO;
+	if (t->vnet && c.tx_gro) {
+		if ((err = tun_gro_create(t, &c)) < 0)
+			goto fail;
+		t->tx_gro = 1;
+		t->base.offloads |= SOFL_PORT_OFF_GRO;
+	}
+	*out = &t->base;
+	return 0;
+fail:
+	tun_free(t);
+	free(t);
+	return err;
+}
+
+/* TUNSETOFFLOAD with @f; 1 if the kernel took it. */
+static int
+try_offload(int fd, unsigned f)
+{
+	return ioctl(fd, TUNSETOFFLOAD, (unsigned long)f) == 0;
+}
+
+/* Probes the offloads one group at a time (each needs CSUM; USO4 and USO6
+ * only together, as the kernel's tun_set_offload() accepts them) and sets
+ * the largest accepted set.  @return SOFL_PORT_OFF_* */
+static unsigned
+negotiate(int fd, unsigned want)
+{
+	unsigned f = 0, off = 0;
+
+	if (!(want & SOFL_TUN_WANT_CSUM) || !try_offload(fd, TUN_F_CSUM)) {
+		try_offload(fd, 0);
+		return 0;
+	}
+	f = TUN_F_CSUM;
+	off = SOFL_PORT_OFF_CSUM;
+	if ((want & SOFL_TUN_WANT_TSO) && try_offload(fd, f | TUN_F_TSO4 | TUN_F_TSO6)) {
+		f |= TUN_F_TSO4 | TUN_F_TSO6;
+		off |= SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6;
+		if ((want & SOFL_TUN_WANT_ECN) && try_offload(fd, f | TUN_F_TSO_ECN)) {
+			f |= TUN_F_TSO_ECN;
+			off |= SOFL_PORT_OFF_TSO_ECN;
+		}
+	}
+	if ((want & SOFL_TUN_WANT_USO) && try_offload(fd, f | TUN_F_USO4 | TUN_F_USO6)) {
+		f |= TUN_F_USO4 | TUN_F_USO6;
+		off |= SOFL_PORT_OFF_USO;
+	}
+	try_offload(fd, f);
+	return off;
+}
+
+/* Sets the 12-byte header, little-endian.  @return 0 or -1 (errno). */
+static int
+set_vnet(int fd)
+{
+	int sz = VNET_LEN, le = 1;
+
+	if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0)
+		return -1;
+	if (ioctl(fd, TUNSETVNETLE, &le) < 0) {
+		/* no TUNSETVNETLE: the header is in host order, which is
+		 * little-endian here or unusable */
+		const uint16_t one = 1;
+
+		if (*(const uint8_t *)&one != 1)
+			return -1;
+	}
+	return 0;
+}
+
+SOFL_API int
+sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out)
+{
+	struct sofl_tun_config c;
+	struct ifreq ifr;
+	unsigned off = 0;
+	int fd, err, existed = 0, e;
+
+	if (!out || (err = tun_config_copy(&c, cfg)) < 0)
+		return !out ? SOFL_EINVAL : err;
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = (c.tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI;
+	if (c.vnet_hdr)
+		ifr.ifr_flags |= IFF_VNET_HDR;
+	if (c.multi_queue)
+		ifr.ifr_flags |= IFF_MULTI_QUEUE;
+	if (c.name && *c.name) {
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", c.name);
+		existed = if_nametoindex(c.name) != 0;
+	}
+	if (c.fd >= 0) {
+		fd = c.fd;
+		if (ioctl(fd, TUNGETIFF, &ifr) < 0)
+			return SOFL_E_SYS;
+		c.tap = (ifr.ifr_flags & IFF_TAP) != 0;
+		c.vnet_hdr = (ifr.ifr_flags & IFF_VNET_HDR) != 0;
+		existed = 1;
+	} else {
+		if ((fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC)) < 0)
+			return SOFL_E_SYS;
+		if (ioctl(fd, TUNSETIFF, &ifr) < 0)
+			goto sys;
+	}
+	if (c.vnet_hdr) {
+		if (set_vnet(fd) < 0)
+			goto sys;
+		off = negotiate(fd, c.offloads);
+	} else if (c.fd < 0) {
+		try_offload(fd, 0);
+	}
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+		goto sys;
+	if ((err = port_tun_make(&c, fd, off, ifr.ifr_name, out)) < 0) {
+		close(fd);
+		return err;
+	}
+	((struct tun_port *)*out)->created = !existed;
+	return 0;
+sys:
+	e = errno;
+	close(fd);
+	errno = e;
+	return SOFL_E_SYS;
+}
+
+SOFL_API const char *
+sofl_tun_name(const struct sofl_port *port)
+{
+	if (!port || port->ops->recv != tun_recv)
+		return NULL;
+	return ((const struct tun_port *)port)->name;
+}
+
+SOFL_API int
+sofl_tun_created(const struct sofl_port *port)
+{
+	if (!port || port->ops->recv != tun_recv)
+		return 0;
+	return ((const struct tun_port *)port)->created;
+}
+
+static void
+tun_close(struct sofl_port *port)
+{
+	struct tun_port *t = (struct tun_port *)port;
+
+	if (port->fd >= 0)
+		close(port->fd);
+	tun_free(t);
+}
+
+/* ---- receive ---- */
+
+/* Takes buffer @bi holding @len bytes (header and frame) into the batch.
+ * @return packets added, or PORT_RXQ_FULL. */
+static int
+take(struct tun_port *t, uint8_t *buf, uint32_t len)
+{
+	struct sofl_vnet_hdr h;
+
+	if (!t->vnet)
+		return port_rxq_add(&t->base, &t->q, buf, len, NULL, t->link,
+				    t->rx_mode, t->mtu);
+	if (sofl_vnet_decode(&h, buf, len, VNET_LEN, SOFL_VNET_LE) < 0) {
+		port_drop(&t->base, 0, SOFL_PORT_DROP_VNET, 1);
+		return 0;
+	}
+	return port_rxq_add(&t->base, &t->q, buf + VNET_LEN, len - VNET_LEN, &h, t->link,
+			    t->rx_mode, t->mtu);
+}
+
+static void
+count_rx(struct tun_port *t)
+{
+	uint64_t bytes = 0;
+	uint32_t i;
+
+	for (i = 0; i < t->q.n; i++)
+		bytes += t->q.pkt[i].len;
+	port_add(&t->base.st.rx_pkts, t->q.n);
+	port_add(&t->base.st.rx_bytes, bytes);
+}
+
+int
+port_tun_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *buf, size_t len)
+{
+	struct tun_port *t = (struct tun_port *)port;
+	int r;
+
+	if (!port || !pkts || !buf || len > RX_BUF)
+		return SOFL_EINVAL;
+	port_rxq_reset(&t->q);
+	port_add(&port->st.rx_calls, 1);
+	r = take(t, buf, (uint32_t)len);
+	if (r == PORT_RXQ_FULL)
+		port_drop(port, 0, SOFL_PORT_DROP_NOROOM, 1);
+	count_rx(t);
+	*pkts = t->q.pkt;
+	return (int)t->q.n;
+}
+
+static int
+tun_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
+{
+	struct tun_port *t = (struct tun_port *)port;
+	uint32_t bi = 0;
+	ssize_t r;
+
+	port_rxq_reset(&t->q);
+	if (t->pending >= 0) {
+		uint8_t *b = t->buf[t->pending];
+
+		t->buf[t->pending] = t->buf[0];
+		t->buf[0] = b;
+		t->pending = -1;
+		bi = 1;
+		if (take(t, b, t->pending_len) == PORT_RXQ_FULL)
+			port_drop(port, 0, SOFL_PORT_DROP_NOROOM, 1);
+	}
+	for (; bi < t->nbufs; bi++) {
+		r = read(port->fd, t->buf[bi], RX_BUF);
+		if (r < 0) {
+			if (errno == EINTR) {
+				bi--;
+				continue;
+			}
+			if (errno == EAGAIN)
+				break;
+			if (errno == EBADF || errno == EFAULT || errno == EBADFD) {
+				if (t->q.n == 0)
+					return SOFL_E_SYS;
+				break;
+			}
+			port_fault(port, 0, errno, 1);
+			break;
+		}
+		if (r == 0)
+			break;
+		port_add(&port->st.rx_calls, 1);
+		if (take(t, t->buf[bi], (uint32_t)r) == PORT_RXQ_FULL) {
+			t->pending = (int)bi;
+			t->pending_len = (uint32_t)r;
+			break;
+		}
+	}
+	count_rx(t);
+	*pkts = t->q.pkt;
+	return (int)t->q.n;
+}
+
+/* ---- send ---- */
+
+/* The one non-empty iovec of @pk, or NULL when it has several. */
+static const struct iovec *
+flat(const struct sofl_port_pkt *pk)
+{
+	const struct iovec *one = NULL;
+	uint32_t i;
+
+	for (i = 0; i < pk->iovcnt; i++) {
+		if (pk->iov[i].iov_len == 0)
+			continue;
+		if (one)
+			return NULL;
+		one = &pk->iov[i];
+	}
+	return one;
+}
+
+/* One writev of @cnt iovecs at t->wv (header included when vnet).
+ * @return 0, or the errno. */
+static int
+write_v(struct tun_port *t, int cnt)
+{
+	ssize_t r;
+
+	port_add(&t->base.st.tx_calls, 1);
+	do
+		r = writev(t->base.fd, t->wv, cnt);
+	while (r < 0 && errno == EINTR);
+	return r < 0 ? errno : 0;
+}
+
+/* Writes @pk alone: its own header when it has one, else "checksum valid"
+ * (or none) and no GSO.  @return 1 written, 0 dropped (counted). */
+static int
+write_one(struct tun_port *t, const struct sofl_port_pkt *pk)
+{
+	struct sofl_vnet_hdr h;
+	uint32_t k = 0, i;
+	int err;
+
+	if (pk->iovcnt + 1 > IOV_MAX) {
+		port_drop(&t->base, 1, SOFL_PORT_DROP_UNSUPPORTED, 1);
+		return 0;
+	}
+	if (t->vnet) {
+		if (pk->flags & SOFL_PORT_PKT_VNET) {
+			h = pk->vnet;
+		} else {
+			memset(&h, 0, sizeof(h));
+			if (pk->flags & SOFL_PORT_PKT_CSUM_OK)
+				h.flags = SOFL_VNET_F_DATA_VALID;
+		}
+		h.num_buffers = 0;
+		sofl_vnet_encode(t->vh, sizeof(t->vh), &h, VNET_LEN, SOFL_VNET_LE);
+		t->wv[k++] = (struct iovec){ t->vh, VNET_LEN };
+	}
+	for (i = 0; i < pk->iovcnt; i++)
+		t->wv[k++] = pk->iov[i];
+	if ((err = write_v(t, (int)k)) != 0) {
+		port_fault(&t->base, 1, err, 1);
+		return 0;
+	}
+	port_add(&t->base.st.tx_pkts, 1);
+	port_add(&t->base.st.tx_bytes, pk->len);
+	if ((pk->flags & SOFL_PORT_PKT_VNET) && pk->vnet.gso_type != SOFL_VNET_GSO_NONE)
+		port_add(&t->base.st.tx_super, 1);
+	return 1;
+}
+
+/* Writes the input packets of GRO output @o one by one.  @return written. */
+static int
+write_parts(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct sofl_gro_out *o)
+{
+	uint32_t k;
+	int sent = 0;
+
+	for (k = 0; k < o->segs; k++)
+		sent += write_one(t, &pkts[o->cookies[k]]);
+	return sent;
+}
+
+/* Writes GRO output @o.  @return packets (inputs) written. */
+static int
+write_out(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct sofl_gro_out *o)
+{
+	int err;
+
+	if (o->iovcnt + 1 > IOV_MAX) {
+		port_fallback(&t->base, FB_IOV_MAX, "super-packet of more than IOV_MAX pieces "
+			      "written as its segments");
+		return write_parts(t, pkts, o);
+	}
+	sofl_vnet_encode(t->vh, sizeof(t->vh), &o->vnet, VNET_LEN, SOFL_VNET_LE);
+	t->wv[0] = (struct iovec){ t->vh, VNET_LEN };
+	memcpy(t->wv + 1, o->iov, o->iovcnt * sizeof(*o->iov));
+	err = write_v(t, (int)o->iovcnt + 1);
+	if (err == EINVAL && o->segs > 1) {
+		/* the kernel refuses GSO writes: coalesce no more */
+		t->tx_gro = 0;
+		__atomic_store_n(&t->base.offloads, t->base.offloads & ~SOFL_PORT_OFF_GRO,
+				 __ATOMIC_RELAXED);
+		port_fallback(&t->base, FB_GSO_WRITE, "GSO write refused (EINVAL): writing "
+			      "segments from now on");
+		return write_parts(t, pkts, o);
+	}
+	if (err) {
+		port_fault(&t->base, 1, err, o->segs);
+		return 0;
+	}
+	port_add(&t->base.st.tx_pkts, o->segs);
+	port_add(&t->base.st.tx_bytes, o->len);
+	if (o->segs > 1) {
+		port_add(&t->base.st.tx_super, 1);
+		port_add(&t->base.st.tx_segs, o->segs);
+	}
+	return (int)o->segs;
+}
+
+/* Coalesces pkts[from..to) (each one contiguous piece) and writes the
+ * outputs.  @return packets written. */
+static int
+gro_run(struct tun_port *t, const struct sofl_port_pkt *pkts, size_t from, size_t to)
+{
+	const struct sofl_gro_out *o;
+	size_t i, k = 0;
+	int n, j, sent = 0;
+
+	for (i = from; i < to; i++) {
+		const struct iovec *v = flat(&pkts[i]);
+		struct sofl_gro_in *g = &t->gin[k++];
+
+		g->data = v->iov_base;
+		g->len = (uint32_t)v->iov_len;
+		g->flags = pkts[i].flags & SOFL_PORT_PKT_CSUM_OK ?
+			   SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK : 0;
+		if (pkts[i].flags & SOFL_PORT_PKT_HASH) {
+			g->flags |= SOFL_GRO_F_HASH;
+			g->hash = pkts[i].hash;
+		}
+		g->cookie = i;
+	}
+	if (sofl_gro_receive(t->base.gro, t->gin, k, 0) < 0) {
+		/* cannot happen with k <= max_batch after a release; write plainly */
+		for (i = from; i < to; i++)
+			sent += write_one(t, &pkts[i]);
+		return sent;
+	}
+	sofl_gro_poll_end(t->base.gro, 0);
+	n = sofl_gro_outputs(t->base.gro, &o);
+	for (j = 0; j < n; j++)
+		sent += t->tx_gro ? write_out(t, pkts, &o[j]) : write_parts(t, pkts, &o[j]);
+	sofl_gro_release(t->base.gro);
+	return sent;
+}
+
+static int
+eligible(const struct sofl_port_pkt *pk)
+{
+	return !(pk->flags & SOFL_PORT_PKT_VNET) && flat(pk) != NULL;
+}
+
+static int
+tun_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n)
+{
+	struct tun_port *t = (struct tun_port *)port;
+	size_t i = 0, j;
+	int sent = 0;
+
+	while (i < n) {
+		if (!t->tx_gro || !eligible(&pkts[i])) {
+			sent += write_one(t, &pkts[i++]);
+			continue;
+		}
+		for (j = i; j < n && j - i < t->gin_cap && eligible(&pkts[j]); j++)
+			;
+		sent += gro_run(t, pkts, i, j);
+		i = j;
+	}
+	if (port->gro) {
+		port_gro_mirror(port);
+		__atomic_store_n(&port->st.csum_sw_verify,
+				 port->gro_st.csum_sw_l4 + port->gro_st.csum_sw_ip, __ATOMIC_RELAXED);
+	}
+	return sent;
+}

@@ -269,6 +269,93 @@ test_mtu(void **state)
 	expect_lib(0, &frag);
 }
 
+/* pad.pcap: an IPv4/TCP super-packet (3000 bytes) and an IPv6/TCP one, each
+ * with @pad bytes after the IP packet (an Ethernet trailer). */
+static void
+write_padded(size_t pad, uint32_t *caplen)
+{
+	static uint8_t b[8192];
+	struct t_capw w;
+	struct t_spec s;
+	int v;
+
+	t_capw_open(&w, "pad.pcap", DLT_EN10MB, T_CAP_PCAP);
+	for (v = 0; v < 2; v++) {
+		size_t len;
+
+		t_spec_init(&s, v ? 6 : 4, 6);
+		s.pay_len = 3000;
+		s.df = 0;
+		s.eth_pad = pad;
+		len = t_build(b, sizeof(b), &s);
+		caplen[v] = (uint32_t)len;
+		t_capw_put(&w, b, (uint32_t)len, (uint32_t)len, 1000000);
+	}
+	t_capw_close(&w);
+}
+
+/* Bytes after the IP packet of a segmented or fragmented record are
+ * dropped (Linux has none on a GSO skb) and counted; the segments are the
+ * library's (no trailer in any of them). */
+static void
+test_trailer(void **state)
+{
+	uint32_t caplen[2];
+	long long bytes_in;
+	(void)state;
+
+	write_padded(7, caplen);
+	assert_int_equal(t_cli_run("gso", "pad.pcap -o out.pcap --mss 1000 --stats"), 0);
+	assert_int_equal(t_cli_num_after("trailer bytes dropped "), 14);
+	assert_non_null(strstr(t_cli_out, "(after the IP packet of 2 segmented or fragmented"));
+	bytes_in = t_cli_num_after("records in          2 (");
+	assert_int_equal(bytes_in, (long long)caplen[0] + caplen[1]);
+	read_pcap("out.pcap");
+	assert_int_equal(nout, 6);
+	for (int i = 0; i < nout; i++) {
+		struct sofl_pkt p;
+
+		assert_int_equal(sofl_pkt_parse(&p, outr[i].d, outr[i].caplen, SOFL_LINK_ETH), 0);
+		assert_int_equal(p.ip_end, outr[i].caplen);	/* no trailer */
+		assert_int_equal(p.pay_len, 1000);
+	}
+	assert_int_equal(t_cli_run("gso", "pad.pcap -o out.pcap --mtu 1500 --stats"), 0);
+	assert_int_equal(t_cli_num_after("trailer bytes dropped "), 14);
+	/* nothing segmented: the trailers pass with their records */
+	assert_int_equal(t_cli_run("gso", "pad.pcap -o out.pcap --mss 3000 --stats"), 0);
+	assert_int_equal(t_cli_num_after("trailer bytes dropped "), 0);
+	read_pcap("out.pcap");
+	assert_int_equal(nout, 2);
+	assert_int_equal(outr[0].caplen, caplen[0]);
+	assert_int_equal(outr[1].caplen, caplen[1]);
+}
+
+/* --mtu 68 on IPv6/TCP: 68 - 40 - 8 leaves 16 bytes of fragment data, less
+ * than the 20-byte TCP header: said so (stderr and --stats), passed
+ * unchanged; IPv4/TCP (48 bytes of room) is fragmented. */
+static void
+test_mtu_68(void **state)
+{
+	uint32_t caplen[2];
+	(void)state;
+
+	write_padded(0, caplen);
+	assert_int_equal(t_cli_run("gso", "pad.pcap -o out.pcap --mtu 68 --stats"), 0);
+	assert_non_null(strstr(t_cli_err, "softoffload: --mtu 68: the first fragment cannot "
+			       "hold the headers"));
+	assert_non_null(strstr(t_cli_err, "of 1 packet,"));
+	assert_non_null(strstr(t_cli_out, "first fragment cannot hold the headers"));
+	assert_non_null(strstr(t_cli_out, "1 refused"));
+	assert_null(strstr(t_cli_out, "bad segment size"));
+	read_pcap("out.pcap");
+	assert_int_equal(outr[nout - 1].caplen, caplen[1]);	/* IPv6: unchanged */
+	assert_true(nout > 2);					/* IPv4: fragments */
+	/* an MTU that fits the headers is no such refusal */
+	assert_int_equal(t_cli_run("gso", "pad.pcap -o out.pcap --mtu 76 --stats"), 0);
+	assert_null(strstr(t_cli_out, "first fragment"));
+	assert_string_equal(t_cli_err, "");
+}
+
 static void
 test_usage(void **state)
 {
@@ -301,6 +388,8 @@ main(void)
 		cmocka_unit_test(test_segment_capture),
 		cmocka_unit_test(test_refused_and_partial),
 		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_trailer),
+		cmocka_unit_test(test_mtu_68),
 		cmocka_unit_test(test_usage),
 	};
 	int rc = t_cli_init("gso-cli");

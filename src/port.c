@@ -277,6 +277,21 @@ port_rxq_add_plain(struct port_rxq *q, uint8_t *data, uint32_t len, uint32_t fla
 	return 1;
 }
 
+/* Gives pkt[from..n) the Toeplitz hash of @p's flow (none when not IP). */
+static void
+rxq_hash(struct port_rxq *q, const struct sofl_pkt *p, uint32_t from)
+{
+	struct sofl_rss_out o;
+	uint32_t i;
+
+	if (sofl_rss_pkt(q->rss, p, &o) <= 0)
+		return;
+	for (i = from; i < q->n; i++) {
+		q->pkt[i].hash = o.hash;
+		q->pkt[i].flags |= SOFL_PORT_PKT_HASH;
+	}
+}
+
 /* Cuts (or checksums) a parsed frame into the batch as @gp says. */
 static int
 rxq_segment(struct sofl_port *port, struct port_rxq *q, const struct sofl_gso_params *gp,
@@ -328,7 +343,7 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 {
 	struct sofl_gso_params gp;
 	struct sofl_pkt p;
-	uint32_t fl;
+	uint32_t fl, first;
 	int r;
 
 	if (q->n >= q->cap)
@@ -341,7 +356,12 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 			return 0;
 		}
 		fl = h && (h->flags & SOFL_VNET_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
-		return port_rxq_add_plain(q, frame, len, fl);
+		if (q->rss)
+			sofl_pkt_parse(&p, frame, len, link);
+		r = port_rxq_add_plain(q, frame, len, fl);
+		if (r > 0 && q->rss)
+			rxq_hash(q, &p, q->n - 1);
+		return r;
 	}
 	sofl_pkt_parse(&p, frame, len, link);
 	r = sofl_vnet_to_gso(h, &p, 0, &gp);
@@ -354,11 +374,17 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 				       (h->flags & SOFL_VNET_F_DATA_VALID ? SOFL_PORT_PKT_CSUM_OK : 0));
 		if (r > 0) {
 			q->pkt[q->n - 1].vnet = *h;
+			if (q->rss)
+				rxq_hash(q, &p, q->n - 1);
 			if (h->gso_type != SOFL_VNET_GSO_NONE)
 				port_add(&port->st.rx_super, 1);
 		}
 		return r;
 	}
 	gp.mtu = mtu > 0xffff ? 0 : (uint16_t)mtu;
-	return rxq_segment(port, q, &gp, &p);
+	first = q->n;
+	r = rxq_segment(port, q, &gp, &p);
+	if (r > 0 && q->rss)
+		rxq_hash(q, &p, first);
+	return r;
 }

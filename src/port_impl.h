@@ -70,6 +70,7 @@ struct port_rxq {
 	struct iovec *tiov;		/* its iovecs (2 per segment), copied likewise */
 	uint8_t *room;			/* cap * (headroom + tailroom) bytes */
 	uint16_t headroom, tailroom;
+	const struct sofl_rss *rss;	/* non-NULL: hash every packet added */
 };
 
 /* Allocates a batch of @cap packets (segments), with @iov_per_pkt iovecs
@@ -93,7 +94,9 @@ port_rxq_reset(struct port_rxq *q)
  * (NULL: none, a plain packet) to the batch: in @mode SEGMENT a GSO frame
  * is cut into segments (zero copy, checksums completed in software) and a
  * NEEDS_CSUM frame gets its checksum completed (its headers copied to
- * scratch); in mode SUPER the frame goes as it is with .vnet.  @mtu > 0:
+ * scratch); in mode SUPER the frame goes as it is with .vnet.  With
+ * q->rss the packets get the flow's Toeplitz hash (the frame is parsed once
+ * for both).  @mtu > 0:
  * larger outputs are dropped (TOO_BIG).  Faults are counted as receive
  * drops on @port.
  * @return packets added (0: dropped and counted), or PORT_RXQ_FULL when the
@@ -121,5 +124,18 @@ int port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 		  struct sofl_port **out);
 int port_udp_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *buf,
 		    size_t len, int gso_size);
+
+/* AF_PACKET (src/port_packet.c), for the tests and fuzzers: a port without
+ * a socket whose receive ring is heap memory; port_afp_slot() is the @i-th
+ * slot from the next one sofl_port_recv() reads (@*size its bytes), to be
+ * filled as Linux tpacket_rcv() would (struct tpacket2_hdr, tp_status
+ * TP_STATUS_USER last); port_afp_tx_hook() replaces sendmmsg() (@fn returns
+ * what sendmmsg would, errno set on -1). */
+struct mmsghdr;
+int port_afp_make(const struct sofl_afp_config *cfg, unsigned offloads, const uint8_t mac[6],
+		  struct sofl_port **out);
+uint8_t *port_afp_slot(struct sofl_port *port, uint32_t i, uint32_t *size);
+void port_afp_tx_hook(struct sofl_port *port, int (*fn)(void *, struct mmsghdr *, unsigned),
+		      void *arg);
 
 #endif

@@ -180,6 +180,7 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 	if ((err = port_rxq_init(&t->q, c.rx_batch, 2, (size_t)c.rx_batch * 128 + 512,
 				 c.headroom, c.tailroom)) < 0)
 		goto fail;
+	t->q.rss = c.rss;
 	if (t->vnet && c.rx_mode == SOFL_PORT_RX_SEGMENT)
 		t->base.offloads |= SOFL_PORT_OFF_GSO;
 	if (t->vnet && c.tx_gro) {

@@ -75,6 +75,7 @@
 #include "softoffload/error.h"
 #include "softoffload/vnet.h"
 #include "softoffload/gro.h"
+#include "softoffload/rss.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -257,6 +258,10 @@ struct sofl_tun_config {
 	int quiet;		/* 1: no stderr line for a fallback */
 	const struct sofl_gro_config *gro; /* NULL: GRO defaults for a TUN (raw IP or
 				 * Ethernet from .tap, pseudo-header checksums) */
+	const struct sofl_rss *rss;	/* non-NULL: every received packet gets the
+				 * Toeplitz hash of its flow in .hash (SOFL_PORT_PKT_HASH),
+				 * from the parse the port does anyway (a plain packet is
+				 * parsed for it); read only, may be shared by ports */
 };
 
 /* sofl_tun_config_init() : defaults (see each field); name NULL. */

@@ -1,8 +1,8 @@
 /* Description: `softoffload gro` end to end: writes captures with libpcap,
  * runs $BUILD/softoffload and checks the output capture (packet count,
  * payload sizes, link type, checksums full/partial), --poll-sizes (list and
- * file), --poll-max, --poll-gap-us, --stats, --partial-ok, --rule, --flows
- * and usage errors. */
+ * file), --poll-max, --poll-gap-us, the NAPI weight (--napi-weight, --hz),
+ * --stats, --partial-ok, --rule, --flows and usage errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -255,6 +255,47 @@ test_rules_and_flows(void **state)
 	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --flows 0"), 2);
 }
 
+/* NAPI weight: a poll of 100 packets is two ->poll() calls in Linux, 64 and
+ * 36 packets; after the first, which used the whole weight, __napi_poll()
+ * calls gro_flush_normal(&n->gro, HZ >= 1000): with HZ 250 (the default,
+ * this kernel's CONFIG_HZ) everything held is completed there, with HZ 1000
+ * only packets held since an earlier jiffy, none in a replay. */
+static void
+test_napi_weight(void **state)
+{
+	static const int w64[] = { 32000, 17500, 0 }, whole[] = { 49500, 0 };
+	static const int w10[] = { 5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000, 4500, 0 };
+	static struct pk pk[128];
+	struct res r;
+	(void)state;
+
+	/* 99 segments of 500 bytes and a pure ACK: 100 packets */
+	write_pcap(DLT_EN10MB, pk, make_flow(pk, 99, 500, SOFL_LINK_ETH, T_CSUM_FULL, 999, 0));
+	run_cli("--poll-sizes 100", &r);
+	expect(&r, w64, 3);
+	run_cli("--poll-sizes 100 --napi-weight 64 --hz 250", &r);
+	expect(&r, w64, 3);
+	run_cli("--poll-max 200", &r);			/* the same poll, by --poll-max */
+	expect(&r, w64, 3);
+	run_cli("--poll-sizes 64", &r);			/* 64, then 36 by --poll-max 64 */
+	expect(&r, w64, 3);
+	run_cli("--poll-sizes 100 --hz 1000", &r);
+	expect(&r, whole, 2);
+	run_cli("--poll-sizes 100 --hz 300 --napi-weight 100", &r);
+	expect(&r, whole, 2);
+	run_cli("--poll-sizes 100 --napi-weight 10", &r);
+	expect(&r, w10, 11);
+	run_cli("--poll-sizes 100 --napi-weight 10 --hz 1000", &r);
+	expect(&r, whole, 2);
+	run_cli("--poll-sizes 100 --stats", &r);
+	/* 64 completed at the weight, 35 by the ACK */
+	assert_non_null(strstr(t_cli_out, "flush reasons: poll:1 no-payload:1\n"));
+	assert_non_null(strstr(t_cli_out, " 32-63:1 64+:1\n"));
+	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --napi-weight 0"), 2);
+	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --hz 0"), 2);
+	assert_int_equal(t_cli_run("gro", "in.pcap -o out.pcap --napi-weight 0x40"), 2);
+}
+
 static void
 test_usage_errors(void **state)
 {
@@ -281,6 +322,7 @@ main(void)
 		cmocka_unit_test(test_polls),
 		cmocka_unit_test(test_stats_and_partial_ok),
 		cmocka_unit_test(test_rules_and_flows),
+		cmocka_unit_test(test_napi_weight),
 		cmocka_unit_test(test_usage_errors),
 	};
 	int rc = t_cli_init("gro-cli");

@@ -3,7 +3,8 @@
 # (IPv4, IPv6) and UDP captures between two namespaces, plus crafted flush
 # cases, replayed through the kernel (TAP, threaded NAPI, one poll per batch)
 # and through softoffload GRO with the same poll boundaries.  See
-# docs/kernel-oracle.md.  Needs root and network namespaces (else exit 77).
+# docs/kernel-oracle.md.  Needs root and network namespaces (else exit 77;
+# a failure under SOFL_REQUIRE_ORACLE=1, as is any case left out).
 set -u
 . "$(dirname "$0")/kernel/lib.sh"
 kernel_init sogro gro_kernel "kgro kgrocmp kcraft kcap kpcmp"
@@ -61,20 +62,20 @@ novlan=
 if ! { ip -n "$NSO" link add ov0 type veth peer name ov1 &&
        ip -n "$NSO" link add link ov0 name ov0.5 type vlan id 5; } 2>/dev/null; then
 	novlan=-N
-	echo "note: kernel without 802.1Q VLAN support: VLAN cases left out" >&2
+	drop "VLAN cases (kernel without 802.1Q VLAN support)"
 fi
 ip -n "$NSO" link del ov0 2>/dev/null
-"$K/kcraft" gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b" >/dev/null || fail kcraft
+craft gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b"
 replay craft-tcp "$dir/craft.pcap" "-B $(cat "$dir/craft.b")"
 # UDP super-packets reach AF_PACKET with PACKET_VNET_HDR only since 6.2
 # (virtio_net_hdr_from_skb learnt SKB_GSO_UDP_L4 with USO; before, the
 # packet socket drops them).
 kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
 if [ "$kv" -ge 602 ]; then
-	"$K/kcraft" udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b" >/dev/null || fail kcraft
+	craft udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b"
 	replay craft-udp "$dir/cudp.pcap" "-B $(cat "$dir/cudp.b")" udp
 else
-	echo "note: kernel $(uname -r) < 6.2 cannot report UDP GRO output: UDP left out" >&2
+	drop "crafted UDP cases (kernel $(uname -r) < 6.2 cannot report UDP GRO output)"
 fi
 
 # 2. Real traffic: iperf3 between two namespaces over veth.  The sender's
@@ -104,6 +105,8 @@ capture tcp4e -c 198.18.1.2 -n 4M
 if [ "$kv" -ge 602 ]; then
 	capture udp4 -c 198.18.1.2 -u -b 300M -l 1400 -n 3M
 	capture udp6 -c 2001:2:0:1::2 -u -b 300M -l 1300 -n 3M
+else
+	drop "iperf3 UDP captures (kernel $(uname -r) < 6.2)"
 fi
 
 # Random poll sizes (1..max) under several seeds; an iperf3 run has one bulk
@@ -122,7 +125,7 @@ if [ "$kv" -ge 602 ]; then
 	replay udp6 "$dir/udp6.pcap" "-b 40 -S 5" udp
 fi
 
-echo "gro_kernel: $total_in frames replayed, $total_out kernel outputs compared" \
-     "in $(( $(date +%s) - start )) s"
+oracle_summary "$total_in frames replayed, $total_out kernel outputs compared" \
+	"(each with the library and the CLI)"
 [ $bad = 0 ] || fail "softoffload GRO output differs from the kernel's (see above)"
 exit 0

@@ -10,8 +10,44 @@
 #   iperf_pair 1                       # 198.18.1.1 <-> 198.18.1.2
 #   iperf_capture 60000 tcp4 -c 198.18.1.2 -n 8M   # -> $dir/tcp4.pcap, .vnet
 
-skip() { echo "SKIP: $*" >&2; exit 77; }
+#   ... skip REASON / drop CASE / craft KCRAFT_ARGS / oracle_summary TEXT
+#
+# SOFL_REQUIRE_ORACLE=1 (set by .ci/run, see scripts/run-tests.sh): the
+# oracle must run in full, so a skip, or a case left out because this
+# kernel cannot answer it (here or in kcraft), is a failure.
+
 fail() { echo "FAIL: $*" >&2; exit 1; }
+required() { [ "${SOFL_REQUIRE_ORACLE:-0}" = 1 ]; }
+skip() {
+	required && fail "$* (a skip, and SOFL_REQUIRE_ORACLE=1 requires the oracle)"
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# drop WHAT: the case(s) WHAT are left out on this kernel, with a note.
+dropped=0
+drop() {
+	required && fail "$* left out, and SOFL_REQUIRE_ORACLE=1 requires every case"
+	echo "note: $* left out" >&2
+	dropped=$((dropped + 1))
+}
+
+# craft KCRAFT_ARGS...: runs $K/kcraft; the cases it leaves out for this
+# kernel count as dropped (under SOFL_REQUIRE_ORACLE=1 kcraft fails instead).
+craft() {
+	"$K/kcraft" "$@" > /dev/null 2> "$dir/kcraft.err"
+	rc=$?
+	cat "$dir/kcraft.err" >&2
+	[ $rc = 0 ] || fail "kcraft $*"
+	dropped=$((dropped + $(grep -c "case '.*' left out" "$dir/kcraft.err")))
+}
+
+# oracle_summary TEXT: the summary line scripts/run-tests.sh shows in the
+# PASS line: kernel version, what was compared, cases left out, time.
+oracle_summary() {
+	echo "summary: kernel $(uname -r): $*, cases left out: $dropped," \
+	     "$(( $(date +%s) - start )) s"
+}
 
 # Kills only the processes we started (by PID), deletes only our namespaces.
 cleanup() {

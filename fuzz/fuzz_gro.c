@@ -3,7 +3,8 @@
  * Input: byte 0 = configuration bits (UDP GRO, relaxed policy, full
  * checksums, partial_ok, LRU table, Ethernet/raw, input flags CSUM_OK,
  * rx hashes); byte 1: the split point (byte 1 mod (inputs + 1)), a poll end
- * at the split (bit 7), an LRU table of 8192 flows instead of 4 (bits 4-6);
+ * at the split (bit 7), an LRU table of 8192 flows instead of 4 (bits 4-6
+ * all set), at most 3 segments per output (bits 4-6 = 1);
  * then packets, each as a 2-byte big-endian length and that many bytes (each
  * copied into its own exact-size heap buffer).  They are fed as one poll,
  * or split in two at a point chosen by byte 1.  Checked, beyond "no crash,
@@ -12,7 +13,10 @@
  *     the output, and the outputs' segment counts add up to the inputs;
  *   - the engine never writes its inputs;
  *   - a super-packet parses, its payload is its members' payloads in order,
- *     and its checksums are complete (csum_full) or the pseudo sum (partial). */
+ *     its TCP checksum is complete (csum_full) or the pseudo sum, a UDP
+ *     one the pseudo sum (both modes); it has at most max_segs segments and
+ *     segments + 1 iovecs;
+ *   - every output's virtio header passes sofl_vnet_check(). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +32,7 @@ static uint8_t out_buf[70000];
 
 static void
 check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int link, int full,
-	      int ip_trusted)
+	      int ip_trusted, uint32_t max_segs)
 {
 	const struct sofl_gro_out *o;
 	int k = sofl_gro_outputs(g, &o), i;
@@ -39,8 +43,9 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 		enum sofl_csum_state ip, l4;
 		long len;
 		uint32_t pay = 0;
+		int tcp_full;
 
-		CHECK(o[i].segs >= 1);
+		CHECK(o[i].segs >= 1 && o[i].segs <= max_segs && o[i].iovcnt <= o[i].segs + 1);
 		for (s = 0; s < o[i].segs; s++) {
 			CHECK(o[i].cookies[s] < MAXIN);
 			CHECK(!seen[o[i].cookies[s]]);
@@ -50,6 +55,8 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 		}
 		len = sofl_gro_out_copy(&o[i], out_buf, sizeof(out_buf));
 		CHECK(len == (long)o[i].len);
+		(void)sofl_pkt_parse(&q, out_buf, (size_t)len, (enum sofl_link)link);
+		CHECK(sofl_vnet_check(&o[i].vnet, &q, SOFL_VNET_STRICT) >= 0);
 		if (o[i].segs == 1) {	/* delivered unchanged */
 			const struct sofl_gro_in *x = &in[o[i].cookies[0]];
 
@@ -58,6 +65,7 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 		}
 		CHECK(sofl_pkt_parse(&q, out_buf, (size_t)len, (enum sofl_link)link) == 0);
 		CHECK(q.layers & SOFL_LAYER_L4);
+		CHECK(sofl_vnet_check(&o[i].vnet, &q, SOFL_VNET_STRICT) == 1);
 		for (s = 0; s < o[i].segs; s++) {
 			const struct sofl_gro_in *x = &in[o[i].cookies[s]];
 			struct sofl_pkt m;
@@ -74,7 +82,9 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 		if (!ip_trusted)
 			CHECK(ip == (q.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
 		/* a pseudo sum may happen to verify as a full checksum */
-		CHECK(l4 == SOFL_CSUM_VALID || (!full && l4 == SOFL_CSUM_PARTIAL));
+		tcp_full = full && q.l4_proto == 6;
+		CHECK(o[i].csum == (tcp_full ? SOFL_GRO_CSUM_VALID : SOFL_GRO_CSUM_PARTIAL));
+		CHECK(l4 == SOFL_CSUM_VALID || (!tcp_full && l4 == SOFL_CSUM_PARTIAL));
 	}
 }
 
@@ -103,6 +113,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * flows' headers are copied into their entries and entries prefetched
 	 * (one input in eight: creating it costs ~15 times a small one's) */
 	cfg.max_flows = (data[1] & 0x70) == 0x70 ? 8192 : 4;
+	cfg.max_segs = (data[1] & 0x70) == 0x10 ? 3 : 0;
 	cfg.link = c & 32 ? SOFL_LINK_RAW : SOFL_LINK_ETH;
 	while (n < MAXIN && o + 2 <= size) {
 		size_t l = (size_t)data[o] << 8 | data[o + 1];
@@ -131,12 +142,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(sofl_gro_receive(g, in, split, 0) == (int)split);
 	if (data[1] & 0x80) {		/* two polls */
 		sofl_gro_poll_end(g, 0);
-		check_outputs(g, in, seen, cfg.link, cfg.csum_full, c & 64);
+		check_outputs(g, in, seen, cfg.link, cfg.csum_full, c & 64,
+			      cfg.max_segs ? cfg.max_segs : SOFL_GRO_MAX_SEGS_DEFAULT);
 		sofl_gro_release(g);
 	}
 	CHECK(sofl_gro_receive(g, in + split, n - split, 0) == (int)(n - split));
 	sofl_gro_poll_end(g, 0);
-	check_outputs(g, in, seen, cfg.link, cfg.csum_full, c & 64);
+	check_outputs(g, in, seen, cfg.link, cfg.csum_full, c & 64,
+			      cfg.max_segs ? cfg.max_segs : SOFL_GRO_MAX_SEGS_DEFAULT);
 	sofl_gro_release(g);
 	CHECK(sofl_gro_held(g) == 0);
 	for (i = 0; i < n; i++) {

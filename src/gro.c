@@ -281,9 +281,18 @@ flow_prefetch(const struct sofl_gro *g, uint32_t fi)
  * that costs a merge one store in its own entry instead of relinking
  * neighbours (cache misses with many flows).  Eviction happens only when
  * the table is full, when every entry is held, so the clock is a hand
- * sweeping the flow array: no list to keep at hold or completion.  (A
+ * sweeping the flow array: no list to keep at hold or completion.  The
+ * mark is a count of passes to survive (GCLOCK): REF_HELD when a flow is
+ * held, so that the hand must pass a new flow once before it can take it
+ * (unmarked, it could be the very next victim), REF_USED when it merges,
+ * so that a flow in use outlives one only just held.  A sweep ends within
+ * REF_USED + 1 turns, and each of its steps takes back a count a hold or
+ * merge gave: O(1) per packet, amortised.  (A
  * flow held after an eviction takes the victim's entry, just behind the
  * hand: the last one it comes back to.) */
+#define REF_HELD 1
+#define REF_USED 2
+
 static uint32_t
 clock_victim(struct sofl_gro *g)
 {
@@ -294,7 +303,7 @@ clock_victim(struct sofl_gro *g)
 		g->hand = fi + 1 < g->nflows ? fi + 1 : 0;
 		if (f->count && !f->ref)
 			return fi;
-		f->ref = 0;
+		f->ref -= f->ref != 0;
 	}
 }
 
@@ -473,7 +482,7 @@ out_super(struct sofl_gro *g, struct flow *f)
 		sofl_put16(l4 + 4, (uint16_t)l4len);
 		o->gso_type = SOFL_GRO_GSO_UDP_L4;
 	}
-	if (g->cfg.csum_full) {
+	if (g->cfg.csum_full && f->proto == 6) {	/* UDP: see gro.h, Completion */
 		uint16_t c;
 
 		sofl_put16(l4 + co, 0);
@@ -872,7 +881,7 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 			f->hdr = f->hc;
 		}
 	}
-	f->ref = 0;
+	f->ref = REF_HELD;
 	f->mk = MK_UNSET;	/* most flows of a many-flow poll never see a 2nd segment */
 	if (!fastp && g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (relaxed policy only) */
 		f->last_l4 = x->data + x->l4_off;
@@ -942,7 +951,7 @@ append_seg(struct sofl_gro *g, struct flow *f, const uint8_t *pay, uint32_t len,
 	f->count++;
 	f->next_seq += len;
 	f->ip_len += len;
-	f->ref = 1;
+	f->ref = REF_USED;
 	g->held_segs++;
 }
 
@@ -1037,6 +1046,8 @@ tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 		return SOFL_GRO_FLUSH_SEQ;				/* #20 */
 	if (f->ip_len + len > g->cfg.max_size)
 		return SOFL_GRO_FLUSH_SIZE;				/* #26 */
+	if (f->count >= g->cfg.max_segs)
+		return SOFL_GRO_FLUSH_SEGS;
 	return -1;
 }
 
@@ -1103,6 +1114,8 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 			r = SOFL_GRO_FLUSH_BADLEN;
 		if (r < 0 && f->ip_len + q->pay_len > g->cfg.max_size)
 			r = SOFL_GRO_FLUSH_SIZE;
+		if (r < 0 && f->count >= g->cfg.max_segs)
+			r = SOFL_GRO_FLUSH_SEGS;
 		if (r < 0) {
 			append(g, fi, in, q);
 			if (ulen != f->ulen)
@@ -1404,8 +1417,8 @@ fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
 	const uint8_t *d = in->data;
 	uint8_t flags;
 
-	if (f->ip_len + f->mss > g->cfg.max_size)
-		return 0;	/* #26 */
+	if (f->ip_len + f->mss > g->cfg.max_size || f->count >= g->cfg.max_segs)
+		return 0;	/* #26, max_segs */
 	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, in->flags))
 		return 0;
@@ -1428,16 +1441,21 @@ struct train {
 	uint8_t flags;
 };
 
-/* A train's state from held flow @f (the free segments from the engine) */
+/* A train's state from held flow @f (the free segments from the engine).
+ * Its segments are full-size, so the segment cap is a size limit too: max
+ * is the lower of max_size and the IP length at max_segs segments. */
 HOT void
 train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r)
 {
+	const uint32_t room = g->cfg.max_segs > f->count ? g->cfg.max_segs - f->count : 0;
+	const uint64_t lim = f->ip_len + (uint64_t)room * f->mss;
+
 	r->seq = f->next_seq;
 	r->iplen = f->ip_len;
 	r->tail = f->seg_tail;
 	r->fs = g->free_seg;
 	r->cnt = f->count;
-	r->max = g->cfg.max_size;
+	r->max = lim < g->cfg.max_size ? (uint32_t)lim : g->cfg.max_size;
 	r->mss = f->mss;
 	r->hl = f->hdr_len;
 	r->id = f->next_id;
@@ -1459,7 +1477,7 @@ train_commit(struct sofl_gro *g, struct flow *f, const struct train *r, uint32_t
 	f->ip_len = r->iplen;
 	f->seg_tail = r->tail;
 	f->next_id = r->id;
-	f->ref = 1;
+	f->ref = REF_USED;
 }
 
 /* Appends @p (which passed all tests; TCP flags @flags) to the train, its
@@ -2375,7 +2393,7 @@ config_check(const struct sofl_gro_config *c)
 		return SOFL_EINVAL;
 	if (c->max_size && (c->max_size > 65535 || c->max_size < 128))
 		return SOFL_EINVAL;
-	if (c->max_batch > (1u << 24) || c->max_held > (1u << 26))
+	if (c->max_batch > (1u << 24) || c->max_held > (1u << 26) || c->max_segs > 65535)
 		return SOFL_EINVAL;
 	if (c->n_rules && !c->rules)
 		return SOFL_EINVAL;
@@ -2409,6 +2427,8 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		g->cfg.max_size = 65535;
 	if (!g->cfg.max_batch)
 		g->cfg.max_batch = 256;
+	if (!g->cfg.max_segs)
+		g->cfg.max_segs = SOFL_GRO_MAX_SEGS_DEFAULT;
 	g->lnx = cfg->table == SOFL_GRO_TABLE_LINUX ||
 		 (cfg->table == SOFL_GRO_TABLE_AUTO && (cfg->max_flows == 0 || cfg->max_flows == 64));
 	if (g->lnx) {
@@ -2781,7 +2801,7 @@ sofl_gro_reset_stats(struct sofl_gro *g)
 
 static const char *const flush_names[SOFL_GRO_FLUSH__MAX] = {
 	"poll", "timeout", "explicit", "evict", "capacity", "psh-fin", "short", "udp-max",
-	"size", "seq", "bigger", "header", "ip-id", "cwr", "no-payload", "bad-len",
+	"size", "seq", "bigger", "header", "ip-id", "cwr", "no-payload", "bad-len", "max-segs",
 };
 
 static const char *const bypass_names[SOFL_GRO_BYPASS__MAX] = {

@@ -401,6 +401,54 @@ test_lru_table(void **state)
 	sofl_gro_destroy(r.g);
 }
 
+/* LRU table CLOCK: a flow just held survives the hand's next pass, so it
+ * is not the victim of the next new flow (it was, when holding a flow did
+ * not mark it: here F took E, held one packet before). */
+static void
+test_lru_clock_new(void **state)
+{
+	static struct rig r;
+	const struct sofl_gro_out *o;
+	struct t_spec s;
+	int i, k, n;
+	(void)state;
+
+	rig_init(&r);
+	r.cfg.table = SOFL_GRO_TABLE_LRU;
+	r.cfg.max_flows = 4;
+	rig_create(&r);
+	for (i = 0; i < 4; i++) {		/* A B C D: cookies 0..3, entries 0..3 */
+		s = tcp(4, (uint16_t)(44000 + i), 0, 100);
+		rig_add(&r, &s);
+	}
+	for (i = 1; i < 4; i++) {		/* B C D used: cookies 4..6 */
+		s = tcp(4, (uint16_t)(44000 + i), 1, 100);
+		rig_add(&r, &s);
+	}
+	s = tcp(4, 44010, 0, 100);		/* E: cookie 7, takes A (least used) */
+	rig_add(&r, &s);
+	s = tcp(4, 44011, 0, 100);		/* F: cookie 8, takes B (E just held) */
+	rig_add(&r, &s);
+	assert_int_equal(sofl_gro_receive(r.g, r.in, 9, 0), 9);
+	n = sofl_gro_outputs(r.g, &o);
+	assert_int_equal(n, 2);
+	assert_int_equal(o[0].segs, 1);
+	assert_int_equal(o[0].cookies[0], 0);	/* A */
+	assert_int_equal(o[1].segs, 2);		/* B, not E */
+	assert_int_equal(o[1].cookies[0], 1);
+	assert_int_equal(o[1].cookies[1], 4);
+	for (k = 0; k < n; k++)
+		assert_int_equal(o[k].reason, SOFL_GRO_FLUSH_EVICT);
+	assert_int_equal(sofl_gro_poll_end(r.g, 0), 6);	/* C D E F, oldest first */
+	sofl_gro_outputs(r.g, &o);
+	assert_int_equal(o[2].cookies[0], 2);
+	assert_int_equal(o[3].cookies[0], 3);
+	assert_int_equal(o[4].cookies[0], 7);
+	assert_int_equal(o[5].cookies[0], 8);
+	sofl_gro_release(r.g);
+	sofl_gro_destroy(r.g);
+}
+
 /* LRU table CLOCK: second chance in flow-table order; a flow used since the
  * hand last passed is skipped once (its mark cleared), and with every flow
  * marked the hand goes round once and takes the first. */
@@ -667,6 +715,7 @@ main(void)
 		cmocka_unit_test(test_linux_table),
 		cmocka_unit_test(test_lru_table),
 		cmocka_unit_test(test_lru_clock),
+		cmocka_unit_test(test_lru_clock_new),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_completion),
 		cmocka_unit_test(test_order),

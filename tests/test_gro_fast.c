@@ -420,6 +420,7 @@ test_fast_equals_general(void **state)
 		cfg.partial_ok = (int)rnd(&r, 2);
 		cfg.udp = (int)rnd(&r, 2);
 		cfg.flush_timeout_us = rnd(&r, 3) ? 0 : 1 + rnd(&r, 20);
+		cfg.max_segs = rnd(&r, 3) ? 0 : 1 + (uint32_t)rnd(&r, 8);	/* trains cut short */
 		compare_run(&st, &cfg, run);
 		{
 			struct sofl_gro *g;
@@ -462,6 +463,7 @@ test_copy_equals_frame(void **state)
 		ca.partial_ok = (int)rnd(&r, 2);
 		ca.udp = (int)rnd(&r, 2);
 		ca.flush_timeout_us = rnd(&r, 3) ? 0 : 1 + rnd(&r, 20);
+		ca.max_segs = rnd(&r, 3) ? 0 : 1 + (uint32_t)rnd(&r, 8);
 		fast = (int)rnd(&r, 2);
 		cb = ca;
 		ca.max_flows = 5462;	/* 5462 * 192 bytes > 1 MiB */

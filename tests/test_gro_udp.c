@@ -2,8 +2,9 @@
  * datagrams merge, a shorter one merges and ends the train, a longer one
  * starts a new one, at most 64, zero checksum and padded/odd lengths are not
  * coalesced, header changes flush, the 65535 limit; completion writes the
- * UDP length, the pseudo sum (csum_offset 6) or the full checksum, gso_type
- * UDP_L4.  IPv4 and IPv6, both checksum modes. */
+ * UDP length, the pseudo sum (csum_offset 6) and NEEDS_CSUM, gso_type
+ * UDP_L4, in both checksum modes (csum_full too: Linux takes a UDP_L4
+ * super-packet's field as the pseudo sum).  IPv4 and IPv6. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -214,9 +215,10 @@ test_not_coalesced(void **state)
 	tg_free(&t);
 }
 
-/* Completion bytes: UDP length, pseudo sum, vnet header */
+/* Completion bytes: UDP length, pseudo sum, vnet header; the same with
+ * csum_full (@full) */
 static void
-test_completion_bytes(void **state)
+completion_bytes(int full)
 {
 	struct sofl_gro_config cfg;
 	struct sofl_gro *g;
@@ -227,10 +229,10 @@ test_completion_bytes(void **state)
 	struct sofl_pkt p;
 	uint16_t ps;
 	int i;
-	(void)state;
 
 	sofl_gro_config_init(&cfg);
 	cfg.udp = 1;
+	cfg.csum_full = full;
 	assert_int_equal(sofl_gro_create(&cfg, &g), 0);
 	for (i = 0; i < 3; i++) {
 		s = dgram(4, 1000, (uint32_t)i * 1000);
@@ -271,9 +273,18 @@ test_completion_bytes(void **state)
 	/* completing the partial sum gives a valid datagram */
 	assert_int_equal(sofl_csum_complete_partial(out, o[0].len, 34, 6), 0);
 	assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(out + 40));
+	assert_int_equal(sofl_vnet_check(&o[0].vnet, &p, SOFL_VNET_STRICT), 1);
 	assert_int_equal(sofl_gro_out_copy(&o[0], out, 100), SOFL_ENOSPC);
 	sofl_gro_release(g);
 	sofl_gro_destroy(g);
+}
+
+static void
+test_completion_bytes(void **state)
+{
+	(void)state;
+	completion_bytes(0);
+	completion_bytes(1);
 }
 
 int

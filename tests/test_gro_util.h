@@ -110,7 +110,14 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 			t->last[fl] = (int)c;
 		}
 	}
-	if (sofl_pkt_parse(&p, b, (size_t)l, cfg->link) < 0 || !(p.layers & SOFL_LAYER_L4)) {
+	if (o->segs > (cfg->max_segs ? cfg->max_segs : SOFL_GRO_MAX_SEGS_DEFAULT) ||
+	    o->iovcnt > o->segs + 1)
+		tg_fail(t, "more segments or iovecs than max_segs allows", k);
+	i = sofl_pkt_parse(&p, b, (size_t)l, cfg->link);
+	/* every output's virtio header, super-packet or not (TUN write) */
+	if (sofl_vnet_check(&o->vnet, &p, SOFL_VNET_STRICT) < 0)
+		tg_fail(t, "virtio header rejected by Linux's rules", k);
+	if (i < 0 || !(p.layers & SOFL_LAYER_L4)) {
 		if (o->segs > 1)
 			tg_fail(t, "super-packet does not parse", k);
 		if (p.is_frag && p.l4_proto == 6)
@@ -124,9 +131,14 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 		sofl_pkt_csum_check(&p, &ip, &l4);
 		if (p.ipv == 4 && ip != SOFL_CSUM_VALID)
 			tg_fail(t, "IPv4 header checksum", k);
-		/* partial: the field is exactly the pseudo sum (a payload that sums
+		/* complete checksums only for TCP with csum_full (a UDP
+		 * super-packet carries the pseudo sum in both modes: gro.h);
+		 * partial: the field is exactly the pseudo sum (a payload that sums
 		 * to -0 makes that a valid full checksum too, hence no state check) */
-		if (cfg->csum_full ? l4 != SOFL_CSUM_VALID :
+		if (o->csum != (cfg->csum_full && p.l4_proto == 6 ? SOFL_GRO_CSUM_VALID :
+				SOFL_GRO_CSUM_PARTIAL))
+			tg_fail(t, "output checksum mode", k);
+		if (o->csum == SOFL_GRO_CSUM_VALID ? l4 != SOFL_CSUM_VALID :
 		    sofl_get16(b + p.l4_off + (p.l4_proto == 6 ? 16 : 6)) != sofl_pkt_l4_pseudo(&p))
 			tg_fail(t, "L4 checksum state", k);
 		if (p.ip_end != (uint32_t)l)
@@ -134,7 +146,7 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 		if (o->gso_size == 0 || o->segs != (p.pay_len + o->gso_size - 1) / o->gso_size)
 			tg_fail(t, "gso_size / segment count", k);
 		/* the virtio header is one Linux accepts for this frame (TUN write) */
-		if (!cfg->csum_full && sofl_vnet_check(&o->vnet, &p, SOFL_VNET_STRICT) != 1)
+		if (sofl_vnet_check(&o->vnet, &p, SOFL_VNET_STRICT) != 1)
 			tg_fail(t, "virtio header rejected by Linux's rules", k);
 		/* payload continuity: t_build writes seed + stream offset + i */
 		for (j = 1; j < p.pay_len; j++)

@@ -3,31 +3,59 @@
  * optionally, UDP datagrams) of one flow into super-packets, with Linux 6.18
  * semantics (reference/offload-rules.md §1).
  *
- * HowTo (one engine per receive queue; the receive/poll-end/release cycle)
+ * HowTo (one engine per receive queue; the receive/poll-end/release cycle,
+ * here writing every output to a TUN opened with IFF_VNET_HDR, whose
+ * virtio header is 10 bytes unless TUNSETVNETHDRSZ says otherwise).  An
+ * output has at most max_segs + 1 iovecs (SOFL_GRO_IOV_MAX with the
+ * default), so one more for the virtio header stays within IOV_MAX:
+ *   ```c
+ *   #include <errno.h>
+ *   #include <stdint.h>
+ *   #include <string.h>
+ *   #include <sys/uio.h>
+ *   #include <softoffload/gro.h>
  *
- *   struct sofl_gro_config cfg;
- *   struct sofl_gro *g;
- *   sofl_gro_config_init(&cfg);            // Linux defaults: 8x8 table, 65535, flush per poll
- *   if (sofl_gro_create(&cfg, &g) < 0) ...
- *   for (;;) {                             // one NIC poll (NAPI) per iteration
- *       struct sofl_gro_in in[64];         // data/len/cookie (+ hash, flags) per packet
- *       n = read_some_packets(in, 64);
- *       sofl_gro_receive(g, in, n, now_ns);
- *       sofl_gro_poll_end(g, now_ns);      // completes what is held (all, or aged ones)
+ *   // read_batch(): the caller's receive; fills in[].data/len/cookie (and
+ *   // flags/hash), returns the count, 0 at the end.  @return 0 at the end,
+ *   // a negative SOFL_E* code (sofl_strerror), or writev()'s errno
+ *   int
+ *   gro_to_tun(int tun_fd, size_t (*read_batch)(struct sofl_gro_in *, size_t))
+ *   {
+ *       static struct iovec v[1 + SOFL_GRO_IOV_MAX];   // one thread
+ *       struct sofl_gro_in in[64];
+ *       struct sofl_gro_config cfg;
+ *       struct sofl_gro *g;
  *       const struct sofl_gro_out *o;
- *       int k = sofl_gro_outputs(g, &o);
- *       for (i = 0; i < k; i++) {          // in the order Linux delivers them
- *           uint8_t vh[10];                // TUN with IFF_VNET_HDR (vnet.h)
- *           sofl_vnet_encode(vh, sizeof(vh), &o[i].vnet, 10, 0);
- *           v[0] = (struct iovec){ vh, 10 };          // v: caller's iovec array
- *           memcpy(v + 1, o[i].iov, o[i].iovcnt * sizeof(*v));
- *           writev(tun_fd, v, 1 + o[i].iovcnt);
+ *       uint8_t vh[SOFL_VNET_HDR_LEN];
+ *       size_t n;
+ *       int err, k, i, werr = 0;
+ *
+ *       sofl_gro_config_init(&cfg);     // Linux: 8x8 table, 65535, flush per poll
+ *       if ((err = sofl_gro_create(&cfg, &g)) < 0)
+ *           return err;
+ *       while ((n = read_batch(in, 64)) > 0) {  // one NIC poll (NAPI) each
+ *           if ((err = sofl_gro_receive(g, in, n, 0)) < 0)
+ *               break;                  // SOFL_ENOSPC: more than max_batch
+ *           sofl_gro_poll_end(g, 0);        // completes what is held
+ *           k = sofl_gro_outputs(g, &o);    // in Linux's delivery order
+ *           for (i = 0; i < k && err >= 0 && !werr; i++) {
+ *               err = sofl_vnet_encode(vh, sizeof(vh), &o[i].vnet, sizeof(vh), 0);
+ *               v[0].iov_base = vh;
+ *               v[0].iov_len = sizeof(vh);
+ *               memcpy(v + 1, o[i].iov, o[i].iovcnt * sizeof(*v));
+ *               if (err >= 0 && writev(tun_fd, v, 1 + (int)o[i].iovcnt) < 0)
+ *                   werr = errno;
+ *           }
+ *           sofl_gro_release(g);        // outputs invalid: recycle the buffers
+ *           if (err < 0 || werr)        // whose cookies appeared in them
+ *               break;
  *       }
- *       sofl_gro_release(g);               // outputs invalid; recycle the buffers
- *   }                                      // whose cookies appeared in them
- *   For a TUN, keep cfg.csum_full 0 (the default): a GSO write needs
- *   NEEDS_CSUM and the pseudo-header sum, which is what the outputs carry.
- *   sofl_gro_destroy(g);
+ *       sofl_gro_destroy(g);
+ *       return err < 0 ? err : werr;
+ *   }
+ *   ```
+ *   Every output's virtio header is one Linux accepts (sofl_vnet_check()),
+ *   in either checksum mode; see Completion for what each mode writes.
  *
  * Model
  *   Every input packet ends up in exactly one output: a super-packet (several
@@ -110,9 +138,23 @@
  *   TCP flags |= PSH/FIN of the followers, UDP length; TCP/UDP checksum =
  *   pseudo-header sum of the new length (SOFL_GRO_CSUM_PARTIAL: Linux's bytes,
  *   csum_start = L4 header, csum_offset 16 / 6, vnet NEEDS_CSUM) or, with
- *   cfg.csum_full, the complete checksum (SOFL_GRO_CSUM_VALID, vnet
- *   DATA_VALID; a computed 0 is stored as 0xFFFF, TCP included, exactly as
- *   a device completing Linux's partial checksum does).  gso_size = payload
+ *   cfg.csum_full, for TCP the complete checksum (SOFL_GRO_CSUM_VALID, vnet
+ *   DATA_VALID without NEEDS_CSUM; a computed 0 is stored as 0xFFFF,
+ *   exactly as a device completing Linux's partial checksum does).  Linux
+ *   accepts that header for TCPV4/6 (virtio_net_hdr_to_skb finds the TCP
+ *   header itself), and when it segments such a packet tcp4/tcp6_gso_segment
+ *   see it is not CHECKSUM_PARTIAL and rewrite the field to the
+ *   pseudo-header sum first, so the complete checksum is safe there.  A UDP
+ *   super-packet carries the pseudo-header sum and NEEDS_CSUM in both modes:
+ *   virtio_net_hdr_to_skb refuses UDP_L4 without NEEDS_CSUM, and
+ *   __udp_gso_segment (net/ipv4/udp_offload.c) takes the field as the
+ *   pseudo-header sum of the whole packet, replacing its length by each
+ *   datagram's (csum16_add(csum16_sub(check, len), newlen)) before each
+ *   datagram's checksum is finished, so a complete checksum there would
+ *   give every datagram a wrong one (and the complete checksum of a
+ *   UDP super-packet describes no datagram anyone receives).  A caller that
+ *   wants the bytes complete (a capture file) finishes it with
+ *   sofl_csum_complete_partial() from csum_start.  gso_size = payload
  *   of the first segment.  count == 1: delivered unchanged.  GSO_ECN is
  *   never emitted: in 6.15..6.18 a CWR segment never merges, so no
  *   super-packet carries CWR (6.18 would mark SKB_GSO_TCP_ACCECN, which has
@@ -133,6 +175,13 @@
  *
  * Limits: headers (L2..L4) of a coalesced packet at most SOFL_GRO_MAX_HDR
  *   bytes (longer: bypassed).  Raw IP or Ethernet per engine (cfg.link).
+ *   At most cfg.max_segs segments per super-packet (default
+ *   SOFL_GRO_MAX_SEGS_DEFAULT, 1022): the segment that would be one more
+ *   completes the held flow and starts a new one, as the size limit does
+ *   (reason SOFL_GRO_FLUSH_SEGS).  So an output's iovcnt is at most
+ *   max_segs + 1 (header iovec + one per segment; SOFL_GRO_IOV_MAX = 1023
+ *   with the default), and a caller's virtio-header iovec in front of it
+ *   still fits writev()'s IOV_MAX (1024 on Linux).
  *
  * Where this differs from Linux 6.18 (everything else is meant to be equal;
  * tests/gro_kernel.sh compares bytes and virtio headers with the running
@@ -145,6 +194,10 @@
  *     GRO, inputs that are already GSO packets (#28), TLS offload state (#27);
  *   - the LRU table (SOFL_GRO_TABLE_LRU) has no Linux counterpart: its
  *     eviction and completion order are its own;
+ *   - at most max_segs segments per super-packet (Linux counts none; with
+ *     its 64-packet polls a flow reaches the default 1022 only across
+ *     polls, with gro_flush_timeout);
+ *   - with csum_full, complete TCP checksums (Linux: CHECKSUM_PARTIAL);
  *   - vnet.hdr_len is the header length, where Linux reports skb_headlen()
  *     (a memory-layout artefact; virtio treats it as a hint).
  *   Which kernel: 6.18 (CWR never merges; fixed IPv4 IDs coalesce with DF=0).
@@ -169,6 +222,10 @@ extern "C" {
 
 #define SOFL_GRO_MAX_HDR   256	/* bytes of L2..L4 headers a super-packet may have */
 #define SOFL_GRO_UDP_MAX   64	/* datagrams per UDP super-packet (UDP_GRO_CNT_MAX) */
+#define SOFL_GRO_MAX_SEGS_DEFAULT 1022	/* cfg.max_segs 0: IOV_MAX 1024 - header iovec
+					   - a caller's virtio-header iovec */
+#define SOFL_GRO_IOV_MAX   (SOFL_GRO_MAX_SEGS_DEFAULT + 1)	/* largest iovcnt with
+					   the default max_segs (else max_segs + 1) */
 
 enum sofl_gro_policy {
 	SOFL_GRO_POLICY_LINUX = 0,	/* Linux 6.18 decisions and bytes */
@@ -206,6 +263,9 @@ struct sofl_gro_config {
 	uint32_t max_batch;	/* inputs per cycle (between releases); 0 -> 256 */
 	uint32_t max_held;	/* input packets held across cycles (timeout mode);
 				   0 -> max(1024, 4 * max_flows) with a timeout, else max_batch */
+	uint32_t max_segs;	/* segments per super-packet, 1..65535; 0 ->
+				   SOFL_GRO_MAX_SEGS_DEFAULT; an output has at most
+				   max_segs + 1 iovecs (see Limits) */
 	int udp;		/* 1: UDP GRO (Linux UDP_GRO socket semantics) */
 	int csum_full;		/* 1: complete TCP/UDP checksums; 0: pseudo sum (Linux) */
 	int partial_ok;		/* 1: a checksum field holding the pseudo sum counts as valid */
@@ -257,6 +317,7 @@ enum sofl_gro_flush {
 	SOFL_GRO_FLUSH_CWR,		/* next segment has CWR */
 	SOFL_GRO_FLUSH_NOPAYLOAD,	/* zero-payload segment of the flow */
 	SOFL_GRO_FLUSH_BADLEN,		/* flow's next packet: IP length != frame / evil bit */
+	SOFL_GRO_FLUSH_SEGS,		/* next segment would be one more than max_segs */
 	SOFL_GRO_FLUSH__MAX
 };
 
@@ -282,7 +343,7 @@ enum sofl_gro_bypass {
 
 struct sofl_gro_out {
 	const struct iovec *iov;	/* iov[0]: headers or the whole packet */
-	uint32_t iovcnt;
+	uint32_t iovcnt;		/* 1 .. cfg.max_segs + 1 */
 	uint32_t len;			/* total bytes */
 	uint32_t segs;			/* input packets carried (1 = unchanged) */
 	const uint64_t *cookies;	/* their cookies, in order */
@@ -322,7 +383,7 @@ SOFL_API void sofl_gro_config_init(struct sofl_gro_config *cfg);
  * Allocates an engine for @cfg (copied, rules included) into *out.
  * @return 0, SOFL_EINVAL (NULL, max_size > 65535 or < 128, bad enum, rule
  *         family/prefix invalid, n_rules without rules, max_flows or
- *         max_batch > 2^24, max_held > 2^26), SOFL_ENOMEM. */
+ *         max_batch > 2^24, max_held > 2^26, max_segs > 65535), SOFL_ENOMEM. */
 SOFL_API int sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out);
 
 /* sofl_gro_destroy() : frees the engine (NULL is fine).  Outputs and held

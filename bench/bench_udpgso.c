@@ -369,7 +369,7 @@ tx_report(const struct tx *t, double secs, double user, double sys, int kv)
 	double mb2cpu = cpu > 0 ? mbs / cpu : 0;
 
 	if (kv) {
-		printf("mode=%s payload=%u mss=%u secs=%.3f bytes=%llu mbps=%.1f calls_s=%.0f "
+		printf("mode=%s payload=%u mss=%u secs=%.3f bytes=%llu mb_s=%.1f calls_s=%.0f "
 		    "msg_s=%.0f dgram_s=%.0f cpu=%.1f user_s=%.3f sys_s=%.3f mb2cpu=%.2f "
 		    "drops=%llu\n", mode_names[t->mode], t->payload, t->mss, secs,
 		    (unsigned long long)t->bytes, mbs, (double)t->calls / secs,
@@ -494,7 +494,7 @@ cmd_rx(int argc, char **argv)
 	}
 	t = dgrams > 1 && last > first ? last - first : 0;
 	if (kv)
-		printf("bytes=%llu datagrams=%llu secs=%.3f mbps=%.1f\n",
+		printf("bytes=%llu datagrams=%llu secs=%.3f mb_s=%.1f\n",
 		    (unsigned long long)bytes, (unsigned long long)dgrams, t,
 		    t > 0 ? (double)bytes / 1048576.0 / t : 0);
 	else

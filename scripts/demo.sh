@@ -1,157 +1,175 @@
 #!/bin/sh
-# make demo: the before/after of a software offload on a real TCP stream.
+# make demo: what softoffload does to real traffic on this machine, in the
+# formats of the work it grew from (tcpbench's min/avg/max/std-dev,
+# udpgso_bench_tx's MB/s calls/s msg/s CPU MB2CPU, netstat -s counters).
 #
-# Two network namespaces joined by a veth pair (198.18.0.0/30, 2001:2::/64).
-# GRO, GSO and TSO are switched off on both ends, so the wire carries
-# MSS-sized segments, as from a NIC without LRO/TSO.  iperf3 runs for a
-# bounded time while tcpdump captures the receiver's side; then the
-# softoffload CLI reads the capture:
-#   csum            what the checksums look like (partial: left for a NIC),
-#   csum --fix      completing them in software ("N segments software-checksummed"),
-#   gro --stats     N segments in -> M super-packets out (when the gro command exists),
-#   rss --queues 4  how the flows spread over 4 queues (when the rss command exists).
-# Everything it creates is removed on exit; it kills only the PIDs it started.
+# Two network namespaces joined by a veth without segmentation offloads (a
+# 1500-byte wire); in them, each experiment a step of its own:
+#   1. tunnel   one TCP stream through softoffload tunnel, IPv4 and IPv6,
+#               --offload off/gso/gro/on, and kernel VXLAN as the reference
+#      relay    veth without offloads -> AF_PACKET -> softoffload relay -> TAP,
+#               off vs on, and the kernel's own GRO on that veth
+#   2. udp      bench_udpgso: one datagram per call, sendmmsg, UDP_SEGMENT,
+#               softoffload USO + sendmmsg, payloads 1472..61824
+#   3. rss      iperf3 -P 4 through the tunnel, --queues 1 vs 2
+#   4. csum     the checksum counters of the tunnel runs (no traffic of its own)
+#   5. capture  the capture walk-through: csum, csum --fix, gro, rss on a capture
+# Then a table per experiment with its verdict, $OUT/results.json and
+# $OUT/*.png (gnuplot).  Without root or namespaces only step 5 runs, on a
+# synthetic capture, and says why.  See docs/demo.md.
 #
-# Environment: BUILD (build dir, default build), DEMO_TIME (iperf3 seconds,
-# default 3), DEMO_RATE (iperf3 -b per stream, 4 streams, default 25M), DEMO_KEEP=1 keeps the capture.
+# Environment: BUILD (default build), DEMO_OUT (default $BUILD/demo),
+# DEMO_RUNS (3) x DEMO_SECS (5): the runs of each row (intervals of one
+# iperf3 run); DEMO_LONG=1 (make demo-long): 5 x 10 s and every row;
+# DEMO_STEPS (default "tunnel relay udp rss csum capture"); DEMO_UDP_SECS
+# (0.5: seconds per UDP cell).  Each step is bounded in time; a failing step
+# prints "step failed: ..." and the others still run.  Ctrl-C removes the
+# namespaces and kills only the processes the demo started (by PID).
 set -u
 BUILD=${BUILD:-build}
 CLI=$BUILD/softoffload
-T=${DEMO_TIME:-3}
-RATE=${DEMO_RATE:-25M}
-STREAMS=4
+UDPGSO=$BUILD/bench/bench_udpgso
+OUT=${DEMO_OUT:-$BUILD/demo}
+if [ "${DEMO_LONG:-0}" = 1 ]; then
+	DEMO_RUNS=${DEMO_RUNS:-5} DEMO_SECS=${DEMO_SECS:-10}
+	DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off gso gro on}
+	DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4 6}
+	DEMO_UDP_SECS=${DEMO_UDP_SECS:-2}
+fi
+DEMO_RUNS=${DEMO_RUNS:-3}
+DEMO_SECS=${DEMO_SECS:-5}
+DEMO_STEPS=${DEMO_STEPS:-tunnel relay udp rss csum capture}
+DEMO_TUNNEL_MODES_4=${DEMO_TUNNEL_MODES_4:-off gso gro on}
+DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off on}
+DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4}
+DEMO_UDP_SECS=${DEMO_UDP_SECS:-0.5}
+DEMO_UDP_SIZES=${DEMO_UDP_SIZES:-1472 2944 5888 11776 23552 47104 61824}
 NSA=sofl-demo-a-$$
 NSB=sofl-demo-b-$$
-WORK=$(mktemp -d /tmp/sofl-demo.XXXXXX)
-CAP=$WORK/rx.pcap
-pids=""
+DEMO_T0=$(date +%s)
+DEMO_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+DEMO_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
+DEMO_NOTES=""
+WORK=$(mktemp -d /tmp/sofl-demo.XXXXXX) || exit 1
+: >"$WORK/pids"
 
-say() { printf '%s\n' "$*"; }
-die() { say "demo: $*" >&2; exit 1; }
+here=$(dirname "$0")
+. "$here/demo-lib.sh"
+. "$here/demo-live.sh"
+. "$here/demo-report.sh"
+. "$here/demo-plot.sh"
+. "$here/demo-capture.sh"
 
-cleanup() {
-	for p in $pids; do
-		kill "$p" 2>/dev/null
-	done
-	for p in $pids; do
-		wait "$p" 2>/dev/null
-	done
+demo_cleanup() {
+	trap - EXIT INT TERM
+	while read -r p; do
+		kill -TERM "$p" 2>/dev/null
+	done <"$WORK/pids"
+	sleep 0.2
+	while read -r p; do
+		kill -KILL "$p" 2>/dev/null
+	done <"$WORK/pids"
 	ip netns del "$NSA" 2>/dev/null
 	ip netns del "$NSB" 2>/dev/null
 	if [ "${DEMO_KEEP:-0}" = 1 ]; then
-		say "capture kept in $WORK"
+		say "demo: work files kept in $WORK"
 	else
 		rm -rf "$WORK"
 	fi
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap demo_cleanup EXIT
+trap 'say "demo: interrupted"; exit 130' INT TERM
 
-[ "$(id -u)" = 0 ] || die "needs root (it creates network namespaces); try: sudo make demo"
-[ -x "$CLI" ] || die "$CLI not built (make BUILD=$BUILD all)"
-for t in ip iperf3 tcpdump ethtool; do
-	command -v "$t" >/dev/null 2>&1 || die "$t not installed (make deps-demo installs it)"
-done
-has_cmd() { "$CLI" --help 2>/dev/null | grep -q "^  $1 "; }
+note() {
+	DEMO_NOTES="$DEMO_NOTES$*
+"
+	say "demo: $*"
+}
 
-# ---- the two hosts ----
-ip netns add "$NSA" || die "ip netns add failed"
-ip netns add "$NSB" || die "ip netns add failed"
-ip link add va netns "$NSA" type veth peer name vb netns "$NSB" || die "veth failed"
-A() { ip netns exec "$NSA" "$@"; }
-B() { ip netns exec "$NSB" "$@"; }
-A ip link set lo up
-B ip link set lo up
-A ip addr add 198.18.0.1/30 dev va
-B ip addr add 198.18.0.2/30 dev vb
-A ip -6 addr add 2001:2::1/64 dev va nodad
-B ip -6 addr add 2001:2::2/64 dev vb nodad
-# no offloads: MSS-sized segments on the wire, no coalescing on receive
-A ethtool -K va tso off gso off gro off >/dev/null 2>&1
-B ethtool -K vb tso off gso off gro off >/dev/null 2>&1
-A ip link set va up
-B ip link set vb up
+want() {
+	case " $DEMO_STEPS " in *" $1 "*) return 0 ;; esac
+	return 1
+}
 
-# ---- traffic, captured on the receiver ----
-# started without the A/B functions, so that $! is the process itself
-# (ip netns exec execs it) and not a subshell that ignores signals
-ip netns exec "$NSB" iperf3 -s -1 -B 198.18.0.2 >"$WORK/iperf3-server.log" 2>&1 &
-pids="$pids $!"
-ip netns exec "$NSB" tcpdump -i vb -n -s 0 -U -w "$CAP" tcp port 5201 >"$WORK/tcpdump.log" 2>&1 &
-tcpdump_pid=$!
-pids="$pids $tcpdump_pid"
-i=0
-while ! B ss -ltn 2>/dev/null | grep -q '198.18.0.2:5201'; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || die "iperf3 server did not start"
-	sleep 0.1
-done
-sleep 0.5	# tcpdump attaches
-say "== iperf3 -t $T -P $STREAMS -b $RATE (per stream), 198.18.0.1 -> 198.18.0.2 over veth (TSO/GSO/GRO off)"
-A iperf3 -c 198.18.0.2 -t "$T" -b "$RATE" -P "$STREAMS" -f m >"$WORK/iperf3.log" 2>&1 ||
-	die "iperf3 failed: $(tail -n 1 "$WORK/iperf3.log")"
-grep -E 'SUM.*receiver$' "$WORK/iperf3.log" | sed 's/^/   /'
-sleep 0.5
-kill -TERM "$tcpdump_pid" 2>/dev/null
-wait "$tcpdump_pid" 2>/dev/null
-[ -s "$CAP" ] || die "empty capture"
-say "   tcpdump: $(grep -Eo "[0-9]+ packets captured" "$WORK/tcpdump.log" | head -1), $(du -h "$CAP" | cut -f1)B"
-
-# ---- what the softoffload CLI makes of it ----
-say ""
-say "== softoffload csum (a capture where the sender left checksums to the 'NIC')"
-"$CLI" csum "$CAP" >"$WORK/csum.txt" 2>&1
-rc=$?
-sed 's/^/   /' "$WORK/csum.txt"
-say "   exit status $rc (0: nothing bad; partial checksums are not errors)"
-
-say ""
-say "== softoffload csum --fix (complete them in software, as a NIC would)"
-"$CLI" csum "$CAP" --fix -o "$WORK/fixed.pcap" >"$WORK/fix.txt" 2>&1
-grep -E 'software-checksummed|records written' "$WORK/fix.txt" | sed 's/^/   /'
-"$CLI" csum "$WORK/fixed.pcap" >"$WORK/after.txt" 2>&1
-say "   after: $(awk '/^tcp:/{t=1} t&&/with a valid checksum/{print $1; exit}' "$WORK/after.txt") TCP segments valid," \
-	"$(awk '/^tcp:/{t=1} t&&/partial/{print $1; exit}' "$WORK/after.txt") partial," \
-	"$(awk '/^tcp:/{t=1} t&&/bad checksum/{print $1; exit}' "$WORK/after.txt") bad"
-
-gro_line="(no gro command in this build)"
-if has_cmd gro; then
+# run_step NAME TITLE : the step_NAME function, timed, its failure reported.
+run_step() {
 	say ""
-	say "== softoffload gro --stats (software LRO on the same segments)"
-	if "$CLI" gro "$WORK/fixed.pcap" -o "$WORK/gro.pcap" --stats >"$WORK/gro.txt" 2>&1; then
-		sed 's/^/   /' "$WORK/gro.txt"
-		gin=$(awk '/^packets in/{print $3}' "$WORK/gro.txt")
-		gout=$(awk '/^packets out/{print $3}' "$WORK/gro.txt")
-		gsup=$(awk '/^super-packets/{print $2}' "$WORK/gro.txt")
-		gseg=$(awk '/^segments merged/{print $3}' "$WORK/gro.txt")
-		gro_line="$gin packets in -> $gout out: $gsup super-packets carry $gseg segments (the rest, mostly pure ACKs, pass through)"
+	say "-- step $1: $2"
+	_s=$(date +%s)
+	"step_$1"
+	_rc=$?
+	[ $_rc -eq 0 ] || say "   step failed: $1 (exit $_rc)"
+	say "   ($1: $(($(date +%s) - _s)) s)"
+}
+
+mkdir -p "$OUT" || exit 1
+rm -f "$OUT/rows.jsonl" "$OUT/results.json" "$OUT"/*.png
+: >"$OUT/rows.jsonl"
+: >"$WORK/csum.jsonl"
+say "softoffload demo, $DEMO_DATE: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)," \
+	"$(nproc) CPUs, Linux $(uname -r), load average $DEMO_LOAD"
+
+live=1
+why=""
+if [ "$(id -u)" != 0 ]; then
+	why="not root (the live experiments create network namespaces; try: sudo make demo)"
+elif ! ip netns add "$NSA" 2>/dev/null; then
+	why="cannot create network namespaces here (ip netns add failed)"
+else
+	ip netns del "$NSA"
+	for t in iperf3 ethtool jq timeout; do
+		command -v "$t" >/dev/null 2>&1 || why="${why:+$why; }$t not installed (make deps-demo installs it)"
+	done
+	[ -x "$CLI" ] || why="${why:+$why; }$CLI not built (make BUILD=$BUILD cli)"
+	[ -x "$UDPGSO" ] || why="${why:+$why; }$UDPGSO not built (make BUILD=$BUILD benches)"
+fi
+[ -n "$why" ] && live=0
+if [ $live = 1 ] && ! net_setup; then
+	live=0
+	why="setting up the namespaces and the veth failed"
+fi
+
+if [ $live = 1 ]; then
+	say "   wire: veth $NSA/va <-> $NSB/vb, TSO/GSO/UDP segmentation off (1500-byte frames only)"
+	HAVE_TUNNEL=1 HAVE_RELAY=1
+	"$CLI" tunnel --help >/dev/null 2>&1 ||
+		{ HAVE_TUNNEL=0; note "this build's softoffload has no 'tunnel' command: the tunnel and rss rows fail"; }
+	"$CLI" relay --help >/dev/null 2>&1 ||
+		{ HAVE_RELAY=0; note "this build's softoffload has no 'relay' command: the relay rows fail"; }
+	want tunnel && run_step tunnel "throughput through the tunnel (seed experiment 1)"
+	want relay && run_step relay "the relay: software LRO for a NIC without it"
+	want udp && run_step udp "UDP segmentation"
+	want rss && run_step rss "RSS over the tunnel's queues"
+	csum_rows >"$WORK/csum.jsonl" 2>/dev/null
+else
+	note "live experiments skipped: $why"
+fi
+
+# ---- the tables ----
+if [ $live = 1 ]; then
+	say ""
+	say "================ results ($DEMO_RUNS x $DEMO_SECS s per row; load average at start $DEMO_LOAD) ================"
+	want tunnel && report_tunnel
+	want relay && report_relay
+	want udp && report_udp
+	want rss && report_rss
+	want csum && report_csum
+fi
+
+if want capture; then
+	say ""
+	say "== 5. the capture walk-through"
+	if [ -x "$CLI" ]; then
+		step_capture $live || say "   step failed: capture"
 	else
-		sed 's/^/   /' "$WORK/gro.txt"
-		gro_line="(gro --stats failed, see above)"
+		say "   step failed: capture: $CLI not built (make BUILD=$BUILD cli)"
 	fi
 fi
 
-rss_line="(no rss command in this build)"
-if has_cmd rss; then
-	say ""
-	say "== softoffload rss --queues 4 (Toeplitz spread of the flows)"
-	if "$CLI" rss "$CAP" --queues 4 >"$WORK/rss.txt" 2>&1; then
-		sed 's/^/   /' "$WORK/rss.txt"
-		rss_line="packets per queue $(awk -F'\t' '$1 ~ /^[0-9]+$/ {printf "%s%s", sep, $2; sep="/"}' "$WORK/rss.txt"), $(awk -F'\t' '$1 == "total" {print $3}' "$WORK/rss.txt") flows"
-	else
-		sed 's/^/   /' "$WORK/rss.txt"
-		rss_line="(rss failed, see above)"
-	fi
-fi
-
-recs=$(sed -n 's/^.*: \([0-9]*\) records.*/\1/p' "$WORK/csum.txt")
-partial=$(awk '/^tcp:/{t=1} t&&/partial/{print $1; exit}' "$WORK/csum.txt")
-fixed=$(awk '/^tcp:/{t=1} t&&/software-checksummed/{print $1; exit}' "$WORK/fix.txt")
 say ""
-say "== summary"
-maxpay=$(tcpdump -nn -r "$CAP" 2>/dev/null | sed -n 's/.* length \([0-9]*\)$/\1/p' | sort -n | tail -n 1)
-say "   $recs TCP packets captured (data and ACKs); the largest carried $maxpay payload bytes (one MSS: no TSO/GRO)"
-say "   $partial carried only the pseudo-header checksum; --fix completed $fixed in software"
-say "   GRO: $gro_line"
-say "   RSS: $rss_line"
+write_json && say "   wrote $OUT/results.json" || say "   step failed: results.json: jq failed"
+if [ $live = 1 ]; then
+	plots || say "   step failed: plots (see above)"
+fi
+say "demo: $(($(date +%s) - DEMO_T0)) s"
 exit 0

@@ -1,0 +1,573 @@
+/*
+ * softoffload relay PORT_A PORT_B [--offload on|off] [--json] ...
+ *
+ * A software NIC: forwards packets both ways between two ports (tun:NAME,
+ * tap:NAME, afpacket:IFNAME), coalescing (GRO) towards a port that takes
+ * super-packets and segmenting (GSO, checksums completed) towards one that
+ * does not.  Between an L3 port (tun) and an L2 one (tap, afpacket) the
+ * Ethernet header is stripped or supplied (docs/relay.md).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+#include "softoffload/port.h"
+
+#define ETH_HLEN_ 14
+#define BURSTS 8		/* receive batches per port per wake-up */
+
+enum kind { K_TUN, K_TAP, K_AFP };
+
+struct end {
+	const char *spec;	/* "afpacket:veth0" as given */
+	const char *name;
+	enum kind kind;
+	struct sofl_port *port;
+	uint8_t mac[6];		/* afpacket: the interface's address */
+};
+
+/* What the relay itself did to packets between the ports (per direction). */
+struct dir_stats {
+	uint64_t pkts, bytes;	/* handed to the destination port */
+	uint64_t sent;		/* accepted by it */
+	uint64_t non_ip;	/* L2 -> tun: not IPv4/IPv6 (ARP, VLAN...) dropped */
+	uint64_t no_peer;	/* tun -> L2: no peer MAC learned yet, dropped */
+	uint64_t short_hdr;	/* L2 -> tun: Ethernet header not in the first piece */
+};
+
+struct relay {
+	struct end e[2];
+	struct dir_stats d[2];	/* d[0]: A -> B, d[1]: B -> A */
+	uint8_t peer_mac[6];	/* L2 side's sender, learned (tun <-> L2) */
+	int have_peer;
+	int offload;
+	int json;
+	uint32_t ring_slots;	/* 0: the port's default */
+	double interval;
+	double duration;
+	struct timespec t0;
+};
+
+static volatile sig_atomic_t stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: softoffload relay PORT_A PORT_B [--offload on|off] [--json]\n"
+	    "                         [--stats-interval S] [--time S] [--promisc] [--qdisc-bypass]\n"
+	    "                         [--ring-slots N]\n"
+	    "ports: tun:NAME  tap:NAME  afpacket:IFNAME\n"
+	    "Forwards both ways.  --offload on (default): AF_PACKET ring with virtio headers,\n"
+	    "GRO towards a TUN/TAP, GSO and checksums towards an AF_PACKET device without TSO;\n"
+	    "off: one frame per system call, no GRO/GSO.  A TUN/TAP that does not exist is\n"
+	    "created (and removed at exit).  Counters every S seconds (0: at exit only) and at\n"
+	    "exit, netstat -s style or one JSON object per line with --json.  --time S: stop\n"
+	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 256, ~64 KB\n"
+	    "each).  SIGINT/SIGTERM end it.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int
+parse_end(struct end *e, const char *spec)
+{
+	static const struct { const char *p; enum kind k; } pre[] = {
+		{ "tun:", K_TUN }, { "tap:", K_TAP }, { "afpacket:", K_AFP },
+	};
+	size_t i, l;
+
+	e->spec = spec;
+	for (i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+		l = strlen(pre[i].p);
+		if (!strncmp(spec, pre[i].p, l) && spec[l]) {
+			e->kind = pre[i].k;
+			e->name = spec + l;
+			return 0;
+		}
+	}
+	return cli_error("relay: bad port '%s' (tun:NAME, tap:NAME or afpacket:IFNAME)", spec);
+}
+
+static int
+is_l2(const struct end *e)
+{
+	return e->kind != K_TUN;
+}
+
+static int
+open_end(struct relay *r, int i, int promisc, int bypass)
+{
+	struct end *e = &r->e[i], *o = &r->e[1 - i];
+	/* a TUN next to an L2 port reads wire-size segments with room for the
+	 * Ethernet header the relay puts in front of them */
+	int conv = e->kind == K_TUN && is_l2(o);
+	/* with offloads every destination takes super-packets: a TUN/TAP
+	 * coalesces and writes them whole, an AF_PACKET port hands them to a
+	 * TSO device or segments them itself */
+	int super = r->offload && !conv;
+	int err;
+
+	if (e->kind == K_AFP) {
+		struct sofl_afp_config c;
+
+		sofl_afp_config_init(&c);
+		c.ifname = e->name;
+		c.promisc = promisc;
+		c.qdisc_bypass = bypass;
+		c.rx_mode = super ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
+		if (r->ring_slots)
+			c.ring_frames = r->ring_slots;
+		if (!r->offload) {
+			c.ring = 0;
+			c.tx_offload = 0;
+			c.tx_batch = 1;
+			c.rx_batch = 64;
+		}
+		err = sofl_afp_open(&c, &e->port);
+		if (err == 0)
+			sofl_afp_mac(e->port, e->mac);
+	} else {
+		struct sofl_tun_config c;
+
+		sofl_tun_config_init(&c);
+		c.name = e->name;
+		c.tap = e->kind == K_TAP;
+		c.vnet_hdr = r->offload;
+		c.tx_gro = r->offload;
+		c.rx_mode = super ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
+		if (conv)
+			c.headroom = ETH_HLEN_;
+		err = sofl_tun_open(&c, &e->port);
+	}
+	if (err < 0)
+		return cli_error("relay: %s: %s%s%s", e->spec, sofl_strerror(err),
+				 err == SOFL_E_SYS ? ": " : "", err == SOFL_E_SYS ? strerror(errno) : "");
+	return 0;
+}
+
+/* Frames from an L2 port towards a TUN: the Ethernet header comes off (in
+ * place: the first iovec is moved past it; received packets are ours to
+ * modify), the sender's MAC is remembered for the other direction. */
+static size_t
+strip_eth(struct relay *r, struct dir_stats *d, struct sofl_port_pkt *p, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct iovec *v;
+		const uint8_t *h;
+		uint16_t type;
+
+		if (p[i].iovcnt == 0 || p[i].headroom || p[i].iov[0].iov_len < ETH_HLEN_) {
+			d->short_hdr++;
+			continue;
+		}
+		v = &p[i].iov[0];
+		h = v->iov_base;
+		type = (uint16_t)(h[12] << 8 | h[13]);
+		if (type != 0x0800 && type != 0x86dd) {
+			d->non_ip++;
+			continue;
+		}
+		if (!r->have_peer || memcmp(r->peer_mac, h + 6, 6)) {
+			memcpy(r->peer_mac, h + 6, 6);
+			r->have_peer = 1;
+		}
+		v->iov_base = (uint8_t *)v->iov_base + ETH_HLEN_;
+		v->iov_len -= ETH_HLEN_;
+		p[i].len -= ETH_HLEN_;
+		if (p[i].flags & SOFL_PORT_PKT_VNET) {
+			p[i].vnet.csum_start = (uint16_t)(p[i].vnet.csum_start - ETH_HLEN_);
+			p[i].vnet.hdr_len = p[i].vnet.hdr_len > ETH_HLEN_ ?
+					    (uint16_t)(p[i].vnet.hdr_len - ETH_HLEN_) : 0;
+		}
+		if (k != i)
+			p[k] = p[i];
+		k++;
+	}
+	return k;
+}
+
+/* Packets from a TUN towards an L2 port: the Ethernet header is written
+ * into the head area each one was read with. */
+static size_t
+add_eth(struct relay *r, struct dir_stats *d, struct sofl_port_pkt *p, size_t n,
+	const uint8_t *src)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *ip;
+		uint8_t *h;
+
+		if (!r->have_peer) {
+			d->no_peer++;
+			continue;
+		}
+		if (p[i].headroom < ETH_HLEN_ || p[i].iovcnt < 2 || p[i].iov[1].iov_len < 1) {
+			d->short_hdr++;
+			continue;
+		}
+		h = p[i].iov[0].iov_base;
+		ip = p[i].iov[1].iov_base;
+		memcpy(h, r->peer_mac, 6);
+		memcpy(h + 6, src, 6);
+		h[12] = (ip[0] >> 4) == 6 ? 0x86 : 0x08;
+		h[13] = (ip[0] >> 4) == 6 ? 0xdd : 0x00;
+		p[i].iov[0].iov_len = ETH_HLEN_;
+		p[i].len += ETH_HLEN_;
+		if (k != i)
+			p[k] = p[i];
+		k++;
+	}
+	return k;
+}
+
+/* One batch from port @i to the other.  @return packets received, or < 0. */
+static int
+forward(struct relay *r, int i)
+{
+	struct end *src = &r->e[i], *dst = &r->e[1 - i];
+	struct dir_stats *d = &r->d[i];
+	struct sofl_port_pkt *p;
+	size_t n, k, j;
+	int got, sent;
+
+	got = sofl_port_recv(src->port, &p);
+	if (got <= 0)
+		return got;
+	n = (size_t)got;
+	k = n;
+	if (src->kind == K_TUN && is_l2(dst))
+		k = add_eth(r, d, p, n, dst->mac);
+	else if (is_l2(src) && dst->kind == K_TUN)
+		k = strip_eth(r, d, p, n);
+	for (j = 0; j < k; j++)
+		d->bytes += p[j].len;
+	d->pkts += k;
+	if (k == 0)
+		return got;
+	sent = sofl_port_send(dst->port, p, k);
+	if (sent < 0)
+		return sent;
+	d->sent += (uint64_t)sent;
+	return got;
+}
+
+/* ---- counters ---- */
+
+static double
+elapsed(const struct relay *r)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - r->t0.tv_sec) + (double)(t.tv_nsec - r->t0.tv_nsec) / 1e9;
+}
+
+static void
+line(unsigned long long v, const char *what)
+{
+	printf("\t%llu %s\n", v, what);
+}
+
+static void
+print_port(const struct end *e)
+{
+	struct sofl_port_stats s;
+	struct sofl_gro_stats g;
+	int i;
+
+	sofl_port_get_stats(e->port, &s, sizeof(s));
+	printf("%s:\n", e->spec);
+	line(s.rx_pkts, "packets received");
+	line(s.rx_bytes, "bytes received");
+	line(s.rx_calls, e->kind == K_AFP ? "receive batches (ring reads or recvmsg calls)" :
+	     "receive system calls");
+	line(s.rx_super, "super-packets received");
+	line(s.rx_segs, "segments cut from them");
+	line(s.tx_pkts, "packets sent");
+	line(s.tx_bytes, "bytes sent");
+	line(s.tx_calls, "send system calls");
+	line(s.tx_super, "super-packets sent (coalesced, or segmented for the device)");
+	line(s.tx_segs, "segments inside them");
+	line(s.csum_sw, "checksums completed in software");
+	line(s.csum_sw_verify, "checksums verified in software");
+	line(s.fallbacks, "offload fallbacks");
+	for (i = 0; i < SOFL_PORT_DROP__MAX; i++) {
+		char b[64];
+
+		if (s.rx_drop[i]) {
+			snprintf(b, sizeof(b), "received packets dropped: %s", sofl_port_drop_name(i));
+			line(s.rx_drop[i], b);
+		}
+		if (s.tx_drop[i]) {
+			snprintf(b, sizeof(b), "packets not sent: %s", sofl_port_drop_name(i));
+			line(s.tx_drop[i], b);
+		}
+	}
+	if (sofl_port_gro_stats(e->port, &g) == 0) {
+		line(g.pkts_in, "GRO: packets in");
+		line(g.pkts_out, "GRO: packets out");
+		line(g.super_pkts, "GRO: super-packets formed");
+		line(g.segs_merged, "GRO: segments merged into them");
+	}
+}
+
+static void
+print_dir(const struct relay *r, int i)
+{
+	const struct dir_stats *d = &r->d[i];
+
+	printf("relay %s -> %s:\n", r->e[i].spec, r->e[1 - i].spec);
+	line(d->pkts, "packets forwarded");
+	line(d->bytes, "bytes forwarded");
+	line(d->sent, "packets accepted by the destination");
+	if (d->non_ip)
+		line(d->non_ip, "frames dropped: not IPv4/IPv6 (towards a TUN)");
+	if (d->no_peer)
+		line(d->no_peer, "packets dropped: no peer MAC learned yet");
+	if (d->short_hdr)
+		line(d->short_hdr, "packets dropped: no room for the Ethernet header");
+}
+
+static void
+json_port(const struct end *e)
+{
+	struct sofl_port_stats s;
+	struct sofl_gro_stats g;
+	const char *sep = "";
+	int i;
+
+	sofl_port_get_stats(e->port, &s, sizeof(s));
+	printf("{\"port\":\"%s\",\"kind\":\"%s\",\"offloads\":%u,"
+	       "\"rx_pkts\":%llu,\"rx_bytes\":%llu,\"rx_calls\":%llu,\"rx_super\":%llu,"
+	       "\"rx_segs\":%llu,\"tx_pkts\":%llu,\"tx_bytes\":%llu,\"tx_calls\":%llu,"
+	       "\"tx_super\":%llu,\"tx_segs\":%llu,\"csum_sw\":%llu,\"csum_sw_verify\":%llu,"
+	       "\"fallbacks\":%llu,\"rx_drop\":{",
+	       e->spec, sofl_port_kind(e->port), sofl_port_offloads(e->port),
+	       (unsigned long long)s.rx_pkts, (unsigned long long)s.rx_bytes,
+	       (unsigned long long)s.rx_calls, (unsigned long long)s.rx_super,
+	       (unsigned long long)s.rx_segs, (unsigned long long)s.tx_pkts,
+	       (unsigned long long)s.tx_bytes, (unsigned long long)s.tx_calls,
+	       (unsigned long long)s.tx_super, (unsigned long long)s.tx_segs,
+	       (unsigned long long)s.csum_sw, (unsigned long long)s.csum_sw_verify,
+	       (unsigned long long)s.fallbacks);
+	for (i = 0; i < SOFL_PORT_DROP__MAX; i++)
+		if (s.rx_drop[i]) {
+			printf("%s\"%s\":%llu", sep, sofl_port_drop_name(i),
+			       (unsigned long long)s.rx_drop[i]);
+			sep = ",";
+		}
+	printf("},\"tx_drop\":{");
+	sep = "";
+	for (i = 0; i < SOFL_PORT_DROP__MAX; i++)
+		if (s.tx_drop[i]) {
+			printf("%s\"%s\":%llu", sep, sofl_port_drop_name(i),
+			       (unsigned long long)s.tx_drop[i]);
+			sep = ",";
+		}
+	printf("}");
+	if (sofl_port_gro_stats(e->port, &g) == 0)
+		printf(",\"gro\":{\"pkts_in\":%llu,\"pkts_out\":%llu,\"super_pkts\":%llu,"
+		       "\"segs_merged\":%llu,\"csum_sw_l4\":%llu}",
+		       (unsigned long long)g.pkts_in, (unsigned long long)g.pkts_out,
+		       (unsigned long long)g.super_pkts, (unsigned long long)g.segs_merged,
+		       (unsigned long long)g.csum_sw_l4);
+	printf("}");
+}
+
+static void
+json_dir(const struct relay *r, int i)
+{
+	const struct dir_stats *d = &r->d[i];
+
+	printf("{\"from\":\"%s\",\"to\":\"%s\",\"pkts\":%llu,\"bytes\":%llu,\"sent\":%llu,"
+	       "\"non_ip\":%llu,\"no_peer_mac\":%llu,\"short_hdr\":%llu}",
+	       r->e[i].spec, r->e[1 - i].spec, (unsigned long long)d->pkts,
+	       (unsigned long long)d->bytes, (unsigned long long)d->sent,
+	       (unsigned long long)d->non_ip, (unsigned long long)d->no_peer,
+	       (unsigned long long)d->short_hdr);
+}
+
+static void
+report(struct relay *r, int final)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (r->e[i].kind == K_AFP)
+			sofl_afp_sync_stats(r->e[i].port);
+	if (r->json) {
+		printf("{\"t\":%.3f,\"final\":%s,\"offload\":\"%s\",\"ports\":[", elapsed(r),
+		       final ? "true" : "false", r->offload ? "on" : "off");
+		json_port(&r->e[0]);
+		printf(",");
+		json_port(&r->e[1]);
+		printf("],\"relay\":[");
+		json_dir(r, 0);
+		printf(",");
+		json_dir(r, 1);
+		printf("]}\n");
+	} else {
+		printf("softoffload relay, offload %s, %.3f s%s\n", r->offload ? "on" : "off",
+		       elapsed(r), final ? " (exit)" : "");
+		for (i = 0; i < 2; i++)
+			print_port(&r->e[i]);
+		for (i = 0; i < 2; i++)
+			print_dir(r, i);
+	}
+	fflush(stdout);
+}
+
+/* ---- main loop ---- */
+
+static int
+run(struct relay *r)
+{
+	struct pollfd pf[2];
+	double next = r->interval > 0 ? r->interval : -1;
+	int i, b, got, tmo;
+
+	for (i = 0; i < 2; i++) {
+		pf[i].fd = sofl_port_fd(r->e[i].port);
+		pf[i].events = POLLIN;
+	}
+	while (!stop) {
+		double t = elapsed(r);
+
+		if (r->duration > 0 && t >= r->duration)
+			break;
+		if (next > 0 && t >= next) {
+			report(r, 0);
+			next += r->interval;
+		}
+		tmo = 200;
+		if (poll(pf, 2, tmo) < 0) {
+			if (errno == EINTR)
+				continue;
+			return cli_error("relay: poll: %s", strerror(errno));
+		}
+		for (i = 0; i < 2; i++) {
+			if (!(pf[i].revents & (POLLIN | POLLERR)))
+				continue;
+			for (b = 0; b < BURSTS; b++) {
+				got = forward(r, i);
+				if (got < 0)
+					return cli_error("relay: %s: %s%s%s", r->e[i].spec,
+							 sofl_strerror(got), got == SOFL_E_SYS ? ": " : "",
+							 got == SOFL_E_SYS ? strerror(errno) : "");
+				if (got == 0)
+					break;
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+parse_secs(const char *opt, const char *v, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || d < 0 || d > 1e7)
+		return cli_error("%s: bad number of seconds '%s'", opt, v);
+	*out = d;
+	return 0;
+}
+
+int
+cmd_relay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "offload", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "stats-interval", required_argument, NULL, 's' },
+		{ "time", required_argument, NULL, 't' },
+		{ "promisc", no_argument, NULL, 'p' },
+		{ "qdisc-bypass", no_argument, NULL, 'q' },
+		{ "ring-slots", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct relay r;
+	struct sigaction sa;
+	int c, promisc = 0, bypass = 0, rc, i;
+	long long ll;
+
+	memset(&r, 0, sizeof(r));
+	r.offload = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			if (!strcmp(optarg, "on"))
+				r.offload = 1;
+			else if (!strcmp(optarg, "off"))
+				r.offload = 0;
+			else
+				return cli_error("--offload: expected on or off, not '%s'", optarg);
+			break;
+		case 'j': r.json = 1; break;
+		case 's':
+			if (parse_secs("--stats-interval", optarg, &r.interval))
+				return 2;
+			break;
+		case 't':
+			if (parse_secs("--time", optarg, &r.duration))
+				return 2;
+			break;
+		case 'p': promisc = 1; break;
+		case 'r':
+			if ((ll = cli_count("--ring-slots", optarg, 65536)) < 0)
+				return 2;
+			r.ring_slots = (uint32_t)ll;
+			break;
+		case 'q': bypass = 1; break;
+		case 'h': return usage(stdout);
+		default: return usage(stderr);
+		}
+	}
+	if (argc - optind != 2) {
+		cli_error("relay: expected two ports, got %d", argc - optind);
+		return usage(stderr);
+	}
+	if (parse_end(&r.e[0], argv[optind]) || parse_end(&r.e[1], argv[optind + 1]))
+		return 2;
+	if (r.e[0].kind == r.e[1].kind && !strcmp(r.e[0].name, r.e[1].name))
+		return cli_error("relay: both ports are '%s'", r.e[0].spec);
+	for (i = 0; i < 2; i++)
+		if (open_end(&r, i, promisc, bypass)) {
+			if (i == 1)
+				sofl_port_close(r.e[0].port);
+			return 2;
+		}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &r.t0);
+	if (!r.json)
+		fprintf(stderr, "relay: %s <-> %s, offload %s\n", r.e[0].spec, r.e[1].spec,
+			r.offload ? "on" : "off");
+	rc = run(&r);
+	report(&r, 1);
+	sofl_port_close(r.e[0].port);
+	sofl_port_close(r.e[1].port);
+	return rc ? 2 : 0;
+}

@@ -5,7 +5,10 @@
  * One call plans everything first (segment count, sizes, every capacity),
  * so that an error leaves the output untouched, then emits the segments in
  * one pass.  Sums that do not change between segments are taken once. */
+#include <stdatomic.h>
 #include <string.h>
+#include <time.h>
+#include <sys/random.h>
 #include "softoffload/gso.h"
 #include "softoffload/csum.h"
 #include "hdr.h"
@@ -40,6 +43,7 @@ struct job {
 	uint16_t frag_nh_pos;	/* FRAG v6: where the next-header byte becomes 44 */
 	uint8_t frag_nh;	/* FRAG v6: the next header the fragment header carries */
 	uint16_t l4_check;	/* FRAG: the datagram's complete L4 checksum */
+	uint32_t frag_id;	/* FRAG v6: the fragment headers' identification */
 };
 
 static void
@@ -551,7 +555,7 @@ emit_frag(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 		fh[0] = j->frag_nh;
 		fh[1] = 0;
 		sofl_put16(fh + 2, (uint16_t)(off | !last));
-		sofl_put32(fh + 4, j->gp->frag_id);
+		sofl_put32(fh + 4, j->frag_id);
 		hl += FRAG6_LEN;
 	}
 	if (k == 0 && j->extra) {
@@ -578,6 +582,152 @@ emit_frag(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 	}
 	s->hdr_len = (uint16_t)hl;
 	s->len = hl - fix + dlen;
+}
+
+/* ---- IPv6 fragment identifications ---- */
+
+static inline uint64_t
+rotl64(uint64_t x, int b)
+{
+	return x << b | x >> (64 - b);
+}
+
+static inline void
+sip_round(uint64_t v[4])
+{
+	v[0] += v[1]; v[1] = rotl64(v[1], 13); v[1] ^= v[0]; v[0] = rotl64(v[0], 32);
+	v[2] += v[3]; v[3] = rotl64(v[3], 16); v[3] ^= v[2];
+	v[0] += v[3]; v[3] = rotl64(v[3], 21); v[3] ^= v[0];
+	v[2] += v[1]; v[1] = rotl64(v[1], 17); v[1] ^= v[2]; v[2] = rotl64(v[2], 32);
+}
+
+static inline uint64_t
+le64(const uint8_t *b)
+{
+	uint64_t x = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		x = x << 8 | b[i];
+	return x;
+}
+
+/* SipHash-2-4 of a message of 5 little-endian words (40 bytes). */
+static uint64_t
+siphash40(uint64_t k0, uint64_t k1, const uint64_t m[5])
+{
+	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
+			  k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL };
+	uint64_t last = (uint64_t)40 << 56;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		v[3] ^= m[i];
+		sip_round(v);
+		sip_round(v);
+		v[0] ^= m[i];
+	}
+	v[3] ^= last;
+	sip_round(v);
+	sip_round(v);
+	v[0] ^= last;
+	v[2] ^= 0xff;
+	for (i = 0; i < 4; i++)
+		sip_round(v);
+	return v[0] ^ v[1] ^ v[2] ^ v[3];
+}
+
+static uint32_t
+frag_id_at(uint64_t k0, uint64_t k1, const uint8_t *src, const uint8_t *dst, uint64_t ctr)
+{
+	uint64_t m[5] = { le64(src), le64(src + 8), le64(dst), le64(dst + 8), ctr };
+	uint64_t h = siphash40(k0, k1, m);
+
+	return (uint32_t)(h ^ h >> 32);
+}
+
+SOFL_API int
+sofl_frag_ids_init(struct sofl_frag_ids *ids, const void *key, size_t key_len)
+{
+	uint8_t k[SOFL_FRAG_KEY_LEN];
+
+	if (!ids || (key && key_len != SOFL_FRAG_KEY_LEN))
+		return SOFL_EINVAL;
+	if (key)
+		memcpy(k, key, sizeof(k));
+	else if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k))
+		return SOFL_ENOTSUP;
+	ids->k0 = le64(k);
+	ids->k1 = le64(k + 8);
+	ids->ctr = 0;
+	return 0;
+}
+
+SOFL_API uint32_t
+sofl_frag_id_next(struct sofl_frag_ids *ids, const void *src, const void *dst)
+{
+	uint32_t id;
+
+	do
+		id = frag_id_at(ids->k0, ids->k1, src, dst, ids->ctr++);
+	while (id == 0);
+	return id;
+}
+
+/* The library's generator for gp->frag_ids NULL: keyed on first use (one
+ * getrandom(); without it, from the clock and an address, which is weaker
+ * but still varies), its counter shared by every thread through one atomic
+ * add per datagram. */
+static struct {
+	atomic_int state;	/* 0 unkeyed, 1 keying, 2 keyed */
+	uint64_t k0, k1;
+	atomic_uint_fast64_t ctr;
+} lib_ids;
+
+static void
+lib_ids_key(void)
+{
+	int expect = 0;
+	uint8_t k[SOFL_FRAG_KEY_LEN];
+
+	if (atomic_load_explicit(&lib_ids.state, memory_order_acquire) == 2)
+		return;
+	if (atomic_compare_exchange_strong(&lib_ids.state, &expect, 1)) {
+		if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k)) {
+			struct timespec ts = { 0, 0 };
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			memset(k, 0, sizeof(k));
+			memcpy(k, &ts, sizeof(ts) < sizeof(k) ? sizeof(ts) : sizeof(k));
+			k[15] ^= (uint8_t)((uintptr_t)&expect >> 12);
+		}
+		lib_ids.k0 = le64(k);
+		lib_ids.k1 = le64(k + 8);
+		atomic_store_explicit(&lib_ids.state, 2, memory_order_release);
+		return;
+	}
+	while (atomic_load_explicit(&lib_ids.state, memory_order_acquire) != 2)
+		;	/* another thread is keying: one system call away */
+}
+
+/* The identification of an IPv6 UFO datagram (Linux udp6_ufo_fragment:
+ * its own if set, else ipv6_proxy_select_ident()). */
+static uint32_t
+frag_id6(const struct sofl_gso_params *gp, const struct sofl_pkt *p)
+{
+	const uint8_t *ip6 = p->data + p->l3_off;
+	uint32_t id;
+
+	if (gp->frag_id)
+		return gp->frag_id;
+	if (gp->frag_ids)
+		return sofl_frag_id_next(gp->frag_ids, ip6 + 8, ip6 + 24);
+	lib_ids_key();
+	do
+		id = frag_id_at(lib_ids.k0, lib_ids.k1, ip6 + 8, ip6 + 24,
+				atomic_fetch_add_explicit(&lib_ids.ctr, 1, memory_order_relaxed));
+	while (id == 0);
+	return id;
 }
 
 static size_t
@@ -626,8 +776,11 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 		seg_fast(&j, out);
 		return (int)j.n;
 	}
-	if (j.kind == K_FRAG)
+	if (j.kind == K_FRAG) {
 		frag_l4_check(&j);
+		if (p->ipv == 6)
+			j.frag_id = frag_id6(gp, p);
+	}
 	for (k = 0; k < j.n; k++) {
 		struct sofl_gso_seg *s = &out->seg[k];
 		uint8_t *h = out->buf + (size_t)k * j.stride;

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include "helpers.h"
 #include "softoffload/gso.h"
+#include "softoffload/vnet.h"
 
 #define BIG 70000
 
@@ -648,6 +649,125 @@ reassemble_check(const struct flat *f, const uint8_t *orig, size_t olen, int ipv
 	}
 }
 
+/* The identification of one IPv6 UFO datagram's fragments (COPY mode): the
+ * same in all of them; @return it. */
+static uint32_t
+frag6_id(const struct sofl_gso_params *gp, const uint8_t *in, size_t len, int nfrags)
+{
+	static struct sofl_gso_seg seg[16];
+	static uint8_t buf[16 * 2048];
+	struct sofl_gso_out out = { .mode = SOFL_GSO_COPY, .seg = seg, .seg_cap = 16,
+				    .buf = buf, .buf_cap = sizeof(buf) };
+	struct sofl_pkt p;
+	uint32_t id = 0;
+	int i;
+
+	assert_int_equal(sofl_pkt_parse(&p, in, len, SOFL_LINK_ETH), 0);
+	assert_int_equal(sofl_gso_segment(gp, &p, NULL, 0, &out), nfrags);
+	for (i = 0; i < nfrags; i++) {
+		struct sofl_pkt f;
+
+		assert_int_equal(sofl_pkt_parse(&f, seg[i].data, seg[i].len, SOFL_LINK_ETH), 0);
+		assert_true(f.is_frag && f.frag_off_hdr);
+		if (i == 0)
+			id = sofl_get32(seg[i].data + f.frag_off_hdr + 4);
+		assert_int_equal(sofl_get32(seg[i].data + f.frag_off_hdr + 4), id);
+	}
+	return id;
+}
+
+/* IPv6 UFO with frag_id 0 (a virtio UFO header's case) gets an
+ * identification per datagram, as Linux udp6_ufo_fragment() with
+ * ipv6_proxy_select_ident(): non-zero, shared by the datagram's fragments,
+ * different for the next datagram; from the caller's generator (keyed: the
+ * SipHash-2-4 reference vector pins the function) or the library's own. */
+static void
+test_ipfrag6_ident(void **state)
+{
+	static uint8_t in[4096];
+	static const uint8_t key[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+	uint8_t a[16], b[16];
+	struct sofl_frag_ids ids, ids2;
+	struct sofl_gso_params gp = { .type = SOFL_GSO_IP_FRAG, .mtu = 1280 };
+	struct sofl_vnet_hdr vh = { .gso_type = SOFL_VNET_GSO_UDP, .gso_size = 1200 };
+	struct t_spec s;
+	uint32_t seen[64], id;
+	size_t len;
+	int i, k;
+	(void)state;
+
+	/* the generator: SipHash-2-4 of src, dst, counter (message 00..27
+	 * under key 00..0f: 0x0e3ea96b5304a7d0), halves folded */
+	for (i = 0; i < 16; i++) {
+		a[i] = (uint8_t)i;
+		b[i] = (uint8_t)(16 + i);
+	}
+	assert_int_equal(sofl_frag_ids_init(&ids, key, sizeof(key)), 0);
+	ids.ctr = 0x2726252423222120ULL;
+	assert_int_equal(sofl_frag_id_next(&ids, a, b), 0x5d3a0ebb);
+	assert_int_equal(sofl_frag_ids_init(&ids, key, 15), SOFL_EINVAL);
+	assert_int_equal(sofl_frag_ids_init(NULL, NULL, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_frag_ids_init(&ids, NULL, 0), 0);	/* random key */
+	assert_int_equal(sofl_frag_ids_init(&ids2, NULL, 0), 0);
+	assert_true(sofl_frag_id_next(&ids, a, b) != sofl_frag_id_next(&ids2, a, b));
+
+	t_spec_init(&s, 6, 17);
+	s.pay_len = 3000;
+	len = t_build(in, sizeof(in), &s);
+	/* the library's generator, and the virtio path that leads to it */
+	{
+		struct sofl_gso_params vg;
+		struct sofl_pkt p;
+
+		assert_int_equal(sofl_pkt_parse(&p, in, len, SOFL_LINK_ETH), 0);
+		assert_int_equal(sofl_vnet_to_gso(&vh, &p, 0, &vg), 1);
+		assert_int_equal(vg.type, SOFL_GSO_IP_FRAG);
+		assert_int_equal(vg.frag_id, 0);
+		for (k = 0; k < 64; k++) {
+			seen[k] = frag6_id(&vg, in, len, 3);
+			assert_true(seen[k] != 0);
+			for (i = 0; i < k; i++)
+				assert_true(seen[i] != seen[k]);
+		}
+	}
+	/* the caller's generator */
+	assert_int_equal(sofl_frag_ids_init(&ids, key, sizeof(key)), 0);
+	gp.frag_ids = &ids;
+	for (k = 0; k < 64; k++) {
+		seen[k] = frag6_id(&gp, in, len, 3);
+		assert_true(seen[k] != 0);
+		for (i = 0; i < k; i++)
+			assert_true(seen[i] != seen[k]);
+	}
+	assert_int_equal(ids.ctr, 64);		/* one per datagram, not per fragment */
+	/* same key, same addresses, same counter: the same identification */
+	assert_int_equal(sofl_frag_ids_init(&ids2, key, sizeof(key)), 0);
+	id = frag6_id(&(struct sofl_gso_params){ .type = SOFL_GSO_IP_FRAG, .mtu = 1280,
+						 .frag_ids = &ids2 }, in, len, 3);
+	assert_int_equal(id, seen[0]);
+	/* a burst: every datagram its own */
+	{
+		static struct sofl_gso_seg seg[8];
+		static uint8_t buf[8 * 2048];
+		struct sofl_gso_out out = { .mode = SOFL_GSO_COPY, .seg = seg, .seg_cap = 8,
+					    .buf = buf, .buf_cap = sizeof(buf) };
+		struct sofl_gso_params g2[2] = { gp, gp };
+		struct sofl_pkt p2[2], f0, f1;
+		int res[2];
+
+		assert_int_equal(sofl_pkt_parse(&p2[0], in, len, SOFL_LINK_ETH), 0);
+		p2[1] = p2[0];
+		assert_int_equal(sofl_gso_segment_burst(g2, p2, 2, &out, res), 6);
+		assert_int_equal(sofl_pkt_parse(&f0, seg[2].data, seg[2].len, SOFL_LINK_ETH), 0);
+		assert_int_equal(sofl_pkt_parse(&f1, seg[3].data, seg[3].len, SOFL_LINK_ETH), 0);
+		assert_true(sofl_get32(seg[2].data + f0.frag_off_hdr + 4) !=
+			    sofl_get32(seg[3].data + f1.frag_off_hdr + 4));
+	}
+	/* an identification the caller gives is kept */
+	gp.frag_id = 0xabcdef01;
+	assert_int_equal(frag6_id(&gp, in, len, 3), 0xabcdef01);
+}
+
 static void
 test_ipfrag(void **state)
 {
@@ -961,6 +1081,7 @@ main(void)
 		cmocka_unit_test(test_zero_checksum),
 		cmocka_unit_test(test_passthrough),
 		cmocka_unit_test(test_ipfrag),
+		cmocka_unit_test(test_ipfrag6_ident),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_exact_buffers),
 		cmocka_unit_test(test_burst),

@@ -68,7 +68,12 @@
  *          to every fragment (Linux UFO does not drop non-copy options).
  *          IPv6: a fragment header (identification gp->frag_id, M on all but
  *          the last) inserted after the unfragmentable part (hop-by-hop, and
- *          routing with the destination options before it).
+ *          routing with the destination options before it).  frag_id 0 (what
+ *          a virtio UFO header gives) means "choose one", as Linux
+ *          udp6_ufo_fragment() does with ipv6_proxy_select_ident(): a
+ *          non-zero identification per datagram, shared by its fragments,
+ *          from gp->frag_ids or, when that is NULL, the library's own
+ *          generator (see sofl_frag_ids_init() below).
  * The input checksum fields are never trusted: each segment's checksums are
  * computed from its own bytes and addresses.  An input whose L4 checksum is a
  * partial sum (a capture on a sending host, a GRO output, a virtio NEEDS_CSUM
@@ -87,7 +92,7 @@
  * read.  Zero-copy segments point into the input (their payload iovecs) and
  * into out->buf (their headers): both must outlive the use of the segments.
  * Thread-safety: reentrant; no shared state (only the checksum dispatch,
- * see csum.h).
+ * see csum.h, and the library's IPv6 identification generator: atomic).
  */
 #ifndef SOFTOFFLOAD_GSO_H
 #define SOFTOFFLOAD_GSO_H
@@ -119,6 +124,8 @@ enum sofl_gso_type {
 #define SOFL_GSO_FRAG_MAX_SEGS 8192	/* 65535 / 8: IPv4 offsets are 13 bits */
 #define SOFL_GSO_HDR_MAX 256		/* headers of an iovec input must lie within this */
 
+struct sofl_frag_ids;
+
 struct sofl_gso_params {
 	uint8_t  type;		/* enum sofl_gso_type */
 	uint8_t  flags;		/* SOFL_GSO_F_* */
@@ -129,8 +136,23 @@ struct sofl_gso_params {
 	uint16_t max_segs;	/* 0 = the type's default (*_MAX_SEGS above) */
 	uint16_t mtu;		/* 0 = no limit; else no output IP packet may exceed it
 				 * (UDP_SEGMENT's EMSGSIZE rule; IP_FRAG's fragment size) */
-	uint32_t frag_id;	/* IP_FRAG over IPv6: fragment header identification */
+	uint32_t frag_id;	/* IP_FRAG over IPv6: fragment header identification;
+				 * 0 = chosen per datagram (frag_ids) */
+	struct sofl_frag_ids *frag_ids;	/* IPv6 identifications for frag_id 0, or
+				 * NULL: the library's generator */
 };
+
+/* IPv6 fragment identifications for UFO: a keyed hash (SipHash-2-4 under a
+ * 128-bit key) of the datagram's source and destination addresses and a
+ * 64-bit counter, so identifications are unpredictable without the key,
+ * differ between datagrams and are never 0 (RFC 7739; Linux draws a random
+ * non-zero value per datagram).  Caller-owned; one per thread (the counter
+ * is not atomic).  Fields private. */
+struct sofl_frag_ids {
+	uint64_t k0, k1;
+	uint64_t ctr;
+};
+#define SOFL_FRAG_KEY_LEN 16	/* bytes of a sofl_frag_ids key */
 
 /* One output segment. */
 struct sofl_gso_seg {
@@ -174,6 +196,20 @@ struct sofl_gso_need {
  * arguments before writing anything (see below). */
 SOFL_API int sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 			   int mode, int in_iovcnt, struct sofl_gso_need *need);
+
+/* sofl_frag_ids_init() :
+ * Keys *ids with @key (SOFL_FRAG_KEY_LEN bytes, e.g. for reproducible runs)
+ * or, @key NULL, with 16 bytes from getrandom() (one system call, here and
+ * never per packet).  The counter starts at 0.
+ * @return 0, SOFL_EINVAL (NULL ids, key with another length) or SOFL_ENOTSUP
+ *         (no randomness available: *ids unchanged). */
+SOFL_API int sofl_frag_ids_init(struct sofl_frag_ids *ids, const void *key, size_t key_len);
+
+/* sofl_frag_id_next() :
+ * The next identification for a datagram from @src to @dst (16 bytes each,
+ * as in the IPv6 header): never 0; consecutive calls differ (a repeat is as
+ * likely as for random values).  Pure but for the counter; no system call. */
+SOFL_API uint32_t sofl_frag_id_next(struct sofl_frag_ids *ids, const void *src, const void *dst);
 
 /* sofl_gso_segment() :
  * Segments the super-packet @p (parsed by sofl_pkt_parse(), or by

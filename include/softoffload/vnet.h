@@ -172,7 +172,10 @@ SOFL_API int sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pk
  *   UDP (UFO) -> SOFL_GSO_IP_FRAG with SOFL_GSO_F_IGNORE_DF (Linux UFO
  *   fragments regardless of DF), anything valid but not GSO -> SOFL_GSO_NONE.
  * gp->gso_size = h->gso_size; the ECN bit keeps Linux 6.18 behaviour (CWR on
- * the first segment only, i.e. no SOFL_GSO_F_ACCECN); other fields 0.
+ * the first segment only, i.e. no SOFL_GSO_F_ACCECN); other fields 0.  So
+ * an IPv6 UFO datagram has frag_id 0, and sofl_gso_segment() gives it an
+ * identification of its own, as Linux does (ipv6_proxy_select_ident() from
+ * udp6_ufo_fragment()); set gp->frag_ids for a generator of the caller's.
  * The header length used later is p->pay_off, recomputed by the parser;
  * h->hdr_len is ignored.  *gp is written only on success.
  * @return 1 (segment), 0 (pass through), or a negative SOFL_E_VNET_* code. */

@@ -411,29 +411,70 @@ tx_room(struct afp *a, uint32_t msgs, size_t iovs)
 	return tx_flush(a);
 }
 
+/* The only non-empty iovec of @pk, or NULL when it has several. */
+static const struct iovec *
+flat(const struct sofl_port_pkt *pk)
+{
+	const struct iovec *one = NULL;
+	uint32_t i;
+
+	for (i = 0; i < pk->iovcnt; i++) {
+		if (pk->iov[i].iov_len == 0)
+			continue;
+		if (one)
+			return NULL;
+		one = &pk->iov[i];
+	}
+	return one;
+}
+
+static size_t
+iov_bytes(const struct sofl_port_pkt *pk)
+{
+	size_t t = 0;
+	uint32_t i;
+
+	for (i = 0; i < pk->iovcnt; i++)
+		t += pk->iov[i].iov_len;
+	return t;
+}
+
 /* A super-packet or a partial checksum the device will not finish: cut
  * (GSO_NONE: only checksummed) in software into the queue. */
 static int
 tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 {
+	const struct iovec *one = flat(pk), *src = pk->iov;
 	struct sofl_gso_params gp;
 	struct sofl_gso_need need;
 	struct sofl_gso_out out;
-	struct sofl_pkt p;
-	int r, n, i;
+	struct sofl_pkt p, q;
+	int r, n, i, cnt = (int)pk->iovcnt;
 
-	if (pk->iovcnt > IOV_MAX ||
-	    sofl_gso_parse_iov(&p, a->hdrbuf, pk->iov, (int)pk->iovcnt, SOFL_LINK_ETH) < 0) {
+	/* one piece (a TAP read, a ring slot): parsed where it lies */
+	if (one) {
+		r = sofl_pkt_parse(&p, one->iov_base, one->iov_len, SOFL_LINK_ETH);
+		src = NULL;
+		cnt = 0;
+	} else {
+		r = pk->iovcnt > IOV_MAX ? SOFL_EINVAL :
+		    sofl_gso_parse_iov(&p, a->hdrbuf, pk->iov, cnt, SOFL_LINK_ETH);
+	}
+	if (r < 0) {
 		port_drop(&a->base, 1, SOFL_PORT_DROP_MALFORMED, 1);
 		tx_drop_in(a, in);
 		return 0;
 	}
-	if (sofl_vnet_to_gso(&pk->vnet, &p, 0, &gp) < 0) {
+	/* the virtio rules measure the whole frame; p.len of a gathered
+	 * parse is only its first bytes */
+	q = p;
+	q.len = (uint32_t)iov_bytes(pk);
+	if (sofl_vnet_to_gso(&pk->vnet, &q, 0, &gp) < 0) {
 		port_drop(&a->base, 1, SOFL_PORT_DROP_VNET, 1);
 		tx_drop_in(a, in);
 		return 0;
 	}
-	if (sofl_gso_need(&gp, &p, SOFL_GSO_ZEROCOPY, (int)pk->iovcnt, &need) < 0) {
+	if (sofl_gso_need(&gp, &p, SOFL_GSO_ZEROCOPY, cnt, &need) < 0) {
 		port_drop(&a->base, 1, SOFL_PORT_DROP_MALFORMED, 1);
 		tx_drop_in(a, in);
 		return 0;
@@ -457,7 +498,7 @@ tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 	out.buf_cap = a->scratch_cap - a->scratch_used;
 	out.iov = a->giov;
 	out.iov_cap = a->iov_cap;
-	n = sofl_gso_segment(&gp, &p, pk->iov, (int)pk->iovcnt, &out);
+	n = sofl_gso_segment(&gp, &p, src, cnt, &out);
 	if (n < 0) {
 		port_drop(&a->base, 1, n == SOFL_ENOSPC ? SOFL_PORT_DROP_NOROOM :
 			  SOFL_PORT_DROP_MALFORMED, 1);
@@ -610,7 +651,7 @@ sofl_afp_config_init(struct sofl_afp_config *cfg)
 	cfg->ignore_outgoing = 1;
 	cfg->tx_offload = 1;
 	cfg->rx_batch = 256;
-	cfg->ring_frames = 256;
+	cfg->ring_frames = 512;
 	cfg->tx_batch = 256;
 }
 

@@ -19,7 +19,7 @@
 #include "softoffload/port.h"
 
 #define ETH_HLEN_ 14
-#define BURSTS 8		/* receive batches per port per wake-up */
+#define BURSTS 16		/* receive batches per port per wake-up */
 
 enum kind { K_TUN, K_TAP, K_AFP };
 
@@ -75,7 +75,7 @@ usage(FILE *f)
 	    "off: one frame per system call, no GRO/GSO.  A TUN/TAP that does not exist is\n"
 	    "created (and removed at exit).  Counters every S seconds (0: at exit only) and at\n"
 	    "exit, netstat -s style or one JSON object per line with --json.  --time S: stop\n"
-	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 256, ~64 KB\n"
+	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 512, ~64 KB\n"
 	    "each).  SIGINT/SIGTERM end it.\n");
 	return f == stdout ? 0 : 2;
 }
@@ -149,6 +149,9 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 		c.rx_mode = super ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
 		if (conv)
 			c.headroom = ETH_HLEN_;
+		/* a read of 8 super-packets is ~360 wire frames: their ACKs
+		 * fit in the AF_PACKET ring before the next turn */
+		c.rx_reads = 8;
 		err = sofl_tun_open(&c, &e->port);
 	}
 	if (err < 0)
@@ -439,7 +442,7 @@ run(struct relay *r)
 {
 	struct pollfd pf[2];
 	double next = r->interval > 0 ? r->interval : -1;
-	int i, b, got, tmo;
+	int i, b, got, tmo, busy[2];
 
 	for (i = 0; i < 2; i++) {
 		pf[i].fd = sofl_port_fd(r->e[i].port);
@@ -460,19 +463,22 @@ run(struct relay *r)
 				continue;
 			return cli_error("relay: poll: %s", strerror(errno));
 		}
-		for (i = 0; i < 2; i++) {
-			if (!(pf[i].revents & (POLLIN | POLLERR)))
-				continue;
-			for (b = 0; b < BURSTS; b++) {
+		/* the two directions in turn, one batch each, so that a long
+		 * run of sends (whose ACKs come back into the other port's
+		 * ring at once) never starves the other side */
+		busy[0] = (pf[0].revents & (POLLIN | POLLERR)) != 0;
+		busy[1] = (pf[1].revents & (POLLIN | POLLERR)) != 0;
+		for (b = 0; b < BURSTS && (busy[0] || busy[1]); b++)
+			for (i = 0; i < 2; i++) {
+				if (!busy[i])
+					continue;
 				got = forward(r, i);
 				if (got < 0)
 					return cli_error("relay: %s: %s%s%s", r->e[i].spec,
 							 sofl_strerror(got), got == SOFL_E_SYS ? ": " : "",
 							 got == SOFL_E_SYS ? strerror(errno) : "");
-				if (got == 0)
-					break;
+				busy[i] = got > 0;
 			}
-		}
 	}
 	return 0;
 }

@@ -391,7 +391,7 @@ struct sofl_afp_config {
 				 * the device when its features take them; 0: always
 				 * segmented and completed in software */
 	uint32_t rx_batch;	/* packets per sofl_port_recv() after splitting (256) */
-	uint32_t ring_frames;	/* ring slots (256; each ~64 KB) */
+	uint32_t ring_frames;	/* ring slots (512; each ~64 KB: 32 MB of kernel memory) */
 	uint32_t tx_batch;	/* messages per sendmmsg() (256) */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */

@@ -1,0 +1,189 @@
+#!/bin/sh
+# Description: `softoffload relay` between an AF_PACKET veth without
+# offloads (wire-size frames, like a NIC without LRO) and a TAP or TUN, in
+# namespaces of its own: files sent over TCP, IPv4 and IPv6, in both
+# directions, arrive intact (sha256), with --offload on (the GRO engine
+# coalesces towards the TAP/TUN: super-packets formed; super-packets read
+# from the TAP/TUN are segmented for the veth: segments split) and off (one
+# frame per system call, no GRO/GSO); an iperf3 -t 2 run each way.  The
+# counters come from --json.  Needs root, iperf3, ethtool, python3 and
+# /dev/net/tun (else 77).  Removes its namespaces, kills only its own PIDs.
+set -u
+BUILD=${BUILD:-build}
+CLI=$BUILD/softoffload
+P=$$
+A=sorla$P B=sorlb$P VA=sorva$P VB=sorvb$P
+PIDS=""
+LOG=$(mktemp -d /tmp/relay-test.XXXXXX)
+
+skip() { echo "relay.sh: skipped: $*" >&2; exit 77; }
+fail() { echo "relay.sh: FAIL: $*" >&2; [ -f "$LOG/relay.err" ] && tail -5 "$LOG/relay.err" >&2; exit 1; }
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+	rm -rf "$LOG"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, AF_PACKET, TAP)"
+for t in ip iperf3 ethtool python3 sha256sum timeout; do
+	command -v $t >/dev/null 2>&1 || skip "$t not installed"
+done
+[ -c /dev/net/tun ] || skip "/dev/net/tun missing"
+[ -x "$CLI" ] || fail "$CLI missing (make BUILD=$BUILD cli)"
+ip netns add "$A" 2>/dev/null || skip "cannot create a network namespace"
+ip netns add "$B" || fail "netns $B"
+
+# A (the peer host): VA with every offload off, so only wire-size frames
+# with complete checksums cross the veth.  B: VB without address, ARP or
+# IPv6 (the relay's "NIC"), and the relay's TAP/TUN holding B's addresses.
+ip link add "$VA" netns "$A" type veth peer name "$VB" netns "$B" || fail "veth"
+ip -n "$A" link set lo up && ip -n "$B" link set lo up || fail "lo"
+ip netns exec "$A" ethtool -K "$VA" tso off gso off gro off tx off >/dev/null 2>&1 ||
+	fail "ethtool -K $VA"
+ip netns exec "$B" ethtool -K "$VB" tso off gso off gro off tx off >/dev/null 2>&1 ||
+	fail "ethtool -K $VB"
+ip netns exec "$B" sysctl -qw "net.ipv6.conf.$VB.disable_ipv6=1" || fail "sysctl"
+ip -n "$B" link set "$VB" arp off
+ip -n "$A" addr add 198.18.7.1/24 dev "$VA"
+ip -n "$A" addr add 2001:2:7::1/64 dev "$VA" nodad
+ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || fail "links up"
+VBMAC=$(cat "/sys/class/net/$VB/address" 2>/dev/null || ip netns exec "$B" cat "/sys/class/net/$VB/address")
+
+# python3 TCP file transfer: recv_file NS ADDR PORT OUT / send_file NS ADDR PORT IN
+recv_file() {
+	timeout 30 ip netns exec "$1" python3 -c '
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1)
+open(sys.argv[4], "w").close()
+c, _ = s.accept()
+with open(sys.argv[3], "wb") as f:
+    while True:
+        b = c.recv(1 << 20)
+        if not b: break
+        f.write(b)
+' "$2" "$3" "$4" "$4.ready" &
+	RECV=$!
+	PIDS="$PIDS $RECV"
+	for i in $(seq 50); do [ -f "$4.ready" ] && return 0; sleep 0.1; done
+	fail "receiver on $2 did not start"
+}
+send_file() {
+	timeout 30 ip netns exec "$1" python3 -c '
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20)
+with open(sys.argv[3], "rb") as f:
+    s.sendall(f.read())
+s.shutdown(socket.SHUT_WR); s.recv(1); s.close()
+' "$2" "$3" "$4"
+}
+
+head -c 6000000 /dev/urandom > "$LOG/data" || fail "test data"
+SUM=$(sha256sum < "$LOG/data")
+
+# transfer NAME FROM_NS TO_NS TO_ADDR PORT
+transfer() {
+	recv_file "$3" "$4" "$5" "$LOG/out.$1"
+	send_file "$2" "$4" "$5" "$LOG/data" || fail "$1: sender failed"
+	wait "$RECV" || fail "$1: receiver failed"
+	[ "$(sha256sum < "$LOG/out.$1")" = "$SUM" ] || fail "$1: data differs after the relay"
+	echo "  $1: 6000000 bytes intact"
+}
+
+# iperf NAME CLIENT_NS SERVER_NS ADDR [-R]
+iperf() {
+	ip netns exec "$3" iperf3 -s -1 -B "$4" -p 5299 >/dev/null 2>&1 &
+	s=$!
+	PIDS="$PIDS $s"
+	sleep 0.3
+	timeout 20 ip netns exec "$2" iperf3 -c "$4" -p 5299 -t 2 ${5:-} > "$LOG/iperf.$1" 2>&1 ||
+		fail "$1: iperf3 failed: $(tail -2 "$LOG/iperf.$1")"
+	wait "$s"
+	echo "  $1: $(grep receiver "$LOG/iperf.$1" | awk '{print $7, $8}')"
+}
+
+# start_relay KIND(tap|tun) OFFLOAD: the relay in B, its device up with B's addresses
+start_relay() {
+	DEV=sorl$1$P
+	ip netns exec "$B" "$CLI" relay "afpacket:$VB" "$1:$DEV" --offload "$2" --json \
+		> "$LOG/relay.json" 2> "$LOG/relay.err" &
+	RELAY=$!
+	PIDS="$PIDS $RELAY"
+	for i in $(seq 50); do ip -n "$B" link show "$DEV" >/dev/null 2>&1 && break; sleep 0.1; done
+	ip -n "$B" link show "$DEV" >/dev/null 2>&1 || fail "relay did not create $DEV"
+	ip -n "$B" addr add 198.18.7.2/24 dev "$DEV"
+	ip -n "$B" addr add 2001:2:7::2/64 dev "$DEV" nodad
+	ip -n "$B" link set "$DEV" up || fail "$DEV up"
+	if [ "$1" = tun ]; then
+		# an L3 device has no MAC: A reaches B's addresses at VB's
+		ip -n "$A" neigh replace 198.18.7.2 lladdr "$VBMAC" dev "$VA" nud permanent
+		ip -n "$A" neigh replace 2001:2:7::2 lladdr "$VBMAC" dev "$VA" nud permanent
+	fi
+}
+
+# stop_relay: SIGTERM, clean exit, the final JSON line parsed into $STATS
+stop_relay() {
+	kill -TERM "$RELAY"
+	wait "$RELAY" || fail "relay exited with $?"
+	ip -n "$B" link show "$DEV" >/dev/null 2>&1 && fail "$DEV left behind"
+	ip -n "$A" neigh flush dev "$VA" 2>/dev/null
+	STATS=$(tail -n 1 "$LOG/relay.json")
+	echo "$STATS" | grep -q '"final":true' || fail "no final JSON object: $STATS"
+}
+
+# field PORT_INDEX KEY [SUBKEY]: a counter of the final JSON object
+field() {
+	echo "$STATS" | python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())["ports"][int(sys.argv[1])]
+for k in sys.argv[2:]: d = d.get(k, 0) if isinstance(d, dict) else 0
+print(d)' "$@"
+}
+
+run_case() {
+	kind=$1 mode=$2
+	echo "relay afpacket <-> $kind, offload $mode"
+	start_relay "$kind" "$mode"
+	transfer "$kind-$mode-v4-to-B" "$A" "$B" 198.18.7.2 5301
+	transfer "$kind-$mode-v6-to-B" "$A" "$B" 2001:2:7::2 5302
+	transfer "$kind-$mode-v4-to-A" "$B" "$A" 198.18.7.1 5303
+	transfer "$kind-$mode-v6-to-A" "$B" "$A" 2001:2:7::1 5304
+	iperf "$kind-$mode-iperf-v4" "$A" "$B" 198.18.7.2
+	[ "$kind" = tap ] && iperf "$kind-$mode-iperf-v6-reverse" "$A" "$B" 2001:2:7::2 -R
+	stop_relay
+	afp_rx=$(field 0 rx_pkts) afp_tx=$(field 0 tx_pkts)
+	[ "$afp_rx" -gt 10000 ] && [ "$afp_tx" -gt 10000 ] ||
+		fail "$kind $mode: too few frames through the veth (rx $afp_rx, tx $afp_tx)"
+	super=$(field 1 gro super_pkts) merged=$(field 1 gro segs_merged)
+	# split by the AF_PACKET port's send (super-packets read whole from a
+	# TAP) or by the TUN/TAP port's read (segments with room for Ethernet)
+	split=$(field 0 tx_super) segs=$(field 0 tx_segs) dsegs=$(field 1 rx_segs)
+	[ "$dsegs" -gt 0 ] && split=$((split + $(field 1 rx_super))) segs=$((segs + dsegs))
+	calls=$(field 0 tx_calls) ring=$(field 0 rx_calls)
+	echo "  counters: GRO $super super-packets of $merged segments; AF_PACKET sent" \
+	     "$afp_tx frames in $calls calls, $split super-packets split into $segs segments"
+	if [ "$mode" = on ]; then
+		[ "$super" -gt 100 ] || fail "$kind on: GRO formed $super super-packets"
+		[ "$merged" -gt $((super * 4)) ] || fail "$kind on: $merged segments in $super super-packets"
+		[ "$split" -gt 100 ] && [ "$segs" -gt $((split * 2)) ] ||
+			fail "$kind on: $split super-packets split into $segs segments"
+		[ "$calls" -lt "$afp_tx" ] || fail "$kind on: sends not batched ($calls calls, $afp_tx frames)"
+	else
+		[ "$super" = 0 ] && [ "$split" = 0 ] ||
+			fail "$kind off: offloads used ($super coalesced, $split split)"
+		[ "$calls" -ge "$afp_tx" ] || fail "$kind off: $afp_tx frames in $calls calls"
+		[ "$ring" -ge "$afp_rx" ] || fail "$kind off: $afp_rx frames in $ring receive calls"
+	fi
+}
+
+run_case tap on
+run_case tap off
+run_case tun on
+echo "relay.sh: ok"

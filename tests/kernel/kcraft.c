@@ -347,6 +347,9 @@ udp_cases(int ipv)
 	end_case();
 }
 
+/* super()'s extra_flags for UFO (VIRTIO_NET_HDR_GSO_UDP): no ECN there */
+#define UFO 0x100
+
 /* A super-packet with the partial checksum and its virtio header. */
 static void
 super(struct t_spec *s, uint16_t mss, int extra_flags)
@@ -363,6 +366,8 @@ super(struct t_spec *s, uint16_t mss, int extra_flags)
 	vh.flags = SOFL_VNET_F_NEEDS_CSUM;
 	vh.gso_type = (uint8_t)((s->proto == 17 ? SOFL_VNET_GSO_UDP_L4 :
 				 s->ipv == 4 ? SOFL_VNET_GSO_TCPV4 : SOFL_VNET_GSO_TCPV6) | extra_flags);
+	if (extra_flags == UFO)
+		vh.gso_type = SOFL_VNET_GSO_UDP;
 	vh.gso_size = mss;
 	vh.hdr_len = (uint16_t)p.pay_off;
 	vh.csum_start = p.l4_off;
@@ -448,6 +453,20 @@ gso_cases(void)
 		s.dport = 9000;
 		s.pay_len = 129;
 		super(&s, 1, 0);	/* above UDP_MAX_SEGMENTS (128): the kernel refuses it */
+	}
+	/* UFO (VIRTIO_NET_HDR_GSO_UDP): IP fragments of gso_size bytes; over
+	 * IPv6 the kernel picks each datagram's identification (kgsocmp
+	 * compares all but it, and checks it) */
+	for (ipv = 4; ipv <= 6; ipv += 2) {
+		t_spec_init(&s, ipv, 17);
+		s.dport = 9000;
+		s.df = 1;	/* UFO fragments regardless */
+		s.pay_len = 3000;
+		super(&s, 1200, UFO);
+		t_spec_init(&s, ipv, 17);
+		s.dport = 9000;
+		s.pay_len = 8000;
+		super(&s, 1448, UFO);
 	}
 }
 

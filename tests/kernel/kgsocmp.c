@@ -14,6 +14,15 @@
  * field and a virtio header with NEEDS_CSUM; ours are made with
  * SOFL_GSO_F_CSUM_PARTIAL, and each kernel segment's virtio header must say
  * NEEDS_CSUM at our L4 header, offset 16 (TCP) or 6 (UDP), and no GSO.
+ * UFO fragments are the exception: the kernel completes the datagram's
+ * checksum before fragmenting (udp4/udp6_ufo_fragment), so they may say
+ * DATA_VALID, and the library completes it too.
+ *
+ * IPv6 UFO fragments are the exception: the kernel picks each datagram's
+ * fragment identification at random (ipv6_proxy_select_ident), so those 4
+ * bytes are not compared; instead both sides' identifications must be
+ * non-zero, the same on all fragments of a datagram, and the kernel's must
+ * differ from the previous datagram's.
  *
  * usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap -x kernel.vnet -n kernel.counts
  *                [-p] [-w ours.pcap]
@@ -25,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "softoffload/csum.h"
 #include "softoffload/gso.h"
 #include "softoffload/vnet.h"
 #include "kutil.h"
@@ -90,6 +100,39 @@ segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, u
 	return n;
 }
 
+/* Where an IPv6 fragment's identification is, or 0 (not one). */
+static uint32_t
+frag6_id_off(const struct krec *k)
+{
+	struct sofl_pkt p;
+
+	if (sofl_pkt_parse(&p, k->data, k->len, SOFL_LINK_ETH) < 0 || p.ipv != 6 ||
+	    !p.frag_off_hdr || p.frag_off_hdr + 8u > k->len)
+		return 0;
+	return p.frag_off_hdr + 4u;
+}
+
+/* Segment @j of a datagram: kernel @k and ours @o equal but for the
+ * identification, which follows the rules above.  kid0, oid0: segment 0's. */
+static int
+frag6_same(const struct krec *k, const struct krec *o, uint32_t off, size_t j, uint32_t prev,
+	   uint32_t *kid0, uint32_t *oid0)
+{
+	uint32_t kid = sofl_get32(k->data + off), oid = sofl_get32(o->data + off);
+
+	if (j == 0) {
+		*kid0 = kid;
+		*oid0 = oid;
+	}
+	if (!kid || !oid || kid != *kid0 || oid != *oid0 || (j == 0 && kid == prev)) {
+		note("  identification kernel %#x (first %#x, previous datagram %#x), ours %#x "
+		     "(first %#x)\n", kid, *kid0, prev, oid, *oid0);
+		return 0;
+	}
+	return !memcmp(k->data, o->data, off) &&
+	       !memcmp(k->data + off + 4, o->data + off + 4, k->len - off - 4);
+}
+
 /* -p: the kernel's segment must be announced as partial at our L4 header. */
 static int
 vnet_partial_ok(const struct krec *k)
@@ -97,7 +140,8 @@ vnet_partial_ok(const struct krec *k)
 	struct sofl_pkt p;
 
 	if (sofl_pkt_parse(&p, k->data, k->len, SOFL_LINK_ETH) < 0 || !(p.layers & SOFL_LAYER_L4))
-		return k->vh.flags == 0 && k->vh.gso_type == 0;
+		return (k->vh.flags == 0 || (p.is_frag && k->vh.flags == SOFL_VNET_F_DATA_VALID)) &&
+		       k->vh.gso_type == 0;
 	return k->vh.flags == SOFL_VNET_F_NEEDS_CSUM && k->vh.gso_type == 0 &&
 	       k->vh.gso_size == 0 && k->vh.csum_start == p.l4_off &&
 	       k->vh.csum_offset == (p.l4_proto == 6 ? 16 : 6);
@@ -108,7 +152,8 @@ main(int argc, char **argv)
 {
 	const char *r = NULL, *m = NULL, *kp = NULL, *kx = NULL, *kn = NULL, *w = NULL;
 	struct kset in = { 0 }, kern = { 0 }, ours = { 0 };
-	size_t i, bad = 0, nsegs = 0, refused = 0;
+	size_t i, bad = 0, nsegs = 0, refused = 0, nids = 0;
+	uint32_t prev_id = 0, kid0 = 0, oid0 = 0;
 	struct sofl_gso_seg *segs;
 	uint8_t *buf;
 	size_t cap = 64u << 20;
@@ -169,7 +214,7 @@ main(int argc, char **argv)
 		}
 		for (j = 0; j < kcount; j++) {
 			const struct krec *k = &kern.r[kfirst + j], *o = &ours.r[first + j];
-			uint32_t b, lim = k->len < o->len ? k->len : o->len;
+			uint32_t b, lim = k->len < o->len ? k->len : o->len, off;
 
 			if (partial && !vnet_partial_ok(k)) {
 				bad++;
@@ -179,8 +224,17 @@ main(int argc, char **argv)
 				     k->vh.csum_offset);
 				break;
 			}
-			if (k->len == o->len && !memcmp(k->data, o->data, k->len))
+			off = frag6_id_off(k);
+			if (off && k->len == o->len && off == frag6_id_off(o)) {
+				nids++;
+				if (frag6_same(k, o, off, j, prev_id, &kid0, &oid0)) {
+					if (j + 1 == kcount)
+						prev_id = kid0;
+					continue;
+				}
+			} else if (k->len == o->len && !memcmp(k->data, o->data, k->len)) {
 				continue;
+			}
 			for (b = 0; b < lim && k->data[b] == o->data[b]; b++)
 				;
 			bad++;
@@ -192,8 +246,9 @@ main(int argc, char **argv)
 	fclose(cf);
 	if (w)
 		kset_write(&ours, w, NULL);
-	printf("kgsocmp: %zu super-packets (%zu refused by both), %zu segments compared%s, "
-	       "%zu mismatches\n", in.n, refused, nsegs, partial ? " (partial checksums)" : "", bad);
+	printf("kgsocmp: %zu super-packets (%zu refused by both), %zu segments compared%s "
+	       "(%zu IPv6 fragments but for their identification), %zu mismatches\n", in.n,
+	       refused, nsegs, partial ? " (partial checksums)" : "", nids, bad);
 	kset_free(&in);
 	kset_free(&kern);
 	kset_free(&ours);

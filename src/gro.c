@@ -6,12 +6,17 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include "softoffload/gro.h"
 #include "softoffload/csum.h"
 #include "hdr.h"
 #include "gro_impl.h"
 #include "pkt_impl.h"
+#include "siphash.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -122,6 +127,7 @@ struct sofl_gro {
 				 * summed inline); 0: neither */
 	int use_age;		/* age list kept (LRU table or flush timeout) */
 	int pf;			/* LRU table larger than a core's L2: prefetch entries */
+	uint64_t hkey[2];	/* flow_hash()'s key */
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
 	uint32_t mask_key[NMASK];
 	uint32_t nmask;
@@ -130,15 +136,19 @@ struct sofl_gro {
 	uint32_t nohash_h;	/* (valid until the input is delivered) */
 	uint32_t mask;		/* buckets - 1 */
 	uint32_t per_bucket;
-	uint32_t *head;		/* bucket chains */
+	uint32_t *head;		/* bucket chains (bhead(): zeroed = empty) */
 	uint32_t *tail;		/* Linux table: oldest of each bucket */
-	uint32_t *cnt;
+	uint8_t *cnt;		/* Linux table: flows per bucket */
 	uint8_t *tags;		/* Linux table: held flows per (bucket, hash tag) */
 	struct flow *flows;
 	uint32_t nflows, nfree, held_flows;
-	uint32_t *fstack;	/* free flow entries: fstack[0, nfree), the top reused first */
+	uint32_t *fstack;	/* free flow entries: fstack[0, nfree), the top reused first;
+				 * below fs_lo not written yet (fstack_grow) */
+	uint32_t fs_lo, fs_grow_at;
 	struct seg *segs;
 	uint32_t seg_cap, free_seg, held_segs;
+	uint32_t seg_init;	/* segs[0, seg_init) linked in so far (segs_grow) */
+	size_t head_map, flows_map;	/* mmap()ed bytes of head, flows; 0: malloc */
 	struct dlist age;
 	uint32_t hand;		/* LRU table: CLOCK hand, an index into flows */
 	uint64_t timeout_ns;
@@ -157,6 +167,28 @@ struct sofl_gro {
 
 	struct sofl_gro_stats st;
 };
+
+/* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
+ * that a table fresh from the kernel's zero pages is empty (creating a
+ * large table writes none of it, and memory is backed as buckets are
+ * used); in an LRU table, the chain's length in the bits above (the Linux
+ * table counts in cnt), next to the head the lookup loads anyway. */
+#define HB_IDX	0x01ffffffu	/* max_flows <= 2^24 */
+#define HB_ONE	0x02000000u
+#define LRU_CHAIN_MAX 8	/* flows per LRU bucket: bounds every lookup's walk */
+
+/* Bucket @b's newest flow, or NIL */
+static inline uint32_t
+bhead(const struct sofl_gro *g, uint32_t b)
+{
+	return (g->head[b] & HB_IDX) - 1;
+}
+
+static inline void
+bhead_set(struct sofl_gro *g, uint32_t b, uint32_t fi)
+{
+	g->head[b] = (g->head[b] & ~HB_IDX) | (fi + 1);
+}
 
 /* The first segment's frame: hdr in the Linux table, which never copies
  * headers and so does not store frame as well. */
@@ -327,13 +359,15 @@ table_unlink(struct sofl_gro *g, uint32_t fi)
 	if (p != NIL)
 		g->flows[p].chain = n;
 	else
-		g->head[f->hash & g->mask] = n;
+		bhead_set(g, f->hash & g->mask, n);
 	if (n != NIL)
 		g->flows[n].cprev = p;
 	else if (g->lnx)
 		g->tail[f->hash & g->mask] = p;
 	if (g->lnx)
 		g->cnt[f->hash & g->mask]--;
+	else
+		g->head[f->hash & g->mask] -= HB_ONE;
 	if (g->lnx)
 		g->tags[tag_of(g, f->hash)]--;
 	if (g->use_age)
@@ -595,37 +629,48 @@ ld32(const uint8_t *p)
 	return v;
 }
 
-/* The flow key hashed (LRU table inputs without an rx hash).  An IPv4
- * address is read with the 4-byte load its parser wrote it with: an 8-byte
- * load spanning that store and the zeroing before it cannot be forwarded
- * from the store buffer: it waits until both have reached the cache.  The other
- * 12 bytes are zero (struct sofl_pkt), so on little-endian hosts the value
- * is the one the 8-byte loads gave. */
-static inline uint32_t
-key_mix(uint64_t a, uint64_t b, uint64_t c, uint64_t d, uint32_t ports, uint8_t proto,
-	uint32_t label, uint64_t vlans)
+/* The flow key hashed (LRU table inputs without an rx hash), one keyed
+ * function for the parse's key (key_hash) and the frame's bytes
+ * (raw_key_hash), so that the two agree: SipHash-1-3 under the engine's
+ * key (Linux hashes flows with siphash and a secret key for the same
+ * reason: the sender chooses the 4-tuples) over the words: IPv4 both
+ * addresses, IPv6 the four of theirs; then ports << 32 | flow label << 8
+ * | protocol; then, for tagged frames only, the VLAN IDs. */
+HOT uint32_t
+flow_hash(const struct sofl_gro *g, const uint8_t *src, const uint8_t *dst, unsigned ipv,
+	  uint32_t ports, uint8_t proto, uint32_t label, uint64_t vlans)
 {
-	uint64_t x = a ^ (b * 0x9e3779b97f4a7c15ull) ^ (c * 0xc2b2ae3d27d4eb4full) ^ d;
+	uint64_t m[6], h;
+	unsigned n;
 
-	x ^= (uint64_t)ports << 32 | (uint64_t)proto << 24 | label;
-	x ^= vlans;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 29;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return (uint32_t)(x ^ (x >> 32));
+	if (ipv == 4) {
+		m[0] = ld32(src) | (uint64_t)ld32(dst) << 32;
+		n = 1;
+	} else {
+		m[0] = ld64(src);
+		m[1] = ld64(src + 8);
+		m[2] = ld64(dst);
+		m[3] = ld64(dst + 8);
+		n = 4;
+	}
+	m[n++] = (uint64_t)ports << 32 | (uint64_t)label << 8 | proto;
+	if (vlans)
+		m[n++] = vlans;
+	h = sofl_siphash13(g->hkey, m, n);
+	return (uint32_t)(h ^ h >> 32);
 }
 
+/* An IPv4 address is read with the 4-byte load its parser wrote it with:
+ * an 8-byte load spanning that store and the zeroing before it cannot be
+ * forwarded from the store buffer. */
 static uint32_t
-key_hash(const struct sofl_pkt *q)
+key_hash(const struct sofl_gro *g, const struct sofl_pkt *q)
 {
 	uint32_t ports = (uint32_t)q->key.sport << 16 | q->key.dport;
-	uint64_t vlans = (uint64_t)q->key.vlan[0] << 12 ^ (uint64_t)q->key.vlan[1] << 40;
+	uint64_t vlans = (uint64_t)q->key.vlan[0] | (uint64_t)q->key.vlan[1] << 16;
 
-	if (q->key.family == 4)
-		return key_mix(ld32(q->key.src), 0, ld32(q->key.dst), 0, ports, q->key.proto,
-			       q->key.flow_label, vlans);
-	return key_mix(ld64(q->key.src), ld64(q->key.src + 8), ld64(q->key.dst),
-		       ld64(q->key.dst + 8), ports, q->key.proto, q->key.flow_label, vlans);
+	return flow_hash(g, q->key.src, q->key.dst, q->key.family, ports, q->key.proto,
+			 q->key.flow_label, vlans);
 }
 
 /* The layouts the fast paths take: Ethernet without a VLAN tag (its type
@@ -677,12 +722,12 @@ raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t 
 		return 2;	/* nothing to coalesce: see fast_hash() */
 	}
 	if (v == 4 && !(ip[6] & 0x3f) && !ip[7] && (ip[9] == 6 || ip[9] == 17)) {
-		*h = key_mix(ld32(ip + 12), 0, ld32(ip + 16), 0, sofl_get32(ip + 20), ip[9], 0, 0);
+		*h = flow_hash(g, ip + 12, ip + 16, 4, sofl_get32(ip + 20), ip[9], 0, 0);
 		return 1;
 	}
 	if (v == 6 && (ip[6] == 6 || ip[6] == 17)) {
-		*h = key_mix(ld64(ip + 8), ld64(ip + 16), ld64(ip + 24), ld64(ip + 32),
-			     sofl_get32(ip + 40), ip[6], sofl_get32(ip) & 0x000fffff, 0);
+		*h = flow_hash(g, ip + 8, ip + 24, 6, sofl_get32(ip + 40), ip[6],
+			       sofl_get32(ip) & 0x000fffff, 0);
 		return 1;
 	}
 	return 0;
@@ -756,13 +801,26 @@ lookup(const struct sofl_gro *g, const struct sofl_pkt *q, uint32_t h, uint32_t 
 
 	if (g->nohash && g->nohash_h == h)
 		return NIL;		/* fast_find just saw no flow with this hash */
-	for (fi = g->head[b]; fi != NIL; fi = g->flows[fi].chain) {
+	for (fi = bhead(g, b); fi != NIL; fi = g->flows[fi].chain) {
 		const struct flow *f = &g->flows[fi];
 		if (f->hash == h && f->ports == ports && f->proto == q->l4_proto &&
 		    f->ipv == q->ipv && same_flow(f, q))
 			return fi;
 	}
 	return NIL;
+}
+
+/* LRU table: the oldest flow of a full chain (one a hash collision keeps
+ * long: flows crafted to collide, or the caller's rx hashes), completed
+ * to hold a new one, so that no walk passes LRU_CHAIN_MAX entries. */
+static __attribute__((noinline)) uint32_t
+chain_oldest(const struct sofl_gro *g, uint32_t b)
+{
+	uint32_t fi = bhead(g, b);
+
+	while (g->flows[fi].chain != NIL)
+		fi = g->flows[fi].chain;
+	return fi;
 }
 
 /* Linux: the oldest held packet of the bucket (gro_flush_oldest, #29) */
@@ -820,6 +878,22 @@ struct hinfo {
 };
 
 #define FS_AHEAD 16	/* holds between a free entry's prefetch and its use */
+#define FS_CHUNK 4096	/* free-stack entries written at a time */
+
+/* The free stack below fs_lo holds, implicitly, the entries never used
+ * (fstack[i] = nflows - 1 - i, entry 0 on top): written FS_CHUNK at a
+ * time before a hold would read below fs_lo (or its prefetch would), so
+ * that creating a large table does not write (and back) all of it. */
+static __attribute__((noinline)) void
+fstack_grow(struct sofl_gro *g)
+{
+	uint32_t lo = g->fs_lo > FS_CHUNK ? g->fs_lo - FS_CHUNK : 0, i;
+
+	for (i = lo; i < g->fs_lo; i++)
+		g->fstack[i] = g->nflows - 1 - i;
+	g->fs_lo = lo;
+	g->fs_grow_at = lo ? lo + FS_AHEAD : 0;
+}
 /* seg_tail of a flow holding its first segment only: the first segment
  * appended is linked from this spare entry (segs[seg_cap]), read back into
  * seg_head (append_seg, fast_train) — no test in a train's loop */
@@ -837,8 +911,12 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 
 	if (lnx && g->cnt[b] >= LNX_PER_BUCKET)
 		complete(g, bucket_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
+	else if (!lnx && g->head[b] >= LRU_CHAIN_MAX * HB_ONE)
+		complete(g, chain_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
 	else if (!lnx && g->held_flows == g->nflows)
 		complete(g, clock_victim(g), SOFL_GRO_FLUSH_EVICT);
+	if (g->nfree <= g->fs_grow_at)
+		fstack_grow(g);
 	fi = g->fstack[--g->nfree];
 	f = &g->flows[fi];
 	/* with many flows the entries holds take are cold: a free stack (not
@@ -890,13 +968,15 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	if (g->timeout_ns)
 		f->age = g->now;
 
-	f->chain = g->head[b];
+	f->chain = bhead(g, b);
 	f->cprev = NIL;
 	if (f->chain != NIL)
 		g->flows[f->chain].cprev = fi;
 	else if (lnx)
 		g->tail[b] = fi;
-	g->head[b] = fi;
+	bhead_set(g, b, fi);
+	if (!lnx)
+		g->head[b] += HB_ONE;
 	if (lnx) {
 		g->cnt[b]++;
 		g->tags[b * TAGS + ((h >> 3) & (TAGS - 1))]++;	/* tag_of(g, h) */
@@ -1276,7 +1356,7 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	if (g->lnx && !g->tags[tag_of(g, h)]) {
 		fi = NIL;	/* nothing with this tag: skip the walk */
 	} else {
-		fi = g->head[h & g->mask];
+		fi = bhead(g, h & g->mask);
 	}
 	for (; fi != NIL; fi = g->flows[fi].chain) {
 		struct flow *f = &g->flows[fi];
@@ -2150,7 +2230,7 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 	if (g->lnx)
 		x->h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : 0;
 	else
-		x->h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : key_hash(q);
+		x->h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : key_hash(g, q);
 	x->b = x->h & g->mask;
 	x->ports = (uint32_t)q->key.sport << 16 | q->key.dport;
 }
@@ -2196,7 +2276,7 @@ entry_prefetch(const struct sofl_gro *g, const struct rxq *x)
 {
 	uint32_t fi;
 
-	if (x->byp < 0 && x->byp != BYP_FAST4 && (fi = g->head[x->b]) != NIL)
+	if (x->byp < 0 && x->byp != BYP_FAST4 && (fi = bhead(g, x->b)) != NIL)
 		flow_prefetch(g, fi);	/* line 0 and the header copy */
 }
 
@@ -2343,13 +2423,18 @@ rx_linux_sw(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 
 #define HUGE_SZ (2u << 20)
 
-/* Large tables: 2 MB-aligned and marked for transparent huge pages, so that
- * random flow lookups do not also miss the TLB (creation time only). */
+/* Zeroed tables.  Large ones are mapped from the kernel (2 MB-aligned and
+ * marked for transparent huge pages, so that random flow lookups do not
+ * also miss the TLB), never written here: the kernel backs them as they
+ * are first used, so memory follows what is held, not the table's size.
+ * *@mapped: the bytes to munmap(), 0 for a small table (free()). */
 static void *
-table_alloc(size_t bytes)
+table_alloc(size_t bytes, size_t *mapped)
 {
-	void *p;
+	uint8_t *p, *a;
+	size_t len, head;
 
+	*mapped = 0;
 	if (bytes < HUGE_SZ) {
 		bytes = (bytes + 63) & ~(size_t)63;	/* flow entries are cache-line aligned */
 		p = aligned_alloc(64, bytes);
@@ -2358,14 +2443,82 @@ table_alloc(size_t bytes)
 		return p;
 	}
 	bytes = (bytes + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
-	p = aligned_alloc(HUGE_SZ, bytes);
-	if (!p)
+	len = bytes + HUGE_SZ;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
 		return NULL;
+	a = (uint8_t *)(((uintptr_t)p + HUGE_SZ - 1) & ~(uintptr_t)(HUGE_SZ - 1));
+	head = (size_t)(a - p);
+	if (head)
+		(void)munmap(p, head);
+	if (len - head > bytes)
+		(void)munmap(a + bytes, len - head - bytes);
 #ifdef MADV_HUGEPAGE
-	(void)madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: failure is harmless */
+	(void)madvise(a, bytes, MADV_HUGEPAGE);	/* a hint: failure is harmless */
 #endif
-	memset(p, 0, bytes);
-	return p;
+	*mapped = bytes;
+	return a;
+}
+
+static void
+table_free(void *p, size_t mapped)
+{
+	if (mapped)
+		(void)munmap(p, mapped);
+	else
+		free(p);
+}
+
+#define SEG_CHUNK 1024	/* segment entries linked in at a time */
+
+/* Makes sure @n more inputs find free segment entries (each takes at most
+ * one), linking in entries never used, at least SEG_CHUNK at a time, at
+ * the head of the free list (consecutive, as out_super's walk likes them):
+ * a timeout engine's max_held can be millions, mostly never used.  Entries
+ * in use are those of held flows but their first segments. */
+static void
+segs_grow(struct sofl_gro *g, uint32_t n)
+{
+	uint32_t used = g->held_segs - g->held_flows, lo = g->seg_init, hi, i;
+
+	if (g->seg_init - used >= n || g->seg_init == g->seg_cap)
+		return;
+	hi = lo + (n > SEG_CHUNK ? n : SEG_CHUNK);
+	if (hi > g->seg_cap)
+		hi = g->seg_cap;
+	for (i = lo; i + 1 < hi; i++)
+		g->segs[i].next = i + 1;
+	g->segs[hi - 1].next = g->free_seg;
+	g->free_seg = lo;
+	g->seg_init = hi;
+}
+
+/* flow_hash()'s key: the caller's, or 16 random bytes (getrandom(), else
+ * /dev/urandom).  @return 0, or SOFL_ENOTSUP when neither gives them. */
+static int
+hash_key_init(struct sofl_gro *g, const uint8_t *k)
+{
+	static const uint8_t zero[16];
+	size_t got = 0;
+	ssize_t r;
+	int fd;
+
+	if (memcmp(k, zero, 16) != 0) {
+		memcpy(g->hkey, k, 16);
+		return 0;
+	}
+	while (got < 16 && ((r = getrandom((uint8_t *)g->hkey + got, 16 - got, 0)) > 0 ||
+			    errno == EINTR))
+		got += r > 0 ? (size_t)r : 0;
+	if (got == 16)
+		return 0;
+	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return SOFL_ENOTSUP;
+	while (got < 16 && ((r = read(fd, (uint8_t *)g->hkey + got, 16 - got)) > 0 || errno == EINTR))
+		got += r > 0 ? (size_t)r : 0;
+	close(fd);
+	return got == 16 ? 0 : SOFL_ENOTSUP;
 }
 
 SOFL_API void
@@ -2423,6 +2576,11 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	if (!g)
 		return SOFL_ENOMEM;
 	g->cfg = *cfg;
+	if ((err = hash_key_init(g, cfg->hash_key)) != 0) {
+		free(g);
+		return err;
+	}
+	memset(g->cfg.hash_key, 0, sizeof(g->cfg.hash_key));	/* not kept twice */
 	if (!g->cfg.max_size)
 		g->cfg.max_size = 65535;
 	if (!g->cfg.max_batch)
@@ -2464,11 +2622,15 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		nsuper = g->nflows + g->cfg.max_batch;
 	g->scap = (size_t)nsuper * SOFL_GRO_MAX_HDR;
 
-	g->head = table_alloc(nb * sizeof(*g->head));
-	g->cnt = calloc(nb, sizeof(*g->cnt));
-	g->tags = calloc((size_t)nb * TAGS, 1);
-	g->tail = calloc(nb, sizeof(*g->tail));
-	g->flows = table_alloc((size_t)g->nflows * sizeof(*g->flows));
+	/* only what the table kind uses; the large arrays are written only
+	 * as they are used (table_alloc, fstack_grow, segs_grow) */
+	g->head = table_alloc(nb * sizeof(*g->head), &g->head_map);
+	if (g->lnx) {
+		g->cnt = calloc(nb, sizeof(*g->cnt));
+		g->tags = calloc((size_t)nb * TAGS, 1);
+		g->tail = malloc(nb * sizeof(*g->tail));
+	}
+	g->flows = table_alloc((size_t)g->nflows * sizeof(*g->flows), &g->flows_map);
 	g->fstack = malloc((size_t)g->nflows * sizeof(*g->fstack));
 	g->segs = malloc(((size_t)g->seg_cap + 1) * sizeof(*g->segs));	/* + SINK */
 	g->outs = malloc((size_t)g->seg_cap * sizeof(*g->outs));
@@ -2480,21 +2642,19 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		if (g->rules)
 			memcpy(g->rules, cfg->rules, cfg->n_rules * sizeof(*g->rules));
 	}
-	if (!g->head || !g->cnt || !g->tags || !g->tail || !g->flows || !g->fstack || !g->segs || !g->outs ||
-	    !g->iov || !g->cookies || !g->scratch || (cfg->n_rules && !g->rules)) {
+	if (!g->head || (g->lnx && (!g->cnt || !g->tags || !g->tail)) || !g->flows || !g->fstack ||
+	    !g->segs || !g->outs || !g->iov || !g->cookies || !g->scratch ||
+	    (cfg->n_rules && !g->rules)) {
 		sofl_gro_destroy(g);
 		return SOFL_ENOMEM;
 	}
 	g->cfg.rules = g->rules;
-	for (i = 0; i < nb; i++)
-		g->head[i] = g->tail[i] = NIL;
-	for (i = 0; i < g->nflows; i++)
-		g->fstack[i] = g->nflows - 1 - i;	/* entry 0 first */
-	g->nfree = g->nflows;
-	for (i = 0; i < g->seg_cap; i++)
-		g->segs[i].next = i + 1 < g->seg_cap ? i + 1 : NIL;
+	for (i = 0; g->lnx && i < nb; i++)
+		g->tail[i] = NIL;
+	g->nfree = g->fs_lo = g->nflows;
+	fstack_grow(g);				/* entry 0 first */
 	g->segs[SINK(g)].next = NIL;
-	g->free_seg = 0;
+	g->free_seg = NIL;	/* linked in by receive (segs_grow) */
 	g->last_fi = NIL;
 	g->out1.iovcnt = 1;
 	g->out1.segs = 1;
@@ -2531,16 +2691,29 @@ sofl_gro_set_isa(struct sofl_gro *g, int level)
 #endif
 }
 
+uint32_t
+sofl_gro_chain_max(const struct sofl_gro *g)
+{
+	uint32_t b, fi, n, most = 0;
+
+	for (b = 0; b <= g->mask; b++) {
+		for (n = 0, fi = bhead(g, b); fi != NIL; fi = g->flows[fi].chain)
+			n++;
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 SOFL_API void
 sofl_gro_destroy(struct sofl_gro *g)
 {
 	if (!g)
 		return;
-	free(g->head);
+	table_free(g->head, g->head_map);
 	free(g->cnt);
 	free(g->tags);
 	free(g->tail);
-	free(g->flows);
+	table_free(g->flows, g->flows_map);
 	free(g->fstack);
 	free(g->segs);
 	free(g->outs);
@@ -2561,6 +2734,7 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 	if (n > g->cfg.max_batch - g->cycle_in ||
 	    (uint64_t)g->held_at_start + g->cycle_in + n > g->seg_cap)
 		return SOFL_ENOSPC;
+	segs_grow(g, (uint32_t)n);
 	g->now = now_ns;
 	g->cycle_in += (uint32_t)n;
 	g->st.pkts_in += n;
@@ -2637,7 +2811,8 @@ emit_buckets(struct sofl_gro *g, int why)
 			n1++;
 			fi = newer;
 		}
-		g->head[b] = g->tail[b] = NIL;
+		bhead_set(g, b, NIL);
+		g->tail[b] = NIL;
 		g->cnt[b] = 0;
 		memset(g->tags + (size_t)b * TAGS, 0, TAGS);
 	}

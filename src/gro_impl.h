@@ -18,4 +18,8 @@ void sofl_gro_set_fast(struct sofl_gro *g, int on);
  * AVX-512 (a train's checksums summed inline). */
 void sofl_gro_set_isa(struct sofl_gro *g, int level);
 
+/* sofl_gro_chain_max() : the longest bucket chain (held flows sharing a
+ * bucket): the most entries a lookup walks.  O(buckets), for tests. */
+uint32_t sofl_gro_chain_max(const struct sofl_gro *g);
+
 #endif

@@ -1,13 +1,19 @@
 /* Description: GRO engine limits against hostile or extreme input: the
  * segment cap per output (2000 in-order 16-byte segments: no output of
  * more than max_segs segments or max_segs + 1 iovecs; a small cap for TCP
- * and UDP, fast paths on and off, reason "max-segs"). */
+ * and UDP, fast paths on and off, reason "max-segs"); memory that follows
+ * what is held, not the table's size (a 2^24-flow LRU engine holding 35
+ * packets); flows crafted to collide keep every bucket chain at 8 or less
+ * (a keyed hash; a bound for the caller's colliding rx hashes), counted,
+ * not timed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include "test_gro_util.h"
+#include <unistd.h>
 #include "gro_impl.h"
+#include "siphash.h"
 
 /* @n in-order segments of one flow (@proto 6 or 17, @pay bytes each) in
  * @buf (256 bytes a frame), as inputs */
@@ -125,11 +131,178 @@ test_max_segs(void **state)
 	free(buf);
 }
 
+/* SipHash-2-4 reference vectors (key 00..0f, message 00..n-1): the code
+ * sofl_siphash13() shares, with the reference's rounds */
+static void
+test_siphash(void **state)
+{
+	const uint64_t key[2] = { 0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull };
+	const uint64_t m[2] = { 0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull };
+	(void)state;
+
+	assert_true(sofl_siphash24(key, m, 0) == 0x726fdb47dd0e0e31ull);
+	assert_true(sofl_siphash24(key, m, 1) == 0x93f5f5799a932462ull);
+	assert_true(sofl_siphash24(key, m, 2) == 0x3f2acc7f57c29bdbull);
+	assert_true(sofl_siphash13(key, m, 2) != sofl_siphash24(key, m, 2));
+}
+
+/* IPv6 TCP flow @i of a set crafted against an unkeyed XOR-combining hash:
+ * the source's first 8 bytes equal the destination's last 8, so any hash
+ * that XORs those words before mixing gives all of them one value
+ * (2001:2:0:i::1 -> 2001:2::2001:2:0:i, i < 65536) */
+static size_t
+collider(uint8_t *buf, size_t cap, uint32_t i)
+{
+	struct t_spec s;
+
+	t_spec_init(&s, 6, 6);
+	s.src[6] = (uint8_t)(i >> 8);
+	s.src[7] = (uint8_t)i;
+	memcpy(s.dst + 8, s.src, 8);
+	s.pay_len = 16;
+	return t_build(buf, cap, &s);
+}
+
+/* 30000 flows crafted to collide (once 8.5 s where random flows took 0.06:
+ * every new flow walked one chain of all the others): held at once in a
+ * 65536-flow LRU table, no bucket chain is longer than 8, with the random
+ * key no flow is evicted for it; with one rx hash for all (SOFL_GRO_F_HASH:
+ * the caller's collisions) chains stay at 8, the oldest of a full one
+ * completed; every input delivered once.  A caller's key gives the same
+ * placement twice.  (Counted, not timed.) */
+static void
+test_collisions(void **state)
+{
+	enum { N = 30000, SLOT = 128 };
+	struct sofl_gro_in *in = calloc(N, sizeof(*in));
+	uint8_t *buf = malloc((size_t)N * SLOT);
+	struct sofl_gro_config cfg;
+	struct sofl_gro_stats st;
+	struct sofl_gro *g;
+	const struct sofl_gro_out *o;
+	uint32_t i, chain[2];
+	int k, j, mode, segs;
+	(void)state;
+
+	assert_non_null(in);
+	assert_non_null(buf);
+	for (i = 0; i < N; i++) {
+		in[i].data = buf + (size_t)i * SLOT;
+		in[i].len = (uint32_t)collider(buf + (size_t)i * SLOT, SLOT, i);
+		in[i].cookie = i;
+	}
+	for (mode = 0; mode < 4; mode++) {	/* random key x2, rx hash, given key */
+		sofl_gro_config_init(&cfg);
+		cfg.table = SOFL_GRO_TABLE_LRU;
+		cfg.max_flows = 65536;
+		cfg.max_batch = N;
+		if (mode == 3)
+			memcpy(cfg.hash_key, "0123456789abcdef", 16);
+		for (i = 0; i < N; i++) {
+			in[i].flags = mode == 2 ? SOFL_GRO_F_HASH : 0;
+			in[i].hash = 0x5eed;
+		}
+		for (j = 0; j < (mode == 3 ? 2 : 1); j++) {
+			assert_int_equal(sofl_gro_create(&cfg, &g), 0);
+			sofl_gro_set_fast(g, mode & 1);
+			assert_int_equal(sofl_gro_receive(g, in, N, 0), N);
+			chain[j] = sofl_gro_chain_max(g);
+			assert_true(chain[j] >= 1 && chain[j] <= 8);
+			sofl_gro_get_stats(g, &st);
+			if (mode == 2)
+				assert_int_equal(st.flush[SOFL_GRO_FLUSH_EVICT], N - 8);
+			else
+				assert_int_equal(st.flush[SOFL_GRO_FLUSH_EVICT], 0);
+			sofl_gro_poll_end(g, 0);
+			k = sofl_gro_outputs(g, &o);
+			for (segs = 0, i = 0; i < (uint32_t)k; i++)
+				segs += (int)o[i].segs;
+			assert_int_equal(segs, N);
+			sofl_gro_release(g);
+			sofl_gro_destroy(g);
+		}
+		if (mode == 3)
+			assert_int_equal(chain[0], chain[1]);
+	}
+	free(in);
+	free(buf);
+}
+
+/* Resident bytes of this process (/proc/self/statm), or 0 */
+static uint64_t
+resident(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	unsigned long long size = 0, res = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu %llu", &size, &res) != 2)
+		res = 0;
+	fclose(f);
+	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* A 2^24-flow LRU engine (3 GB of flow entries, 128 MB of buckets) holding
+ * a few packets stays small: memory is backed as it is used (it was
+ * written, and resident, whole at creation: 3.4 GB). */
+static void
+test_memory(void **state)
+{
+	enum { N = 35 };
+	struct sofl_gro_in in[N];
+	static uint8_t buf[N * 256];
+	struct sofl_gro_config cfg;
+	struct sofl_gro *g;
+	const struct sofl_gro_out *o;
+	struct t_spec s;
+	uint64_t before, after;
+	int i, k, timeout, segs;
+	(void)state;
+
+	for (timeout = 0; timeout <= 1; timeout++) {
+		for (i = 0; i < N; i++) {	/* 7 flows, 5 segments each */
+			t_spec_init(&s, 4, 6);
+			s.sport = (uint16_t)(1000 + i % 7);
+			s.seq = 1 + (uint32_t)(i / 7 * 100);
+			s.pay_len = 100;
+			in[i].data = buf + i * 256;
+			in[i].len = (uint32_t)t_build(buf + i * 256, 256, &s);
+			in[i].flags = 0;
+			in[i].hash = 0;
+			in[i].cookie = (uint64_t)i;
+		}
+		sofl_gro_config_init(&cfg);
+		cfg.table = SOFL_GRO_TABLE_LRU;
+		cfg.max_flows = 1u << 24;
+		cfg.flush_timeout_us = timeout ? 1000 : 0;	/* max_held 2^26 */
+		before = resident();
+		assert_true(before > 0);
+		assert_int_equal(sofl_gro_create(&cfg, &g), 0);
+		assert_int_equal(sofl_gro_receive(g, in, N, 0), N);
+		sofl_gro_flush(g);
+		k = sofl_gro_outputs(g, &o);
+		for (i = 0, segs = 0; i < k; i++)
+			segs += (int)o[i].segs;
+		assert_int_equal(segs, N);
+		assert_int_equal(k, 7);
+		after = resident();
+		fprintf(stderr, "2^24 flows%s: %llu KB resident after create + %d packets\n",
+			timeout ? ", timeout" : "", (unsigned long long)(after - before) / 1024, N);
+		assert_true(after - before < (64u << 20));
+		sofl_gro_release(g);
+		sofl_gro_destroy(g);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_max_segs),
+		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_siphash),
+		cmocka_unit_test(test_collisions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,12 +84,20 @@
  *   held flows (GRO_HASH_BUCKETS, MAX_GRO_SKBS); bucket = rx hash & 7, hash 0
  *   when the input has none (as a TAP without RSS: every flow in bucket 0, so
  *   a 9th concurrent flow completes the oldest).  SOFL_GRO_TABLE_LRU: a hashed
- *   table of max_flows flows (the caller's hash, or a hash of the flow key),
- *   O(1) per packet; when full, a least recently used flow is completed
- *   (never dropped), chosen by CLOCK (second chance): a merge only marks its
- *   own entry, so the table's work per packet does not grow with the number
- *   of flows (its cache misses do: a flow not touched for many polls is cold
- *   memory).  To keep those misses to the flow's own entry, a flow entry
+ *   table of max_flows flows, O(1) per packet; when full, a least recently
+ *   used flow is completed (never dropped), chosen by CLOCK (second chance):
+ *   a merge only marks its own entry, so the table's work per packet does
+ *   not grow with the number of flows (its cache misses do: a flow not
+ *   touched for many polls is cold memory).  A flow just held survives the
+ *   clock's next pass.  The bucket is the caller's rx hash
+ *   (SOFL_GRO_F_HASH) or a keyed hash of the flow key (SipHash-1-3, as
+ *   Linux hashes flows with a secret key), whose key is cfg.hash_key or,
+ *   when that is all zero, 16 random bytes drawn by sofl_gro_create()
+ *   (getrandom()): senders cannot choose flows that collide.  A key given
+ *   (for reproducible placement, e.g. a replay) is only as secret as the
+ *   caller keeps it.  Whatever the hash, a bucket holds at most 8 flows
+ *   (like Linux's MAX_GRO_SKBS): a 9th completes its oldest (reason
+ *   EVICT), so colliding rx hashes cannot make lookups long either.  To keep those misses to the flow's own entry, a flow entry
  *   (192 bytes) holds the first segment, and in an LRU table of more than
  *   5461 flows (entries past 1 MB, a core's L2 here) a copy of its headers
  *   up to 86 bytes (Ethernet + IPv6 + TCP with timestamps), taken at hold
@@ -204,7 +212,8 @@
  *
  * Thread-safety: an engine is single-threaded (one per queue); distinct
  * engines are independent.  Memory: everything is allocated by
- * sofl_gro_create(); receive/flush/release never allocate or make syscalls.
+ * sofl_gro_create(); receive/flush/release never allocate or make syscalls
+ * (the kernel backs a large table's pages on first use).
  */
 #ifndef SOFTOFFLOAD_GRO_H
 #define SOFTOFFLOAD_GRO_H
@@ -271,6 +280,8 @@ struct sofl_gro_config {
 	int partial_ok;		/* 1: a checksum field holding the pseudo sum counts as valid */
 	const struct sofl_gro_rule *rules; /* copied by sofl_gro_create() */
 	uint32_t n_rules;	/* 0 = every flow */
+	uint8_t hash_key[16];	/* LRU table's flow hash key; all zero (the default):
+				   16 random bytes per engine, see Tables */
 };
 
 /* Input flags */
@@ -381,9 +392,13 @@ SOFL_API void sofl_gro_config_init(struct sofl_gro_config *cfg);
 
 /* sofl_gro_create() :
  * Allocates an engine for @cfg (copied, rules included) into *out.
+ * Large LRU tables are mapped, not written: memory is backed as flows and
+ * buckets are used.  Makes one getrandom() call (the hash key) unless
+ * cfg.hash_key is set.
  * @return 0, SOFL_EINVAL (NULL, max_size > 65535 or < 128, bad enum, rule
  *         family/prefix invalid, n_rules without rules, max_flows or
- *         max_batch > 2^24, max_held > 2^26, max_segs > 65535), SOFL_ENOMEM. */
+ *         max_batch > 2^24, max_held > 2^26, max_segs > 65535), SOFL_ENOMEM,
+ *         SOFL_ENOTSUP (no random bytes from getrandom() or /dev/urandom). */
 SOFL_API int sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out);
 
 /* sofl_gro_destroy() : frees the engine (NULL is fine).  Outputs and held

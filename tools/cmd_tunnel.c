@@ -1,0 +1,849 @@
+/* softoffload tunnel: IP over UDP between two hosts, on the library's ports.
+ *
+ * Each worker owns one TUN queue, one UDP socket and their engines:
+ *   TUN -> peer: super-packets read from the TUN are cut to the inner MTU
+ *   by GSO (zero copy, checksums the kernel left partial completed) and
+ *   sent as runs of equal-size datagrams with UDP_SEGMENT;
+ *   peer -> TUN: datagrams received with UDP_GRO are split, coalesced by GRO
+ *   and written to the TUN as super-packets.
+ * No payload byte is copied in user space: iovecs go from the TUN read
+ * buffer to sendmmsg() and from the UDP receive buffer to writev().
+ * With --queues N, worker i uses local port P+i; a packet goes to the peer's
+ * port Q+q, q = Toeplitz hash of its inner flow mod N, so a flow reaches the
+ * same worker on the peer every time (its GRO sees the whole flow). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "softoffload/port.h"
+#include "softoffload/rss.h"
+
+#define MAX_QUEUES 64
+#define MAX_BATCH  4096
+
+enum mode { MODE_ON, MODE_OFF, MODE_GSO, MODE_GRO };
+static const char *const mode_names[] = { "on", "off", "gso", "gro" };
+
+/* inner packets from the peer refused before the TUN */
+enum inner_drop { IN_SHORT, IN_NOT_IP, IN_BAD_LEN, IN__MAX };
+static const char *const inner_names[] = { "shorter than an IP header", "not IPv4 or IPv6",
+	"IP length not the datagram's" };
+
+struct opts {
+	const char *tun;
+	struct sockaddr_storage local, remote;
+	socklen_t local_len, remote_len;
+	int mode, json, verify_inner;
+	unsigned mtu, queues, interval, duration, txqlen;
+};
+
+struct worker {
+	unsigned idx;
+	const struct opts *o;
+	struct sofl_port *tun, *udp;
+	pthread_t th;
+	int started, failed;
+	struct sockaddr_storage *dst;	/* the peer's N ports */
+	struct sofl_port_pkt in[MAX_BATCH];
+	uint64_t inner_drop[IN__MAX];	/* relaxed atomic stores */
+	uint64_t steered;		/* packets sent to another worker's peer port */
+};
+
+static volatile sig_atomic_t stop;
+static struct sofl_rss rss;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: softoffload tunnel --tun NAME --local ADDR:PORT --remote ADDR:PORT\n"
+"                          [--offload on|off|gso|gro] [--mtu N] [--queues N]\n"
+"                          [--stats-interval S] [--json] [--verify-inner]\n"
+"                          [--txqueuelen N] [--duration S]\n"
+"\n"
+"Carries every IPv4/IPv6 packet of TUN NAME in one UDP datagram to the peer\n"
+"(an IPv4 or IPv6 underlay) and writes the peer's packets to the TUN.  The TUN\n"
+"is created if it does not exist (and then removed at exit); give it its\n"
+"addresses and bring it up with ip(8).\n"
+"\n"
+"  --offload on    TSO/USO from the TUN cut by GSO and sent with UDP_SEGMENT;\n"
+"                  UDP_GRO receives coalesced by GRO into TUN super-packets\n"
+"                  (default)\n"
+"  --offload off   one packet per read/write/send/receive, no virtio header\n"
+"  --offload gso   only the sending half (TUN -> peer) uses offloads\n"
+"  --offload gro   only the receiving half (peer -> TUN) uses offloads\n"
+"  --mtu N         inner MTU, set on the TUN (default 1500 minus the outer\n"
+"                  IP and UDP headers: 1472 over IPv4, 1452 over IPv6)\n"
+"  --queues N      N workers, each with its own TUN queue and UDP socket;\n"
+"                  worker i uses local port PORT+i and sends a flow to the\n"
+"                  peer's port PORT+q, q from the Toeplitz hash of the flow\n"
+"  --stats-interval S  print the counters every S seconds (0: at exit only)\n"
+"  --json          counters as one JSON object per line\n"
+"  --verify-inner  verify the inner TCP/UDP checksums of received packets in\n"
+"                  software (default: trusted, the outer UDP checksum covered\n"
+"                  them; the kernel verifies the IPv4 header itself)\n"
+"  --txqueuelen N  the TUN's queue towards the tunnel, in packets (default\n"
+"                  5000; the kernel's 500 drops bursts of wire-size packets)\n"
+"  --duration S    stop after S seconds (default: until SIGINT/SIGTERM)\n");
+	return f == stdout ? 0 : 2;
+}
+
+/* "ADDR:PORT" or "[ADDR6]:PORT" */
+static int
+parse_addr(const char *opt, const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *colon, *h = s;
+	size_t hl;
+	long long port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (*s == '[') {
+		const char *e = strchr(s, ']');
+
+		if (!e || e[1] != ':')
+			return cli_usage("%s: expected [ADDR]:PORT, got '%s'", opt, s);
+		h = s + 1;
+		hl = (size_t)(e - h);
+		colon = e + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return cli_usage("%s: expected ADDR:PORT, got '%s'", opt, s);
+		hl = (size_t)(colon - s);
+	}
+	if (hl >= sizeof(host))
+		return cli_usage("%s: bad address '%s'", opt, s);
+	memcpy(host, h, hl);
+	host[hl] = 0;
+	if ((port = cli_uint(opt, colon + 1, 65535)) < 0)
+		return 2;
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)port);
+		*len = sizeof(*a);
+	} else if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*a);
+	} else {
+		return cli_usage("%s: bad address '%s'", opt, host);
+	}
+	return 0;
+}
+
+static uint16_t
+addr_port(const struct sockaddr_storage *ss)
+{
+	return ntohs(ss->ss_family == AF_INET ? ((const struct sockaddr_in *)ss)->sin_port :
+		     ((const struct sockaddr_in6 *)ss)->sin6_port);
+}
+
+static void
+set_port(struct sockaddr_storage *ss, unsigned port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+}
+
+static int
+parse_mode(const char *s, int *mode)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(s, mode_names[i])) {
+			*mode = i;
+			return 0;
+		}
+	return cli_usage("--offload: expected on, off, gso or gro, got '%s'", s);
+}
+
+static int
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	long long v;
+	int i, have_l = 0, have_r = 0, err;
+
+	memset(o, 0, sizeof(*o));
+	o->queues = 1;
+	o->txqlen = 5000;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return usage(stdout) ? 2 : -1;
+		if (!strcmp(a, "--json")) {
+			o->json = 1;
+			continue;
+		}
+		if (!strcmp(a, "--verify-inner")) {
+			o->verify_inner = 1;
+			continue;
+		}
+		if (strncmp(a, "--", 2) || !strcmp(a, "--"))
+			return cli_usage("unexpected argument '%s'", a);
+		if (!val)
+			return cli_usage("%s needs a value", a);
+		i++;
+		if (!strcmp(a, "--tun")) {
+			if (!*val || strlen(val) >= IFNAMSIZ)
+				return cli_usage("--tun: a name of 1 to %d characters", IFNAMSIZ - 1);
+			o->tun = val;
+		} else if (!strcmp(a, "--local")) {
+			if ((err = parse_addr(a, val, &o->local, &o->local_len)))
+				return err;
+			have_l = 1;
+		} else if (!strcmp(a, "--remote")) {
+			if ((err = parse_addr(a, val, &o->remote, &o->remote_len)))
+				return err;
+			have_r = 1;
+		} else if (!strcmp(a, "--offload")) {
+			if ((err = parse_mode(val, &o->mode)))
+				return err;
+		} else if (!strcmp(a, "--mtu")) {
+			if ((v = cli_uint(a, val, 65535 - 48)) < 0)
+				return 2;
+			if (v < 576)
+				return cli_usage("--mtu: at least 576");
+			o->mtu = (unsigned)v;
+		} else if (!strcmp(a, "--queues")) {
+			if ((v = cli_count(a, val, MAX_QUEUES)) < 0)
+				return 2;
+			o->queues = (unsigned)v;
+		} else if (!strcmp(a, "--stats-interval")) {
+			if ((v = cli_uint(a, val, 86400)) < 0)
+				return 2;
+			o->interval = (unsigned)v;
+		} else if (!strcmp(a, "--txqueuelen")) {
+			if ((v = cli_count(a, val, 1 << 20)) < 0)
+				return 2;
+			o->txqlen = (unsigned)v;
+		} else if (!strcmp(a, "--duration")) {
+			if ((v = cli_uint(a, val, 86400 * 365)) < 0)
+				return 2;
+			o->duration = (unsigned)v;
+		} else {
+			return cli_usage("unknown option '%s'", a);
+		}
+	}
+	if (!o->tun || !have_l || !have_r)
+		return cli_usage("--tun, --local and --remote are required");
+	if (o->local.ss_family != o->remote.ss_family)
+		return cli_usage("--local and --remote must be both IPv4 or both IPv6");
+	if (addr_port(&o->local) + o->queues - 1 > 65535 ||
+	    addr_port(&o->remote) + o->queues - 1 > 65535 ||
+	    (o->queues > 1 && (!addr_port(&o->local) || !addr_port(&o->remote))))
+		return cli_usage("--queues %u: ports PORT..PORT+%u must exist (and not be 0)",
+				 o->queues, o->queues - 1);
+	if (!o->mtu)
+		o->mtu = o->remote.ss_family == AF_INET6 ? 1452 : 1472;
+	return 0;
+}
+
+/* ---- set-up ---- */
+
+/* SIOCSIFMTU or SIOCSIFTXQLEN on interface @name */
+static int
+set_if(const char *name, unsigned long req, unsigned v)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
+
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (req == SIOCSIFMTU)
+		ifr.ifr_mtu = (int)v;
+	else
+		ifr.ifr_qlen = (int)v;
+	r = ioctl(fd, req, &ifr);
+	close(fd);
+	return r;
+}
+
+/* The kernel's count of packets the TUN dropped because its queue to us
+ * was full (tun_net_xmit), or 0 when unknown. */
+static uint64_t
+tun_kernel_drops(const char *name)
+{
+	char path[96];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_dropped", name);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+static int
+open_tun(const struct opts *o, struct worker *w)
+{
+	struct sofl_tun_config c;
+	int err;
+
+	sofl_tun_config_init(&c);
+	c.name = o->tun;
+	c.multi_queue = o->queues > 1;
+	c.rss = o->queues > 1 ? &rss : NULL;
+	switch (o->mode) {
+	case MODE_OFF:
+		c.vnet_hdr = 0;
+		c.rx_reads = 1;
+		break;
+	case MODE_GSO:
+		c.tx_gro = 0;
+		break;
+	case MODE_GRO:
+		c.offloads = 0;		/* wire-size packets, complete checksums */
+		break;
+	}
+	if ((err = sofl_tun_open(&c, &w->tun)) < 0) {
+		cli_error("--tun %s: %s%s%s", o->tun, sofl_strerror(err),
+			  err == SOFL_E_SYS ? ": " : "", err == SOFL_E_SYS ? strerror(errno) : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+open_udp(const struct opts *o, struct worker *w)
+{
+	struct sofl_udp_config c;
+	struct sockaddr_storage local = o->local;
+	unsigned i;
+	int err;
+
+	sofl_udp_config_init(&c);
+	set_port(&local, addr_port(&o->local) + (o->queues > 1 ? w->idx : 0));
+	w->dst = calloc(o->queues, sizeof(*w->dst));
+	if (!w->dst)
+		return cli_error("out of memory"), -1;
+	for (i = 0; i < o->queues; i++) {
+		w->dst[i] = o->remote;
+		set_port(&w->dst[i], addr_port(&o->remote) + i);
+	}
+	c.local = (const struct sockaddr *)&local;
+	c.local_len = o->local_len;
+	c.remote = (const struct sockaddr *)&w->dst[o->queues > 1 ? w->idx : 0];
+	c.remote_len = o->remote_len;
+	c.connect = o->queues == 1;
+	c.peer_only = 1;
+	c.sndbuf = 4 << 20;
+	c.rcvbuf = 4 << 20;
+	switch (o->mode) {
+	case MODE_OFF:
+		c.gso = c.gro = 0;
+		c.rx_batch = 1;
+		c.rx_buf = 65536;
+		break;
+	case MODE_GSO:
+		c.gro = 0;
+		break;
+	case MODE_GRO:
+		c.gso = 0;
+		break;
+	}
+	if ((err = sofl_udp_open(&c, &w->udp)) < 0) {
+		cli_error("--local/--remote (queue %u): %s%s%s", w->idx, sofl_strerror(err),
+			  err == SOFL_E_SYS ? ": " : "", err == SOFL_E_SYS ? strerror(errno) : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the two directions ---- */
+
+static void
+count(uint64_t *c, uint64_t v)
+{
+	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
+}
+
+/* TUN -> peer.  @return packets read (0: nothing, < 0: TUN gone) */
+static int
+tun_to_udp(struct worker *w)
+{
+	struct sofl_port_pkt *pk;
+	unsigned nq = w->o->queues;
+	int n, i;
+
+	n = sofl_port_recv(w->tun, &pk);
+	if (n <= 0)
+		return n;
+	if (nq > 1) {
+		uint64_t other = 0;
+
+		for (i = 0; i < n; i++) {
+			unsigned q = pk[i].flags & SOFL_PORT_PKT_HASH ? pk[i].hash % nq : 0;
+
+			pk[i].addr = (const struct sockaddr *)&w->dst[q];
+			pk[i].addrlen = w->o->remote_len;
+			other += q != w->idx;
+		}
+		count(&w->steered, other);
+	}
+	sofl_port_send(w->udp, pk, (size_t)n);
+	return n;
+}
+
+static uint16_t
+be16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+/* Is the datagram an IP packet of its own length?  @return -1 yes, else
+ * the enum inner_drop reason.  (Two header fields, not a parse: GRO parses.) */
+static int
+inner_check(const struct iovec *v)
+{
+	const uint8_t *b = v->iov_base;
+	size_t len = v->iov_len;
+
+	if (len < 20)
+		return IN_SHORT;
+	switch (b[0] >> 4) {
+	case 4:
+		return (b[0] & 15) >= 5 && be16(b + 2) == len ? -1 : IN_BAD_LEN;
+	case 6:
+		return len >= 40 && (size_t)be16(b + 4) + 40 == len ? -1 : IN_BAD_LEN;
+	}
+	return IN_NOT_IP;
+}
+
+/* peer -> TUN.  @return datagrams received (0: nothing, < 0: socket unusable) */
+static int
+udp_to_tun(struct worker *w)
+{
+	struct sofl_port_pkt *pk;
+	uint64_t bad[IN__MAX] = { 0 };
+	int n, i, k = 0, r;
+
+	n = sofl_port_recv(w->udp, &pk);
+	if (n <= 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		if ((r = inner_check(&pk[i].iov[0])) >= 0) {
+			bad[r]++;
+			continue;
+		}
+		w->in[k] = pk[i];
+		w->in[k].addr = NULL;
+		if (!w->o->verify_inner)
+			w->in[k].flags |= SOFL_PORT_PKT_CSUM_OK;
+		if (++k == MAX_BATCH) {
+			sofl_port_send(w->tun, w->in, (size_t)k);
+			k = 0;
+		}
+	}
+	for (i = 0; i < IN__MAX; i++)
+		if (bad[i])
+			count(&w->inner_drop[i], bad[i]);
+	if (k)
+		sofl_port_send(w->tun, w->in, (size_t)k);
+	return n;
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pollfd pf[2];
+	int a, b, r;
+
+	pf[0] = (struct pollfd){ .fd = sofl_port_fd(w->tun), .events = POLLIN };
+	pf[1] = (struct pollfd){ .fd = sofl_port_fd(w->udp), .events = POLLIN };
+	while (!stop) {
+		/* drain both while there is traffic, poll when both are idle */
+		do {
+			a = tun_to_udp(w);
+			b = udp_to_tun(w);
+		} while ((a > 0 || b > 0) && !stop);
+		if (a < 0 || b < 0) {
+			cli_error("queue %u: %s: %s", w->idx, a < 0 ? "tun" : "udp",
+				  strerror(errno));
+			w->failed = 1;
+			stop = 1;
+			break;
+		}
+		r = poll(pf, 2, 200);
+		if (r < 0 && errno != EINTR) {
+			w->failed = 1;
+			break;
+		}
+	}
+	return NULL;
+}
+
+/* ---- counters ---- */
+
+struct totals {
+	struct sofl_port_stats tun, udp;
+	struct sofl_gro_stats gro;
+	uint64_t inner_drop[IN__MAX], steered, kernel_drops;
+	unsigned tun_off, udp_off;
+};
+
+static void
+add_u64(uint64_t *d, const uint64_t *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		d[i] += s[i];
+}
+
+#define NU64(t, last) (offsetof(t, last) / sizeof(uint64_t))
+
+static void
+gather(struct worker *ws, unsigned n, struct totals *t)
+{
+	struct sofl_port_stats s;
+	struct sofl_gro_stats g;
+	unsigned i, k;
+
+	memset(t, 0, sizeof(*t));
+	t->kernel_drops = tun_kernel_drops(ws[0].o->tun);
+	for (i = 0; i < n; i++) {
+		sofl_port_get_stats(ws[i].tun, &s, sizeof(s));
+		add_u64((uint64_t *)&t->tun, (uint64_t *)&s, NU64(struct sofl_port_stats, last_errno));
+		sofl_port_get_stats(ws[i].udp, &s, sizeof(s));
+		add_u64((uint64_t *)&t->udp, (uint64_t *)&s, NU64(struct sofl_port_stats, last_errno));
+		if (sofl_port_gro_stats(ws[i].tun, &g) == 0)
+			add_u64((uint64_t *)&t->gro, (uint64_t *)&g, sizeof(g) / sizeof(uint64_t));
+		for (k = 0; k < IN__MAX; k++)
+			t->inner_drop[k] += __atomic_load_n(&ws[i].inner_drop[k], __ATOMIC_RELAXED);
+		t->steered += __atomic_load_n(&ws[i].steered, __ATOMIC_RELAXED);
+		t->tun_off |= sofl_port_offloads(ws[i].tun);
+		t->udp_off |= sofl_port_offloads(ws[i].udp);
+	}
+}
+
+static const struct { unsigned bit; const char *name; } off_names[] = {
+	{ SOFL_PORT_OFF_VNET, "vnet-hdr" }, { SOFL_PORT_OFF_CSUM, "csum" },
+	{ SOFL_PORT_OFF_TSO4, "tso4" }, { SOFL_PORT_OFF_TSO6, "tso6" },
+	{ SOFL_PORT_OFF_TSO_ECN, "tso-ecn" }, { SOFL_PORT_OFF_USO, "uso" },
+	{ SOFL_PORT_OFF_UDP_GSO, "udp-segment" }, { SOFL_PORT_OFF_UDP_GRO, "udp-gro" },
+	{ SOFL_PORT_OFF_GRO, "gro" }, { SOFL_PORT_OFF_GSO, "gso" },
+};
+
+static void
+print_offs(FILE *f, unsigned off, int json)
+{
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < sizeof(off_names) / sizeof(off_names[0]); i++) {
+		if (!(off & off_names[i].bit))
+			continue;
+		fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : json ? "," : " ",
+			off_names[i].name);
+		first = 0;
+	}
+	if (first && !json)
+		fputs("none", f);
+}
+
+static void
+line(FILE *f, unsigned long long n, const char *what)
+{
+	fprintf(f, "\t%llu %s\n", n, what);
+}
+
+static void
+print_drops(FILE *f, const struct sofl_port_stats *s, const char *unit)
+{
+	char b[96];
+	int r;
+
+	for (r = 0; r < SOFL_PORT_DROP__MAX; r++) {
+		if (s->rx_drop[r]) {
+			snprintf(b, sizeof(b), "%s dropped on receive: %s", unit,
+				 sofl_port_drop_name(r));
+			line(f, s->rx_drop[r], b);
+		}
+		if (s->tx_drop[r]) {
+			snprintf(b, sizeof(b), "%s dropped on send: %s", unit,
+				 sofl_port_drop_name(r));
+			line(f, s->tx_drop[r], b);
+		}
+	}
+}
+
+static void
+print_text(FILE *f, const struct opts *o, const struct totals *t, double secs, int final)
+{
+	int i;
+
+	fprintf(f, "tunnel %s: %u queue%s, offload %s, %.1f s%s\n", o->tun, o->queues,
+		o->queues > 1 ? "s" : "", mode_names[o->mode], secs, final ? " (exit)" : "");
+	fprintf(f, "tun (");
+	print_offs(f, t->tun_off, 0);
+	fprintf(f, "):\n");
+	line(f, t->tun.rx_calls, "packets read from the kernel");
+	line(f, t->tun.rx_super, "super-packets read");
+	line(f, t->tun.rx_segs, "segments cut from them");
+	line(f, t->tun.csum_sw, "checksums completed in software");
+	line(f, t->tun.rx_pkts, "packets sent towards the peer");
+	line(f, t->tun.tx_pkts, "packets written to the kernel");
+	line(f, t->tun.tx_calls, "write calls");
+	line(f, t->tun.tx_super, "super-packets written");
+	line(f, t->tun.tx_segs, "packets coalesced into them");
+	line(f, t->tun.csum_sw_verify, "checksums verified in software");
+	line(f, t->tun.fallbacks, "fallbacks");
+	print_drops(f, &t->tun, "packets");
+	line(f, t->kernel_drops, "packets the kernel dropped: TUN queue full (tx_dropped)");
+	fprintf(f, "udp (");
+	print_offs(f, t->udp_off, 0);
+	fprintf(f, "):\n");
+	line(f, t->udp.tx_pkts, "datagrams sent");
+	line(f, t->udp.tx_calls, "send calls");
+	line(f, t->udp.tx_super, "UDP_SEGMENT sends");
+	line(f, t->udp.tx_segs, "datagrams in them");
+	line(f, t->udp.rx_pkts, "datagrams received");
+	line(f, t->udp.rx_calls, "receive calls");
+	line(f, t->udp.rx_super, "coalesced receives (UDP_GRO)");
+	line(f, t->udp.rx_segs, "datagrams split from them");
+	line(f, t->udp.fallbacks, "fallbacks");
+	print_drops(f, &t->udp, "datagrams");
+	fprintf(f, "gro:\n");
+	line(f, t->gro.pkts_in, "packets in");
+	line(f, t->gro.pkts_out, "packets out");
+	line(f, t->gro.super_pkts, "super-packets formed");
+	line(f, t->gro.segs_merged, "segments merged into them");
+	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
+		if (t->gro.bypass[i]) {
+			char b[64];
+
+			snprintf(b, sizeof(b), "passed through: %s", sofl_gro_bypass_name(i));
+			line(f, t->gro.bypass[i], b);
+		}
+	fprintf(f, "inner:\n");
+	for (i = 0; i < IN__MAX; i++) {
+		char b[80];
+
+		snprintf(b, sizeof(b), "packets from the peer dropped: %s", inner_names[i]);
+		line(f, t->inner_drop[i], b);
+	}
+	if (o->queues > 1)
+		line(f, t->steered, "packets steered to another queue's peer port");
+	fflush(f);
+}
+
+static void
+json_port(FILE *f, const char *name, const struct sofl_port_stats *s, unsigned off)
+{
+	int r, first;
+
+	fprintf(f, "\"%s\":{\"offloads\":[", name);
+	print_offs(f, off, 1);
+	fprintf(f, "],\"rx_calls\":%llu,\"rx_pkts\":%llu,\"rx_bytes\":%llu,\"rx_super\":%llu,"
+		"\"rx_segs\":%llu,\"tx_calls\":%llu,\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
+		"\"tx_super\":%llu,\"tx_segs\":%llu,\"csum_sw\":%llu,\"csum_sw_verify\":%llu,"
+		"\"fallbacks\":%llu",
+		(unsigned long long)s->rx_calls, (unsigned long long)s->rx_pkts,
+		(unsigned long long)s->rx_bytes, (unsigned long long)s->rx_super,
+		(unsigned long long)s->rx_segs, (unsigned long long)s->tx_calls,
+		(unsigned long long)s->tx_pkts, (unsigned long long)s->tx_bytes,
+		(unsigned long long)s->tx_super, (unsigned long long)s->tx_segs,
+		(unsigned long long)s->csum_sw, (unsigned long long)s->csum_sw_verify,
+		(unsigned long long)s->fallbacks);
+	for (int tx = 0; tx < 2; tx++) {
+		const uint64_t *d = tx ? s->tx_drop : s->rx_drop;
+
+		fprintf(f, ",\"%s_drop\":{", tx ? "tx" : "rx");
+		for (r = 0, first = 1; r < SOFL_PORT_DROP__MAX; r++) {
+			if (!d[r])
+				continue;
+			fprintf(f, "%s\"%s\":%llu", first ? "" : ",", sofl_port_drop_name(r),
+				(unsigned long long)d[r]);
+			first = 0;
+		}
+		fputc('}', f);
+	}
+	fputc('}', f);
+}
+
+static void
+print_json(FILE *f, const struct opts *o, const struct totals *t, double secs, int final)
+{
+	int i;
+
+	fprintf(f, "{\"tunnel\":\"%s\",\"queues\":%u,\"offload\":\"%s\",\"time\":%.3f,"
+		"\"final\":%s,", o->tun, o->queues, mode_names[o->mode], secs,
+		final ? "true" : "false");
+	json_port(f, "tun", &t->tun, t->tun_off);
+	fputc(',', f);
+	json_port(f, "udp", &t->udp, t->udp_off);
+	fprintf(f, ",\"gro\":{\"pkts_in\":%llu,\"pkts_out\":%llu,\"super_pkts\":%llu,"
+		"\"segs_merged\":%llu,\"csum_sw_l4\":%llu,\"bypass\":{",
+		(unsigned long long)t->gro.pkts_in, (unsigned long long)t->gro.pkts_out,
+		(unsigned long long)t->gro.super_pkts, (unsigned long long)t->gro.segs_merged,
+		(unsigned long long)t->gro.csum_sw_l4);
+	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
+		fprintf(f, "%s\"%s\":%llu", i ? "," : "", sofl_gro_bypass_name(i),
+			(unsigned long long)t->gro.bypass[i]);
+	fprintf(f, "}},\"inner_drop\":{\"short\":%llu,\"not_ip\":%llu,\"bad_len\":%llu},"
+		"\"steered\":%llu,\"kernel_tun_tx_dropped\":%llu}\n",
+		(unsigned long long)t->inner_drop[IN_SHORT],
+		(unsigned long long)t->inner_drop[IN_NOT_IP],
+		(unsigned long long)t->inner_drop[IN_BAD_LEN], (unsigned long long)t->steered,
+		(unsigned long long)t->kernel_drops);
+	fflush(f);
+}
+
+static void
+report(struct worker *ws, const struct opts *o, double secs, int final)
+{
+	struct totals t;
+
+	gather(ws, o->queues, &t);
+	if (o->json)
+		print_json(stdout, o, &t, secs, final);
+	else
+		print_text(stdout, o, &t, secs, final);
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- main ---- */
+
+static int
+setup(struct worker *ws, const struct opts *o)
+{
+	unsigned i;
+
+	if (sofl_rss_init(&rss, NULL, 0, o->queues, 0) < 0)
+		return cli_error("RSS set-up failed"), -1;
+	for (i = 0; i < o->queues; i++) {
+		ws[i].idx = i;
+		ws[i].o = o;
+		if (open_tun(o, &ws[i]) < 0 || open_udp(o, &ws[i]) < 0)
+			return -1;
+	}
+	if (set_if(o->tun, SIOCSIFMTU, o->mtu) < 0)
+		fprintf(stderr, "softoffload: tunnel: cannot set the MTU of %s to %u: %s\n",
+			o->tun, o->mtu, strerror(errno));
+	if (set_if(o->tun, SIOCSIFTXQLEN, o->txqlen) < 0)
+		fprintf(stderr, "softoffload: tunnel: cannot set the queue length of %s to %u: %s\n",
+			o->tun, o->txqlen, strerror(errno));
+	return 0;
+}
+
+static void
+teardown(struct worker *ws, const struct opts *o)
+{
+	unsigned i;
+
+	for (i = 0; i < o->queues; i++) {
+		sofl_port_close(ws[i].tun);
+		sofl_port_close(ws[i].udp);
+		free(ws[i].dst);
+	}
+	free(ws);
+}
+
+static int
+run(struct worker *ws, const struct opts *o)
+{
+	double t0 = now_s(), next = t0 + o->interval;
+	sigset_t all, old;
+	unsigned i;
+	int failed = 0;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (i = 0; i < o->queues; i++) {
+		if (pthread_create(&ws[i].th, NULL, worker_main, &ws[i]) != 0) {
+			cli_error("cannot start worker %u", i);
+			stop = 1;
+			break;
+		}
+		ws[i].started = 1;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	while (!stop) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+		double t;
+
+		nanosleep(&ts, NULL);
+		t = now_s();
+		if (o->duration && t - t0 >= o->duration)
+			stop = 1;
+		if (o->interval && t >= next && !stop) {
+			report(ws, o, t - t0, 0);
+			next += o->interval;
+		}
+	}
+	for (i = 0; i < o->queues; i++)
+		if (ws[i].started) {
+			pthread_join(ws[i].th, NULL);
+			failed |= ws[i].failed;
+		}
+	report(ws, o, now_s() - t0, 1);
+	return failed ? 1 : 0;
+}
+
+int
+cmd_tunnel(int argc, char **argv)
+{
+	struct sigaction sa;
+	struct worker *ws;
+	struct opts o;
+	int err;
+
+	if ((err = parse_opts(argc, argv, &o)))
+		return err < 0 ? 0 : err;
+	ws = calloc(o.queues, sizeof(*ws));
+	if (!ws)
+		return cli_error("out of memory");
+	if (setup(ws, &o) < 0) {
+		teardown(ws, &o);
+		return 2;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	err = run(ws, &o);
+	teardown(ws, &o);
+	return err;
+}

@@ -6,17 +6,13 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
-#include <sys/mman.h>
-#include <sys/random.h>
 #include "softoffload/gro.h"
 #include "softoffload/csum.h"
 #include "hdr.h"
 #include "gro_impl.h"
 #include "pkt_impl.h"
 #include "siphash.h"
+#include "zalloc.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -2421,54 +2417,6 @@ rx_linux_sw(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 
 /* ---- public API ---- */
 
-#define HUGE_SZ (2u << 20)
-
-/* Zeroed tables.  Large ones are mapped from the kernel (2 MB-aligned and
- * marked for transparent huge pages, so that random flow lookups do not
- * also miss the TLB), never written here: the kernel backs them as they
- * are first used, so memory follows what is held, not the table's size.
- * *@mapped: the bytes to munmap(), 0 for a small table (free()). */
-static void *
-table_alloc(size_t bytes, size_t *mapped)
-{
-	uint8_t *p, *a;
-	size_t len, head;
-
-	*mapped = 0;
-	if (bytes < HUGE_SZ) {
-		bytes = (bytes + 63) & ~(size_t)63;	/* flow entries are cache-line aligned */
-		p = aligned_alloc(64, bytes);
-		if (p)
-			memset(p, 0, bytes);
-		return p;
-	}
-	bytes = (bytes + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
-	len = bytes + HUGE_SZ;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	a = (uint8_t *)(((uintptr_t)p + HUGE_SZ - 1) & ~(uintptr_t)(HUGE_SZ - 1));
-	head = (size_t)(a - p);
-	if (head)
-		(void)munmap(p, head);
-	if (len - head > bytes)
-		(void)munmap(a + bytes, len - head - bytes);
-#ifdef MADV_HUGEPAGE
-	(void)madvise(a, bytes, MADV_HUGEPAGE);	/* a hint: failure is harmless */
-#endif
-	*mapped = bytes;
-	return a;
-}
-
-static void
-table_free(void *p, size_t mapped)
-{
-	if (mapped)
-		(void)munmap(p, mapped);
-	else
-		free(p);
-}
-
 #define SEG_CHUNK 1024	/* segment entries linked in at a time */
 
 /* Makes sure @n more inputs find free segment entries (each takes at most
@@ -2491,34 +2439,6 @@ segs_grow(struct sofl_gro *g, uint32_t n)
 	g->segs[hi - 1].next = g->free_seg;
 	g->free_seg = lo;
 	g->seg_init = hi;
-}
-
-/* flow_hash()'s key: the caller's, or 16 random bytes (getrandom(), else
- * /dev/urandom).  @return 0, or SOFL_ENOTSUP when neither gives them. */
-static int
-hash_key_init(struct sofl_gro *g, const uint8_t *k)
-{
-	static const uint8_t zero[16];
-	size_t got = 0;
-	ssize_t r;
-	int fd;
-
-	if (memcmp(k, zero, 16) != 0) {
-		memcpy(g->hkey, k, 16);
-		return 0;
-	}
-	while (got < 16 && ((r = getrandom((uint8_t *)g->hkey + got, 16 - got, 0)) > 0 ||
-			    errno == EINTR))
-		got += r > 0 ? (size_t)r : 0;
-	if (got == 16)
-		return 0;
-	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return SOFL_ENOTSUP;
-	while (got < 16 && ((r = read(fd, (uint8_t *)g->hkey + got, 16 - got)) > 0 || errno == EINTR))
-		got += r > 0 ? (size_t)r : 0;
-	close(fd);
-	return got == 16 ? 0 : SOFL_ENOTSUP;
 }
 
 SOFL_API void
@@ -2576,7 +2496,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	if (!g)
 		return SOFL_ENOMEM;
 	g->cfg = *cfg;
-	if ((err = hash_key_init(g, cfg->hash_key)) != 0) {
+	if ((err = sofl_sip_key(g->hkey, cfg->hash_key)) != 0) {
 		free(g);
 		return err;
 	}
@@ -2624,13 +2544,13 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 
 	/* only what the table kind uses; the large arrays are written only
 	 * as they are used (table_alloc, fstack_grow, segs_grow) */
-	g->head = table_alloc(nb * sizeof(*g->head), &g->head_map);
+	g->head = sofl_zalloc(nb * sizeof(*g->head), &g->head_map);
 	if (g->lnx) {
 		g->cnt = calloc(nb, sizeof(*g->cnt));
 		g->tags = calloc((size_t)nb * TAGS, 1);
 		g->tail = malloc(nb * sizeof(*g->tail));
 	}
-	g->flows = table_alloc((size_t)g->nflows * sizeof(*g->flows), &g->flows_map);
+	g->flows = sofl_zalloc((size_t)g->nflows * sizeof(*g->flows), &g->flows_map);
 	g->fstack = malloc((size_t)g->nflows * sizeof(*g->fstack));
 	g->segs = malloc(((size_t)g->seg_cap + 1) * sizeof(*g->segs));	/* + SINK */
 	g->outs = malloc((size_t)g->seg_cap * sizeof(*g->outs));
@@ -2709,11 +2629,11 @@ sofl_gro_destroy(struct sofl_gro *g)
 {
 	if (!g)
 		return;
-	table_free(g->head, g->head_map);
+	sofl_zfree(g->head, g->head_map);
 	free(g->cnt);
 	free(g->tags);
 	free(g->tail);
-	table_free(g->flows, g->flows_map);
+	sofl_zfree(g->flows, g->flows_map);
 	free(g->fstack);
 	free(g->segs);
 	free(g->outs);

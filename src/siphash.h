@@ -11,6 +11,11 @@
 
 #include <stdint.h>
 
+/* sofl_sip_key() : @key = @given (16 bytes) unless it is NULL or all zero,
+ * else 16 random bytes (getrandom(), else /dev/urandom; one syscall or a
+ * few).  @return 0, or SOFL_ENOTSUP when no random bytes could be had. */
+int sofl_sip_key(uint64_t key[2], const uint8_t given[16]);
+
 #define SOFL_SIP_ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 
 #define SOFL_SIPROUND(v0, v1, v2, v3) do {					\

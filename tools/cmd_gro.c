@@ -97,7 +97,10 @@ usage(FILE *f)
 "                  tcp4, tcp6, udp4, udp6, ip4, ip6 or any, then optionally\n"
 "                  dst=ADDR or dst=ADDR/LEN and dport=N, comma-separated;\n"
 "                  other flows pass through (counted as bypass 'rule')\n"
-"  --stats         print the statistics (to stderr when OUT is stdout)\n");
+"  --stats         print the statistics (to stderr when OUT is stdout)\n"
+"\n"
+"Exit status: 0 ok, 2 usage, file or write error, or a file cut inside a\n"
+"record (every packet before it is replayed and written first).\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -379,7 +382,9 @@ write_outputs(struct run *r)
 		if (x->segs == 1)
 			wire = r->recs[x->cookies[0]].len;
 		if (r->o->cfg.csum_full && x->csum == SOFL_GRO_CSUM_PARTIAL) {
-			/* a single packet held with a pseudo sum (--partial-ok): complete it */
+			/* left with the pseudo sum (a UDP super-packet, which the
+			 * engine gives NEEDS_CSUM in both modes, or a packet held
+			 * with one under --partial-ok): complete it */
 			long l = sofl_gro_out_copy(x, r->buf, 65536 + 256);
 			if (l < 0 || sofl_csum_complete_partial(r->buf, (size_t)l, x->csum_start,
 								x->csum_offset) < 0)

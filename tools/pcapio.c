@@ -262,7 +262,7 @@ pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 		return 2;
 	if (out_path && same_file(*in, out_path)) {
 		cli_error("%s: is the input file too; refusing to overwrite it (input intact)",
-			  out_path);
+			  strcmp(out_path, "-") ? out_path : "stdout");
 		pcapin_close(*in);
 		*in = NULL;
 		return 2;

@@ -5,7 +5,8 @@
 #   make check           install missing Debian packages (as root), run every test
 #   make check-sanitize  the unit tests under -fsanitize=address,undefined
 #   make bench           run the benchmarks
-#   make demo            reproduce the before/after experiment (scripts/demo.sh)
+#   make demo            live traffic before/after, tables + JSON + plots (scripts/demo.sh, < 4 min)
+#   make demo-long       the same with 5 x 10 s per row and every row (docs/demo.md)
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make clean
 
@@ -57,7 +58,7 @@ CLI       := $(BUILD)/softoffload
 PCAP_LIBS := -lpcap
 CMOCKA    := -lcmocka
 
-.PHONY: all lib cli tests benches check check-sanitize bench demo install clean deps deps-demo fuzz
+.PHONY: all lib cli tests benches check check-sanitize bench demo demo-long install clean deps deps-demo fuzz
 all: lib cli tests benches
 
 lib: $(STATIC) $(SHARED) $(BUILD)/softoffload.pc
@@ -163,8 +164,12 @@ bench: all
 	BUILD=$(BUILD) scripts/run-bench.sh
 
 demo: deps-demo
-	$(MAKE) all
+	$(MAKE) lib cli benches
 	BUILD=$(BUILD) scripts/demo.sh
+
+demo-long: deps-demo
+	$(MAKE) lib cli benches
+	DEMO_LONG=1 BUILD=$(BUILD) scripts/demo.sh
 
 install: lib cli
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/softoffload $(DESTDIR)$(BINDIR)

@@ -21,7 +21,7 @@ capture_live() {
 	_ok=0
 	if wait_for 5 listening "$NSB" tcp 5203; then
 		sleep 0.5	# tcpdump attaches
-		timeout 15 ip netns exec "$NSA" iperf3 -c 198.18.1.2 -p 5203 -t 2 -b 25M -P 4 \
+		fg_run 15 ip netns exec "$NSA" iperf3 -c 198.18.1.2 -p 5203 -t 2 -b 25M -P 4 \
 			>"$WORK/capture-iperf3.log" 2>&1 || _ok=1
 		sleep 0.3
 	else

@@ -24,6 +24,19 @@ bg_start() {
 	echo "$BG_PID" >>"$WORK/pids"
 }
 
+# fg_run SECS CMD... : CMD bounded to SECS seconds (timeout(1)), run as a
+# recorded background process that the shell waits for, so that a signal
+# to the demo is handled at once (its trap kills CMD) rather than after CMD.
+# Returns CMD's status (124: timed out).
+fg_run() {
+	_fr_t=$1
+	shift
+	timeout --foreground "$_fr_t" "$@" &
+	_fr_p=$!
+	echo "$_fr_p" >>"$WORK/pids"
+	wait "$_fr_p"
+}
+
 # bg_stop PID... : SIGTERM, up to 3 s for each to exit, then SIGKILL.
 bg_stop() {
 	for _bs_p in "$@"; do
@@ -150,7 +163,7 @@ iperf_row() {
 	_ir_m0=$(machine_ticks)
 	_ir_p0=$(proc_ticks $_ir_pids)
 	_ir_s0=$(date +%s.%N)
-	timeout $((_ir_t + 15)) ip netns exec "$NSA" iperf3 -c "$_ir_addr" -p "$_ir_port" -t "$_ir_t" \
+	fg_run $((_ir_t + 15)) ip netns exec "$NSA" iperf3 -c "$_ir_addr" -p "$_ir_port" -t "$_ir_t" \
 		-i "$DEMO_SECS" -P "$_ir_streams" --connect-timeout 3000 -J >"$WORK/$_ir_tag.json" 2>"$WORK/$_ir_tag.err"
 	_ir_rc=$?
 	_ir_s1=$(date +%s.%N)

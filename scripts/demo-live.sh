@@ -256,9 +256,10 @@ step_udp() {
 				row_fail udp-segmentation "$mode" 4 "receiver did not start: $(tail -n 1 "$WORK/udprx.log")"
 				continue
 			fi
-			_tx=$(timeout 20 ip netns exec "$NSA" "$UDPGSO" tx -D 198.18.0.2 -p 9000 -m "$mode" \
-				-s "$size" -l "$DEMO_UDP_SECS" -k 2>"$WORK/udptx.err")
+			fg_run 20 ip netns exec "$NSA" "$UDPGSO" tx -D 198.18.0.2 -p 9000 -m "$mode" \
+				-s "$size" -l "$DEMO_UDP_SECS" -k >"$WORK/udptx.log" 2>"$WORK/udptx.err"
 			_rc=$?
+			_tx=$(cat "$WORK/udptx.log")
 			_i=0
 			while bg_alive "$_rx" && [ $_i -lt 30 ]; do sleep 0.1; _i=$((_i + 1)); done
 			bg_stop "$_rx"

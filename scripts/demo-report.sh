@@ -115,20 +115,28 @@ report_udp() {
 # csum/checksum, as netstat -s prints them ("N name")
 CSUM_DEF='def csums: [paths(scalars) as $p | select($p | map(tostring) | join(".") | test("csum|checksum"; "i")) |
 	{key: ($p | map(tostring) | join(".")), value: getpath($p)}] | from_entries;
-def csum_runs: map(select(.name == "tunnel" and .counters and (.mode == "off" or .mode == "on")));'
+def csum_runs: map(select(.name == "tunnel" and .counters and (.mode == "off" or .mode == "on")));
+def csum_name($side; $k): ({"tun.csum_sw": "output packets software-checksummed (read from the TUN, sent)",
+	"tun.csum_sw_verify": "input packets software-checksum-verified (TUN)",
+	"udp.csum_sw": "output datagrams software-checksummed (UDP)",
+	"udp.csum_sw_verify": "input datagrams software-checksum-verified (UDP)",
+	"gro.csum_sw_l4": "input packets software-checksummed (GRO)"}[$k] // ($k | gsub("[._]"; " "))) +
+	" [host \($side | ascii_upcase), \($k)]";'
 
 report_csum() {
 	say ""
-	say "== 4. checksum offload: software-checksummed counters of each tunnel run (netstat -s style)"
-	jq -rs "$CSUM_DEF"'csum_runs[] |
+	say "== 4. checksum offload: software-checksummed counters of each tunnel run (netstat -s style; counters that moved in some run)"
+	jq -rs "$CSUM_DEF"'csum_runs as $runs |
+		([$runs[] | .counters | to_entries[] | .key as $s | .value | csums | to_entries[] |
+		  select(.value != 0) | [$s, .key]] | unique) as $keys |
+		$runs[] | . as $r |
 		"   --offload \(.mode), IPv\(.family) (\(if .mode == "off" then "before" else "after" end)):",
-		(.counters | to_entries[] | .key as $s | .value | csums | to_entries[] |
-			"\t\(.value) \($s): \(.key | gsub("[._]"; " "))"),
+		($keys[] as $k | "\t\($r.counters[$k[0]] | csums | .[$k[1]] // 0) \(csum_name($k[0]; $k[1]))"),
 		"\t\(.kernel_csum_errors.tcp) TCP + \(.kernel_csum_errors.udp) UDP checksum errors at the receiving stack (/proc/net/snmp InCsumErrors)"' \
 		"$OUT/rows.jsonl"
 	n=$(jq -s "$CSUM_DEF"'[csum_runs[] | select(.mode == "on") | .counters[] | csums | .[] | numbers] | add // 0' "$OUT/rows.jsonl")
 	e=$(jq -s '[.[] | select(.name == "tunnel") | (.kernel_csum_errors.tcp // 0) + (.kernel_csum_errors.udp // 0)] | add // 0' "$OUT/rows.jsonl")
-	say "   verdict: with offloads the kernel leaves checksums to the TUN's \"NIC\" and softoffload does them ($n counted in the --offload on runs); $e checksum errors at the receivers"
+	say "   verdict: with offloads the kernel leaves checksums to the TUN's \"NIC\" and softoffload does them ($n counted in the --offload on runs, 0 with --offload off, where the kernel checksums every packet itself); $e checksum errors at the receivers"
 }
 
 # csum_rows : the checksum experiment's own rows, from the tunnel rows.

@@ -1,13 +1,14 @@
 #!/bin/sh
 # Install the Debian packages a target needs, when missing and when root.
 #   scripts/deps.sh check   build + test dependencies
-#   scripts/deps.sh demo    + what `make demo` uses (iperf3, iproute2, ethtool, gnuplot, tcpdump)
+#   scripts/deps.sh demo    + what `make demo` uses (iperf3, iproute2, ethtool, gnuplot, tcpdump, jq)
 #   scripts/deps.sh bench   + DPDK for the side-by-side benchmark
 set -eu
 what=${1:-check}
 pkgs="gcc clang make pkg-config libcmocka-dev libpcap-dev iproute2 iperf3 procps ethtool tcpdump"  # ethtool: tests/*_kernel.sh; tcpdump: tests/cli_rss.sh; clang: .ci/run
+pkgs="$pkgs jq gnuplot-nox"  # tests/demo.sh
 case $what in
-demo)  pkgs="$pkgs ethtool gnuplot-nox tcpdump" ;;
+demo)  pkgs="$pkgs ethtool gnuplot-nox tcpdump jq" ;;
 bench) pkgs="$pkgs libdpdk-dev" ;;
 esac
 missing=""

@@ -16,13 +16,18 @@
  *             complete), all sent with one sendmmsg() on a raw IPv4 socket
  *             (IPPROTO_RAW: the kernel adds no header and computes no UDP
  *             checksum; it fills in the IPv4 header checksum itself,
- *             net/ipv4/raw.c raw_send_hdrinc()).
+ *             net/ipv4/raw.c raw_send_hdrinc()), or with -I IFNAME -E MAC
+ *             as Ethernet frames on an AF_PACKET socket bound to IFNAME
+ *             with PACKET_QDISC_BYPASS (no routing, netfilter or qdisc:
+ *             the frames go to the driver as a user-space stack with its
+ *             own NIC sends them).
  * MB/s is payload MiB (2^20 bytes) per second handed to the kernel, CPU % the
  * sender process's user + system time over the wall time (getrusage; on a
  * veth this includes the transmit softirq that delivers to the peer's
  * backlog), MB2CPU = MB/s / CPU %.
  *
  *   bench_udpgso tx -D ADDR [-p PORT] [-s PAYLOAD] [-M MSS] [-m MODE] [-l SECS] [-k]
+ *                   [-I IFNAME -E PEER_MAC]
  *   bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k]
  * tx sends for SECS seconds (default 1; fractions allowed) and prints one row; rx counts UDP
  * payload bytes arriving at PORT (IPv4 and IPv6) until SECS (default 10) or
@@ -34,13 +39,16 @@
  * network namespaces (make demo). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <netpacket/packet.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,6 +66,7 @@
 #define MAX_PAYLOAD (65535 - 28)	/* one IPv4 packet's worth of UDP payload */
 #define MAX_DGRAMS  SOFL_GSO_UDP_MAX_SEGS
 #define HDR4        28			/* IPv4 + UDP */
+#define ETH         14
 #define RX_BATCH    64
 #define RX_BUF      2048
 
@@ -71,7 +80,9 @@ struct tx {
 	struct mmsghdr mm[MAX_DGRAMS];
 	struct iovec iov[MAX_DGRAMS];
 	/* uso */
-	uint8_t hdr[HDR4];		/* the super-packet's headers */
+	uint8_t hdr[ETH + HDR4];	/* the super-packet's headers */
+	uint8_t *ip;			/* its IPv4 header, in hdr */
+	uint32_t l2;			/* 0 (raw socket) or ETH (AF_PACKET) */
 	uint8_t hdrbuf[SOFL_GSO_HDR_MAX];
 	struct iovec in[2];
 	struct sofl_gso_params gp;
@@ -98,7 +109,7 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: bench_udpgso tx -D ADDR [-p PORT] [-s PAYLOAD] [-M MSS] "
-	    "[-m single|sendmmsg|udpseg|uso] [-l SECS] [-k]\n"
+	    "[-m single|sendmmsg|udpseg|uso] [-l SECS] [-k] [-I IFNAME -E PEER_MAC]\n"
 	    "       bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k]\n");
 	exit(2);
 }
@@ -249,7 +260,7 @@ send_udpseg(struct tx *t)
 static void
 uso_header(struct tx *t, const struct sockaddr_in *src, const struct sockaddr_in *dst)
 {
-	uint8_t *h = t->hdr;
+	uint8_t *h = t->ip;
 	uint32_t tot = HDR4 + t->payload;
 
 	memset(h, 0, HDR4);
@@ -278,10 +289,11 @@ send_uso(struct tx *t)
 	int n, i, err;
 
 	/* a new super-packet: the next IPv4 ID (segments take ID, ID + 1, ...) */
-	t->hdr[4] = (uint8_t)(t->ip_id >> 8);
-	t->hdr[5] = (uint8_t)t->ip_id;
+	t->ip[4] = (uint8_t)(t->ip_id >> 8);
+	t->ip[5] = (uint8_t)t->ip_id;
 	t->ip_id = (uint16_t)(t->ip_id + t->ndg);
-	if ((err = sofl_gso_parse_iov(&p, t->hdrbuf, t->in, 2, SOFL_LINK_RAW)) < 0 ||
+	if ((err = sofl_gso_parse_iov(&p, t->hdrbuf, t->in, 2,
+	    t->l2 ? SOFL_LINK_ETH : SOFL_LINK_RAW)) < 0 ||
 	    (n = sofl_gso_segment(&t->gp, &p, t->in, 2, &out)) < 0) {
 		fprintf(stderr, "bench_udpgso: software USO: %s\n",
 		    sofl_strerror(err < 0 ? err : n));
@@ -291,11 +303,70 @@ send_uso(struct tx *t)
 		t->mm[i].msg_hdr.msg_iov = t->segs[i].iov;
 		t->mm[i].msg_hdr.msg_iovlen = t->segs[i].iovcnt;
 	}
-	t->bytes += send_all(t, (unsigned)n, HDR4);
+	t->bytes += send_all(t, (unsigned)n, t->l2 + HDR4);
+}
+
+/* "aa:bb:cc:dd:ee:ff" -> 6 bytes */
+static void
+parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	int i;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6) {
+		fprintf(stderr, "bench_udpgso: -E %s: not a MAC address\n", s);
+		exit(2);
+	}
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)v[i];
+}
+
+/* The frames' way out: a raw IPv4 socket (the kernel routes each datagram
+ * and fills in the IPv4 header checksum), or, with -I IFNAME -E MAC, an
+ * AF_PACKET socket on IFNAME with PACKET_QDISC_BYPASS (frames go to the
+ * driver as they are: what a user-space stack with its own NIC does). */
+static void
+uso_socket(struct tx *t, struct sockaddr_in *dst, const char *ifname, const char *dmac)
+{
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET };
+	struct ifreq ifr;
+	int one = 1;
+
+	if (!ifname) {
+		if ((t->fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW)) < 0)
+			fail("raw socket (needs CAP_NET_RAW)");
+		dst->sin_port = 0;
+		if (connect(t->fd, (struct sockaddr *)dst, sizeof(*dst)) < 0)
+			fail("connect raw");
+		t->ip = t->hdr;
+		return;
+	}
+	if (!dmac) {
+		fprintf(stderr, "bench_udpgso: -I needs -E (the peer's MAC address)\n");
+		exit(2);
+	}
+	if ((t->fd = socket(AF_PACKET, SOCK_RAW, 0)) < 0)
+		fail("packet socket (needs CAP_NET_RAW)");
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(t->fd, SIOCGIFHWADDR, &ifr) < 0)
+		fail(ifname);
+	parse_mac(dmac, t->hdr);
+	memcpy(t->hdr + 6, ifr.ifr_hwaddr.sa_data, 6);
+	t->hdr[12] = 0x08;		/* ETH_P_IP */
+	t->hdr[13] = 0x00;
+	if ((ll.sll_ifindex = (int)if_nametoindex(ifname)) == 0)
+		fail(ifname);
+	if (bind(t->fd, (struct sockaddr *)&ll, sizeof(ll)) < 0)
+		fail("bind packet socket");
+	if (setsockopt(t->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0)
+		fail("PACKET_QDISC_BYPASS");
+	t->l2 = ETH;
+	t->ip = t->hdr + ETH;
 }
 
 static void
-tx_setup(struct tx *t, const char *addr, int port)
+tx_setup(struct tx *t, const char *addr, int port, const char *ifname, const char *dmac)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	struct sockaddr_in src;
@@ -332,23 +403,20 @@ tx_setup(struct tx *t, const char *addr, int port)
 	}
 	if (t->mode != M_USO)
 		return;
-	/* the UDP socket stays open: it owns the source port the raw
-	 * socket's datagrams carry */
-	if ((t->fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW)) < 0)
-		fail("raw socket (needs CAP_NET_RAW)");
-	dst.sin_port = 0;
-	if (connect(t->fd, (struct sockaddr *)&dst, sizeof(dst)) < 0)
-		fail("connect raw");
+	/* the UDP socket stays open: it owns the source port the
+	 * datagrams carry */
+	uso_socket(t, &dst, ifname, dmac);
 	dst.sin_port = htons((uint16_t)port);
 	uso_header(t, &src, &dst);
 	t->in[0].iov_base = t->hdr;
-	t->in[0].iov_len = HDR4;
+	t->in[0].iov_len = t->l2 + HDR4;
 	t->in[1].iov_base = t->buf;
 	t->in[1].iov_len = t->payload;
 	t->gp.type = SOFL_GSO_UDP_L4;
 	t->gp.gso_size = (uint16_t)t->mss;
 	t->ip_id = 1;
-	if ((err = sofl_gso_parse_iov(&p, t->hdrbuf, t->in, 2, SOFL_LINK_RAW)) < 0 ||
+	if ((err = sofl_gso_parse_iov(&p, t->hdrbuf, t->in, 2,
+	    t->l2 ? SOFL_LINK_ETH : SOFL_LINK_RAW)) < 0 ||
 	    (err = sofl_gso_need(&t->gp, &p, SOFL_GSO_ZEROCOPY, 2, &need)) < 0) {
 		fprintf(stderr, "bench_udpgso: software USO: %s\n", sofl_strerror(err));
 		exit(2);
@@ -385,15 +453,17 @@ static int
 cmd_tx(int argc, char **argv)
 {
 	static struct tx t;
-	const char *addr = NULL;
+	const char *addr = NULL, *ifname = NULL, *dmac = NULL;
 	double secs = 1, t0, t1, u0, s0, u1, s1, end;
 	int port = 8000, kv = 0, c, m;
 
 	t.payload = 61824;
 	t.mss = 1472;
-	while ((c = getopt(argc, argv, "D:p:s:M:m:l:k")) != -1) {
+	while ((c = getopt(argc, argv, "D:p:s:M:m:l:kI:E:")) != -1) {
 		switch (c) {
 		case 'D': addr = optarg; break;
+		case 'I': ifname = optarg; break;
+		case 'E': dmac = optarg; break;
 		case 'p': port = (int)num(optarg, 1, 65535, "-p"); break;
 		case 's': t.payload = (uint32_t)num(optarg, 1, MAX_PAYLOAD, "-s"); break;
 		case 'M': t.mss = (uint32_t)num(optarg, 64, 65507, "-M"); break;
@@ -412,7 +482,7 @@ cmd_tx(int argc, char **argv)
 	}
 	if (!addr || optind != argc)
 		usage();
-	tx_setup(&t, addr, port);
+	tx_setup(&t, addr, port, ifname, dmac);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	cpu_s(&u0, &s0);

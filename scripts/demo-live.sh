@@ -246,8 +246,12 @@ step_relay() {
 # ---- UDP segmentation ----
 
 step_udp() {
-	say "   bench_udpgso over the veth (MSS 1472), $DEMO_UDP_SECS s per cell, receiver in the other namespace"
+	say "   bench_udpgso over the veth (MSS 1472), $DEMO_UDP_SECS s per cell, receiver in the other namespace;"
+	say "   software USO sends its frames on an AF_PACKET socket (PACKET_QDISC_BYPASS) on the veth"
+	_mac=$(ip -n "$NSB" -br link show vb | awk '{ print $3 }')
 	for mode in single sendmmsg udpseg uso; do
+		_x=""
+		[ "$mode" = uso ] && _x="-I va -E $_mac"
 		for size in $DEMO_UDP_SIZES; do
 			bg_start udprx ip netns exec "$NSB" "$UDPGSO" rx -p 9000 -l 30 -i 300 -k
 			_rx=$BG_PID
@@ -256,7 +260,7 @@ step_udp() {
 				row_fail udp-segmentation "$mode" 4 "receiver did not start: $(tail -n 1 "$WORK/udprx.log")"
 				continue
 			fi
-			fg_run 20 ip netns exec "$NSA" "$UDPGSO" tx -D 198.18.0.2 -p 9000 -m "$mode" \
+			fg_run 20 ip netns exec "$NSA" "$UDPGSO" tx -D 198.18.0.2 -p 9000 -m "$mode" $_x \
 				-s "$size" -l "$DEMO_UDP_SECS" -k >"$WORK/udptx.log" 2>"$WORK/udptx.err"
 			_rc=$?
 			_tx=$(cat "$WORK/udptx.log")

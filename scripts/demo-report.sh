@@ -94,7 +94,7 @@ report_udp() {
 		single) say "   one datagram per call:" ;;
 		sendmmsg) say "   sendmmsg (all datagrams of a message in one call):" ;;
 		udpseg) say "   kernel UDP_SEGMENT (software GSO in the kernel: the veth has no tx-udp-segmentation):" ;;
-		uso) say "   softoffload USO (sofl_gso_segment SOFL_GSO_UDP_L4, zero-copy iovecs) + sendmmsg, raw socket:" ;;
+		uso) say "   softoffload USO (sofl_gso_segment SOFL_GSO_UDP_L4, zero-copy iovecs) + sendmmsg on AF_PACKET:" ;;
 		esac
 		say "   \$pkt_size	rx MB/s	MB/s	Calls/s	Msg/s	CPU	MB2CPU"
 		say "   ========================================================================"

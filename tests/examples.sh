@@ -106,6 +106,12 @@ prelude() {
 	    '#include <stdio.h>' '#include <stdlib.h>' '#include <string.h>' \
 	    '#include <sys/uio.h>' '#include <unistd.h>'
 }
+# the build must be able to fail: a warning is an error here
+printf 'void f(void);\nvoid f(void) { int unused; }\n' > "$dir/neg.c"
+if $CC $CFLAGS -c "$dir/neg.c" -o "$dir/neg.o" 2>/dev/null; then
+	echo "FAIL: $CC $CFLAGS accepts an unused variable" >&2
+	exit 1
+fi
 printf 'int main(void) { return 0; }\n' > "$dir/stub.c"
 $CC -std=c11 -c "$dir/stub.c" -o "$dir/stub.o" || exit 1
 
@@ -165,6 +171,6 @@ while [ $i -lt $count ]; do
 	esac
 done
 [ $count -gt 0 ] || { echo "FAIL: no example found" >&2; exit 1; }
-echo "summary: $count examples: $nprog programs run, $nfile files and $nbody bodies compiled"
+echo "summary: $count examples: programs run $nprog, files compiled $nfile, bodies compiled $nbody"
 [ $bad = 0 ] || { echo "FAIL: some examples do not build or run (see above)" >&2; exit 1; }
 exit 0

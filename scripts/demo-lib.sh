@@ -44,7 +44,7 @@ bg_stop() {
 	done
 	for _bs_p in "$@"; do
 		_bs_i=0
-		while kill -0 "$_bs_p" 2>/dev/null && [ $_bs_i -lt 30 ]; do
+		while bg_alive "$_bs_p" && [ $_bs_i -lt 30 ]; do
 			sleep 0.1
 			_bs_i=$((_bs_i + 1))
 		done

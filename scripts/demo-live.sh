@@ -112,6 +112,14 @@ snmp_csum() {	# NS: "tcp_in_csum_errors udp_in_csum_errors" of the namespace
 		END { print t + 0, u + 0 }'
 }
 
+# tun_threads : "HOST TID COMM user sys" for every thread of both tunnels
+tun_threads() {
+	set -- $TUN_PIDS
+	[ $# -ge 1 ] && thread_ticks "$1" | sed 's/^/a /'
+	[ $# -ge 2 ] && thread_ticks "$2" | sed 's/^/b /'
+	return 0
+}
+
 # tunnel_row MODE FAMILY QUEUES STREAMS NAME
 tunnel_row() {
 	_addr=198.19.0.2
@@ -122,21 +130,21 @@ tunnel_row() {
 		return 1
 	fi
 	_k0=$(snmp_csum "$NSB")
-	_t0=$(for p in $TUN_PIDS; do thread_ticks "$p"; done)
+	_t0=$(tun_threads)
 	iperf_row "$5" "$1" "$2" "$4" "$_addr" 5201 "$TUN_PIDS"
 	_ok=$?
-	_t1=$(for p in $TUN_PIDS; do thread_ticks "$p"; done)
+	_t1=$(tun_threads)
 	_k1=$(snmp_csum "$NSB")
 	_c=$(tunnel_down)
 	[ $_ok -eq 0 ] || return 1
 	_w=$(printf '%s\n' "$_t0" | awk -v hz="$CLK_TCK" -v now="$_t1" '
-		{ u[$1] = $3; s[$1] = $4 }
+		{ u[$2] = $4; s[$2] = $5 }
 		END {
 			n = split(now, l, "\n"); printf "["
 			for (i = 1; i <= n; i++) {
-				split(l[i], f, " "); if (!(f[1] in u)) continue
-				printf "%s{\"tid\":%s,\"comm\":\"%s\",\"user_s\":%.2f,\"sys_s\":%.2f}",
-				    sep, f[1], f[2], (f[3] - u[f[1]]) / hz, (f[4] - s[f[1]]) / hz; sep = ","
+				split(l[i], f, " "); if (!(f[2] in u)) continue
+				printf "%s{\"host\":\"%s\",\"tid\":%s,\"comm\":\"%s\",\"user_s\":%.2f,\"sys_s\":%.2f}",
+				    sep, f[1], f[2], f[3], (f[4] - u[f[2]]) / hz, (f[5] - s[f[2]]) / hz; sep = ","
 			}
 			printf "]"
 		}')

@@ -71,15 +71,16 @@ report_rss() {
 	jq -rs 'map(select(.name == "rss"))[] |
 		if .error then "   --queues \(.queues): step failed: \(.error)" else
 		"   --queues \(.queues): bandwidth min/avg/max/std-dev = \(.gbps.min)/\(.gbps.avg)/\(.gbps.max)/\(.gbps.stddev) Gbps, \(.retransmits) retransmits",
-		"     CPU per thread (both ends; s over the run): " +
-		  ([.threads[] | select(.user_s + .sys_s >= 0.05) | "\(.comm)[\(.tid)] \(.user_s + .sys_s | . * 100 | round / 100)"] | join(", ")),
+		"     CPU seconds per thread (user+sys; host A sends, B receives): " +
+		  ([.threads[] | select(.user_s + .sys_s >= 0.05) |
+		    "\(.host | ascii_upcase):\(.comm)[\(.tid)] \(.user_s + .sys_s | . * 100 | round / 100)"] | join(", ")),
 		(.counters | to_entries[] | .key as $side |
 		  [.value | .. | objects | select(has("worker") or has("queue")) ] as $w |
 		  if ($w | length) > 0 then
 		    "     side \($side) per worker: " + ($w | map(tostring) | join(" "))
 		  else empty end)
 		end' "$OUT/rows.jsonl"
-	say "   verdict: $( [ "$(ratio "$q2" "$q1")" = n/a ] && echo "not measured" || echo "two workers carry $(ratio "$q2" "$q1")x the four streams of one, each flow pinned to one worker by its Toeplitz hash")"
+	say "   verdict: $( [ "$(ratio "$q2" "$q1")" = n/a ] && echo "not measured" || echo "two workers per host carry $(ratio "$q2" "$q1")x the throughput of one (the sender picks a flow's worker by its Toeplitz hash; CPU per thread above)")"
 }
 
 report_udp() {

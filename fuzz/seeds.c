@@ -104,6 +104,42 @@ gro_seed(uint8_t cfg, int ipv, int proto, int n, int mix, int link)
 	put(blob, o, NULL, 0);
 }
 
+/* fuzz_port_packet: options, VLAN TCI, then records (2-byte length, the
+ * 10-byte virtio header in host order, the frame): the Ethernet shapes as
+ * plain frames, and each TCP/UDP one also as a super-packet with its GSO
+ * header (gso_size 500), in SEGMENT and SUPER mode. */
+static void
+port_packet_seed(const uint8_t *f, size_t len, int link)
+{
+	static uint8_t blob[2 * (2 + SOFL_VNET_HDR_LEN + MAXF) + 3];
+	struct sofl_vnet_hdr h;
+	struct sofl_pkt p;
+	size_t o;
+	int k;
+
+	if (link != SOFL_LINK_ETH || sofl_pkt_parse(&p, f, len, SOFL_LINK_ETH) < 0)
+		return;
+	for (k = 0; k < 2; k++) {
+		memset(&h, 0, sizeof(h));
+		if (k && ((p.layers & SOFL_LAYER_L4) == 0 ||
+			  sofl_vnet_from_pkt(&h, &p, 500, SOFL_VNET_MK_CSUM) < 0))
+			continue;
+		blob[0] = (uint8_t)(k ? 0 : 1);
+		blob[1] = 0x20;
+		blob[2] = 0x05;
+		o = 3;
+		blob[o++] = (uint8_t)(len >> 8);
+		blob[o++] = (uint8_t)len;
+		sofl_vnet_encode(blob + o, SOFL_VNET_HDR_LEN, &h, SOFL_VNET_HDR_LEN, SOFL_VNET_NATIVE);
+		o += SOFL_VNET_HDR_LEN;
+		memcpy(blob + o, f, len);
+		o += len;
+		put(blob, o, NULL, 0);
+		blob[0] = (uint8_t)(blob[0] ^ 1);
+		put(blob, o, NULL, 0);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -164,6 +200,8 @@ main(int argc, char **argv)
 				    k ? SOFL_VNET_HDR_MRG_LEN : SOFL_VNET_HDR_LEN, SOFL_VNET_LE);
 				put(w, k ? 1 + SOFL_VNET_HDR_MRG_LEN : 1 + SOFL_VNET_HDR_LEN, f, len);
 			}
+		} else if (!strcmp(argv[1], "fuzz_port_packet")) {
+			port_packet_seed(f, len, link);
 		} else {
 			fprintf(stderr, "seeds: no seeds for %s\n", argv[1]);
 			return 0;

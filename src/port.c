@@ -240,7 +240,7 @@ rxq_push(struct port_rxq *q, const struct iovec *v, uint32_t cnt, uint32_t len, 
 {
 	struct sofl_port_pkt *pk = &q->pkt[q->n];
 	struct iovec *o = q->iov + q->niov;
-	uint8_t *room = q->room + (size_t)q->n * (q->headroom + q->tailroom);
+	uint8_t *room = q->room ? q->room + (size_t)q->n * (q->headroom + q->tailroom) : NULL;
 	uint32_t k = 0;
 
 	memset(pk, 0, sizeof(*pk));

@@ -194,7 +194,8 @@ rx_slot(struct afp *a, uint8_t *s, uint32_t status)
 static void
 ring_recv(struct afp *a)
 {
-	while (a->q.n < a->q.cap) {
+	/* held slots are still TP_STATUS_USER: never walk into them again */
+	while (a->q.n < a->q.cap && a->held < a->slots) {
 		uint8_t *s = slot(a, a->head);
 		struct tpacket2_hdr *h = (struct tpacket2_hdr *)(void *)s;
 		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
@@ -294,6 +295,8 @@ afp_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
 	else
 		r = plain_recv(a);
 	*pkts = a->q.pkt;
+	if (a->ring && a->q.n == 0)
+		ring_release(a);	/* all dropped: nothing handed out holds them */
 	if (r < 0)
 		return r;
 	for (i = 0; i < a->q.n; i++)

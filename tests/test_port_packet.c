@@ -5,7 +5,8 @@
  * DATA_VALID -> CSUM_OK, GSO super-packets cut into wire-size segments with
  * valid checksums and the original payload (SEGMENT) or handed whole
  * (SUPER), VLAN tags put back, truncated / corrupt / invalid-header slots
- * dropped by reason, slots returned to the kernel at the next receive.
+ * dropped by reason, slots returned to the kernel at the next receive (at
+ * once when all were dropped), each slot read once when the ring is full.
  * Send: zero virtio header per frame, super-packets segmented when the
  * device has no TSO and sent whole when it has, a GSO send refused with
  * EINVAL retried as segments (fallback), ENOBUFS on one message counted
@@ -326,6 +327,36 @@ test_rx_batch_full(void **state)
 	assert_int_equal(sofl_port_recv(p, &pk), 2);
 	assert_int_equal(((uint8_t *)pk[1].iov[0].iov_base)[len - 1], 9);
 	assert_int_equal(sofl_port_recv(p, &pk), 0);
+	sofl_port_close(p);
+}
+
+static void
+test_rx_ring_full(void **state)
+{
+	struct sofl_afp_config c;
+	struct sofl_port *p;
+	struct sofl_port_pkt *pk;
+	struct t_spec s = tcp_spec(4, 100);
+	uint8_t f[256], *s0;
+	size_t len = t_build(f, sizeof(f), &s);
+	uint32_t i;
+
+	(void)state;
+	sofl_afp_config_init(&c);
+	c.ring_frames = 8;
+	c.rx_batch = 64;
+	assert_int_equal(port_afp_make(&c, 0, mac0, &p), 0);
+	for (i = 0; i < 8; i++)
+		put_slot(p, i, f, (uint32_t)len, NULL, 0, 0);
+	/* every slot ready: each read once, not again after the wrap
+	 * (held slots are still TP_STATUS_USER) */
+	assert_int_equal(sofl_port_recv(p, &pk), 8);
+	assert_int_equal(sofl_port_recv(p, &pk), 0);
+	/* a batch of frames that are all dropped gives its slots back at once */
+	s0 = put_slot(p, 0, f, (uint32_t)len, NULL, 0, 0);
+	((struct tpacket2_hdr *)(void *)s0)->tp_len = (uint32_t)len + 1;	/* truncated */
+	assert_int_equal(sofl_port_recv(p, &pk), 0);
+	assert_int_equal(((struct tpacket2_hdr *)(void *)s0)->tp_status, TP_STATUS_KERNEL);
 	sofl_port_close(p);
 }
 
@@ -687,6 +718,7 @@ main(void)
 		cmocka_unit_test(test_rx_vlan),
 		cmocka_unit_test(test_rx_drops),
 		cmocka_unit_test(test_rx_batch_full),
+		cmocka_unit_test(test_rx_ring_full),
 		cmocka_unit_test(test_tx_plain),
 		cmocka_unit_test(test_tx_segment_v4),
 		cmocka_unit_test(test_tx_segment_v6_pieces),

@@ -1,0 +1,444 @@
+/* Description: TUN/TAP port without a device: a SOCK_SEQPACKET socket pair stands in for the TUN queue (one message per packet, as read()/writev() on a TUN): super-packets cut into valid wire-size segments with head/tail areas, bad virtio headers dropped by reason, packets as they are (SUPER), GRO-coalesced writes with their virtio header, plain mode, the GSO-write EINVAL fallback (an eventfd refuses the write). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+#include "helpers.h"
+#include "softoffload/port.h"
+#include "softoffload/csum.h"
+#include "port_impl.h"
+
+#define ALL_OFF (SOFL_PORT_OFF_CSUM | SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6 | SOFL_PORT_OFF_USO)
+
+struct fix {
+	int sp[2];		/* sp[0]: the port's "TUN", sp[1]: the kernel's side */
+	struct sofl_port *port;
+};
+
+static uint8_t frame[70000], wire[70000], flat[70000];
+
+static void
+fix_open(struct fix *f, struct sofl_tun_config *c)
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, f->sp), 0);
+	fcntl(f->sp[0], F_SETFL, O_NONBLOCK);
+	fcntl(f->sp[1], F_SETFL, O_NONBLOCK);
+	assert_int_equal(port_tun_make(c, f->sp[0], c->vnet_hdr ? ALL_OFF : 0, "tfake", &f->port), 0);
+}
+
+static void
+fix_close(struct fix *f)
+{
+	sofl_port_close(f->port);	/* closes sp[0] */
+	close(f->sp[1]);
+}
+
+/* The kernel hands the port @len bytes of frame with header @h (NULL: none). */
+static void
+kernel_sends(struct fix *f, const struct sofl_vnet_hdr *h, const uint8_t *fr, size_t len)
+{
+	size_t off = 0;
+
+	if (h) {
+		sofl_vnet_encode(wire, sizeof(wire), h, 12, SOFL_VNET_LE);
+		off = 12;
+	}
+	memcpy(wire + off, fr, len);
+	assert_int_equal(write(f->sp[1], wire, off + len), (ssize_t)(off + len));
+}
+
+/* Gathers packet @pk's bytes (head/tail areas left out) into flat[]. */
+static size_t
+gather(const struct sofl_port_pkt *pk)
+{
+	uint32_t i, first = pk->headroom ? 1 : 0, last = pk->iovcnt - (pk->tailroom ? 1 : 0);
+	size_t n = 0;
+
+	for (i = first; i < last; i++) {
+		memcpy(flat + n, pk->iov[i].iov_base, pk->iov[i].iov_len);
+		n += pk->iov[i].iov_len;
+	}
+	assert_int_equal(n, pk->len);
+	return n;
+}
+
+static void
+assert_valid(const uint8_t *b, size_t len, int ipv)
+{
+	enum sofl_csum_state ip, l4;
+	struct sofl_pkt p;
+
+	assert_int_equal(sofl_pkt_parse(&p, b, len, SOFL_LINK_RAW), 0);
+	assert_int_equal(p.ipv, ipv);
+	sofl_pkt_csum_check(&p, &ip, &l4);
+	assert_int_equal(l4, SOFL_CSUM_VALID);
+	if (ipv == 4)
+		assert_int_equal(ip, SOFL_CSUM_VALID);
+}
+
+static size_t
+tso_frame(int ipv, int proto, size_t pay, uint32_t seq)
+{
+	struct t_spec s;
+
+	t_spec_init(&s, ipv, proto);
+	s.link = SOFL_LINK_RAW;
+	s.pay_len = pay;
+	s.seq = seq;
+	s.csum = T_CSUM_PARTIAL;
+	return t_build(frame, sizeof(frame), &s);
+}
+
+static struct sofl_vnet_hdr
+gso_hdr(int ipv, int proto, uint16_t gso_size)
+{
+	struct sofl_vnet_hdr h = { 0 };
+	uint16_t l3 = ipv == 4 ? 20 : 40;
+
+	h.flags = SOFL_VNET_F_NEEDS_CSUM;
+	h.gso_type = proto == 17 ? SOFL_VNET_GSO_UDP_L4 : ipv == 4 ? SOFL_VNET_GSO_TCPV4 :
+		     SOFL_VNET_GSO_TCPV6;
+	h.gso_size = gso_size;
+	h.csum_start = l3;
+	h.csum_offset = proto == 17 ? 6 : 16;
+	h.hdr_len = l3 + (proto == 17 ? 8 : 20);
+	return h;
+}
+
+/* A TSO super-packet (v4 and v6, TCP and USO) comes out as valid segments
+ * of gso_size payload, each framed by the head and tail areas. */
+static void
+test_read_segments(void **state)
+{
+	static const int cases[][2] = { { 4, 6 }, { 6, 6 }, { 4, 17 }, { 6, 17 } };
+	struct sofl_tun_config c;
+	struct sofl_port_stats st;
+	struct sofl_port_pkt *pk;
+	struct fix f;
+	size_t i, len;
+	int n, k;
+	(void)state;
+
+	for (i = 0; i < 4; i++) {
+		int ipv = cases[i][0], proto = cases[i][1];
+		struct sofl_vnet_hdr h = gso_hdr(ipv, proto, 1000);
+		size_t hl = (ipv == 4 ? 20 : 40) + (proto == 17 ? 8 : 20);
+
+		sofl_tun_config_init(&c);
+		c.headroom = 32;
+		c.tailroom = 16;
+		fix_open(&f, &c);
+		len = tso_frame(ipv, proto, 9500, 1000);
+		kernel_sends(&f, &h, frame, len);
+		n = sofl_port_recv(f.port, &pk);
+		assert_int_equal(n, 10);
+		for (k = 0; k < n; k++) {
+			size_t got;
+
+			assert_int_equal(pk[k].headroom, 32);
+			assert_int_equal(pk[k].iov[0].iov_len, 32);
+			assert_int_equal(pk[k].iov[pk[k].iovcnt - 1].iov_len, 16);
+			assert_true(pk[k].flags & SOFL_PORT_PKT_CSUM_OK);
+			got = gather(&pk[k]);
+			assert_int_equal(got, hl + (k < 9 ? 1000 : 500));
+			assert_valid(flat, got, ipv);
+			/* the head area is the caller's to write */
+			memset(pk[k].iov[0].iov_base, 0xaa, 32);
+		}
+		sofl_port_get_stats(f.port, &st, sizeof(st));
+		assert_int_equal(st.rx_calls, 1);
+		assert_int_equal(st.rx_super, 1);
+		assert_int_equal(st.rx_segs, 10);
+		assert_int_equal(st.rx_pkts, 10);
+		assert_int_equal(st.csum_sw, 10);
+		/* nothing more to read */
+		assert_int_equal(sofl_port_recv(f.port, &pk), 0);
+		fix_close(&f);
+	}
+}
+
+/* Headers the kernel must not send are dropped, counted, and the port goes on. */
+static void
+test_read_bad_vnet(void **state)
+{
+	struct sofl_tun_config c;
+	struct sofl_port_stats st;
+	struct sofl_port_pkt *pk;
+	struct sofl_vnet_hdr h;
+	struct fix f;
+	size_t len;
+	(void)state;
+
+	sofl_tun_config_init(&c);
+	fix_open(&f, &c);
+	len = tso_frame(4, 6, 3000, 1);
+	h = gso_hdr(4, 6, 0);				/* GSO with gso_size 0 */
+	kernel_sends(&f, &h, frame, len);
+	h = gso_hdr(4, 6, 1000);
+	h.csum_offset = 6;				/* TCP checksum at the UDP offset */
+	kernel_sends(&f, &h, frame, len);
+	assert_int_equal(write(f.sp[1], "\x01\x02\x03", 3), 3);	/* shorter than the header */
+	h = gso_hdr(4, 6, 1000);
+	kernel_sends(&f, &h, frame, len);		/* then a good one */
+	assert_int_equal(sofl_port_recv(f.port, &pk), 3);
+	sofl_port_get_stats(f.port, &st, sizeof(st));
+	assert_int_equal(st.rx_drop[SOFL_PORT_DROP_VNET], 3);
+	assert_int_equal(st.rx_calls, 4);
+	assert_string_equal(sofl_port_drop_name(SOFL_PORT_DROP_VNET), "vnet");
+	fix_close(&f);
+}
+
+/* RX_SUPER: the super-packet as it is, header in .vnet, one iovec. */
+static void
+test_read_super(void **state)
+{
+	struct sofl_tun_config c;
+	struct sofl_port_pkt *pk;
+	struct sofl_vnet_hdr h = gso_hdr(6, 6, 1200);
+	struct fix f;
+	size_t len;
+	(void)state;
+
+	sofl_tun_config_init(&c);
+	c.rx_mode = SOFL_PORT_RX_SUPER;
+	fix_open(&f, &c);
+	len = tso_frame(6, 6, 6000, 7);
+	kernel_sends(&f, &h, frame, len);
+	assert_int_equal(sofl_port_recv(f.port, &pk), 1);
+	assert_true(pk[0].flags & SOFL_PORT_PKT_VNET);
+	assert_int_equal(pk[0].vnet.gso_size, 1200);
+	assert_int_equal(pk[0].vnet.gso_type, SOFL_VNET_GSO_TCPV6);
+	assert_int_equal(pk[0].len, len);
+	assert_memory_equal(pk[0].iov[0].iov_base, frame, len);
+	fix_close(&f);
+	/* head/tail areas need segments */
+	c.headroom = 8;
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &f.port), SOFL_EINVAL);
+}
+
+/* The full batch: a super-packet that does not fit waits for the next
+ * sofl_port_recv(), nothing is lost. */
+static void
+test_read_batch_full(void **state)
+{
+	struct sofl_tun_config c;
+	struct sofl_port_pkt *pk;
+	struct sofl_port_stats st;
+	struct sofl_vnet_hdr h = gso_hdr(4, 6, 100);
+	struct fix f;
+	size_t len;
+	int n, total = 0, i;
+	(void)state;
+
+	sofl_tun_config_init(&c);
+	c.rx_batch = 64;			/* 64 segments per recv */
+	fix_open(&f, &c);
+	len = tso_frame(4, 6, 4000, 1);	/* 40 segments each */
+	for (i = 0; i < 5; i++)
+		kernel_sends(&f, &h, frame, len);
+	while ((n = sofl_port_recv(f.port, &pk)) > 0) {
+		assert_true(n <= 64);
+		assert_int_equal(n % 40, 0);
+		total += n;
+	}
+	assert_int_equal(total, 200);
+	sofl_port_get_stats(f.port, &st, sizeof(st));
+	assert_int_equal(st.rx_super, 5);
+	assert_int_equal(st.rx_drop[SOFL_PORT_DROP_NOROOM], 0);
+	fix_close(&f);
+}
+
+/* Build the segment @k of a TCP flow (1000-byte payloads), full checksums. */
+static size_t
+segment(uint8_t *b, int ipv, uint32_t k)
+{
+	struct t_spec s;
+
+	t_spec_init(&s, ipv, 6);
+	s.link = SOFL_LINK_RAW;
+	s.pay_len = 1000;
+	s.seq = 1 + k * 1000;
+	s.pay_off = k * 1000;
+	s.ip_id = (uint16_t)k;
+	return t_build(b, 2000, &s);
+}
+
+/* Ten segments of one flow are written as one super-packet with a GSO
+ * header; a non-IP packet goes alone with no GSO. */
+static void
+test_write_coalesced(void **state)
+{
+	static uint8_t segs[11][2000];
+	struct sofl_port_pkt pk[11];
+	struct iovec v[11];
+	struct sofl_tun_config c;
+	struct sofl_port_stats st;
+	struct sofl_vnet_hdr h;
+	struct sofl_gro_stats g;
+	struct fix f;
+	ssize_t r;
+	uint32_t k;
+	(void)state;
+
+	sofl_tun_config_init(&c);
+	fix_open(&f, &c);
+	memset(pk, 0, sizeof(pk));
+	for (k = 0; k < 10; k++) {
+		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, k) };
+		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_CSUM_OK };
+	}
+	memset(segs[10], 0x11, 60);			/* not IP */
+	v[10] = (struct iovec){ segs[10], 60 };
+	pk[10] = (struct sofl_port_pkt){ .iov = &v[10], .iovcnt = 1, .len = 60 };
+	assert_int_equal(sofl_port_send(f.port, pk, 11), 11);
+
+	/* GRO delivers what it does not hold at once, before the held flow */
+	r = read(f.sp[1], wire, sizeof(wire));
+	assert_int_equal(r, 12 + 60);
+	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, SOFL_VNET_LE), 12);
+	assert_int_equal(h.gso_type, SOFL_VNET_GSO_NONE);
+	assert_int_equal(h.flags, 0);
+	r = read(f.sp[1], wire, sizeof(wire));
+	assert_int_equal(r, 12 + 40 + 10000);
+	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, SOFL_VNET_LE), 12);
+	assert_int_equal(h.gso_type, SOFL_VNET_GSO_TCPV4);
+	assert_int_equal(h.gso_size, 1000);
+	assert_true(h.flags & SOFL_VNET_F_NEEDS_CSUM);
+	assert_memory_equal(wire + 12 + 40, segs[0] + 40, 1000);
+	assert_memory_equal(wire + 12 + 40 + 9000, segs[9] + 40, 1000);
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);
+
+	sofl_port_get_stats(f.port, &st, sizeof(st));
+	assert_int_equal(st.tx_calls, 2);
+	assert_int_equal(st.tx_pkts, 11);
+	assert_int_equal(st.tx_super, 1);
+	assert_int_equal(st.tx_segs, 10);
+	assert_int_equal(sofl_port_gro_stats(f.port, &g), 0);
+	assert_int_equal(g.super_pkts, 1);
+	assert_int_equal(g.pkts_in, 11);
+	assert_true(sofl_port_offloads(f.port) & SOFL_PORT_OFF_GRO);
+	fix_close(&f);
+}
+
+/* Plain mode: no header either way, the packet unchanged. */
+static void
+test_plain(void **state)
+{
+	struct sofl_tun_config c;
+	struct sofl_port_pkt *pk;
+	struct sofl_gro_stats g;
+	struct fix f;
+	size_t len;
+	(void)state;
+
+	sofl_tun_config_init(&c);
+	c.vnet_hdr = 0;
+	fix_open(&f, &c);
+	assert_int_equal(sofl_port_offloads(f.port), 0);
+	len = segment(frame, 6, 0);
+	kernel_sends(&f, NULL, frame, len);
+	assert_int_equal(sofl_port_recv(f.port, &pk), 1);
+	assert_int_equal(pk[0].len, len);
+	assert_int_equal(pk[0].iovcnt, 1);
+	assert_memory_equal(pk[0].iov[0].iov_base, frame, len);
+	assert_int_equal(sofl_port_send(f.port, pk, 1), 1);
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), (ssize_t)len);
+	assert_memory_equal(wire, frame, len);
+	assert_int_equal(sofl_port_gro_stats(f.port, &g), SOFL_ENOTSUP);
+	fix_close(&f);
+}
+
+/* A kernel that refuses GSO writes (EINVAL): one fallback, GRO off from
+ * then on, the packets written one by one (here refused too: counted). */
+static void
+test_write_einval_fallback(void **state)
+{
+	static uint8_t segs[4][2000];
+	struct sofl_port_pkt pk[4];
+	struct iovec v[4];
+	struct sofl_tun_config c;
+	struct sofl_port_stats st;
+	struct sofl_port *port;
+	uint32_t k;
+	int efd = eventfd(0, EFD_NONBLOCK);
+	(void)state;
+
+	assert_true(efd >= 0);
+	sofl_tun_config_init(&c);
+	c.quiet = 1;
+	assert_int_equal(port_tun_make(&c, efd, ALL_OFF, "tfake", &port), 0);
+	for (k = 0; k < 4; k++) {
+		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, k) };
+		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_CSUM_OK };
+	}
+	assert_int_equal(sofl_port_send(port, pk, 4), 0);
+	sofl_port_get_stats(port, &st, sizeof(st));
+	assert_int_equal(st.fallbacks, 1);
+	assert_int_equal(st.tx_calls, 5);		/* the super-packet, then each */
+	assert_int_equal(st.tx_drop[SOFL_PORT_DROP_VNET], 4);
+	assert_int_equal(st.last_errno, EINVAL);
+	assert_false(sofl_port_offloads(port) & SOFL_PORT_OFF_GRO);
+	/* no second attempt at coalescing */
+	assert_int_equal(sofl_port_send(port, pk, 4), 0);
+	sofl_port_get_stats(port, &st, sizeof(st));
+	assert_int_equal(st.fallbacks, 1);
+	assert_int_equal(st.tx_calls, 9);
+	sofl_port_close(port);
+}
+
+/* Config checks and the generic calls on NULL. */
+static void
+test_api_edges(void **state)
+{
+	struct sofl_tun_config c;
+	struct sofl_port *port = NULL;
+	struct sofl_port_stats st;
+	(void)state;
+
+	sofl_tun_config_init(&c);
+	c.name = "a-name-that-is-far-too-long-for-ifnamsiz";
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_EINVAL);
+	assert_int_equal(sofl_tun_open(NULL, &port), SOFL_EINVAL);
+	c.name = NULL;
+	c.size = 4;
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_EINVAL);
+	assert_null(port);
+	assert_int_equal(sofl_port_recv(NULL, NULL), SOFL_EINVAL);
+	assert_int_equal(sofl_port_send(NULL, NULL, 1), SOFL_EINVAL);
+	assert_int_equal(sofl_port_fd(NULL), -1);
+	assert_string_equal(sofl_port_kind(NULL), "?");
+	assert_string_equal(sofl_port_drop_name(-1), "?");
+	assert_string_equal(sofl_port_drop_name(SOFL_PORT_DROP__MAX - 1), "?");
+	assert_null(sofl_tun_name(NULL));
+	memset(&st, 0xff, sizeof(st));
+	sofl_port_get_stats(NULL, &st, sizeof(st));
+	assert_int_equal(st.rx_pkts, 0);
+	sofl_port_close(NULL);
+	assert_string_equal(sofl_strerror(SOFL_E_SYS), "system call failed (see errno)");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_segments),
+		cmocka_unit_test(test_read_bad_vnet),
+		cmocka_unit_test(test_read_super),
+		cmocka_unit_test(test_read_batch_full),
+		cmocka_unit_test(test_write_coalesced),
+		cmocka_unit_test(test_plain),
+		cmocka_unit_test(test_write_einval_fallback),
+		cmocka_unit_test(test_api_edges),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

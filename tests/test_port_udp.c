@@ -1,0 +1,224 @@
+/* Description: UDP port without a network: a UDP_GRO buffer split by gso_size (exact multiples, a short last datagram, a gso_size beyond the length); sends grouped into UDP_SEGMENT runs (equal sizes, a shorter last one ends a run, a single datagram never a run, another destination starts a new one) observed through an AF_UNIX datagram socket pair, which takes one message per run; recvmmsg receives; config checks. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <cmocka.h>
+#include "softoffload/port.h"
+#include "port_impl.h"
+
+static uint8_t buf[70000], got[70000];
+
+static struct sofl_port *
+make(int fd, unsigned off)
+{
+	struct sofl_udp_config c;
+	struct sofl_port *p;
+	static struct sockaddr_in peer = { .sin_family = AF_INET, .sin_port = 0x1234 };
+
+	sofl_udp_config_init(&c);
+	c.remote = (const struct sockaddr *)&peer;
+	c.remote_len = sizeof(peer);
+	c.connect = 1;			/* no msg_name: the socket pair is connected */
+	assert_int_equal(port_udp_make(&c, fd, off, &p), 0);
+	return p;
+}
+
+static void
+test_split(void **state)
+{
+	struct sofl_port_pkt *pk;
+	struct sofl_port_stats st;
+	struct sofl_port *p = make(-1, SOFL_PORT_OFF_UDP_GRO);
+	size_t i;
+	(void)state;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)i;
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 3000, 1200), 3);
+	assert_int_equal(pk[0].len, 1200);
+	assert_int_equal(pk[1].len, 1200);
+	assert_int_equal(pk[2].len, 600);
+	assert_ptr_equal(pk[1].iov[0].iov_base, buf + 1200);	/* zero copy */
+	assert_ptr_equal(pk[2].iov[0].iov_base, buf + 2400);
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 2400, 1200), 2);
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 500, 1200), 1);	/* one datagram */
+	assert_int_equal(pk[0].len, 500);
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 500, 0), 1);
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 64 * 1000, 1000), 64);
+	sofl_port_get_stats(p, &st, sizeof(st));
+	assert_int_equal(st.rx_super, 3);
+	assert_int_equal(st.rx_segs, 3 + 2 + 64);
+	assert_int_equal(st.rx_pkts, 3 + 2 + 1 + 1 + 64);
+	assert_int_equal(st.rx_bytes, 3000 + 2400 + 500 + 500 + 64000);
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 70000, 1000), SOFL_EINVAL);
+	sofl_port_close(p);
+}
+
+/* packets of the given sizes, all from buf */
+static void
+pkts_of(struct sofl_port_pkt *pk, struct iovec *v, const size_t *sizes, size_t n)
+{
+	size_t i, off = 0;
+
+	memset(pk, 0, n * sizeof(*pk));
+	for (i = 0; i < n; i++) {
+		v[i] = (struct iovec){ buf + off, sizes[i] };
+		pk[i].iov = &v[i];
+		pk[i].iovcnt = 1;
+		pk[i].len = (uint32_t)sizes[i];
+		off += sizes[i];
+	}
+}
+
+static void
+test_send_runs(void **state)
+{
+	static const size_t sizes[] = { 1000, 1000, 1000, 1000, 1000, 500,	/* run of 6 */
+					300,					/* alone */
+					800, 800, 900,				/* run of 2, then 900 */
+					900 };					/* joins 900 */
+	static const ssize_t expect[] = { 5500, 300, 1600, 1800 };
+	struct sofl_port_pkt pk[11];
+	struct iovec v[11];
+	struct sofl_port_stats st;
+	struct sofl_port *p;
+	int sp[2];
+	size_t i, off = 0;
+	(void)state;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sp), 0);
+	fcntl(sp[1], F_SETFL, O_NONBLOCK);
+	p = make(sp[0], SOFL_PORT_OFF_UDP_GSO);
+	pkts_of(pk, v, sizes, 11);
+	assert_int_equal(sofl_port_send(p, pk, 11), 11);
+	for (i = 0; i < 4; i++) {
+		ssize_t r = read(sp[1], got, sizeof(got));
+
+		assert_int_equal(r, expect[i]);
+		assert_memory_equal(got, buf + off, (size_t)r);	/* bytes in order */
+		off += (size_t)r;
+	}
+	assert_int_equal(read(sp[1], got, sizeof(got)), -1);
+	sofl_port_get_stats(p, &st, sizeof(st));
+	assert_int_equal(st.tx_pkts, 11);
+	assert_int_equal(st.tx_super, 3);
+	assert_int_equal(st.tx_segs, 6 + 2 + 2);
+	assert_int_equal(st.tx_calls, 1);		/* one sendmmsg */
+	/* without UDP_SEGMENT: one message per datagram */
+	sp[0] = dup(sp[0]);
+	sofl_port_close(p);
+	p = make(sp[0], 0);
+	assert_int_equal(sofl_port_send(p, pk, 11), 11);
+	for (i = 0; i < 11; i++)
+		assert_int_equal(read(sp[1], got, sizeof(got)), (ssize_t)sizes[i]);
+	sofl_port_get_stats(p, &st, sizeof(st));
+	assert_int_equal(st.tx_super, 0);
+	sofl_port_close(p);
+	close(sp[1]);
+}
+
+/* Runs stop at 64 datagrams and at the IP length limit. */
+static void
+test_send_run_limits(void **state)
+{
+	static size_t sizes[100];
+	static struct sofl_port_pkt pk[100];
+	static struct iovec v[100];
+	struct sofl_port_stats st;
+	struct sofl_port *p;
+	int sp[2], one = 1 << 22;
+	size_t i;
+	(void)state;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sp), 0);
+	setsockopt(sp[0], SOL_SOCKET, SO_SNDBUF, &one, sizeof(one));
+	fcntl(sp[1], F_SETFL, O_NONBLOCK);
+	p = make(sp[0], SOFL_PORT_OFF_UDP_GSO);
+	for (i = 0; i < 100; i++)
+		sizes[i] = 100;
+	pkts_of(pk, v, sizes, 100);
+	assert_int_equal(sofl_port_send(p, pk, 100), 100);
+	assert_int_equal(read(sp[1], got, sizeof(got)), 6400);
+	assert_int_equal(read(sp[1], got, sizeof(got)), 3600);
+	for (i = 0; i < 50; i++)
+		sizes[i] = 1400;		/* 46 * 1400 = 64400 <= 65507 */
+	pkts_of(pk, v, sizes, 50);
+	assert_int_equal(sofl_port_send(p, pk, 50), 50);
+	assert_int_equal(read(sp[1], got, sizeof(got)), 46 * 1400);
+	assert_int_equal(read(sp[1], got, sizeof(got)), 4 * 1400);
+	sofl_port_get_stats(p, &st, sizeof(st));
+	assert_int_equal(st.tx_super, 4);
+	sofl_port_close(p);
+	close(sp[1]);
+}
+
+/* recvmmsg: several datagrams in one call. */
+static void
+test_recv(void **state)
+{
+	struct sofl_port_pkt *pk;
+	struct sofl_port_stats st;
+	struct sofl_port *p;
+	int sp[2];
+	(void)state;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sp), 0);
+	p = make(sp[0], 0);
+	assert_int_equal(sofl_port_recv(p, &pk), 0);	/* nothing yet */
+	assert_int_equal(write(sp[1], "hello", 5), 5);
+	assert_int_equal(write(sp[1], "world!", 6), 6);
+	assert_int_equal(sofl_port_recv(p, &pk), 2);
+	assert_int_equal(pk[0].len, 5);
+	assert_memory_equal(pk[1].iov[0].iov_base, "world!", 6);
+	sofl_port_get_stats(p, &st, sizeof(st));
+	assert_int_equal(st.rx_calls, 1);
+	assert_int_equal(st.rx_pkts, 2);
+	sofl_port_close(p);
+	close(sp[1]);
+}
+
+static void
+test_config(void **state)
+{
+	struct sofl_udp_config c;
+	struct sofl_port *p = NULL;
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+	(void)state;
+
+	sofl_udp_config_init(&c);
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_EINVAL);		/* no address */
+	c.local = (const struct sockaddr *)&a4;
+	c.local_len = sizeof(a4);
+	c.remote = (const struct sockaddr *)&a6;
+	c.remote_len = sizeof(a6);
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_EINVAL);		/* families differ */
+	c.remote = NULL;
+	c.connect = 1;
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_EINVAL);		/* connect to nothing */
+	c.connect = 0;
+	c.rx_buf = 1500;
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_EINVAL);		/* UDP_GRO needs 64 KB */
+	assert_null(p);
+	assert_int_equal(sofl_udp_local(NULL, NULL, NULL), SOFL_EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_send_runs),
+		cmocka_unit_test(test_send_run_limits),
+		cmocka_unit_test(test_recv),
+		cmocka_unit_test(test_config),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

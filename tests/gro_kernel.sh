@@ -62,7 +62,7 @@ novlan=
 if ! { ip -n "$NSO" link add ov0 type veth peer name ov1 &&
        ip -n "$NSO" link add link ov0 name ov0.5 type vlan id 5; } 2>/dev/null; then
 	novlan=-N
-	drop "VLAN cases (kernel without 802.1Q VLAN support)"
+	drop_absent CONFIG_VLAN_8021Q "VLAN cases (kernel without 802.1Q VLAN support)"
 fi
 ip -n "$NSO" link del ov0 2>/dev/null
 craft gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b"

@@ -14,7 +14,9 @@
 #
 # SOFL_REQUIRE_ORACLE=1 (set by .ci/run, see scripts/run-tests.sh): the
 # oracle must run in full, so a skip, or a case left out because this
-# kernel cannot answer it (here or in kcraft), is a failure.
+# kernel cannot answer it (here or in kcraft), is a failure -- except a case
+# whose kernel feature the running kernel's own configuration shows compiled
+# out (drop_absent), which the PASS line then names.
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 required() { [ "${SOFL_REQUIRE_ORACLE:-0}" = 1 ]; }
@@ -26,10 +28,39 @@ skip() {
 
 # drop WHAT: the case(s) WHAT are left out on this kernel, with a note.
 dropped=0
+absent=
 drop() {
 	required && fail "$* left out, and SOFL_REQUIRE_ORACLE=1 requires every case"
 	echo "note: $* left out" >&2
 	dropped=$((dropped + 1))
+}
+
+# kconfig_absent CONFIG_X: true when the running kernel's own configuration
+# (/proc/config.gz or /boot/config-RELEASE) says CONFIG_X is not set.  False
+# when it is set, or when no configuration can be read.
+kconfig_absent() {
+	if [ -r /proc/config.gz ]; then
+		zcat /proc/config.gz 2>/dev/null
+	elif [ -r "/boot/config-$(uname -r)" ]; then
+		cat "/boot/config-$(uname -r)"
+	fi | grep -qx "# $1 is not set"
+}
+
+# drop_absent CONFIG_X WHAT: the case(s) WHAT cannot be asked of this kernel
+# because it was built without CONFIG_X.  That is the one drop that
+# SOFL_REQUIRE_ORACLE=1 accepts, and only when the kernel's configuration
+# proves it (kconfig_absent); the summary line names it, so a PASS says what
+# was not compared.  Anything else (a tool missing, a setup that failed, a
+# configuration that cannot be read) is a plain drop, a failure there.
+drop_absent() {
+	cfg=$1; shift
+	if kconfig_absent "$cfg"; then
+		echo "note: $* left out: this kernel is built without $cfg" >&2
+		dropped=$((dropped + 1))
+		absent="$absent $* ($cfg not set);"
+	else
+		drop "$*"
+	fi
 }
 
 # craft KCRAFT_ARGS...: runs $K/kcraft; the cases it leaves out for this
@@ -45,7 +76,7 @@ craft() {
 # oracle_summary TEXT: the summary line scripts/run-tests.sh shows in the
 # PASS line: kernel version, what was compared, cases left out, time.
 oracle_summary() {
-	echo "summary: kernel $(uname -r): $*, cases left out: $dropped," \
+	echo "summary: kernel $(uname -r): $*, cases left out: $dropped${absent:+ (not in this kernel:${absent%;})}," \
 	     "$(( $(date +%s) - start )) s"
 }
 

@@ -123,7 +123,7 @@ struct sofl_gro {
 				 * summed inline); 0: neither */
 	int use_age;		/* age list kept (LRU table or flush timeout) */
 	int pf;			/* LRU table larger than a core's L2: prefetch entries */
-	uint64_t hkey[2];	/* flow_hash()'s key */
+	uint64_t hkey[2];	/* key_msg()'s hash key */
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
 	uint32_t mask_key[NMASK];
 	uint32_t nmask;
@@ -625,35 +625,36 @@ ld32(const uint8_t *p)
 	return v;
 }
 
-/* The flow key hashed (LRU table inputs without an rx hash), one keyed
- * function for the parse's key (key_hash) and the frame's bytes
- * (raw_key_hash), so that the two agree: SipHash-1-3 under the engine's
- * key (Linux hashes flows with siphash and a secret key for the same
- * reason: the sender chooses the 4-tuples) over the words: IPv4 both
- * addresses, IPv6 the four of theirs; then ports << 32 | flow label << 8
- * | protocol; then, for tagged frames only, the VLAN IDs. */
-HOT uint32_t
-flow_hash(const struct sofl_gro *g, const uint8_t *src, const uint8_t *dst, unsigned ipv,
-	  uint32_t ports, uint8_t proto, uint32_t label, uint64_t vlans)
+/* The flow key hashed (LRU table inputs without an rx hash): SipHash-1-3
+ * under the engine's key (Linux hashes flows with siphash and a secret key
+ * for the same reason: the sender chooses the 4-tuples) of one message,
+ * built here for both the parse's key (key_hash) and the frame's bytes
+ * (raw_key_msg), so that the two agree: IPv4: both addresses (a word),
+ * ports, protocol (13 bytes); IPv6: the addresses (4 words), ports, flow
+ * label, protocol (40 bytes); then, for tagged frames only, the VLAN IDs
+ * (3 bytes).  @return the message's whole words in m, *last its last
+ * block (siphash.h). */
+HOT unsigned
+key_msg(uint64_t *m, uint64_t *last, const uint8_t *src, const uint8_t *dst, unsigned ipv,
+	uint32_t ports, uint8_t proto, uint32_t label, uint32_t vlans)
 {
-	uint64_t m[6], h;
-	unsigned n;
-
 	if (ipv == 4) {
 		m[0] = ld32(src) | (uint64_t)ld32(dst) << 32;
-		n = 1;
-	} else {
-		m[0] = ld64(src);
-		m[1] = ld64(src + 8);
-		m[2] = ld64(dst);
-		m[3] = ld64(dst + 8);
-		n = 4;
+		if (!vlans) {
+			*last = sofl_sip_last(ports | (uint64_t)proto << 32, 13);
+			return 1;
+		}
+		m[1] = ports | (uint64_t)proto << 32 | (uint64_t)vlans << 40;
+		*last = sofl_sip_last(0, 16);
+		return 2;
 	}
-	m[n++] = (uint64_t)ports << 32 | (uint64_t)label << 8 | proto;
-	if (vlans)
-		m[n++] = vlans;
-	h = sofl_siphash13(g->hkey, m, n);
-	return (uint32_t)(h ^ h >> 32);
+	m[0] = ld64(src);
+	m[1] = ld64(src + 8);
+	m[2] = ld64(dst);
+	m[3] = ld64(dst + 8);
+	m[4] = ports | (uint64_t)label << 32 | (uint64_t)proto << 56;
+	*last = vlans ? sofl_sip_last(vlans, 43) : sofl_sip_last(0, 40);
+	return 5;
 }
 
 /* An IPv4 address is read with the 4-byte load its parser wrote it with:
@@ -663,10 +664,13 @@ static uint32_t
 key_hash(const struct sofl_gro *g, const struct sofl_pkt *q)
 {
 	uint32_t ports = (uint32_t)q->key.sport << 16 | q->key.dport;
-	uint64_t vlans = (uint64_t)q->key.vlan[0] | (uint64_t)q->key.vlan[1] << 16;
+	uint32_t vlans = (uint32_t)q->key.vlan[0] | (uint32_t)q->key.vlan[1] << 12;
+	uint64_t m[5], last, h;
+	unsigned nw = key_msg(m, &last, q->key.src, q->key.dst, q->key.family, ports,
+			      q->key.proto, q->key.flow_label, vlans);
 
-	return flow_hash(g, q->key.src, q->key.dst, q->key.family, ports, q->key.proto,
-			 q->key.flow_label, vlans);
+	h = sofl_siphash13(g->hkey, m, nw, last);
+	return (uint32_t)(h ^ h >> 32);
 }
 
 /* The layouts the fast paths take: Ethernet without a VLAN tag (its type
@@ -695,16 +699,18 @@ fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, 
 	return -1;
 }
 
-/* key_hash() straight from the frame, for the layouts that dominate
- * (Ethernet without a VLAN tag or raw IP; IPv4 without options carrying
- * TCP or UDP, not a fragment; IPv6 with TCP or UDP next): the parse of such
- * a frame has exactly these key fields, so the two agree and the LRU table
- * can try the fast path before parsing.  (A frame whose TCP/UDP header then
- * fails to parse is delivered at once: its hash decides nothing.)
- * @return 1, 0 for any other layout (the caller parses), or 2: IPv4 that is
- * neither TCP nor UDP with UDP GRO on, *h set to the IP header's offset. */
+/* key_hash()'s message straight from the frame, for the layouts that
+ * dominate (Ethernet without a VLAN tag or raw IP; IPv4 without options
+ * carrying TCP or UDP, not a fragment; IPv6 with TCP or UDP next): the
+ * parse of such a frame has exactly these key fields, so the two agree and
+ * the LRU table can try the fast path before parsing.  (A frame whose
+ * TCP/UDP header then fails to parse is delivered at once: its hash
+ * decides nothing.)  @return 4 or 6 (the IP version) with the message in
+ * m and *last, 0 for any other layout (the caller parses), or 2: IPv4
+ * that is neither TCP nor UDP with UDP GRO on, *last the IP header's
+ * offset. */
 HOT int
-raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t *h)
+raw_key_msg(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint64_t *m, uint64_t *last)
 {
 	const uint8_t *ip;
 	unsigned v;
@@ -714,17 +720,17 @@ raw_key_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t 
 		return 0;
 	ip = d + l3;
 	if (v == 4 && ip[9] != 6 && (ip[9] != 17 || !g->cfg.udp)) {
-		*h = (uint32_t)l3;	/* for fast_other4() */
-		return 2;	/* nothing to coalesce: see fast_hash() */
+		*last = (uint32_t)l3;	/* for fast_other4() */
+		return 2;	/* nothing to coalesce: see rx_chunk() */
 	}
 	if (v == 4 && !(ip[6] & 0x3f) && !ip[7] && (ip[9] == 6 || ip[9] == 17)) {
-		*h = flow_hash(g, ip + 12, ip + 16, 4, sofl_get32(ip + 20), ip[9], 0, 0);
-		return 1;
+		key_msg(m, last, ip + 12, ip + 16, 4, sofl_get32(ip + 20), ip[9], 0, 0);
+		return 4;
 	}
 	if (v == 6 && (ip[6] == 6 || ip[6] == 17)) {
-		*h = flow_hash(g, ip + 8, ip + 24, 6, sofl_get32(ip + 40), ip[6],
-			       sofl_get32(ip) & 0x000fffff, 0);
-		return 1;
+		key_msg(m, last, ip + 8, ip + 24, 6, sofl_get32(ip + 40), ip[6],
+			sofl_get32(ip) & 0x000fffff, 0);
+		return 6;
 	}
 	return 0;
 }
@@ -2250,19 +2256,68 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 	}
 }
 
-/* The LRU table's hash of @in without parsing it: its rx hash, or the flow
- * key's read from the frame; 0: unknown until parsed.  2 (inputs without
- * an rx hash): no hash needed, an IPv4 packet that cannot be coalesced (not
- * TCP, nor UDP with UDP GRO on): fast_hold() delivers it at once without a
- * lookup (the table has nothing to do with it), or declines to the parser. */
+/* A chunk's flow keys read from the frames, hashed together (IPv4 and
+ * IPv6 apart, eight at a time with AVX-512) */
+struct hbatch {
+	uint64_t w4[RX_CHUNK], l4[RX_CHUNK], w6[5][RX_CHUNK], l6[RX_CHUNK];
+	uint32_t h4[RX_CHUNK], h6[RX_CHUNK];
+	uint8_t i4[RX_CHUNK], i6[RX_CHUNK];
+	unsigned n4, n6;
+};
+
+/* An input's hash known before parsing: the rx hash (1, in *h), or its
+ * flow key read from the frame for @hb (3, input @i; hb_hash() hashes it),
+ * or 2 (IPv4, neither TCP nor UDP with UDP GRO on: *h is the IP header's
+ * offset, for fast_other4), or 0: the input is to be parsed. */
 HOT int
-fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h)
+fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h,
+	  struct hbatch *hb, size_t i)
 {
+	uint64_t m[5], last;
+	unsigned j;
+	int k;
+
 	if (in->flags & SOFL_GRO_F_HASH) {
 		*h = in->hash;
 		return 1;
 	}
-	return raw_key_hash(g, in->data, in->len, h);
+	k = raw_key_msg(g, in->data, in->len, m, &last);
+	if (k == 4) {
+		hb->w4[hb->n4] = m[0];
+		hb->l4[hb->n4] = last;
+		hb->i4[hb->n4++] = (uint8_t)i;
+		return 3;
+	}
+	if (k == 6) {
+		for (j = 0; j < 5; j++)
+			hb->w6[j][hb->n6] = m[j];
+		hb->l6[hb->n6] = last;
+		hb->i6[hb->n6++] = (uint8_t)i;
+		return 3;
+	}
+	if (k == 2)
+		*h = (uint32_t)last;
+	return k;
+}
+
+/* The hashes of @hb into their inputs' @x, bucket heads prefetched (@pf) */
+static void
+hb_hash(const struct sofl_gro *g, struct hbatch *hb, struct rxq *x, int pf)
+{
+	const uint64_t *w4[1] = { hb->w4 };
+	const uint64_t *w6[5] = { hb->w6[0], hb->w6[1], hb->w6[2], hb->w6[3], hb->w6[4] };
+	unsigned j;
+
+	sofl_siphash13_x(g->hkey, w4, 1, hb->l4, hb->h4, hb->n4, g->isa == 2);
+	sofl_siphash13_x(g->hkey, w6, 5, hb->l6, hb->h6, hb->n6, g->isa == 2);
+	for (j = 0; j < hb->n4 + hb->n6; j++) {
+		const unsigned i = j < hb->n4 ? hb->i4[j] : hb->i6[j - hb->n4];
+
+		x[i].h = j < hb->n4 ? hb->h4[j] : hb->h6[j - hb->n4];
+		x[i].b = x[i].h & g->mask;
+		if (pf)
+			__builtin_prefetch(&g->head[x[i].b]);
+	}
 }
 
 /* The flow entry the bucket head of @x points to (large tables: a cache
@@ -2288,11 +2343,13 @@ static void
 rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 {
 	struct rxq x[RX_CHUNK];
+	struct hbatch hb;
 	const int pf = g->pf;
 	size_t i;
 
+	hb.n4 = hb.n6 = 0;
 	for (i = 0; i < n; i++) {
-		int k = g->fast && in[i].data ? fast_hash(g, &in[i], &x[i].h) : 0;
+		int k = g->fast && in[i].data ? fast_hash(g, &in[i], &x[i].h, &hb, i) : 0;
 
 		if (k == 2) {
 			x[i].byp = BYP_FAST4;
@@ -2300,6 +2357,8 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 		}
 		if (k) {
 			x[i].byp = BYP_FAST;
+			if (k == 3)
+				continue;	/* hashed below */
 			x[i].b = x[i].h & g->mask;
 		} else {
 			classify(g, &in[i], &x[i]);
@@ -2307,6 +2366,8 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 		if (pf && x[i].byp < 0)
 			__builtin_prefetch(&g->head[x[i].b]);
 	}
+	if (hb.n4 + hb.n6)
+		hb_hash(g, &hb, x, pf);
 	for (i = 0; pf && i < n && i < RX_AHEAD; i++)
 		entry_prefetch(g, &x[i]);
 	for (i = 0; i < n; i++) {

@@ -145,13 +145,14 @@ row_fail() {
 #
 # iperf_row NAME MODE FAMILY STREAMS SERVER_ADDR PORT "PIDS"
 # One iperf3 client in $NSA for $DEMO_RUNS x $DEMO_SECS s (intervals of
-# DEMO_SECS: the runs), server in $NSB.  CPU of the processes PIDS (the
+# DEMO_SECS, or ROW_SECS when set: the runs), server in $NSB.  CPU of the processes PIDS (the
 # tunnel/relay; empty for kernel paths) and of the machine over the client's
 # lifetime, per GB received.  The row goes to $WORK/row.json (row_add
 # appends it); returns 1 (row_fail written) when iperf3 fails.
 iperf_row() {
 	_ir_name=$1 _ir_mode=$2 _ir_fam=$3 _ir_streams=$4 _ir_addr=$5 _ir_port=$6 _ir_pids=$7
-	_ir_t=$((DEMO_RUNS * DEMO_SECS))
+	_ir_secs=${ROW_SECS:-$DEMO_SECS}
+	_ir_t=$((DEMO_RUNS * _ir_secs))
 	_ir_tag="iperf-$_ir_name-$_ir_mode-$_ir_fam"
 	bg_start "$_ir_tag-srv" ip netns exec "$NSB" iperf3 -s -1 -B "$_ir_addr" -p "$_ir_port"
 	_ir_srv=$BG_PID
@@ -164,7 +165,7 @@ iperf_row() {
 	_ir_p0=$(proc_ticks $_ir_pids)
 	_ir_s0=$(date +%s.%N)
 	fg_run $((_ir_t + 15)) ip netns exec "$NSA" iperf3 -c "$_ir_addr" -p "$_ir_port" -t "$_ir_t" \
-		-i "$DEMO_SECS" -P "$_ir_streams" --connect-timeout 3000 -J >"$WORK/$_ir_tag.json" 2>"$WORK/$_ir_tag.err"
+		-i "$_ir_secs" -P "$_ir_streams" --connect-timeout 3000 -J >"$WORK/$_ir_tag.json" 2>"$WORK/$_ir_tag.err"
 	_ir_rc=$?
 	_ir_s1=$(date +%s.%N)
 	_ir_p1=$(proc_ticks $_ir_pids)
@@ -178,7 +179,7 @@ iperf_row() {
 	fi
 	# the runs: each full interval's Gbit/s (a last interval shorter than
 	# half an interval, which iperf3 may add, is not a run)
-	jq -r --argjson i "$DEMO_SECS" '.intervals[].sum | select(.seconds >= $i / 2) |
+	jq -r --argjson i "$_ir_secs" '.intervals[].sum | select(.seconds >= $i / 2) |
 		.bits_per_second / 1e9' "$WORK/$_ir_tag.json" >"$WORK/$_ir_tag.runs"
 	set -- $(stats <"$WORK/$_ir_tag.runs")
 	_ir_bytes=$(jq '.end.sum_received.bytes' "$WORK/$_ir_tag.json")

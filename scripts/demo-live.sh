@@ -190,11 +190,13 @@ step_tunnel() {
 }
 
 step_rss() {
-	say "   iperf3 -P 4 through the tunnel (--offload on), --queues 1 and 2, $DEMO_RUNS x $DEMO_SECS s"
+	say "   iperf3 -P 4 through the tunnel (--offload on), --queues 1 and 2, $DEMO_RUNS x $DEMO_RSS_SECS s"
+	ROW_SECS=$DEMO_RSS_SECS
 	for q in 1 2; do
 		say "   --queues $q ..."
 		tunnel_row on 4 "$q" 4 rss
 	done
+	ROW_SECS=""
 	return 0
 }
 

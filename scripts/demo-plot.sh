@@ -10,12 +10,16 @@ plot_title_tail() {
 		"$(nproc)" "$(uname -r)" "$DEMO_DATE"
 }
 
-# plot_bars NAME TITLE : bars of experiment NAME's rows.
+# plot_bars NAME TITLE SECS : bars of experiment NAME's rows (runs of SECS s).
 plot_bars() {
 	_d="$WORK/plot-$1.dat"
 	jq -rs --arg n "$1" 'map(select(.name == $n and .gbps))[] |
 		[(if .name == "rss" then "queues \(.queues)" else "\(.mode) v\(.family)" end),
-		 .gbps.avg, .gbps.min, .gbps.max] | map(tostring) | join("\t")' "$OUT/rows.jsonl" >"$_d"
+		 .gbps.avg, .gbps.min, .gbps.max,
+		 # colour: kernel reference grey, off red, one half orange, on green
+		 (if (.mode | startswith("kernel")) then 9211020 elif .mode == "off" then 12603469
+		  elif .mode == "on" then 5937738 else 15769648 end)] | map(tostring) | join("\t")' \
+		"$OUT/rows.jsonl" >"$_d"
 	if [ ! -s "$_d" ]; then
 		say "   plot $1.png: no rows to draw"
 		return 1
@@ -26,7 +30,7 @@ plot_bars() {
 $PLOT_TERM
 set output "$OUT/$1.png"
 set title "$2\n$(plot_title_tail)"
-set ylabel "Gbit/s (bar: average; whiskers: min/max over $DEMO_RUNS x $DEMO_SECS s)"
+set ylabel "Gbit/s (bar: average; whiskers: min/max over $DEMO_RUNS x $3 s)"
 set style fill solid 0.6 border -1
 set boxwidth 0.6
 set yrange [0:$_top]
@@ -35,7 +39,7 @@ set grid ytics
 set xtics rotate by -25
 set key off
 set datafile separator "\t"
-plot "$_d" using 0:2:xtic(1) with boxes lc rgb "#4a7ab5", \
+plot "$_d" using 0:2:5:xtic(1) with boxes lc rgb variable, \
      "" using 0:2:3:4 with yerrorbars lc rgb "black" pt 0 lw 1.5, \
      "" using 0:(\$4):(sprintf("%.2f", \$2)) with labels offset 0,0.8
 EOF
@@ -70,10 +74,10 @@ $PLOT_TERM
 set output "$OUT/udp-segmentation.png"
 set datafile separator "\t"
 set multiplot layout 1,2 title "UDP segmentation over a 1500-byte veth, MSS 1472\n$(plot_title_tail)"
-set xlabel "payload bytes per call (UDP_SEGMENT: per sendmsg)"
+set xlabel "payload bytes per message"
 set xtics rotate by -45
 set grid
-set key below
+set key outside below center horizontal maxrows 2
 set yrange [0:*]
 set ylabel "MB/s (payload, sender)"
 plot $(echo "$_p" | sed 's/COL/2/g')
@@ -93,9 +97,9 @@ plots() {
 		return 1
 	fi
 	_ok=0
-	plot_bars tunnel "One TCP stream through softoffload tunnel vs kernel VXLAN, 1500-byte wire" || _ok=1
-	plot_bars relay "One TCP stream, veth without offloads -> AF_PACKET -> softoffload relay -> TAP" || _ok=1
-	plot_bars rss "iperf3 -P 4 through softoffload tunnel: --queues 1 vs 2" || _ok=1
+	plot_bars tunnel "One TCP stream through softoffload tunnel vs kernel VXLAN, 1500-byte wire" "$DEMO_SECS" || _ok=1
+	plot_bars relay "One TCP stream, veth without offloads -> AF_PACKET -> softoffload relay -> TAP" "$DEMO_SECS" || _ok=1
+	plot_bars rss "iperf3 -P 4 through softoffload tunnel: --queues 1 vs 2" "$DEMO_RSS_SECS" || _ok=1
 	plot_udp || _ok=1
 	for f in "$OUT"/*.png; do
 		[ -f "$f" ] && say "   wrote $f"

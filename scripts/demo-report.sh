@@ -66,7 +66,7 @@ report_rss() {
 	q1=$(jq -rs 'map(select(.name == "rss" and .queues == 1 and .gbps)) | .[0].gbps.avg // empty' "$OUT/rows.jsonl")
 	q2=$(jq -rs 'map(select(.name == "rss" and .queues == 2 and .gbps)) | .[0].gbps.avg // empty' "$OUT/rows.jsonl")
 	say ""
-	say "== 3. RSS: iperf3 -P 4 through the tunnel, --queues 1 vs 2 ($DEMO_RUNS x $DEMO_SECS s per row)"
+	say "== 3. RSS: iperf3 -P 4 through the tunnel, --queues 1 vs 2 ($DEMO_RUNS x $DEMO_RSS_SECS s per row)"
 	say "   --queues 2 / --queues 1: $(ratio "$q2" "$q1")x"
 	jq -rs 'map(select(.name == "rss"))[] |
 		if .error then "   --queues \(.queues): step failed: \(.error)" else

@@ -22,7 +22,7 @@
 # DEMO_RUNS (3) x DEMO_SECS (5): the runs of each row (intervals of one
 # iperf3 run); DEMO_LONG=1 (make demo-long): 5 x 10 s and every row;
 # DEMO_STEPS (default "tunnel relay udp rss csum capture"); DEMO_UDP_SECS
-# (0.5: seconds per UDP cell).  Each step is bounded in time; a failing step
+# (0.4: seconds per UDP cell); DEMO_RSS_SECS (3: the RSS rows' runs).  Each step is bounded in time; a failing step
 # prints "step failed: ..." and the others still run.  Ctrl-C removes the
 # namespaces and kills only the processes the demo started (by PID).
 set -u
@@ -35,6 +35,7 @@ if [ "${DEMO_LONG:-0}" = 1 ]; then
 	DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off gso gro on}
 	DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4 6}
 	DEMO_UDP_SECS=${DEMO_UDP_SECS:-2}
+	DEMO_RSS_SECS=${DEMO_RSS_SECS:-$DEMO_SECS}
 fi
 DEMO_RUNS=${DEMO_RUNS:-3}
 DEMO_SECS=${DEMO_SECS:-5}
@@ -42,7 +43,9 @@ DEMO_STEPS=${DEMO_STEPS:-tunnel relay udp rss csum capture}
 DEMO_TUNNEL_MODES_4=${DEMO_TUNNEL_MODES_4:-off gso gro on}
 DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off on}
 DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4}
-DEMO_UDP_SECS=${DEMO_UDP_SECS:-0.5}
+DEMO_UDP_SECS=${DEMO_UDP_SECS:-0.4}
+DEMO_RSS_SECS=${DEMO_RSS_SECS:-3}
+ROW_SECS=""
 DEMO_UDP_SIZES=${DEMO_UDP_SIZES:-1472 2944 5888 11776 23552 47104 61824}
 NSA=sofl-demo-a-$$
 NSB=sofl-demo-b-$$

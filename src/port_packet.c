@@ -36,12 +36,17 @@
 #endif
 
 #define AFP_HDRLEN	(TPACKET_ALIGN(sizeof(struct tpacket2_hdr)) + sizeof(struct sockaddr_ll))
-/* A slot holds the largest frame Linux hands over: tp_mac (at most 80 with
- * the virtio header) + 14 + 4 (a VLAN tag in the frame) + 65535. */
-#define AFP_SLOT	65664u
+/* The largest frame Linux hands over, with the slot's own headers: tp_mac
+ * (at most 80 with the virtio header) + 14 + 4 (a VLAN tag in the frame) +
+ * 65535. */
+#define AFP_SLOT_MAX	65664u
+#define AFP_SLOT_MIN	2048u
 #define AFP_BLOCK	(1u << 20)
+#define AFP_RING_MAX	(64u << 20)	/* bytes of ring at most */
 #define AFP_VH		SOFL_VNET_HDR_LEN
-#define AFP_PLAIN_BUF	(65536u + 64u)
+#define AFP_BIG		(65536u + 64u)	/* a frame read with recvmsg() */
+#define AFP_NBIG	16		/* such frames per batch */
+#define AFP_RCVBUF	(16 << 20)	/* socket queue for frames bigger than a slot */
 #define AFP_SYNC_NS	100000000ull
 
 struct afp_msg {
@@ -61,10 +66,13 @@ struct afp {
 	uint8_t *ring;
 	size_t ring_len;
 	int ring_heap;		/* the ring is malloc'd memory (tests, fuzzers) */
-	uint32_t slots, per_block;
+	uint32_t slots, per_block, slot_size;
 	uint32_t head;		/* next slot to look at */
 	uint32_t held;		/* slots handed out since the last release */
-	uint8_t *plain;		/* without ring: the receive buffer */
+	uint8_t *big;		/* AFP_NBIG buffers for recvmsg(): frames bigger
+				 * than a slot (TP_STATUS_COPY), or every frame
+				 * without the ring */
+	uint32_t big_used;
 	struct port_rxq q;
 	uint32_t since_sync;
 	uint64_t last_sync;
@@ -100,7 +108,8 @@ afp_of(struct sofl_port *port)
 static uint8_t *
 slot(const struct afp *a, uint32_t i)
 {
-	return a->ring + (size_t)(i / a->per_block) * AFP_BLOCK + (size_t)(i % a->per_block) * AFP_SLOT;
+	return a->ring + (size_t)(i / a->per_block) * AFP_BLOCK +
+	       (size_t)(i % a->per_block) * a->slot_size;
 }
 
 static uint64_t
@@ -168,6 +177,8 @@ rx_frame(struct afp *a, uint8_t *f, uint32_t len, uint32_t room, int vlan, uint1
 	return port_rxq_add(&a->base, &a->q, f, len, &vh, SOFL_LINK_ETH, a->rx_mode, a->mtu);
 }
 
+static int copy_recv(struct afp *a);
+
 /* Slot @s as tpacket_rcv() left it.  Every offset is checked against the
  * slot, so a corrupt slot is a counted drop, never a stray read. */
 static int
@@ -177,7 +188,10 @@ rx_slot(struct afp *a, uint8_t *s, uint32_t status)
 	uint32_t mac = h->tp_mac, snap = h->tp_snaplen;
 	uint16_t tpid;
 
-	if (mac < AFP_HDRLEN + (a->vnet ? AFP_VH : 0) || mac > AFP_SLOT || snap > AFP_SLOT - mac) {
+	if (status & TP_STATUS_COPY)
+		return copy_recv(a);
+	if (mac < AFP_HDRLEN + (a->vnet ? AFP_VH : 0) || mac > a->slot_size ||
+	    snap > a->slot_size - mac) {
 		port_drop(&a->base, 0, SOFL_PORT_DROP_MALFORMED, 1);
 		return 0;
 	}
@@ -209,9 +223,10 @@ ring_recv(struct afp *a)
 	}
 }
 
-/* Without the ring: one recvmsg() for one frame. */
+/* One recvmsg() for one frame into @buf (AFP_BIG bytes): every frame
+ * without the ring, the full copy of a frame too big for its slot with it. */
 static int
-plain_recv(struct afp *a)
+sock_recv(struct afp *a, uint8_t *buf)
 {
 	union {
 		struct cmsghdr c;
@@ -225,8 +240,8 @@ plain_recv(struct afp *a)
 	ssize_t n;
 	int vlan = 0;
 
-	v.iov_base = a->plain + 4;
-	v.iov_len = AFP_PLAIN_BUF - 4;
+	v.iov_base = buf + 4;
+	v.iov_len = AFP_BIG - 4;
 	memset(&mh, 0, sizeof(mh));
 	mh.msg_iov = &v;
 	mh.msg_iovlen = 1;
@@ -241,7 +256,8 @@ plain_recv(struct afp *a)
 		port_fault(&a->base, 0, errno, 1);
 		return 0;
 	}
-	port_add(&a->base.st.rx_calls, 1);
+	if (!a->ring)
+		port_add(&a->base.st.rx_calls, 1);
 	if ((size_t)n > v.iov_len || (mh.msg_flags & MSG_TRUNC)) {
 		port_drop(&a->base, 0, SOFL_PORT_DROP_TRUNC, 1);
 		return 0;
@@ -257,9 +273,27 @@ plain_recv(struct afp *a)
 			memcpy(&aux, CMSG_DATA(c), sizeof(aux));
 			vlan = (aux.tp_status & TP_STATUS_VLAN_VALID) != 0;
 		}
-	return rx_frame(a, a->plain + pre, (uint32_t)n - (pre - 4), pre, vlan,
+	return rx_frame(a, buf + pre, (uint32_t)n - (pre - 4), pre, vlan,
 			(aux.tp_status & TP_STATUS_VLAN_TPID_VALID) && aux.tp_vlan_tpid ?
 			aux.tp_vlan_tpid : ETH_P_8021Q, aux.tp_vlan_tci);
+}
+
+/* A slot marked TP_STATUS_COPY holds the start of a frame bigger than a
+ * slot; Linux tpacket_rcv() queued the whole frame on the socket as well
+ * (PACKET_COPY_THRESH), in ring order: read it from there. */
+static int
+copy_recv(struct afp *a)
+{
+	int r;
+
+	if (a->big_used >= AFP_NBIG)
+		return PORT_RXQ_FULL;	/* the rest in the next batch */
+	r = sock_recv(a, a->big + (size_t)a->big_used * AFP_BIG);
+	if (r > 0)
+		a->big_used++;
+	else if (r == 0 && errno == EAGAIN)
+		port_drop(&a->base, 0, SOFL_PORT_DROP_TRUNC, 1);
+	return r < 0 ? 0 : r;
 }
 
 static int
@@ -290,10 +324,11 @@ afp_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
 	if (a->ring)
 		ring_release(a);
 	port_rxq_reset(&a->q);
+	a->big_used = 0;
 	if (a->ring)
 		ring_recv(a);
 	else
-		r = plain_recv(a);
+		r = sock_recv(a, a->big);
 	*pkts = a->q.pkt;
 	if (a->ring && a->q.n == 0)
 		ring_release(a);	/* all dropped: nothing handed out holds them */
@@ -611,7 +646,7 @@ afp_free(struct afp *a)
 		free(a->ring);
 	else if (a->ring)
 		munmap(a->ring, a->ring_len);
-	free(a->plain);
+	free(a->big);
 	port_rxq_free(&a->q);
 	free(a->msg);
 	free(a->mi);
@@ -654,7 +689,7 @@ sofl_afp_config_init(struct sofl_afp_config *cfg)
 	cfg->ignore_outgoing = 1;
 	cfg->tx_offload = 1;
 	cfg->rx_batch = 256;
-	cfg->ring_frames = 512;
+	cfg->ring_frames = 4096;
 	cfg->tx_batch = 256;
 }
 
@@ -676,7 +711,7 @@ cfg_check(const struct sofl_afp_config *cfg)
 /* Everything but the socket: batches, send arrays, the ring in heap
  * memory when @heap_ring (tests).  @return 0, SOFL_ENOMEM. */
 static int
-afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, int heap_ring)
+afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, uint32_t slot_size, int heap_ring)
 {
 	uint32_t segs = cfg->rx_batch;
 
@@ -685,8 +720,11 @@ afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, int heap_ring)
 	a->vnet = cfg->vnet_hdr != 0;
 	a->rx_mode = cfg->rx_mode;
 	a->mtu = cfg->mtu;
+	a->slot_size = slot_size;
+	a->per_block = AFP_BLOCK / slot_size;
 	a->slots = cfg->ring_frames;
-	a->per_block = AFP_BLOCK / AFP_SLOT;
+	if ((size_t)a->slots * slot_size > AFP_RING_MAX)
+		a->slots = AFP_RING_MAX / slot_size;
 	a->tx_cap = cfg->tx_batch;
 	/* a 64 KB super-packet cut to 1448-byte segments makes 46; room for
 	 * several per batch, headers of up to 128 bytes each */
@@ -705,10 +743,11 @@ afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, int heap_ring)
 	if (!a->msg || !a->mi || !a->iov || !a->vh || !a->scratch || !a->seg || !a->giov ||
 	    !a->retry)
 		return SOFL_ENOMEM;
-	if (!cfg->ring) {
-		a->plain = malloc(AFP_PLAIN_BUF);
-		return a->plain ? 0 : SOFL_ENOMEM;
-	}
+	a->big = malloc((size_t)AFP_NBIG * AFP_BIG);
+	if (!a->big)
+		return SOFL_ENOMEM;
+	if (!cfg->ring)
+		return 0;
 	a->ring_len = (size_t)((a->slots + a->per_block - 1) / a->per_block) * AFP_BLOCK;
 	if (heap_ring) {
 		a->ring = calloc(1, a->ring_len);
@@ -762,6 +801,20 @@ afp_probe(struct afp *a, const struct sofl_afp_config *cfg)
 	return 0;
 }
 
+/* Slot size: a power of two (at least AFP_SLOT_MIN) that holds a frame of
+ * @mtu with the slot's headers, or the 64 KB maximum past 32 KB. */
+static uint32_t
+slot_for(uint32_t want, uint32_t mtu)
+{
+	uint32_t need = want ? want : 96 + 18 + mtu, sz = AFP_SLOT_MIN;
+
+	if (need > 32768)
+		return AFP_SLOT_MAX;
+	while (sz < need)
+		sz <<= 1;
+	return sz;
+}
+
 static int
 afp_socket(struct afp *a, const struct sofl_afp_config *cfg)
 {
@@ -770,11 +823,7 @@ afp_socket(struct afp *a, const struct sofl_afp_config *cfg)
 	struct packet_mreq mr;
 	int fd;
 
-	/* protocol 0 until bound: nothing is queued before the ring exists */
-	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return SOFL_E_SYS;
-	a->base.fd = fd;
+	fd = a->base.fd;
 	if (a->vnet && sockopt(fd, PACKET_VNET_HDR, 1) < 0)
 		return SOFL_E_SYS;
 	if (cfg->ignore_outgoing && sockopt(fd, PACKET_IGNORE_OUTGOING, 1) < 0)
@@ -790,12 +839,22 @@ afp_socket(struct afp *a, const struct sofl_afp_config *cfg)
 			return SOFL_E_SYS;
 		memset(&req, 0, sizeof(req));
 		req.tp_block_size = AFP_BLOCK;
-		req.tp_frame_size = AFP_SLOT;
+		req.tp_frame_size = a->slot_size;
 		req.tp_block_nr = (unsigned)(a->ring_len / AFP_BLOCK);
 		req.tp_frame_nr = req.tp_block_nr * a->per_block;
 		a->slots = req.tp_frame_nr;
 		if (setsockopt(fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof(req)) < 0)
 			return SOFL_E_SYS;
+		if (a->slot_size < AFP_SLOT_MAX) {
+			int rb = AFP_RCVBUF;
+
+			/* frames bigger than a slot also go whole to the
+			 * socket's queue, which must have room for them */
+			if (sockopt(fd, PACKET_COPY_THRESH, 1) < 0)
+				return SOFL_E_SYS;
+			if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof(rb)) < 0)
+				(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+		}
 		a->ring = mmap(NULL, a->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (a->ring == MAP_FAILED) {
 			a->ring = NULL;
@@ -839,7 +898,19 @@ sofl_afp_open(const struct sofl_afp_config *cfg, struct sofl_port **out)
 		errno = ENODEV;
 		return SOFL_E_SYS;
 	}
-	r = afp_alloc(a, cfg, 0);
+	/* protocol 0 until bound: nothing is queued before the ring exists */
+	a->base.fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	r = a->base.fd < 0 ? SOFL_E_SYS : 0;
+	if (r == 0) {
+		struct ifreq ifr;
+
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", cfg->ifname);
+		if (ioctl(a->base.fd, SIOCGIFMTU, &ifr) < 0)
+			r = SOFL_E_SYS;
+		else
+			r = afp_alloc(a, cfg, slot_for(cfg->slot_size, (uint32_t)ifr.ifr_mtu), 0);
+	}
 	if (r == 0)
 		r = afp_socket(a, cfg);
 	if (r < 0) {
@@ -902,7 +973,7 @@ port_afp_make(const struct sofl_afp_config *cfg, unsigned offloads, const uint8_
 	if (!a)
 		return SOFL_ENOMEM;
 	a->base.fd = -1;
-	r = afp_alloc(a, cfg, 1);
+	r = afp_alloc(a, cfg, cfg->slot_size ? slot_for(cfg->slot_size, 0) : AFP_SLOT_MAX, 1);
 	if (r < 0) {
 		afp_close(&a->base);
 		free(a);
@@ -923,7 +994,7 @@ port_afp_slot(struct sofl_port *port, uint32_t i, uint32_t *size)
 	if (!a || !a->ring || !a->ring_heap || i >= a->slots)
 		return NULL;
 	if (size)
-		*size = AFP_SLOT;
+		*size = a->slot_size;
 	return slot(a, (a->head + i) % a->slots);
 }
 

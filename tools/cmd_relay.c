@@ -75,8 +75,8 @@ usage(FILE *f)
 	    "off: one frame per system call, no GRO/GSO.  A TUN/TAP that does not exist is\n"
 	    "created (and removed at exit).  Counters every S seconds (0: at exit only) and at\n"
 	    "exit, netstat -s style or one JSON object per line with --json.  --time S: stop\n"
-	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 512, ~64 KB\n"
-	    "each).  SIGINT/SIGTERM end it.\n");
+	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 4096, sized\n"
+	    "for the MTU: 2 KB each at 1500).  SIGINT/SIGTERM end it.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -149,8 +149,8 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 		c.rx_mode = super ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
 		if (conv)
 			c.headroom = ETH_HLEN_;
-		/* a read of 8 super-packets is ~360 wire frames: their ACKs
-		 * fit in the AF_PACKET ring before the next turn */
+		/* a read of 8 super-packets is ~360 wire frames: the other
+		 * direction gets its turn soon after */
 		c.rx_reads = 8;
 		err = sofl_tun_open(&c, &e->port);
 	}

@@ -346,11 +346,15 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
  * Receive: a TPACKET_V2 ring (PACKET_RX_RING, mmap) with PACKET_VNET_HDR, so
  * the kernel writes each frame, with its virtio header, straight into memory
  * shared with us: no receive system call while frames are ready, no copy in
- * user space (packets point into the ring).  Each ring slot holds a whole
- * 64 KB super-packet (a device with GRO on delivers them), so nothing is
- * truncated.  Why V2 and not V3: a V3 block is handed over only when full or
- * when its timer (a millisecond or more) expires, which holds the pure ACKs
- * of a reverse TCP stream for that long; V2 hands over every frame at once.
+ * user space (packets point into the ring).  Slots are sized for the MTU
+ * (2 KB: a deep ring costs little); a frame bigger than its slot (a GSO
+ * super-packet from a device with GRO, or whose peer does TSO) is queued
+ * whole on the socket as well (PACKET_COPY_THRESH, its slot marked
+ * TP_STATUS_COPY) and read from there with recvmsg(), in ring order, so
+ * nothing is truncated.  Why V2 and not V3: a V3 block is handed over only
+ * when full or when its timer (a millisecond or more) expires, which holds
+ * the pure ACKs of a reverse TCP stream for that long; V2 hands over every
+ * frame at once.
  * Linux tpacket_rcv() writes the virtio header just before the frame in both
  * (net/packet/af_packet.c).  Slots are given back to the kernel at the next
  * sofl_port_recv() (the packets' lifetime, port.h).  VLAN tags the kernel
@@ -391,7 +395,7 @@ struct sofl_afp_config {
 				 * the device when its features take them; 0: always
 				 * segmented and completed in software */
 	uint32_t rx_batch;	/* packets per sofl_port_recv() after splitting (256) */
-	uint32_t ring_frames;	/* ring slots (512; each ~64 KB: 32 MB of kernel memory) */
+	uint32_t ring_frames;	/* ring slots (4096; at most 64 MB of ring in all) */
 	uint32_t tx_batch;	/* messages per sendmmsg() (256) */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
@@ -399,6 +403,9 @@ struct sofl_afp_config {
 				 * segmentation) larger than mtu + 18 are dropped TOO_BIG */
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
 	int quiet;		/* 1: no stderr line for a fallback */
+	uint32_t slot_size;	/* ring slot bytes; 0: from the interface MTU (2 KB for
+				 * 1500); rounded up to a power of two >= 2048, or 64 KB
+				 * past 32 KB */
 };
 
 /* sofl_afp_config_init() : defaults (see each field); ifname NULL. */

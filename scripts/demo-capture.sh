@@ -5,31 +5,29 @@
 #   csum --fix      completing them in software,
 #   gro --stats     software LRO: N segments in, M super-packets out,
 #   rss --queues 4  the Toeplitz spread of the flows over 4 queues.
-# With root the capture is live (iperf3 -P 4, rate-capped, over the relay's
-# veth with GRO off, captured by tcpdump); without root or namespaces, a
-# synthetic capture written by synth_pcap below.
+# With root the capture is live (iperf3 -P 4, rate-capped, over the
+# tunnels' wire, captured by tcpdump where the frames leave the sender: cut
+# to wire size by the kernel's software GSO, checksums left partial for the
+# veth's checksum offload); without root or namespaces, a synthetic capture
+# written by synth_pcap below.
 
-# capture_live FILE : 2 s of iperf3 -P 4 (25 Mbit/s per stream) into $NSB's
-# rb, captured there.
+# capture_live FILE : 2 s of iperf3 -P 4 (25 Mbit/s per stream) A -> B over
+# va/vb, captured on va.
 capture_live() {
-	B ip addr add 198.18.1.2/24 dev rb || return 1
-	B ip link set rb promisc off
-	bg_start capsrv ip netns exec "$NSB" iperf3 -s -1 -B 198.18.1.2 -p 5203
+	bg_start capsrv ip netns exec "$NSB" iperf3 -s -1 -B 198.18.0.2 -p 5203
 	_srv=$BG_PID
-	bg_start tcpdump ip netns exec "$NSB" tcpdump -i rb -n -s 0 -U -w "$1" tcp port 5203
+	bg_start tcpdump ip netns exec "$NSA" tcpdump -i va -n -s 0 -U -w "$1" tcp port 5203
 	_td=$BG_PID
 	_ok=0
 	if wait_for 5 listening "$NSB" tcp 5203; then
 		sleep 0.5	# tcpdump attaches
-		fg_run 15 ip netns exec "$NSA" iperf3 -c 198.18.1.2 -p 5203 -t 2 -b 25M -P 4 \
+		fg_run 15 ip netns exec "$NSA" iperf3 -c 198.18.0.2 -p 5203 -t 2 -b 25M -P 4 \
 			>"$WORK/capture-iperf3.log" 2>&1 || _ok=1
 		sleep 0.3
 	else
 		_ok=1
 	fi
 	bg_stop "$_td" "$_srv"
-	B ip addr del 198.18.1.2/24 dev rb
-	B ip link set rb promisc on
 	[ $_ok -eq 0 ] && [ -s "$1" ]
 }
 
@@ -109,7 +107,7 @@ walkthrough() {
 step_capture() {
 	_cap="$WORK/rx.pcap"
 	if [ "$1" = 1 ]; then
-		say "   iperf3 -t 2 -P 4 -b 25M over a veth without offloads, captured by tcpdump on the receiver"
+		say "   iperf3 -t 2 -P 4 -b 25M over the 1500-byte wire, captured by tcpdump where the frames leave the sender"
 		if ! capture_live "$_cap"; then
 			say "   step failed: live capture: $(tail -n 1 "$WORK/capture-iperf3.log" 2>/dev/null); using a synthetic capture"
 			synth_pcap "$_cap" || { say "   step failed: synthetic capture"; return 1; }

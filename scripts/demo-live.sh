@@ -9,10 +9,13 @@
 #   kernel VXLAN:  vx0   198.19.1.1 2001:2:0:2::1   <-UDP 4789->  vx0   198.19.1.2 2001:2:0:2::2
 #   relay:         ra 198.18.1.1  ==veth==  rb (no address) <- relay -> tap sofr0 198.18.1.2
 # The wire: TSO, GSO and UDP (tunnel) segmentation off on both veths, so
-# only frames of at most 1500 bytes cross; checksum offload on (the veth
-# carries partial sums as a NIC would complete them); GRO on for the tunnel
-# wire, off on the relay's (the relay's AF_PACKET socket must see wire-size
-# frames; the kernel-gro row turns it on instead of running the relay).
+# only frames of at most 1500 bytes cross.  va/vb (the tunnels' wire): GRO
+# on, checksum offload on.  ra/rb (the relay's, set up as docs/relay.md
+# describes): GRO off (the relay's AF_PACKET socket must see wire-size
+# frames, as from a NIC without LRO) and transmit checksum offload off
+# (frames carry complete checksums, as from a real wire); rb has no
+# address, ARP and IPv6 off, so that only the TAP behind the relay answers.
+# The kernel-gro row gives rb the address and turns its GRO on instead.
 
 TUN_PORT=7000
 TUN_PIDS=""
@@ -44,10 +47,12 @@ net_setup() {
 	wire_off "$NSB" rb
 	A ethtool -K va gro on >/dev/null 2>&1
 	B ethtool -K vb gro on >/dev/null 2>&1
-	B ethtool -K rb gro off >/dev/null 2>&1
+	A ethtool -K ra gro off tx off >/dev/null 2>&1
+	B ethtool -K rb gro off tx off >/dev/null 2>&1
+	B sysctl -qw net.ipv6.conf.rb.disable_ipv6=1 >/dev/null 2>&1
+	B ip link set rb arp off
 	for d in va ra; do ip -n "$NSA" link set "$d" up; done
 	for d in vb rb; do ip -n "$NSB" link set "$d" up; done
-	B ip link set rb promisc on
 }
 
 # ---- the tunnel ----
@@ -243,12 +248,12 @@ step_relay() {
 	done
 	say "   kernel GRO on the veth (no relay) ..."
 	B ip addr add 198.18.1.2/24 dev rb
-	B ip link set rb promisc off
+	B ip link set rb arp on
 	B ethtool -K rb gro on >/dev/null 2>&1
 	iperf_row relay kernel-gro 4 1 198.18.1.2 5202 "" && row_add '{"counters": {}}'
 	B ethtool -K rb gro off >/dev/null 2>&1
 	B ip addr del 198.18.1.2/24 dev rb
-	B ip link set rb promisc on
+	B ip link set rb arp off
 	A ip neigh flush dev ra 2>/dev/null
 	return 0
 }

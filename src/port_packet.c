@@ -860,8 +860,14 @@ afp_socket(struct afp *a, const struct sofl_afp_config *cfg)
 			a->ring = NULL;
 			return SOFL_E_SYS;
 		}
-	} else if (sockopt(fd, PACKET_AUXDATA, 1) < 0) {
-		return SOFL_E_SYS;
+	} else {
+		int rb = AFP_RCVBUF;
+
+		/* every frame waits on the socket's queue: as deep as a ring */
+		if (sockopt(fd, PACKET_AUXDATA, 1) < 0)
+			return SOFL_E_SYS;
+		if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof(rb)) < 0)
+			(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
 	}
 	memset(&sll, 0, sizeof(sll));
 	sll.sll_family = AF_PACKET;

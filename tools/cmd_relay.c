@@ -271,6 +271,30 @@ forward(struct relay *r, int i)
 
 /* ---- counters ---- */
 
+static const struct { unsigned bit; const char *name; } off_names[] = {
+	{ SOFL_PORT_OFF_VNET, "vnet-hdr" }, { SOFL_PORT_OFF_CSUM, "csum" },
+	{ SOFL_PORT_OFF_TSO4, "tso4" }, { SOFL_PORT_OFF_TSO6, "tso6" },
+	{ SOFL_PORT_OFF_TSO_ECN, "tso-ecn" }, { SOFL_PORT_OFF_USO, "uso" },
+	{ SOFL_PORT_OFF_GRO, "gro" }, { SOFL_PORT_OFF_GSO, "gso" },
+};
+
+/* The offloads in use, as names: "a b" (or "none"), or "a","b" for JSON. */
+static void
+print_offs(unsigned off, int json)
+{
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < sizeof(off_names) / sizeof(off_names[0]); i++) {
+		if (!(off & off_names[i].bit))
+			continue;
+		printf(json ? "%s\"%s\"" : "%s%s", first ? "" : json ? "," : " ", off_names[i].name);
+		first = 0;
+	}
+	if (first && !json)
+		printf("none");
+}
+
 static double
 elapsed(const struct relay *r)
 {
@@ -294,7 +318,9 @@ print_port(const struct end *e)
 	int i;
 
 	sofl_port_get_stats(e->port, &s, sizeof(s));
-	printf("%s:\n", e->spec);
+	printf("%s:\n\toffloads: ", e->spec);
+	print_offs(sofl_port_offloads(e->port), 0);
+	printf("\n");
 	line(s.rx_pkts, "packets received");
 	line(s.rx_bytes, "bytes received");
 	line(s.rx_calls, e->kind == K_AFP ? "receive batches (ring reads or recvmsg calls)" :
@@ -355,12 +381,13 @@ json_port(const struct end *e)
 	int i;
 
 	sofl_port_get_stats(e->port, &s, sizeof(s));
-	printf("{\"port\":\"%s\",\"kind\":\"%s\",\"offloads\":%u,"
-	       "\"rx_pkts\":%llu,\"rx_bytes\":%llu,\"rx_calls\":%llu,\"rx_super\":%llu,"
+	printf("{\"port\":\"%s\",\"kind\":\"%s\",\"offloads\":[", e->spec,
+	       sofl_port_kind(e->port));
+	print_offs(sofl_port_offloads(e->port), 1);
+	printf("],\"rx_pkts\":%llu,\"rx_bytes\":%llu,\"rx_calls\":%llu,\"rx_super\":%llu,"
 	       "\"rx_segs\":%llu,\"tx_pkts\":%llu,\"tx_bytes\":%llu,\"tx_calls\":%llu,"
 	       "\"tx_super\":%llu,\"tx_segs\":%llu,\"csum_sw\":%llu,\"csum_sw_verify\":%llu,"
 	       "\"fallbacks\":%llu,\"rx_drop\":{",
-	       e->spec, sofl_port_kind(e->port), sofl_port_offloads(e->port),
 	       (unsigned long long)s.rx_pkts, (unsigned long long)s.rx_bytes,
 	       (unsigned long long)s.rx_calls, (unsigned long long)s.rx_super,
 	       (unsigned long long)s.rx_segs, (unsigned long long)s.tx_pkts,
@@ -414,7 +441,7 @@ report(struct relay *r, int final)
 		if (r->e[i].kind == K_AFP)
 			sofl_afp_sync_stats(r->e[i].port);
 	if (r->json) {
-		printf("{\"t\":%.3f,\"final\":%s,\"offload\":\"%s\",\"ports\":[", elapsed(r),
+		printf("{\"time\":%.3f,\"final\":%s,\"offload\":\"%s\",\"ports\":[", elapsed(r),
 		       final ? "true" : "false", r->offload ? "on" : "off");
 		json_port(&r->e[0]);
 		printf(",");

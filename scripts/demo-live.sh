@@ -136,12 +136,35 @@ tunnel_row() {
 	fi
 	_k0=$(snmp_csum "$NSB")
 	_t0=$(tun_threads)
+	_cap=""
+	if [ "$5" = rss ] && command -v tcpdump >/dev/null 2>&1; then
+		# which worker carries what: a sample of the wire's first
+		# datagrams, by UDP port pair (worker i sends from and to PORT+i)
+		bg_start "rsscap-$3" ip netns exec "$NSB" tcpdump -i vb -nn -c 20000 -s 64 \
+			-w "$WORK/rss-$3.pcap" udp
+		_cap=$BG_PID
+		sleep 0.3
+	fi
 	iperf_row "$5" "$1" "$2" "$4" "$_addr" 5201 "$TUN_PIDS"
 	_ok=$?
 	_t1=$(tun_threads)
 	_k1=$(snmp_csum "$NSB")
 	_c=$(tunnel_down)
+	[ -n "$_cap" ] && bg_stop "$_cap"
 	[ $_ok -eq 0 ] || return 1
+	_ws='{}'
+	if [ -n "$_cap" ] && [ -s "$WORK/rss-$3.pcap" ]; then
+		_ws=$(tcpdump -nn -r "$WORK/rss-$3.pcap" 2>/dev/null | awk '
+			$2 == "IP" && $3 ~ /^198\.18\.0\.1\./ {
+				n = split($3, a, "."); m = split($5, b, "."); sub(":", "", b[m])
+				c[a[n] "->" b[m]]++
+			}
+			END {
+				printf "{\"wire_sample\":{"
+				for (k in c) { printf "%s\"%s\":%d", sep, k, c[k]; sep = "," }
+				printf "}}"
+			}')
+	fi
 	_w=$(printf '%s\n' "$_t0" | awk -v hz="$CLK_TCK" -v now="$_t1" '
 		{ u[$2] = $4; s[$2] = $5 }
 		END {
@@ -153,7 +176,7 @@ tunnel_row() {
 			}
 			printf "]"
 		}')
-	row_add "$_c" "{\"queues\": $3, \"threads\": $_w}" \
+	row_add "$_c" "{\"queues\": $3, \"threads\": $_w}" "$_ws" \
 		"$(echo "$_k0 $_k1" | awk '{ printf "{\"kernel_csum_errors\": {\"tcp\": %d, \"udp\": %d}}", $3 - $1, $4 - $2 }')"
 }
 

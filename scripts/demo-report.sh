@@ -74,6 +74,10 @@ report_rss() {
 		"     CPU seconds per thread (user+sys; host A sends, B receives): " +
 		  ([.threads[] | select(.user_s + .sys_s >= 0.05) |
 		    "\(.host | ascii_upcase):\(.comm)[\(.tid)] \(.user_s + .sys_s | . * 100 | round / 100)"] | join(", ")),
+		(if (.wire_sample // {} | length) > 0 then
+		  "     datagrams A -> B by worker, as UDP port of the worker on A -> on B (a sample: the first \(.wire_sample | add) on the wire): " +
+		  (.wire_sample | to_entries | sort_by(.key) | map("\(.key) \(.value)") | join(", "))
+		 else empty end),
 		(.counters | to_entries[] | .key as $side |
 		  [.value | .. | objects | select(has("worker") or has("queue")) ] as $w |
 		  if ($w | length) > 0 then

@@ -98,11 +98,11 @@ want() {
 run_step() {
 	say ""
 	say "-- step $1: $2"
-	_s=$(date +%s)
+	_rs_t=$(date +%s)
 	"step_$1"
-	_rc=$?
-	[ $_rc -eq 0 ] || say "   step failed: $1 (exit $_rc)"
-	say "   ($1: $(($(date +%s) - _s)) s)"
+	_rs_rc=$?
+	[ $_rs_rc -eq 0 ] || say "   step failed: $1 (exit $_rs_rc)"
+	say "   ($1: $(($(date +%s) - _rs_t)) s)"
 }
 
 mkdir -p "$OUT" || exit 1

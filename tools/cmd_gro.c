@@ -125,31 +125,31 @@ add_size(void *ctx, unsigned long long v)
 static int
 sizes_file(struct gro_opts *o, FILE *f, const char *path)
 {
-	char line[1 << 16];
+	char *line = NULL;
+	size_t cap = 0;
 	unsigned lineno = 0;
+	int rc = 0;
 
-	while (fgets(line, sizeof(line), f)) {
+	/* getline(): kgro writes all its polls on one line, of any length */
+	while (!rc && getline(&line, &cap, f) >= 0) {
 		char *p = line;
-		size_t len = strlen(line);
 
 		lineno++;
-		if (len == sizeof(line) - 1 && line[len - 1] != '\n' && !feof(f))
-			return cli_usage("--poll-sizes %s:%u: line longer than %zu bytes", path,
-					 lineno, sizeof(line) - 2);
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '#' || *p == '\n' || *p == '\r' || *p == 0)
 			continue;
 		p[strcspn(p, " \t\r\n")] = '\0';
 		if (*p < '0' || *p > '9')
-			return cli_usage("--poll-sizes %s:%u: expected a number or a list a,b,c",
-					 path, lineno);
-		if (cli_list("--poll-sizes", p, SIZE_MAX_POLL, add_size, o))
-			return 2;
+			rc = cli_usage("--poll-sizes %s:%u: expected a number or a list a,b,c",
+				       path, lineno);
+		else
+			rc = cli_list("--poll-sizes", p, SIZE_MAX_POLL, add_size, o);
 	}
-	if (ferror(f))
-		return cli_error("%s: read error", path);
-	return 0;
+	if (!rc && ferror(f))
+		rc = cli_error("%s: read error", path);
+	free(line);
+	return rc;
 }
 
 static int

@@ -162,6 +162,8 @@ random_config(struct sofl_gro_config *c, uint64_t *r, struct tg *t)
 	}
 	if (rnd(r, 4) == 0)
 		c->max_size = 2000 + rnd(r, 63535);
+	if (rnd(r, 5) == 0)
+		c->max_segs = 1 + (uint32_t)rnd(r, 12);	/* outputs cut by the segment cap */
 }
 
 static void

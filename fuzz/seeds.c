@@ -140,6 +140,42 @@ port_packet_seed(const uint8_t *f, size_t len, int link)
 	}
 }
 
+/* fuzz_port_tun: options byte (bit 0 TAP), virtio header, frame: plain
+ * and, when the frame can carry it, a GSO header of 500-byte segments.
+ * fuzz_port_udp: gso_size (LE16), options, three copies of a raw-IP frame
+ * (a UDP_GRO train of equal datagrams). */
+static void
+port_tun_udp_seed(int tun, const uint8_t *f, size_t len, int link)
+{
+	uint8_t w[1 + SOFL_VNET_HDR_MRG_LEN], train[3 * 1400];
+	struct sofl_vnet_hdr h;
+	struct sofl_pkt p;
+	int k;
+
+	if (!tun) {
+		if (link != SOFL_LINK_RAW || len > 1400)
+			return;
+		train[0] = (uint8_t)len;
+		train[1] = (uint8_t)(len >> 8);
+		train[2] = 1;
+		for (k = 0; k < 3; k++)
+			memcpy(train + 3 + k * len, f, len);
+		put(train, 3 + 3 * len, NULL, 0);
+		return;
+	}
+	if (sofl_pkt_parse(&p, f, len, (enum sofl_link)link) < 0)
+		return;
+	for (k = 0; k < 2; k++) {
+		if (sofl_vnet_from_pkt(&h, &p, k ? 500 : 0,
+		    (p.layers & SOFL_LAYER_L4) ? SOFL_VNET_MK_CSUM : 0) < 0)
+			continue;
+		w[0] = (uint8_t)(link == SOFL_LINK_ETH ? 1 : 0) | (k ? 4 : 0);
+		sofl_vnet_encode(w + 1, SOFL_VNET_HDR_MRG_LEN, &h, SOFL_VNET_HDR_MRG_LEN,
+		    SOFL_VNET_LE);
+		put(w, sizeof(w), f, len);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -202,6 +238,9 @@ main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[1], "fuzz_port_packet")) {
 			port_packet_seed(f, len, link);
+		} else if (!strcmp(argv[1], "fuzz_port_tun") ||
+			   !strcmp(argv[1], "fuzz_port_udp")) {
+			port_tun_udp_seed(argv[1][10] == 't', f, len, link);
 		} else {
 			fprintf(stderr, "seeds: no seeds for %s\n", argv[1]);
 			return 0;

@@ -163,6 +163,11 @@ check-sanitize: deps
 bench: all
 	BUILD=$(BUILD) scripts/run-bench.sh
 
+# 10-minute soak of softoffload tunnel (make check runs the 60-second one)
+.PHONY: soak
+soak: cli
+	SOAK_TIME=$${SOAK_TIME:-600} BUILD=$(BUILD) sh tests/soak.sh
+
 demo: deps-demo
 	$(MAKE) lib cli benches
 	BUILD=$(BUILD) scripts/demo.sh

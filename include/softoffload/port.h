@@ -11,18 +11,46 @@
  * so a program can move packets between any two ports.
  *
  * HowTo (TUN -> UDP, zero copy)
- *   struct sofl_tun_config tc;
- *   struct sofl_udp_config uc;
- *   struct sofl_port *tun, *udp;
- *   struct sofl_port_pkt *pk;
- *   sofl_tun_config_init(&tc);   tc.name = "tun0";
- *   sofl_udp_config_init(&uc);   uc.remote = ...; uc.remote_len = ...; uc.connect = 1;
- *   if (sofl_tun_open(&tc, &tun) < 0 || sofl_udp_open(&uc, &udp) < 0) ...
- *   for (;;) {
- *       poll(sofl_port_fd(tun) ...);
- *       int n = sofl_port_recv(tun, &pk);      // wire-size inner packets
- *       sofl_port_send(udp, pk, n);            // one datagram each
+ *   ```c
+ *   #include <poll.h>
+ *   #include <softoffload/port.h>
+ *
+ *   // Carries the packets of TUN "tun0" to @peer, one datagram each.
+ *   int
+ *   tun_to_udp(const struct sockaddr *peer, socklen_t peer_len)
+ *   {
+ *       struct sofl_tun_config tc;
+ *       struct sofl_udp_config uc;
+ *       struct sofl_port *tun = NULL, *udp = NULL;
+ *       struct sofl_port_pkt *pk;
+ *       int n, err;
+ *
+ *       sofl_tun_config_init(&tc);
+ *       tc.name = "tun0";                 // created if missing (CAP_NET_ADMIN)
+ *       sofl_udp_config_init(&uc);
+ *       uc.remote = peer;
+ *       uc.remote_len = peer_len;
+ *       uc.connect = 1;
+ *       if ((err = sofl_tun_open(&tc, &tun)) < 0 ||
+ *           (err = sofl_udp_open(&uc, &udp)) < 0)
+ *           goto out;                     // sofl_strerror(err), errno for SOFL_E_SYS
+ *       for (;;) {
+ *           struct pollfd pf = { .fd = sofl_port_fd(tun), .events = POLLIN };
+ *
+ *           if (poll(&pf, 1, -1) < 0)
+ *               break;
+ *           if ((n = sofl_port_recv(tun, &pk)) < 0) {  // wire-size packets
+ *               err = n;
+ *               break;
+ *           }
+ *           sofl_port_send(udp, pk, (size_t)n);        // UDP_SEGMENT runs
+ *       }
+ *   out:
+ *       sofl_port_close(tun);
+ *       sofl_port_close(udp);
+ *       return err;
  *   }
+ *   ```
  *   Nothing is copied: pk[i].iov points into the port's read buffer (the
  *   payload, as the kernel wrote it) and into its header scratch (the
  *   segments' headers), and sofl_port_send() hands those iovecs to the

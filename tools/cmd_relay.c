@@ -48,6 +48,7 @@ struct relay {
 	int offload;
 	int json;
 	uint32_t ring_slots;	/* 0: the port's default */
+	uint32_t busy_us;	/* --busy-poll */
 	double interval;
 	double duration;
 	struct timespec t0;
@@ -68,7 +69,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: softoffload relay PORT_A PORT_B [--offload on|off] [--json]\n"
 	    "                         [--stats-interval S] [--time S] [--promisc] [--qdisc-bypass]\n"
-	    "                         [--ring-slots N]\n"
+	    "                         [--ring-slots N] [--busy-poll US]\n"
 	    "ports: tun:NAME  tap:NAME  afpacket:IFNAME\n"
 	    "Forwards both ways.  --offload on (default): AF_PACKET ring with virtio headers,\n"
 	    "GRO towards a TUN/TAP, GSO and checksums towards an AF_PACKET device without TSO;\n"
@@ -76,7 +77,8 @@ usage(FILE *f)
 	    "created (and removed at exit).  Counters every S seconds (0: at exit only) and at\n"
 	    "exit, netstat -s style or one JSON object per line with --json.  --time S: stop\n"
 	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 4096, sized\n"
-	    "for the MTU: 2 KB each at 1500).  SIGINT/SIGTERM end it.\n");
+	    "for the MTU: 2 KB each at 1500).  --busy-poll US: after traffic, keep polling\n"
+	    "without sleeping for US microseconds (default 0).  SIGINT/SIGTERM end it.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -469,7 +471,8 @@ run(struct relay *r)
 {
 	struct pollfd pf[2];
 	double next = r->interval > 0 ? r->interval : -1;
-	int i, b, got, tmo, busy[2];
+	int i, b, got, tmo, busy[2], moved;
+	double last_busy = 0;
 
 	for (i = 0; i < 2; i++) {
 		pf[i].fd = sofl_port_fd(r->e[i].port);
@@ -484,7 +487,11 @@ run(struct relay *r)
 			report(r, 0);
 			next += r->interval;
 		}
+		/* --busy-poll: after traffic, look again (without sleeping)
+		 * for that long before paying a wake-up per packet */
 		tmo = 200;
+		if (r->busy_us && elapsed(r) - last_busy < r->busy_us / 1e6)
+			tmo = 0;
 		if (poll(pf, 2, tmo) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -495,6 +502,7 @@ run(struct relay *r)
 		 * ring at once) never starves the other side */
 		busy[0] = (pf[0].revents & (POLLIN | POLLERR)) != 0;
 		busy[1] = (pf[1].revents & (POLLIN | POLLERR)) != 0;
+		moved = 0;
 		for (b = 0; b < BURSTS && (busy[0] || busy[1]); b++)
 			for (i = 0; i < 2; i++) {
 				if (!busy[i])
@@ -505,7 +513,10 @@ run(struct relay *r)
 							 sofl_strerror(got), got == SOFL_E_SYS ? ": " : "",
 							 got == SOFL_E_SYS ? strerror(errno) : "");
 				busy[i] = got > 0;
+				moved |= got > 0;
 			}
+		if (moved)
+			last_busy = elapsed(r);
 	}
 	return 0;
 }
@@ -535,6 +546,7 @@ cmd_relay(int argc, char **argv)
 		{ "promisc", no_argument, NULL, 'p' },
 		{ "qdisc-bypass", no_argument, NULL, 'q' },
 		{ "ring-slots", required_argument, NULL, 'r' },
+		{ "busy-poll", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -566,6 +578,11 @@ cmd_relay(int argc, char **argv)
 				return 2;
 			break;
 		case 'p': promisc = 1; break;
+		case 'b':
+			if ((ll = cli_uint("--busy-poll", optarg, 1000000)) < 0)
+				return 2;
+			r.busy_us = (uint32_t)ll;
+			break;
 		case 'r':
 			if ((ll = cli_count("--ring-slots", optarg, 65536)) < 0)
 				return 2;

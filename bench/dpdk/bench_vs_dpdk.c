@@ -9,7 +9,8 @@
  *     lfence/rdtsc ... rdtscp/lfence and subtract the median cost of an empty
  *     timer pair; the input restore before each call is untimed; one
  *     repetition = the median over its calls;
- *   - loop rows (checksums, Toeplitz) time a whole loop;
+ *   - loop rows (checksums, Toeplitz) time a loop in 16 slices and keep
+ *     the median slice (a slice another process interrupted is left out);
  *   - headline = median over repetitions; the ratio DPDK / softoffload is
  *     computed per repetition (both rows ran within milliseconds of each
  *     other) and reported as median [min..max].
@@ -566,33 +567,52 @@ ours_sum_chunks(const uint8_t *buf, size_t len, size_t chunk)
 	return acc;
 }
 
+/* Loop rows are timed in SLICES slices and report the median slice: a
+ * slice that another process's time slice landed in is left out, which a
+ * single timed loop cannot do on a shared host. */
+#define SLICES	16
+
+static uint64_t
+csum_slice(const struct csum_arg *a, size_t iters)
+{
+	if (a->kind == CK_DPDK_GENERIC)
+		return dk_raw_cksum_loop_generic(a->buf, a->len, iters);
+	if (a->kind == CK_DPDK_NATIVE)
+		return dk_raw_cksum_loop_native(a->buf, a->len, iters);
+	return ours_sum_loop(a->buf, a->len, iters);
+}
+
 static double
 m_csum(void *arg)
 {
 	struct csum_arg *a = arg;
 	uint64_t t0, t1, acc;
+	double v[SLICES];
+	size_t per;
 
 	if (a->kind == CK_OURS)
 		use_impl(a->impl);
-	t0 = tic();
 	if (a->chunk) {
+		t0 = tic();
 		if (a->kind == CK_DPDK_GENERIC)
 			acc = dk_raw_cksum_chunks_generic(a->buf, a->len, a->chunk);
 		else if (a->kind == CK_DPDK_NATIVE)
 			acc = dk_raw_cksum_chunks_native(a->buf, a->len, a->chunk);
 		else
 			acc = ours_sum_chunks(a->buf, a->len, a->chunk);
-	} else {
-		if (a->kind == CK_DPDK_GENERIC)
-			acc = dk_raw_cksum_loop_generic(a->buf, a->len, a->iters);
-		else if (a->kind == CK_DPDK_NATIVE)
-			acc = dk_raw_cksum_loop_native(a->buf, a->len, a->iters);
-		else
-			acc = ours_sum_loop(a->buf, a->len, a->iters);
+		t1 = toc();
+		bench_sink(acc);
+		return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns;
 	}
-	t1 = toc();
-	bench_sink(acc);
-	return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns / (double)(a->chunk ? 1 : a->iters);
+	per = a->iters / SLICES ? a->iters / SLICES : 1;
+	for (int k = 0; k < SLICES; k++) {
+		t0 = tic();
+		acc = csum_slice(a, per);
+		t1 = toc();
+		bench_sink(acc);
+		v[k] = ((double)(t1 - t0) - timer_ovh) / (double)per;
+	}
+	return ticks_median_ns(v, SLICES);
 }
 
 /* Packet-level checksum rows on the 1514-byte frame. */
@@ -842,43 +862,50 @@ ours_rss_pass(const struct rss_arg *a)
 	return acc;
 }
 
+static uint64_t
+rss_pass(const struct rss_arg *a)
+{
+	const uint8_t *t = a->tuples;
+
+	LAUNDER(t);
+	switch (a->kind) {
+	case RK_SOFTRSS_GENERIC:
+		return dk_softrss_loop_generic(t, a->tlen, NTUPLE, ms_key);
+	case RK_SOFTRSS_NATIVE:
+		return dk_softrss_loop_native(t, a->tlen, NTUPLE, ms_key);
+	case RK_SOFTRSS_BE_GENERIC:
+		return dk_softrss_be_loop_generic(t, a->tlen, NTUPLE, ms_key);
+	case RK_SOFTRSS_BE_NATIVE:
+		return dk_softrss_be_loop_native(t, a->tlen, NTUPLE, ms_key);
+	case RK_GFNI:
+		return dk_thash_gfni_loop(t, a->tlen, NTUPLE);
+	case RK_GFNI_BULK:
+		return dk_thash_gfni_bulk_loop(t, a->tlen, NTUPLE);
+	default:
+		return ours_rss_pass(a);
+	}
+}
+
+/* One repetition: the median of SLICES slices of a->loops / SLICES passes
+ * (at least one) over the NTUPLE tuples, as m_csum(). */
 static double
 m_rss(void *arg)
 {
 	struct rss_arg *a = arg;
-	uint64_t t0, t1, acc = 0;
+	size_t per = a->loops / SLICES ? a->loops / SLICES : 1;
+	double v[SLICES];
+	uint64_t t0, t1, acc;
 
-	t0 = tic();
-	for (size_t l = 0; l < a->loops; l++) {
-		const uint8_t *t = a->tuples;
-		LAUNDER(t);
-		switch (a->kind) {
-		case RK_SOFTRSS_GENERIC:
-			acc ^= dk_softrss_loop_generic(t, a->tlen, NTUPLE, ms_key);
-			break;
-		case RK_SOFTRSS_NATIVE:
-			acc ^= dk_softrss_loop_native(t, a->tlen, NTUPLE, ms_key);
-			break;
-		case RK_SOFTRSS_BE_GENERIC:
-			acc ^= dk_softrss_be_loop_generic(t, a->tlen, NTUPLE, ms_key);
-			break;
-		case RK_SOFTRSS_BE_NATIVE:
-			acc ^= dk_softrss_be_loop_native(t, a->tlen, NTUPLE, ms_key);
-			break;
-		case RK_GFNI:
-			acc ^= dk_thash_gfni_loop(t, a->tlen, NTUPLE);
-			break;
-		case RK_GFNI_BULK:
-			acc ^= dk_thash_gfni_bulk_loop(t, a->tlen, NTUPLE);
-			break;
-		default:
-			acc ^= ours_rss_pass(a);
-			break;
-		}
+	for (int k = 0; k < SLICES; k++) {
+		acc = 0;
+		t0 = tic();
+		for (size_t l = 0; l < per; l++)
+			acc ^= rss_pass(a);
+		t1 = toc();
+		bench_sink(acc);
+		v[k] = ((double)(t1 - t0) - timer_ovh) / (double)(per * NTUPLE);
 	}
-	t1 = toc();
-	bench_sink(acc);
-	return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns / (double)(a->loops * NTUPLE);
+	return ticks_median_ns(v, SLICES);
 }
 
 static struct sofl_rss rss_table, rss_gfni;

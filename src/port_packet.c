@@ -23,6 +23,7 @@
 #include <linux/if_packet.h>
 #include <linux/sockios.h>
 #include "softoffload/port.h"
+#include "softoffload/csum.h"
 #include "softoffload/gso.h"
 #include "softoffload/pkt.h"
 #include "softoffload/vnet.h"
@@ -136,6 +137,39 @@ ring_release(struct afp *a)
 	}
 }
 
+/* A frame with a partial checksum (a local stack's CHECKSUM_PARTIAL, e.g.
+ * a veth whose peer checksums in "hardware") handed on whole: completed in
+ * place (the slot is ours until the next receive), so that it goes on as
+ * a plain packet with a good checksum, which a TUN/TAP port's GRO can
+ * merge.  Only untagged IPv4/IPv6 frames whose checksum field lies in the
+ * IP packet; the IP length is read from its header (no parse).
+ * @return 1 completed, 0 not handled here (the general path takes it),
+ *         -1 dropped (counted). */
+static int
+finish_in_place(struct afp *a, uint8_t *f, uint32_t len, const struct sofl_vnet_hdr *h)
+{
+	uint32_t end;
+
+	if (len < 14 + 40)
+		return 0;
+	if (f[12] == 0x08 && f[13] == 0x00 && (f[14] >> 4) == 4)
+		end = 14u + (uint32_t)(f[16] << 8 | f[17]);
+	else if (f[12] == 0x86 && f[13] == 0xdd && (f[14] >> 4) == 6)
+		end = 14u + 40u + (uint32_t)(f[18] << 8 | f[19]);
+	else
+		return 0;
+	if (end > len || h->csum_start < 14 + 20 || (uint32_t)h->csum_start + 2 > end) {
+		port_drop(&a->base, 0, SOFL_PORT_DROP_VNET, 1);
+		return -1;
+	}
+	if (sofl_csum_complete_partial(f, end, h->csum_start, h->csum_offset) < 0) {
+		port_drop(&a->base, 0, SOFL_PORT_DROP_VNET, 1);
+		return -1;
+	}
+	port_add(&a->base.st.csum_sw, 1);
+	return 1;
+}
+
 /* One frame (@len bytes at @f, @room writable bytes before it, the virtio
  * header, when on, in the last 10 of them) into the batch. */
 static int
@@ -173,6 +207,12 @@ rx_frame(struct afp *a, uint8_t *f, uint32_t len, uint32_t room, int vlan, uint1
 		}
 		fl = a->vnet && (vh.flags & SOFL_VNET_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
 		return port_rxq_add_plain(&a->q, f, len, fl);
+	}
+	if (a->rx_mode == SOFL_PORT_RX_SUPER && vh.gso_type == SOFL_VNET_GSO_NONE) {
+		int r = finish_in_place(a, f, len, &vh);
+
+		if (r != 0)
+			return r > 0 ? port_rxq_add_plain(&a->q, f, len, SOFL_PORT_PKT_CSUM_OK) : 0;
 	}
 	return port_rxq_add(&a->base, &a->q, f, len, &vh, SOFL_LINK_ETH, a->rx_mode, a->mtu);
 }

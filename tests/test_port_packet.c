@@ -4,7 +4,8 @@
  * place of sendmmsg().  Receive: plain frames handed out in place,
  * DATA_VALID -> CSUM_OK, GSO super-packets cut into wire-size segments with
  * valid checksums and the original payload (SEGMENT) or handed whole
- * (SUPER), VLAN tags put back, truncated / corrupt / invalid-header slots
+ * (SUPER), partial checksums of frames handed on whole completed in place,
+ * VLAN tags put back, truncated / corrupt / invalid-header slots
  * dropped by reason, slots returned to the kernel at the next receive (at
  * once when all were dropped), each slot read once when the ring is full.
  * Send: zero virtio header per frame, super-packets segmented when the
@@ -226,6 +227,38 @@ test_rx_super_mode(void **state)
 	assert_int_equal(pk[0].vnet.gso_type, SOFL_VNET_GSO_TCPV6);
 	assert_int_equal(pk[0].vnet.gso_size, 1428);
 	assert_memory_equal(pk[0].iov[0].iov_base, f, len);
+	sofl_port_close(p);
+}
+
+static void
+test_rx_super_partial(void **state)
+{
+	struct sofl_port *p = make(SOFL_PORT_RX_SUPER, 0);
+	struct sofl_port_pkt *pk;
+	struct sofl_port_stats st;
+	struct sofl_vnet_hdr vh;
+	struct t_spec s = tcp_spec(6, 1000);
+	struct sofl_pkt q;
+	uint8_t f[2048], want[2048], *s0;
+	size_t len;
+
+	(void)state;
+	s.csum = T_CSUM_PARTIAL;
+	len = t_build(f, sizeof(f), &s);
+	s.csum = T_CSUM_FULL;
+	assert_int_equal(t_build(want, sizeof(want), &s), len);
+	assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 0, SOFL_VNET_MK_CSUM), 0);
+	s0 = put_slot(p, 0, f, (uint32_t)len, &vh, 0, 0);
+	/* a partial checksum handed on whole: completed in place, a plain
+	 * packet with a good checksum that GRO can merge */
+	assert_int_equal(sofl_port_recv(p, &pk), 1);
+	assert_int_equal(pk[0].iovcnt, 1);
+	assert_ptr_equal(pk[0].iov[0].iov_base, s0 + MAC_OFF);
+	assert_int_equal(pk[0].flags, SOFL_PORT_PKT_CSUM_OK);
+	assert_memory_equal(pk[0].iov[0].iov_base, want, len);
+	sofl_port_get_stats(p, &st, sizeof(st));
+	assert_int_equal(st.csum_sw, 1);
 	sofl_port_close(p);
 }
 
@@ -715,6 +748,7 @@ main(void)
 		cmocka_unit_test(test_rx_super_v4),
 		cmocka_unit_test(test_rx_super_v6),
 		cmocka_unit_test(test_rx_super_mode),
+		cmocka_unit_test(test_rx_super_partial),
 		cmocka_unit_test(test_rx_vlan),
 		cmocka_unit_test(test_rx_drops),
 		cmocka_unit_test(test_rx_batch_full),

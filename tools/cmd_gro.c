@@ -439,10 +439,10 @@ run_round(struct run *r, uint32_t off, uint32_t n)
 static int
 run_poll(struct run *r, uint32_t n)
 {
-	uint32_t off = 0, step = r->o->hz >= 1000 || !n ? (n ? n : 1) : r->o->weight;
+	uint32_t off = 0, step = r->o->hz >= 1000 ? n : r->o->weight;
 	int rc = 0;
 
-	do {
+	do {			/* once at least: an empty poll is a poll */
 		uint32_t k = n - off < step ? n - off : step;
 
 		rc = run_round(r, off, k);

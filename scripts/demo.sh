@@ -139,7 +139,7 @@ if [ $live = 1 ]; then
 		{ HAVE_TUNNEL=0; note "this build's softoffload has no 'tunnel' command: the tunnel and rss rows fail"; }
 	"$CLI" relay --help >/dev/null 2>&1 ||
 		{ HAVE_RELAY=0; note "this build's softoffload has no 'relay' command: the relay rows fail"; }
-	want tunnel && run_step tunnel "throughput through the tunnel (seed experiment 1)"
+	want tunnel && run_step tunnel "throughput through the tunnel and kernel VXLAN"
 	want relay && run_step relay "the relay: software LRO for a NIC without it"
 	want udp && run_step udp "UDP segmentation"
 	want rss && run_step rss "RSS over the tunnel's queues"

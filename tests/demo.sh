@@ -88,7 +88,7 @@ bad=$(jq -c 'def supers: [paths(numbers) as $p | select($p | map(tostring) | joi
 	[.experiments[] | select(.mode == "off" and .name == "tunnel") | select((.counters.a | supers) + (.counters.b | supers) > 0) | .family]' "$J")
 [ "$bad" = "[]" ] || fail "super-packets counted with --offload off: IPv$bad"
 
-# UDP rows: the seed's columns positive, the receiver got the bytes
+# UDP rows: udpgso_bench_tx's columns positive, the receiver got the bytes
 bad=$(jq -c '[.experiments[] | select(.name == "udp-segmentation") |
 	select((.mb_s > 0 and .calls_s > 0 and .msg_s > 0 and .cpu > 0 and .mb2cpu > 0 and .rx_bytes > 0) | not) |
 	[.mode, .payload]]' "$J")

@@ -100,7 +100,7 @@ sofl_rss_impl_available(enum sofl_rss_impl impl)
 			return 0;
 		if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
 			return 0;
-		return !!(c & bit_AVX512VBMI);
+		return (c & bit_AVX512VBMI) && (b & bit_BMI2);
 	}
 #endif
 	default:
@@ -289,6 +289,10 @@ sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len, uint32
 {
 	if (!r || !hash || (!in && len) || len > SOFL_RSS_INPUT_MAX)
 		return SOFL_EINVAL;
+#if defined(__x86_64__)
+	if (len && use_gfni(r, len))
+		return sofl_rss_gfni_to(r->mat, in, len, hash);
+#endif
 	*hash = len ? hash_impl(r, in, len) : 0;
 	return 0;
 }

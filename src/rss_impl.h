@@ -16,8 +16,10 @@ struct sofl_flow_key;
 #if defined(__x86_64__)
 /* Toeplitz hash of in[0..len) (len <= 36) from the 40 matrices built by
  * rss.c: mat[q] row t = key bits 8q+t .. 8q+t+7.  Needs GFNI, AVX-512
- * F/BW/VL and VBMI; the caller checks. */
+ * F/BW/VL, VBMI and BMI2; the caller checks. */
 uint32_t sofl_rss_gfni(const uint64_t *mat, const uint8_t *in, size_t len);
+/* *hash = sofl_rss_gfni(mat, in, len); returns 0. */
+int sofl_rss_gfni_to(const uint64_t *mat, const uint8_t *in, size_t len, uint32_t *hash);
 /* hash[i] = sofl_rss_gfni(mat, in[i], len) for i < n; 1 <= len <= 36. */
 void sofl_rss_gfni_bulk(const uint64_t *mat, const void *const *in, size_t len, size_t n,
 			uint32_t *hash);

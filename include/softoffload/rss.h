@@ -64,7 +64,7 @@
  *
  * Implementations: a table path (per-byte-position tables, 36 x 256 words,
  * built from the key: hash = XOR of one lookup per input byte) and, on CPUs
- * with GFNI + AVX-512 (F/BW/VL/VBMI), a GF2P8AFFINEQB path.  Both give
+ * with GFNI + AVX-512 (F/BW/VL/VBMI) and BMI2, a GF2P8AFFINEQB path.  Both give
  * results bit-identical to the bit-serial definition (sofl_rss_toeplitz()).
  * sofl_rss_init() picks the fastest available: "mixed" (GFNI, except the
  * tables for single IPv4 hashes, as measured by bench/bench_rss.c) where
@@ -115,7 +115,7 @@ enum sofl_rss_type {
 
 enum sofl_rss_impl {
 	SOFL_RSS_IMPL_TABLE = 0,	/* per-byte-position tables, portable */
-	SOFL_RSS_IMPL_GFNI  = 1,	/* GF2P8AFFINEQB, x86-64 with GFNI + AVX-512 VBMI */
+	SOFL_RSS_IMPL_GFNI  = 1,	/* GF2P8AFFINEQB, x86-64 with GFNI + AVX-512 VBMI, BMI2 */
 	SOFL_RSS_IMPL_MIXED = 2,	/* GFNI, but tables for single inputs up to 12 bytes */
 };
 

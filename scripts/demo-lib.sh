@@ -2,8 +2,11 @@
 # bounded commands, CPU accounting from /proc, iperf3 runs, result rows.
 #
 # Needs: WORK (scratch dir), OUT (results dir), NSA/NSB (namespace names).
-# Every background process is started by bg_start, which records its PID in
-# $WORK/pids; demo_cleanup (the demo's trap) kills exactly those PIDs.
+# Every background process is started by bg_start or fg_run, which record
+# its PID and start time in $WORK/pids; signals go only to a PID whose start
+# time still matches (ours: a PID the kernel reused for someone else's
+# process is left alone), and demo_cleanup (the demo's trap) kills exactly
+# those.
 
 CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 
@@ -13,15 +16,42 @@ warn() { printf '%s\n' "$*" >&2; }
 A() { ip netns exec "$NSA" "$@"; }
 B() { ip netns exec "$NSB" "$@"; }
 
+# start_time PID : the process's start time (clock ticks after boot,
+# /proc/PID/stat field 22), empty when there is no such process.
+start_time() {
+	sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $20 }'
+}
+
+# record PID : remember PID as started by the demo.
+record() {
+	echo "$1 $(start_time "$1")" >>"$WORK/pids"
+}
+
+# ours PID : PID is a process the demo started and still the same process.
+ours() {
+	_o_t=$(start_time "$1")
+	[ -n "$_o_t" ] && grep -q "^$1 $_o_t\$" "$WORK/pids"
+}
+
+# signal SIG PID... : SIG to each PID that is ours.
+signal() {
+	_sg_s=$1
+	shift
+	for _sg_p in "$@"; do
+		ours "$_sg_p" && kill "-$_sg_s" "$_sg_p" 2>/dev/null
+	done
+	return 0
+}
+
 # bg_start NAME CMD... : CMD in the background, stdout+stderr to
-# $WORK/NAME.log; its PID in $BG_PID and in $WORK/pids.  CMD is exec'd (ip
-# netns exec execs too), so the PID is the process itself.
+# $WORK/NAME.log; its PID in $BG_PID, recorded.  CMD is exec'd (ip netns
+# exec execs too), so the PID is the process itself.
 bg_start() {
 	_bg_n=$1
 	shift
 	"$@" >"$WORK/$_bg_n.log" 2>&1 &
 	BG_PID=$!
-	echo "$BG_PID" >>"$WORK/pids"
+	record "$BG_PID"
 }
 
 # fg_run SECS CMD... : CMD bounded to SECS seconds (timeout(1)), run as a
@@ -33,30 +63,28 @@ fg_run() {
 	shift
 	timeout --foreground "$_fr_t" "$@" &
 	_fr_p=$!
-	echo "$_fr_p" >>"$WORK/pids"
+	record "$_fr_p"
 	wait "$_fr_p"
 }
 
 # bg_stop PID... : SIGTERM, up to 3 s for each to exit, then SIGKILL.
 bg_stop() {
-	for _bs_p in "$@"; do
-		kill -TERM "$_bs_p" 2>/dev/null
-	done
+	signal TERM "$@"
 	for _bs_p in "$@"; do
 		_bs_i=0
 		while bg_alive "$_bs_p" && [ $_bs_i -lt 30 ]; do
 			sleep 0.1
 			_bs_i=$((_bs_i + 1))
 		done
-		kill -KILL "$_bs_p" 2>/dev/null
+		signal KILL "$_bs_p"
 		wait "$_bs_p" 2>/dev/null
 	done
 	return 0
 }
 
-# bg_alive PID : the process still runs (and is not a zombie).
+# bg_alive PID : the process is ours and still runs (not a zombie).
 bg_alive() {
-	kill -0 "$1" 2>/dev/null || return 1
+	ours "$1" || return 1
 	! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
 }
 

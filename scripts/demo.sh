@@ -65,13 +65,11 @@ here=$(dirname "$0")
 
 demo_cleanup() {
 	trap - EXIT INT TERM
-	while read -r p; do
-		kill -TERM "$p" 2>/dev/null
-	done <"$WORK/pids"
+	# every process the demo started that still runs (and is still the
+	# process it started: start times compared), TERM then KILL
+	signal TERM $(cut -d' ' -f1 "$WORK/pids")
 	sleep 0.2
-	while read -r p; do
-		kill -KILL "$p" 2>/dev/null
-	done <"$WORK/pids"
+	signal KILL $(cut -d' ' -f1 "$WORK/pids")
 	ip netns del "$NSA" 2>/dev/null
 	ip netns del "$NSB" 2>/dev/null
 	if [ "${DEMO_KEEP:-0}" = 1 ]; then

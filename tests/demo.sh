@@ -33,8 +33,9 @@ rc=$?
 work=$(sed -n 's/^demo: work files kept in //p' "$T/demo.log")
 ip netns list | grep -q -- "-$pid\b" && fail "namespaces of demo $pid left behind"
 if [ -n "$work" ] && [ -f "$work/pids" ]; then
-	while read -r p; do
-		kill -0 "$p" 2>/dev/null && fail "process $p started by the demo still runs"
+	while read -r p st; do
+		[ "$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $20 }')" = "$st" ] &&
+			fail "process $p started by the demo still runs"
 	done <"$work/pids"
 	[ -s "$work/pids" ] || fail "the demo recorded no process"
 	rm -rf "$work"
@@ -119,8 +120,9 @@ wait $pid
 ip netns list | grep -q -- "-$pid\b" && fail "SIGTERM: namespaces of demo $pid left behind"
 work=$(sed -n 's/^demo: work files kept in //p' "$T/demo2.log")
 [ -n "$work" ] && [ -s "$work/pids" ] || fail "SIGTERM: no record of the demo's processes"
-while read -r p; do
-	kill -0 "$p" 2>/dev/null && fail "SIGTERM: process $p started by the demo still runs"
+while read -r p st; do
+	[ "$(sed 's/^.*) //' "/proc/$p/stat" 2>/dev/null | awk '{ print $20 }')" = "$st" ] &&
+		fail "SIGTERM: process $p started by the demo still runs"
 done <"$work/pids"
 rm -rf "$work"
 

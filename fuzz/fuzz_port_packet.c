@@ -4,7 +4,8 @@
  *
  * Input: byte 0 = options (bit 0 rx_mode SUPER, bit 1 device TSO, bit 2
  * device checksum offload, bit 3 VLAN tags as metadata, bit 4 headroom 14,
- * bit 5 tailroom 16, bit 6 ring slots with corrupt offsets); bytes 1-2 the
+ * bit 5 tailroom 16, bit 6 ring slots with corrupt offsets, bit 7 slots
+ * marked TP_STATUS_COPY, whose whole frame is then missing); bytes 1-2 the
  * VLAN TCI; then records, each a 2-byte big-endian frame length, the
  * 10-byte virtio header (host order, as Linux tpacket_rcv writes it) and
  * the frame.  Each record fills a ring slot as the kernel would.
@@ -183,7 +184,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			h->tp_mac = (uint16_t)(data[pos - 1] << 8 | tci);
 			h->tp_snaplen = len + (tci & 0xff);
 		}
-		h->tp_status = TP_STATUS_USER | (opt & 8 ? TP_STATUS_VLAN_VALID : 0);
+		h->tp_status = TP_STATUS_USER | (opt & 8 ? TP_STATUS_VLAN_VALID : 0) |
+			       (opt & 128 ? TP_STATUS_COPY : 0);
 		nslot++;
 	}
 	for (rounds = 0; rounds < SLOTS + 2; rounds++) {

@@ -74,6 +74,7 @@ struct afp {
 				 * than a slot (TP_STATUS_COPY), or every frame
 				 * without the ring */
 	uint32_t big_used;
+	int sock_empty;		/* the last recvmsg() found nothing (EAGAIN) */
 	struct port_rxq q;
 	uint32_t since_sync;
 	uint64_t last_sync;
@@ -287,10 +288,13 @@ sock_recv(struct afp *a, uint8_t *buf)
 	mh.msg_iovlen = 1;
 	mh.msg_control = &ctl;
 	mh.msg_controllen = sizeof(ctl);
+	a->sock_empty = 0;
 	n = recvmsg(a->base.fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
 	if (n < 0) {
-		if (errno == EAGAIN || errno == EINTR)
+		if (errno == EAGAIN || errno == EINTR) {
+			a->sock_empty = 1;
 			return 0;
+		}
 		if (errno == EBADF || errno == EFAULT || errno == ENOTSOCK)
 			return SOFL_E_SYS;
 		port_fault(&a->base, 0, errno, 1);
@@ -331,7 +335,8 @@ copy_recv(struct afp *a)
 	r = sock_recv(a, a->big + (size_t)a->big_used * AFP_BIG);
 	if (r > 0)
 		a->big_used++;
-	else if (r == 0 && errno == EAGAIN)
+	else if (r < 0 || a->sock_empty)
+		/* the whole frame is not there: only its cut start is */
 		port_drop(&a->base, 0, SOFL_PORT_DROP_TRUNC, 1);
 	return r < 0 ? 0 : r;
 }

@@ -92,8 +92,10 @@ report_udp() {
 	say "== 2. UDP segmentation: bench_udpgso over the veth, MSS 1472, ${DEMO_UDP_SECS} s per cell"
 	k=$(jq -rs 'map(select(.name == "udp-segmentation" and .mode == "udpseg" and .payload == 61824)) | .[0].mb2cpu // empty' "$OUT/rows.jsonl")
 	u=$(jq -rs 'map(select(.name == "udp-segmentation" and .mode == "uso" and .payload == 61824)) | .[0].mb2cpu // empty' "$OUT/rows.jsonl")
+	o=$(jq -rs 'map(select(.name == "udp-segmentation" and .mode == "single" and .payload == 61824)) | .[0].mb2cpu // empty' "$OUT/rows.jsonl")
 	r=$(ratio "$u" "$k")
-	say "   MB2CPU at 61824 B, software USO + sendmmsg / kernel UDP_SEGMENT: ${r}x"
+	say "   MB2CPU at 61824 B, offload / one datagram per call: kernel UDP_SEGMENT $(ratio "$k" "$o")x," \
+		"software USO + sendmmsg $(ratio "$u" "$o")x; software USO / kernel UDP_SEGMENT: ${r}x"
 	for mode in single sendmmsg udpseg uso; do
 		case $mode in
 		single) say "   one datagram per call:" ;;

@@ -13,7 +13,9 @@
  *
  * Repetitions are interleaved (rep 1 of every row, then rep 2, ...) so that
  * slow phases of the shared host hit all rows alike.  $SOFL_BENCH_REPS sets
- * the count (default 15); "-q" runs 3 repetitions. */
+ * the count (default 15); "-q" runs 3 repetitions; $SOFL_BENCH_SCALE (a
+ * factor, default 1) the calls per repetition.  A length sweep follows
+ * (sweep()). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,7 @@ struct row {
 };
 
 static uint8_t *hot, *hot_dst, *big;
+static double scale = 1.0;	/* $SOFL_BENCH_SCALE: a factor on HOT_BYTES and the calls */
 static uint8_t frame[1514];
 static struct sofl_pkt pkt;
 
@@ -136,14 +139,16 @@ run(struct row *r, int rep)
 	case K_REF16:
 	case K_COPY:
 	case K_MEMCPY:
-		calls = HOT_BYTES / r->size;
+		calls = (size_t)((double)HOT_BYTES * scale) / r->size;
+		calls = calls ? calls : 1;
 		break;
 	case K_BIG:
 	case K_BIG_REF16:
 		calls = 1;
 		break;
 	default:
-		calls = 1u << 20;
+		calls = (size_t)((double)(1u << 20) * scale);
+		calls = calls ? calls : 1;
 		break;
 	}
 	n = r->size;
@@ -263,6 +268,52 @@ find_ref(const struct row *r)
 	return NULL;
 }
 
+/* How speed grows with length (docs/benchmarks.md's plot; bench_vs_dpdk
+ * has the same rows with DPDK alongside): section csum_sweep, rows
+ * "sofl_<impl>@<bytes>" from 64 B to 64 MiB in steps of 4x, about 8 MiB
+ * summed per repetition (at least one pass), repetitions interleaved. */
+#define NSWEEP	(11 * 3)
+
+static void
+sweep(int reps)
+{
+	static double gbs[NSWEEP][MAXREP];
+	static char sname[NSWEEP][32];
+	size_t len[NSWEEP];
+	int impl_of[NSWEEP], n = 0, rep, i;
+	uint64_t acc = 0;
+
+	for (size_t l = 64; l <= BIG; l *= 4)
+		for (int impl = 0; impl <= SOFL_CSUM_AVX512; impl++) {
+			if (!sofl_csum_impl_available((enum sofl_csum_impl)impl) || n == NSWEEP)
+				continue;
+			len[n] = l;
+			impl_of[n] = impl;
+			snprintf(sname[n], sizeof(sname[n]), "sofl_%s@%zu", impl_names[impl], l);
+			n++;
+		}
+	for (rep = 0; rep < reps; rep++)
+		for (i = 0; i < n; i++) {
+			size_t iters = (size_t)(8.0 * MB * scale) / len[i], k;
+			uint32_t s = 0;
+			uint64_t t0, t1;
+
+			iters = iters ? iters : 1;
+			use_impl(impl_of[i]);
+			t0 = bench_ns();
+			for (k = 0; k < iters; k++) {
+				__asm__ volatile("" : : "r"(big) : "memory");
+				s = sofl_csum_add(s, big, len[i]);
+			}
+			t1 = bench_ns();
+			acc += s;
+			gbs[i][rep] = (double)len[i] * (double)iters / (double)(t1 - t0 ? t1 - t0 : 1);
+		}
+	bench_sink(acc);
+	for (i = 0; i < n; i++)
+		bench_report("csum_sweep", sname[i], "GBps", "GB/s", gbs[i], reps);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -280,6 +331,8 @@ main(int argc, char **argv)
 	char fmt[64];
 
 	reps = bench_reps_args(argc, argv, 15, MAXREP);
+	if (getenv("SOFL_BENCH_SCALE") && atof(getenv("SOFL_BENCH_SCALE")) > 0)
+		scale = atof(getenv("SOFL_BENCH_SCALE"));
 	hot = bench_alloc(65536);
 	hot_dst = bench_alloc(65536);
 	big = bench_alloc(BIG);
@@ -351,6 +404,8 @@ main(int argc, char **argv)
 			bench_report("csum", r->name, "ns_per_call", "ns", tmp, reps);
 		}
 	}
+
+	sweep(reps);
 
 	/* summary: medians and ratios */
 	printf("\n# summary (median of %d; same-run ratio vs ref16/memcpy; anchor = DPDK 22.11 "

@@ -35,6 +35,7 @@
 #define MAXSEG 64
 
 struct row {
+	const char *sec;	/* "gso", or "gso_sweep" for the size sweep */
 	const char *name;
 	const uint8_t *frame;
 	uint32_t len;
@@ -197,7 +198,7 @@ verify(struct row *r)
 int
 main(int argc, char **argv)
 {
-	static struct row rows[32];
+	static struct row rows[64];
 	static double base_cpy[MAXREP], base_sum[MAXREP], base_parse[MAXREP];
 	uint8_t *tcp4 = bench_alloc(70000), *tcp6 = bench_alloc(70000);
 	uint8_t *udp4 = bench_alloc(70000), *udp6 = bench_alloc(70000);
@@ -211,7 +212,12 @@ main(int argc, char **argv)
 		{ "copy_full", SOFL_GSO_COPY, 0 },
 		{ "copy_partial", SOFL_GSO_COPY, SOFL_GSO_F_CSUM_PARTIAL },
 	};
-	static char names[32][64];
+	static char names[64][64];
+	/* the size sweep (section gso_sweep, rows "<workload>_<mode>@<payload
+	 * bytes>"): TCP/IPv4 super-packets of 1 to 45 full segments */
+	static const int sweep_segs[] = { 1, 2, 4, 8, 16, 32, 45 };
+	enum { NSWEEP = sizeof(sweep_segs) / sizeof(sweep_segs[0]) };
+	uint8_t *sweep_frame[NSWEEP];
 
 	reps = bench_reps_args(argc, argv, 15, MAXREP);
 	obuf = bench_alloc(MAXSEG * 2048);
@@ -257,6 +263,29 @@ main(int argc, char **argv)
 		r->nseg = 44;
 		r->anchor = i ? 0 : 32.7;
 	}
+	for (i = 0; i < NSWEEP; i++) {
+		uint32_t pay = 1448u * (uint32_t)sweep_segs[i];
+		uint32_t len;
+
+		sweep_frame[i] = bench_alloc(70000);
+		len = build_tcp(sweep_frame[i], 4, pay);
+		for (int m = 0; m < 3; m++) {
+			struct row *r = &rows[nrows];
+
+			snprintf(names[nrows], sizeof(names[nrows]), "tcp4_mss1448_%s@%u",
+				 modes[m].tag, pay);
+			r->sec = "gso_sweep";
+			r->name = names[nrows];
+			r->frame = sweep_frame[i];
+			r->len = len;
+			r->gp.type = SOFL_GSO_TCP;
+			r->gp.gso_size = 1448;
+			r->gp.flags = modes[m].flags;
+			r->mode = modes[m].mode;
+			r->nseg = sweep_segs[i];
+			nrows++;
+		}
+	}
 	for (i = 0; i < nrows; i++)
 		verify(&rows[i]);
 	memcpy(src, tcp4 + 66, 65160);
@@ -289,9 +318,11 @@ main(int argc, char **argv)
 	for (i = 0; i < nrows; i++) {
 		struct row *r = &rows[i];
 
-		bench_report("gso", r->name, "ns_per_superpkt", "ns", r->ns_pkt, reps);
+		const char *sec = r->sec ? r->sec : "gso";
+
+		bench_report(sec, r->name, "ns_per_superpkt", "ns", r->ns_pkt, reps);
 		snprintf(name, sizeof(name), "%s", r->name);
-		bench_report("gso", name, "ns_per_segment", "ns", r->ns_seg, reps);
+		bench_report(sec, name, "ns_per_segment", "ns", r->ns_seg, reps);
 		if (r->anchor > 0)
 			printf("         %-40s DPDK anchor %.1f ns/seg -> %.2fx faster\n", "",
 			       r->anchor, r->anchor / bench_median(r->ns_seg, reps));
@@ -307,5 +338,7 @@ main(int argc, char **argv)
 	free(src);
 	free(dst);
 	free(obuf);
+	for (i = 0; i < NSWEEP; i++)
+		free(sweep_frame[i]);
 	return 0;
 }

@@ -15,11 +15,12 @@
  *     computed per repetition (both rows ran within milliseconds of each
  *     other) and reported as median [min..max].
  *
- * Usage: bench_vs_dpdk [-r reps] [-s scale] [-o csum,rss,gro,gso] [-v]
+ * Usage: bench_vs_dpdk [-r reps] [-s scale] [-o csum,rss,gro,gso,sweep] [-v]
  *                      [-- EAL arguments]
  * Without EAL arguments it uses the flags that work on this machine without
  * hugepages: -l <cpu> --no-huge --no-pci -m 512 --no-shconf --no-telemetry
- * --log-level=1.  $SOFL_BENCH_REPS sets the repetitions (default 15).
+ * --log-level=1.  $SOFL_BENCH_REPS sets the repetitions (default 15),
+ * $SOFL_BENCH_SCALE the default of -s.
  * Exit status: 0, 1 when a correctness check failed, 2 on set-up failure. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@
 #include "dpdk_side.h"
 
 #define MAXREP	64
-#define MAXROW	160
+#define MAXROW	256
 #define MAXCMP	96
 #define MAXCALL	512
 #define MB	(1024u * 1024u)
@@ -592,19 +593,29 @@ m_csum(void *arg)
 
 	if (a->kind == CK_OURS)
 		use_impl(a->impl);
-	if (a->chunk) {
+	if (a->chunk) {		/* a->iters passes, each in chunk-size calls */
+		acc = 0;
 		t0 = tic();
-		if (a->kind == CK_DPDK_GENERIC)
-			acc = dk_raw_cksum_chunks_generic(a->buf, a->len, a->chunk);
-		else if (a->kind == CK_DPDK_NATIVE)
-			acc = dk_raw_cksum_chunks_native(a->buf, a->len, a->chunk);
-		else
-			acc = ours_sum_chunks(a->buf, a->len, a->chunk);
+		for (size_t i = 0; i < a->iters; i++) {
+			if (a->kind == CK_DPDK_GENERIC)
+				acc += dk_raw_cksum_chunks_generic(a->buf, a->len, a->chunk);
+			else if (a->kind == CK_DPDK_NATIVE)
+				acc += dk_raw_cksum_chunks_native(a->buf, a->len, a->chunk);
+			else
+				acc += ours_sum_chunks(a->buf, a->len, a->chunk);
+		}
 		t1 = toc();
 		bench_sink(acc);
-		return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns;
+		return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns / (double)a->iters;
 	}
-	per = a->iters / SLICES ? a->iters / SLICES : 1;
+	if (a->iters < SLICES) {	/* long buffers: one timed loop */
+		t0 = tic();
+		acc = csum_slice(a, a->iters);
+		t1 = toc();
+		bench_sink(acc);
+		return ((double)(t1 - t0) - timer_ovh) / tsc_per_ns / (double)a->iters;
+	}
+	per = a->iters / SLICES;
 	for (int k = 0; k < SLICES; k++) {
 		t0 = tic();
 		acc = csum_slice(a, per);
@@ -802,6 +813,44 @@ setup_csum(void)
 	}
 	csum_buffer_rows(big, 64 * MB, 1, 65536, "64MB", "pass");
 	csum_packet_rows();
+}
+
+/* How checksum speed grows with length (docs/benchmarks.md's plot): every
+ * implementation and both DPDK builds from 64 B to 64 MiB in steps of 4x,
+ * section "csum_sweep", rows "<impl>@<bytes>" (the plot's series and x),
+ * about 8 MiB summed per repetition.  Up to 64 KiB one call per buffer;
+ * beyond, DPDK in 64 KiB calls (its 32-bit accumulator's limit) and ours in
+ * one call, over a buffer larger than the caches from 4 MiB on. */
+static void
+setup_sweep(void)
+{
+	uint8_t *buf = xalloc(64 * MB);
+	char name[48];
+
+	fill_random(buf, 64 * MB, 3);
+	for (size_t n = 64; n <= 64 * MB; n *= 4) {
+		size_t iters = 8 * MB / n ? 8 * MB / n : 1;
+		size_t chunk = n > 65536 ? 65536 : 0;
+
+		for (int kind = CK_DPDK_GENERIC; kind <= CK_DPDK_NATIVE; kind++) {
+			struct csum_arg *a = xalloc(sizeof(*a));
+
+			*a = (struct csum_arg){ buf, n, iters, chunk, kind, 0 };
+			snprintf(name, sizeof(name), "%s@%zu", dk_names[kind], n);
+			add_row("csum_sweep", chunk ? "pass" : "call", m_csum, a, (double)n, "%s", name);
+		}
+		for (int impl = SOFL_CSUM_GENERIC; impl <= SOFL_CSUM_AVX512; impl++) {
+			struct csum_arg *a;
+
+			if (!sofl_csum_impl_available((enum sofl_csum_impl)impl))
+				continue;
+			a = xalloc(sizeof(*a));
+			*a = (struct csum_arg){ buf, n, iters, 0, CK_OURS, impl };
+			snprintf(name, sizeof(name), "sofl_%s@%zu", impl_names[impl], n);
+			add_row("csum_sweep", n > 65536 ? "pass" : "call", m_csum, a, (double)n, "%s",
+				name);
+		}
+	}
 }
 
 /* ---- RSS / Toeplitz rows ---- */
@@ -1862,6 +1911,9 @@ main(int argc, char **argv)
 	const char *only = NULL;
 	int neal = 0, reps = bench_reps(15), sep = 0, opt;
 
+	if (getenv("SOFL_BENCH_SCALE"))
+		scale = atof(getenv("SOFL_BENCH_SCALE"));
+
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0)
 			sep = i;
@@ -1895,7 +1947,7 @@ main(int argc, char **argv)
 			verbose = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r reps] [-s scale] [-o csum,rss,gro,gso] [-v] "
+			fprintf(stderr, "usage: %s [-r reps] [-s scale] [-o csum,rss,gro,gso,sweep] [-v] "
 				"[-- EAL args]\n", argv[0]);
 			return 2;
 		}
@@ -1915,6 +1967,8 @@ main(int argc, char **argv)
 		setup_csum();
 	if (want_sec(only, "rss"))
 		setup_rss();
+	if (want_sec(only, "sweep"))
+		setup_sweep();
 	if (want_sec(only, "gro") || want_sec(only, "gso"))
 		build_bursts();
 	if (want_sec(only, "gro")) {

@@ -1,0 +1,95 @@
+#!/bin/sh
+# Draws the "how cost grows" plots from the rows scripts/run-bench.sh
+# collected in DIR/results.tsv (bench section name metric unit median min
+# max series x), with gnuplot, into DIR/bench-*.png:
+#   bench-csum.png       checksum GB/s against length (section csum_sweep,
+#                        metric GBps): every implementation, DPDK alongside;
+#                        bench_vs_dpdk's rows (same run as DPDK) when there
+#                        are any, else bench_csum's
+#   bench-gso.png        GSO ns per segment against super-packet payload
+#                        (section gso_sweep, metric ns_per_segment)
+#   bench-gro-flows.png  GRO ns per packet against active flows (section
+#                        gro_flows, metric ns_per_pkt)
+#   bench-gro-segs.png   GRO ns per packet against segments per super-packet
+#                        (section gro_segs, metric ns_per_pkt)
+# A plot whose rows are absent is skipped with a message.  Each series is
+# drawn as its medians with min..max error bars.
+#   scripts/bench-plot.sh DIR
+# Exit status: 0; 1 when gnuplot is missing or failed.
+set -eu
+DIR=${1:?usage: bench-plot.sh DIR}
+TSV=$DIR/results.tsv
+[ -f "$TSV" ] || { echo "bench-plot: $TSV not found (scripts/run-bench.sh writes it)" >&2; exit 1; }
+if ! command -v gnuplot >/dev/null 2>&1; then
+	echo "bench-plot: gnuplot not installed (scripts/deps.sh bench installs it)" >&2
+	exit 1
+fi
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+stamp="$(date -u '+%F') $(git rev-parse --short HEAD 2>/dev/null || echo '?'), ${cpu:-unknown CPU}"
+status=0
+
+# plot NAME SECTION METRIC TITLE XLABEL YLABEL LOGY [BENCH_PREFERRED]
+plot() {
+	name=$1 sec=$2 metric=$3 title=$4 xl=$5 yl=$6 logy=$7 pref=${8:-}
+	dat=$DIR/$name.dat
+	src=$(awk -F'\t' -v s="$sec" -v m="$metric" -v p="$pref" '
+		$2 == s && $4 == m && $9 != "" { any = 1; if ($1 == p) pp = 1 }
+		END { if (pp) print p; else if (any) print "*" }' "$TSV")
+	if [ -z "$src" ]; then
+		echo "bench-plot: no $sec rows ($metric) in $TSV: $name.png skipped"
+		return 0
+	fi
+	# one gnuplot data block per series (two blank lines apart), sorted by x
+	awk -F'\t' -v s="$sec" -v m="$metric" -v b="$src" '
+		$2 == s && $4 == m && $9 != "" && (b == "*" || $1 == b) {
+			if (!($9 in seen)) { seen[$9] = 1; order[++n] = $9 }
+			row[$9] = row[$9] $10 " " $6 " " $7 " " $8 "\n"
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				printf "# %s\n", order[i]
+				printf "%s", row[order[i]] | "sort -n"
+				close("sort -n")
+				printf "\n\n"
+			}
+			for (i = 1; i <= n; i++) print order[i] > "/dev/stderr"
+		}' "$TSV" >"$dat" 2>"$dat.names"
+	{
+		echo 'set terminal pngcairo size 960,600 font "sans,10" noenhanced'
+		echo "set output '$DIR/$name.png'"
+		printf 'set title "%s\\n%s"\n' "$title" "$stamp"
+		echo "set xlabel '$xl'"
+		echo "set ylabel '$yl'"
+		echo 'set logscale x 2'
+		echo 'set xtics ("64" 64, "256" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)'
+		echo 'set mxtics default'
+		[ "$logy" = 1 ] && echo 'set logscale y 10'
+		echo 'set grid'
+		echo 'set key outside right top'
+		printf 'plot '
+		i=0
+		while read -r s; do
+			[ $i -gt 0 ] && printf ', \\\n     '
+			printf "'%s' index %d using 1:2:3:4 with yerrorlines title '%s'" "$dat" "$i" "$s"
+			i=$((i + 1))
+		done <"$dat.names"
+		echo
+	} >"$DIR/$name.gp"
+	if gnuplot "$DIR/$name.gp"; then
+		echo "bench-plot: $DIR/$name.png ($(wc -l <"$dat.names") series${src:+, from $src})"
+	else
+		echo "bench-plot: gnuplot failed on $DIR/$name.gp" >&2
+		status=1
+	fi
+	rm -f "$dat.names"
+}
+
+plot bench-csum csum_sweep GBps "Internet checksum: throughput against buffer length" \
+	"bytes per call (beyond 64 KiB: DPDK in 64 KiB calls)" "GB/s" 1 bench_vs_dpdk
+plot bench-gso gso_sweep ns_per_segment "TCP/IPv4 GSO (MSS 1448): cost per output segment" \
+	"super-packet payload, bytes" "ns per segment" 0
+plot bench-gro-flows gro_flows ns_per_pkt "GRO: cost per packet against active flows" \
+	"active flows" "ns per input packet" 0
+plot bench-gro-segs gro_segs ns_per_pkt "GRO: cost per packet against segments per super-packet" \
+	"segments per super-packet" "ns per input packet" 0
+exit $status

@@ -51,7 +51,6 @@ ip -n "$B" link set "$VB" arp off
 ip -n "$A" addr add 198.18.7.1/24 dev "$VA"
 ip -n "$A" addr add 2001:2:7::1/64 dev "$VA" nodad
 ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || fail "links up"
-VBMAC=$(cat "/sys/class/net/$VB/address" 2>/dev/null || ip netns exec "$B" cat "/sys/class/net/$VB/address")
 
 # python3 TCP file transfer: recv_file NS ADDR PORT OUT / send_file NS ADDR PORT IN
 recv_file() {
@@ -112,7 +111,7 @@ iperf() {
 # start_relay KIND(tap|tun) OFFLOAD: the relay in B, its device up with B's addresses
 start_relay() {
 	DEV=sorl$1$P
-	ip netns exec "$B" "$CLI" relay "afpacket:$VB" "$1:$DEV" --offload "$2" --json \
+	ip netns exec "$B" "$CLI" relay "afpacket:$VB" "$1:$DEV" --offload "$2" --json $TUNMAC \
 		> "$LOG/relay.json" 2> "$LOG/relay.err" &
 	RELAY=$!
 	PIDS="$PIDS $RELAY"
@@ -122,9 +121,12 @@ start_relay() {
 	ip -n "$B" addr add 2001:2:7::2/64 dev "$DEV" nodad
 	ip -n "$B" link set "$DEV" up || fail "$DEV up"
 	if [ "$1" = tun ]; then
-		# an L3 device has no MAC: A reaches B's addresses at VB's
-		ip -n "$A" neigh replace 198.18.7.2 lladdr "$VBMAC" dev "$VA" nud permanent
-		ip -n "$A" neigh replace 2001:2:7::2 lladdr "$VBMAC" dev "$VA" nud permanent
+		# an L3 device has no MAC: A reaches B's addresses at the one
+		# the relay gives the TUN side, not VB's (frames to VB's own
+		# MAC would be taken by B's stack straight from VB, past the
+		# relay, since the TUN's addresses are local to B)
+		ip -n "$A" neigh replace 198.18.7.2 lladdr "$TUNMAC_ADDR" dev "$VA" nud permanent
+		ip -n "$A" neigh replace 2001:2:7::2 lladdr "$TUNMAC_ADDR" dev "$VA" nud permanent
 	fi
 }
 
@@ -150,8 +152,11 @@ for k in sys.argv[2:]: d = d.get(k, 0) if isinstance(d, dict) else 0
 print(d)' "$@"
 }
 
+TUNMAC_ADDR=02:53:4f:46:4c:01
 run_case() {
 	kind=$1 mode=$2
+	TUNMAC=
+	[ "$kind" = tun ] && TUNMAC="--tun-mac $TUNMAC_ADDR"
 	echo "relay afpacket <-> $kind, offload $mode"
 	start_relay "$kind" "$mode"
 	transfer "$kind-$mode-v4-to-B" "$A" "$B" 198.18.7.2 5301
@@ -161,9 +166,13 @@ run_case() {
 	iperf "$kind-$mode-iperf-v4" "$A" "$B" 198.18.7.2
 	[ "$kind" = tap ] && iperf "$kind-$mode-iperf-v6-reverse" "$A" "$B" 2001:2:7::2 -R
 	stop_relay
-	afp_rx=$(field 0 rx_pkts) afp_tx=$(field 0 tx_pkts)
+	afp_rx=$(field 0 rx_pkts) afp_tx=$(field 0 tx_pkts) dev_tx=$(field 1 tx_pkts)
 	[ "$afp_rx" -gt 10000 ] && [ "$afp_tx" -gt 10000 ] ||
 		fail "$kind $mode: too few frames through the veth (rx $afp_rx, tx $afp_tx)"
+	# 4 x 6 MB to B (and iperf3) through the relay: at least 16000
+	# full-size segments' worth written to the TAP/TUN
+	[ "$(field 1 tx_bytes)" -gt 24000000 ] ||
+		fail "$kind $mode: only $(field 1 tx_bytes) bytes written to $kind ($dev_tx packets)"
 	super=$(field 1 gro super_pkts) merged=$(field 1 gro segs_merged)
 	# split by the AF_PACKET port's send (super-packets read whole from a
 	# TAP) or by the TUN/TAP port's read (segments with room for Ethernet)
@@ -189,6 +198,7 @@ run_case() {
 run_case tap on
 run_case tap off
 run_case tun on
+run_case tun off
 
 # A peer that does TSO: 64 KB frames cross the veth, bigger than a ring slot
 # (sized for the MTU), so the kernel queues them whole on the socket too

@@ -49,6 +49,8 @@ struct relay {
 	int json;
 	uint32_t ring_slots;	/* 0: the port's default */
 	uint32_t busy_us;	/* --busy-poll */
+	uint8_t tun_mac[6];	/* --tun-mac: source of frames from a TUN */
+	int have_tun_mac;
 	double interval;
 	double duration;
 	struct timespec t0;
@@ -69,7 +71,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: softoffload relay PORT_A PORT_B [--offload on|off] [--json]\n"
 	    "                         [--stats-interval S] [--time S] [--promisc] [--qdisc-bypass]\n"
-	    "                         [--ring-slots N] [--busy-poll US]\n"
+	    "                         [--ring-slots N] [--busy-poll US] [--tun-mac MAC]\n"
 	    "ports: tun:NAME  tap:NAME  afpacket:IFNAME\n"
 	    "Forwards both ways.  --offload on (default): AF_PACKET ring with virtio headers,\n"
 	    "GRO towards a TUN/TAP, GSO and checksums towards an AF_PACKET device without TSO;\n"
@@ -78,7 +80,9 @@ usage(FILE *f)
 	    "exit, netstat -s style or one JSON object per line with --json.  --time S: stop\n"
 	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 4096, sized\n"
 	    "for the MTU: 2 KB each at 1500).  --busy-poll US: after traffic, keep polling\n"
-	    "without sleeping for US microseconds (default 0).  SIGINT/SIGTERM end it.\n");
+	    "without sleeping for US microseconds (default 0).  --tun-mac: source address of the\n"
+	    "frames made from a TUN's packets (default: the other port's MAC).  SIGINT/SIGTERM\n"
+	    "end it.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -256,7 +260,7 @@ forward(struct relay *r, int i)
 	n = (size_t)got;
 	k = n;
 	if (src->kind == K_TUN && is_l2(dst))
-		k = add_eth(r, d, p, n, dst->mac);
+		k = add_eth(r, d, p, n, r->have_tun_mac ? r->tun_mac : dst->mac);
 	else if (is_l2(src) && dst->kind == K_TUN)
 		k = strip_eth(r, d, p, n);
 	for (j = 0; j < k; j++)
@@ -522,6 +526,23 @@ run(struct relay *r)
 }
 
 static int
+parse_mac(const char *v, uint8_t mac[6])
+{
+	unsigned b[6];
+	char end;
+	int i;
+
+	if (sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &end) != 6)
+		return cli_error("--tun-mac: expected xx:xx:xx:xx:xx:xx, not '%s'", v);
+	for (i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	if (mac[0] & 1)
+		return cli_error("--tun-mac: '%s' is a multicast address", v);
+	return 0;
+}
+
+static int
 parse_secs(const char *opt, const char *v, double *out)
 {
 	char *end;
@@ -547,6 +568,7 @@ cmd_relay(int argc, char **argv)
 		{ "qdisc-bypass", no_argument, NULL, 'q' },
 		{ "ring-slots", required_argument, NULL, 'r' },
 		{ "busy-poll", required_argument, NULL, 'b' },
+		{ "tun-mac", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -578,6 +600,11 @@ cmd_relay(int argc, char **argv)
 				return 2;
 			break;
 		case 'p': promisc = 1; break;
+		case 'm':
+			if (parse_mac(optarg, r.tun_mac))
+				return 2;
+			r.have_tun_mac = 1;
+			break;
 		case 'b':
 			if ((ll = cli_uint("--busy-poll", optarg, 1000000)) < 0)
 				return 2;

@@ -584,6 +584,66 @@ emit_frag(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 	s->len = hl - fix + dlen;
 }
 
+/* K_FRAG of IPv4 over a contiguous input: the hot path of UFO, producing
+ * exactly what emit_frag() does.  Each fragment's header checksum comes
+ * from one sum of the header's fixed words taken before the loop plus the
+ * fragment's own words: emit_frag() sums the header it has just written,
+ * and those loads wait for the narrow stores before them (a failed store
+ * forward per fragment). */
+static void
+frag4_fast(struct job *j, struct sofl_gso_out *out)
+{
+	const struct sofl_pkt *p = j->p;
+	const uint8_t *hdr = p->data, *src = p->data + j->cut_off;
+	const uint8_t *iph0 = hdr + p->l3_off;
+	uint32_t hlen = j->hlen, unit = j->unit, n = j->n, left = j->cut_len, k;
+	uint32_t l3 = p->l3_off, l3len = p->l3_len, fix = j->extra;
+	/* the header's words but tot_len, ID, fragment word and checksum */
+	uint32_t base = hdr_sum_words(iph0, 2) + hdr_sum_words(iph0 + 8, 2) +
+			hdr_sum_words(iph0 + 12, l3len - 12);
+	uint32_t l4_at = (p->layers & SOFL_LAYER_L4) ?
+			 (p->pay_off - j->cut_off) - p->l4_len + (j->udp ? 6 : 16) : 0;
+	int copy = j->mode == SOFL_GSO_COPY, l4 = (p->layers & SOFL_LAYER_L4) != 0;
+	struct iovec *iov = out->iov;
+
+	for (k = 0; k < n; k++) {
+		struct sofl_gso_seg *s = &out->seg[k];
+		uint8_t *h = out->buf + (size_t)k * j->stride;
+		uint32_t dlen = left < unit ? left : unit, hl = hlen, f = 0, plen;
+		uint16_t fw = (uint16_t)(((k * unit) >> 3) | (k + 1 < n ? IP4_MF : 0));
+
+		copy_hdr(h, hdr, hlen);
+		if (k == 0 && fix) {
+			f = fix;
+			memcpy(h + hl, src, f);
+			if (l4)
+				sofl_put16(h + hl + l4_at, j->l4_check);
+			hl += f;
+		}
+		plen = dlen - f;
+		s->data = h;
+		s->hdr_len = (uint16_t)hl;
+		s->len = hlen + dlen;
+		if (copy) {
+			s->iov = NULL;
+			s->iovcnt = 0;
+			memcpy(h + hl, src + f, plen);
+		} else {
+			iov[0].iov_base = h;
+			iov[0].iov_len = hl;
+			iov[1].iov_base = (void *)(uintptr_t)(src + f);
+			iov[1].iov_len = plen;
+			s->iov = iov;
+			s->iovcnt = plen ? 2 : 1;
+			iov += s->iovcnt;
+		}
+		sofl_put16(h + l3 + 6, fw);
+		hdr_ipv4_set_len_id_sum(h + l3, base + fw, (uint16_t)(l3len + dlen), j->id0);
+		src += dlen;
+		left -= dlen;
+	}
+}
+
 /* ---- IPv6 fragment identifications ---- */
 
 static inline uint64_t
@@ -774,6 +834,11 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	prime(&j);
 	if (j.kind == K_SEG && !in) {
 		seg_fast(&j, out);
+		return (int)j.n;
+	}
+	if (j.kind == K_FRAG && p->ipv == 4 && !in) {
+		frag_l4_check(&j);
+		frag4_fast(&j, out);
 		return (int)j.n;
 	}
 	if (j.kind == K_FRAG) {

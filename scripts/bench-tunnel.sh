@@ -5,7 +5,8 @@
 # UDP segmentation off, GRO on) and each of: kernel VXLAN, tunnel --offload
 # on, off, gso, gro, inner IPv6, --queues 2.  Prints Gbit/s, retransmits and
 # whole-machine CPU seconds per Gbit (from /proc/stat, so anything else
-# running on the machine is counted too).
+# running on the machine is counted too), and of the transfer's own
+# processes (iperf3 client and server, the two tunnels).
 #   BUILD=build-x scripts/bench-tunnel.sh [SECS] [REPEATS]
 set -u
 SECS=${1:-5}
@@ -17,15 +18,22 @@ trap tl_cleanup EXIT INT TERM
 busy() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
 hz=$(getconf CLK_TCK)
 
-# measure LABEL FAMILY [iperf options]: one iperf3 run, one result line
+# measure LABEL FAMILY [tunnel]: one iperf3 run, one result line.  CPU:
+# whole machine (/proc/stat), and the transfer's own processes (both iperf3,
+# both tunnels when there are: user + system, softirq work done in their
+# context included; ksoftirqd's share not)
 measure() {
-	label=$1 fam=$2; shift 2
+	label=$1 fam=$2 tun=${3:-}
 	b0=$(busy)
-	r=$(tl_iperf "$fam" "$SECS" "$@") || { echo "$label: iperf3 failed"; return; }
+	t0=0; [ -n "$tun" ] && t0=$(echo "$(tl_cpu A) + $(tl_cpu B)" | bc)
+	r=$(tl_iperf "$fam" "$SECS") || { echo "$label: iperf3 failed"; return; }
 	b1=$(busy)
+	t1=0; [ -n "$tun" ] && t1=$(echo "$(tl_cpu A) + $(tl_cpu B)" | bc)
 	set -- $r
-	echo "$label $3 $2 $b0 $b1" | awk -v hz="$hz" -v s="$SECS" \
-	    '{ g = $2; cpu = ($5 - $4) / hz; printf "%-28s %6.2f Gbit/s  retr %-5s  CPU %.3f s/Gbit\n", $1, g, $3, (g > 0 ? cpu / (g * s) : 0) }'
+	echo "$label $3 $2 $b0 $b1 $4 $t0 $t1" | awk -v hz="$hz" -v s="$SECS" \
+	    '{ g = $2; cpu = ($5 - $4) / hz; own = $6 / 100 * s + $8 - $7;
+	       printf "%-22s %6.2f Gbit/s  retr %-5s  CPU s/Gbit: machine %.3f, transfer %.3f\n",
+	       $1, g, $3, (g > 0 ? cpu / (g * s) : 0), (g > 0 ? own / (g * s) : 0) }'
 }
 
 vxlan_up() {
@@ -47,7 +55,7 @@ tunnel_run() {
 	label=$1 fam=$2 ifam=$3; shift 3
 	tl_start A "$fam" "$@" && tl_start B "$fam" "$@" || { echo "$label: tunnel did not start"; return; }
 	sleep 0.2
-	measure "$label" "$ifam"
+	measure "$label" "$ifam" tunnel
 	tl_stop A; tl_stop B
 }
 

@@ -73,7 +73,12 @@ tunnel_up() {
 	set -- $TUN_PIDS
 	for side in A B; do
 		if ! wait_up 5 "$1" $side ip link show sofl0; then
-			TUN_WHY="no TUN sofl0 in $side after 5 s: $(tail -n 2 "$WORK/tun$side.log" | tr '\n' ' ')"
+			if bg_alive "$1"; then
+				TUN_WHY="no TUN sofl0 on host $side after 5 s"
+			else
+				TUN_WHY="the tunnel on host $side exited"
+			fi
+			TUN_WHY="$TUN_WHY: $(tail -n 2 "$WORK/tun$side.log" | tr '\n' ' ')"
 			return 1
 		fi
 		shift
@@ -82,8 +87,11 @@ tunnel_up() {
 	A ip addr add 198.19.0.1/24 dev sofl0 && B ip addr add 198.19.0.2/24 dev sofl0 &&
 	A ip -6 addr add 2001:2:0:1::1/64 dev sofl0 nodad &&
 	B ip -6 addr add 2001:2:0:1::2/64 dev sofl0 nodad || { TUN_WHY="addressing sofl0 failed"; return 1; }
-	for p in $TUN_PIDS; do
-		bg_alive "$p" || { TUN_WHY="tunnel exited: $(tail -n 2 "$WORK/tunA.log" | tr '\n' ' ')"; return 1; }
+	set -- $TUN_PIDS
+	for side in A B; do
+		bg_alive "$1" ||
+			{ TUN_WHY="the tunnel on host $side exited: $(tail -n 2 "$WORK/tun$side.log" | tr '\n' ' ')"; return 1; }
+		shift
 	done
 }
 

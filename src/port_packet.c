@@ -447,7 +447,9 @@ tx_flush(struct afp *a)
 		if (err == EINVAL && a->mi[i].gso && a->nretry < a->tx_cap) {
 			/* the kernel took the header as invalid for a GSO send:
 			 * no more device TSO on this port; send it segmented */
-			a->base.offloads &= ~(unsigned)(SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6);
+			__atomic_store_n(&a->base.offloads, a->base.offloads &
+					 ~(unsigned)(SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6),
+					 __ATOMIC_RELAXED);
 			port_fallback(&a->base, 0, "GSO send refused (EINVAL): segmenting in software");
 			a->retry[a->nretry++] = a->mi[i].in;
 		} else {

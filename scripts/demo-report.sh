@@ -14,9 +14,9 @@ avg_of() {
 		"$OUT/rows.jsonl"
 }
 
-# ratio A B : A / B with two decimals, "n/a" when either is missing or B is 0.
+# ratio A B : A / B as "1.23x", "n/a" when either is missing or B is 0.
 ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2fx\n", a / b }'
 }
 
 # verdict_ge VALUE TARGET : "met" / "missed" / "not measured".
@@ -47,9 +47,9 @@ report_tunnel() {
 	retr=$(jq -s '[.[] | select(.name == "tunnel" and .mode == "on" and .gbps) | .retransmits] | add // "none"' -r "$OUT/rows.jsonl")
 	say ""
 	say "== 1. throughput: one TCP stream through softoffload tunnel, 1500-byte wire ($DEMO_RUNS x $DEMO_SECS s per row)"
-	say "   offload on / off: IPv4 ${r_off4}x, IPv6 ${r_off6}x; offload on / kernel VXLAN: IPv4 ${r_vx4}x"
+	say "   offload on / off: IPv4 ${r_off4}, IPv6 ${r_off6}; offload on / kernel VXLAN: IPv4 ${r_vx4}"
 	table_gbps tunnel
-	say "   verdict: tunnel with offloads ${r_off4}x --offload off (target >= 6x: $(verdict_ge "$r_off4" 6)), ${r_vx4}x kernel VXLAN (target >= 1.2x: $(verdict_ge "$r_vx4" 1.2)), $(case $retr in none) echo "retransmits with offloads not measured" ;; 0) echo "0 retransmits with offloads (target 0: met)" ;; *) echo "$retr retransmits with offloads (target 0: missed)" ;; esac)"
+	say "   verdict: tunnel with offloads ${r_off4} --offload off (target >= 6x: $(verdict_ge "$r_off4" 6)), ${r_vx4} kernel VXLAN (target >= 1.2x: $(verdict_ge "$r_vx4" 1.2)), $(case $retr in none) echo "retransmits with offloads not measured" ;; 0) echo "0 retransmits with offloads (target 0: met)" ;; *) echo "$retr retransmits with offloads (target 0: missed)" ;; esac)"
 }
 
 report_relay() {
@@ -57,9 +57,9 @@ report_relay() {
 	r=$(ratio "$on" "$off")
 	say ""
 	say "== 1b. relay: veth without offloads -> AF_PACKET -> softoffload relay -> TAP ($DEMO_RUNS x $DEMO_SECS s per row)"
-	say "   offload on / off: ${r}x; relay on / kernel GRO on the same veth: $(ratio "$on" "$kg")x"
+	say "   offload on / off: ${r}; relay on / kernel GRO on the same veth: $(ratio "$on" "$kg")"
 	table_gbps relay
-	say "   verdict: relay with offloads ${r}x without (target >= 3x: $(verdict_ge "$r" 3)); the kernel's own GRO on that veth: ${kg:-n/a} Gbit/s"
+	say "   verdict: relay with offloads ${r} without (target >= 3x: $(verdict_ge "$r" 3)); the kernel's own GRO on that veth: ${kg:-n/a} Gbit/s"
 }
 
 report_rss() {
@@ -67,7 +67,7 @@ report_rss() {
 	q2=$(jq -rs 'map(select(.name == "rss" and .queues == 2 and .gbps)) | .[0].gbps.avg // empty' "$OUT/rows.jsonl")
 	say ""
 	say "== 3. RSS: iperf3 -P 4 through the tunnel, --queues 1 vs 2 ($DEMO_RUNS x $DEMO_RSS_SECS s per row)"
-	say "   --queues 2 / --queues 1: $(ratio "$q2" "$q1")x"
+	say "   --queues 2 / --queues 1: $(ratio "$q2" "$q1")"
 	jq -rs 'map(select(.name == "rss"))[] |
 		if .error then "   --queues \(.queues): step failed: \(.error)" else
 		"   --queues \(.queues): bandwidth min/avg/max/std-dev = \(.gbps.min)/\(.gbps.avg)/\(.gbps.max)/\(.gbps.stddev) Gbps, \(.retransmits) retransmits",
@@ -84,7 +84,7 @@ report_rss() {
 		    "     side \($side) per worker: " + ($w | map(tostring) | join(" "))
 		  else empty end)
 		end' "$OUT/rows.jsonl"
-	say "   verdict: $( [ "$(ratio "$q2" "$q1")" = n/a ] && echo "not measured" || echo "two workers per host carry $(ratio "$q2" "$q1")x the throughput of one (the sender picks a flow's worker by its Toeplitz hash; CPU per thread above)")"
+	say "   verdict: $( [ "$(ratio "$q2" "$q1")" = n/a ] && echo "not measured" || echo "two workers per host carry $(ratio "$q2" "$q1") the throughput of one (the sender picks a flow's worker by its Toeplitz hash; CPU per thread above)")"
 }
 
 report_udp() {
@@ -94,8 +94,8 @@ report_udp() {
 	u=$(jq -rs 'map(select(.name == "udp-segmentation" and .mode == "uso" and .payload == 61824)) | .[0].mb2cpu // empty' "$OUT/rows.jsonl")
 	o=$(jq -rs 'map(select(.name == "udp-segmentation" and .mode == "single" and .payload == 61824)) | .[0].mb2cpu // empty' "$OUT/rows.jsonl")
 	r=$(ratio "$u" "$k")
-	say "   MB2CPU at 61824 B, offload / one datagram per call: kernel UDP_SEGMENT $(ratio "$k" "$o")x," \
-		"software USO + sendmmsg $(ratio "$u" "$o")x; software USO / kernel UDP_SEGMENT: ${r}x"
+	say "   MB2CPU at 61824 B, offload / one datagram per call: kernel UDP_SEGMENT $(ratio "$k" "$o")," \
+		"software USO + sendmmsg $(ratio "$u" "$o"); software USO / kernel UDP_SEGMENT: ${r}"
 	for mode in single sendmmsg udpseg uso; do
 		case $mode in
 		single) say "   one datagram per call:" ;;

@@ -84,7 +84,7 @@ report_rss() {
 		    "     side \($side) per worker: " + ($w | map(tostring) | join(" "))
 		  else empty end)
 		end' "$OUT/rows.jsonl"
-	say "   verdict: $( [ "$(ratio "$q2" "$q1")" = n/a ] && echo "not measured" || echo "two workers per host carry $(ratio "$q2" "$q1") the throughput of one (the sender picks a flow's worker by its Toeplitz hash; CPU per thread above)")"
+	say "   verdict: $( [ "$(ratio "$q2" "$q1")" = n/a ] && echo "not measured" || echo "two workers per host carry $(ratio "$q2" "$q1") the throughput of one (the receiving worker is picked by the flow's Toeplitz hash, the sending one by the TUN queue the kernel chose; CPU per thread above)")"
 }
 
 report_udp() {

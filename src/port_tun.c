@@ -135,6 +135,9 @@ tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
 		/* UDP super-packets only where the device said it knows USO */
 		g.udp = (t->base.offloads & SOFL_PORT_OFF_USO) != 0;
 	}
+	/* sends are synchronous: every flow is completed by the end of the
+	 * call, nothing held across calls (the packets are the caller's) */
+	g.flush_timeout_us = 0;
 	if (g.max_batch == 0)
 		g.max_batch = 256;
 	t->gin_cap = g.max_batch;
@@ -522,6 +525,8 @@ write_out(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct sof
 {
 	int err;
 
+	/* the engine's default max_segs (SOFL_GRO_MAX_SEGS_DEFAULT) keeps
+	 * outputs within IOV_MAX with the header; a caller's .gro may not */
 	if (o->iovcnt + 1 > IOV_MAX) {
 		port_fallback(&t->base, FB_IOV_MAX, "super-packet of more than IOV_MAX pieces "
 			      "written as its segments");

@@ -285,7 +285,9 @@ struct sofl_tun_config {
 				 * attached TUN/TAP queue to adopt (the port closes it) */
 	int quiet;		/* 1: no stderr line for a fallback */
 	const struct sofl_gro_config *gro; /* NULL: GRO defaults for a TUN (raw IP or
-				 * Ethernet from .tap, pseudo-header checksums) */
+				 * Ethernet from .tap, pseudo-header checksums, UDP
+				 * super-packets when USO was accepted); copied; its
+				 * flush_timeout_us is ignored (sends hold nothing) */
 	const struct sofl_rss *rss;	/* non-NULL: every received packet gets the
 				 * Toeplitz hash of its flow in .hash (SOFL_PORT_PKT_HASH),
 				 * from the parse the port does anyway (a plain packet is

@@ -96,6 +96,15 @@ SOFL_API uint32_t (sofl_csum_add)(uint32_t sum, const void *buf, size_t len);
  * (IPv4 headers, pseudo-headers, 64-byte frames). */
 #define SOFL_CSUM_INLINE_MAX 64
 
+/* The short-buffer path is always inlined where the compiler allows it:
+ * gcc weighs each asm statement as several instructions and would otherwise
+ * emit it out of line (a call per sum, which is what it is there to avoid). */
+#if defined(__GNUC__)
+#define SOFL_CSUM_INLINE_ static inline __attribute__((always_inline))
+#else
+#define SOFL_CSUM_INLINE_ static inline
+#endif
+
 /* sofl_csum_add_small() :
  * sofl_csum_add() inline, for any length (meant for short ones): 64-bit
  * words added with end-around carry (one add-with-carry chain on x86-64 with
@@ -206,7 +215,7 @@ sofl_csum_finish_(uint32_t sum, uint32_t folded)
 		: [p] "r"(p), "m"(*(const unsigned char (*)[n])(const void *)(p))	\
 		: "cc")
 
-static inline uint64_t
+SOFL_CSUM_INLINE_ uint64_t
 sofl_csum_words_(uint64_t s, const unsigned char **pp, size_t len)
 {
 	const unsigned char *p = *pp;
@@ -233,7 +242,7 @@ sofl_csum_words_(uint64_t s, const unsigned char **pp, size_t len)
 #undef SOFL_CSUM_ADC_
 #undef SOFL_CSUM_ADCN_
 #else
-static inline uint64_t
+SOFL_CSUM_INLINE_ uint64_t
 sofl_csum_words_(uint64_t s, const unsigned char **pp, size_t len)
 {
 	const unsigned char *p = *pp;
@@ -253,7 +262,7 @@ sofl_csum_words_(uint64_t s, const unsigned char **pp, size_t len)
 }
 #endif
 
-static inline uint32_t
+SOFL_CSUM_INLINE_ uint32_t
 sofl_csum_add_small(uint32_t sum, const void *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)buf;
@@ -267,7 +276,7 @@ sofl_csum_add_small(uint32_t sum, const void *buf, size_t len)
 
 /* sofl_csum_add_inline() :
  * sofl_csum_add() with the short-buffer path inline; same contract. */
-static inline uint32_t
+SOFL_CSUM_INLINE_ uint32_t
 sofl_csum_add_inline(uint32_t sum, const void *buf, size_t len)
 {
 	if (len <= SOFL_CSUM_INLINE_MAX)

@@ -9,6 +9,9 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <ifaddrs.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "softoffload/csum.h"
 #include "softoffload/port.h"
 
 #define ETH_HLEN_ 14
@@ -38,6 +42,19 @@ struct dir_stats {
 	uint64_t non_ip;	/* L2 -> tun: not IPv4/IPv6 (ARP, VLAN...) dropped */
 	uint64_t no_peer;	/* tun -> L2: no peer MAC learned yet, dropped */
 	uint64_t short_hdr;	/* L2 -> tun: Ethernet header not in the first piece */
+	uint64_t arp_replies;	/* L2 -> tun: ARP requests for the TUN's addresses answered */
+	uint64_t nd_adverts;	/* L2 -> tun: neighbour solicitations answered */
+};
+
+#define MAX_ADDRS 16
+
+/* The TUN's own addresses: the ones the relay answers ARP and neighbour
+ * solicitations for on its behalf (an L3 device has no link layer). */
+struct tun_addrs {
+	uint8_t v4[MAX_ADDRS][4];
+	uint8_t v6[MAX_ADDRS][16];
+	int n4, n6;
+	double when;		/* last read (elapsed seconds), < 0: never */
 };
 
 struct relay {
@@ -51,6 +68,8 @@ struct relay {
 	uint32_t busy_us;	/* --busy-poll */
 	uint8_t tun_mac[6];	/* --tun-mac: source of frames from a TUN */
 	int have_tun_mac;
+	struct tun_addrs ta;
+	uint8_t reply[128];	/* an ARP reply / neighbour advertisement */
 	double interval;
 	double duration;
 	struct timespec t0;
@@ -166,11 +185,161 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 	return 0;
 }
 
+static double elapsed(const struct relay *r);
+
+/* The MAC address the TUN side answers with and sends from: --tun-mac, else
+ * an AF_PACKET port's own, else a fixed locally administered one. */
+static const uint8_t *
+tun_side_mac(const struct relay *r)
+{
+	static const uint8_t def[6] = { 0x02, 0x53, 0x4f, 0x46, 0x4c, 0x00 };
+	int i;
+
+	if (r->have_tun_mac)
+		return r->tun_mac;
+	for (i = 0; i < 2; i++)
+		if (r->e[i].kind == K_AFP)
+			return r->e[i].mac;
+	return def;
+}
+
+static void
+read_tun_addrs(struct relay *r)
+{
+	const char *name = r->e[0].kind == K_TUN ? r->e[0].name : r->e[1].name;
+	struct ifaddrs *ifa, *i;
+
+	r->ta.n4 = r->ta.n6 = 0;
+	r->ta.when = elapsed(r);
+	if (getifaddrs(&ifa) < 0)
+		return;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || strcmp(i->ifa_name, name))
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET && r->ta.n4 < MAX_ADDRS)
+			memcpy(r->ta.v4[r->ta.n4++],
+			       &((const struct sockaddr_in *)(const void *)i->ifa_addr)->sin_addr, 4);
+		else if (i->ifa_addr->sa_family == AF_INET6 && r->ta.n6 < MAX_ADDRS)
+			memcpy(r->ta.v6[r->ta.n6++],
+			       &((const struct sockaddr_in6 *)(const void *)i->ifa_addr)->sin6_addr, 16);
+	}
+	freeifaddrs(ifa);
+}
+
+/* Is @a (4 or 16 bytes) one of the TUN's addresses?  They are read again,
+ * at most once a second, when an address is not found (the user assigns
+ * them after the relay created the TUN). */
+static int
+tun_owns(struct relay *r, int v6, const uint8_t *a)
+{
+	int pass, k;
+
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			if (r->ta.when >= 0 && elapsed(r) - r->ta.when < 1.0)
+				return 0;
+			read_tun_addrs(r);
+		}
+		for (k = 0; k < (v6 ? r->ta.n6 : r->ta.n4); k++)
+			if (!memcmp(v6 ? r->ta.v6[k] : r->ta.v4[k], a, v6 ? 16 : 4))
+				return 1;
+	}
+	return 0;
+}
+
+static void
+reply_send(struct relay *r, struct end *l2, size_t len)
+{
+	struct sofl_port_pkt pk;
+	struct iovec v = { r->reply, len };
+
+	memset(&pk, 0, sizeof(pk));
+	pk.iov = &v;
+	pk.iovcnt = 1;
+	pk.len = (uint32_t)len;
+	sofl_port_send(l2->port, &pk, 1);
+}
+
+/* An ARP request (@f, @len bytes) for one of the TUN's IPv4 addresses:
+ * answered with the TUN side's MAC (RFC 826).  @return 1 answered. */
+static int
+answer_arp(struct relay *r, struct end *l2, const uint8_t *f, size_t len)
+{
+	const uint8_t *a = f + ETH_HLEN_, *mac = tun_side_mac(r);
+	uint8_t *o = r->reply;
+
+	if (len < ETH_HLEN_ + 28 || a[0] != 0 || a[1] != 1 || a[2] != 8 || a[3] != 0 ||
+	    a[4] != 6 || a[5] != 4 || a[6] != 0 || a[7] != 1 || !tun_owns(r, 0, a + 24))
+		return 0;
+	memcpy(o, a + 8, 6);			/* to the asker */
+	memcpy(o + 6, mac, 6);
+	o[12] = 0x08;
+	o[13] = 0x06;
+	memcpy(o + 14, a, 6);			/* htype, ptype, hlen, plen */
+	o[20] = 0;
+	o[21] = 2;				/* reply */
+	memcpy(o + 22, mac, 6);			/* sender: the TUN side */
+	memcpy(o + 28, a + 24, 4);
+	memcpy(o + 32, a + 8, 10);		/* target: the asker, MAC and IP */
+	reply_send(r, l2, 42);
+	return 1;
+}
+
+/* A neighbour solicitation for one of the TUN's IPv6 addresses: answered
+ * with a neighbour advertisement carrying the TUN side's MAC (RFC 4861
+ * 4.4, 7.2.4).  @return 1 answered (the solicitation goes no further),
+ * 0 not one (forwarded as any packet). */
+static int
+answer_ns(struct relay *r, struct end *l2, const uint8_t *f, size_t len)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 2, [15] = 1 };
+	static const uint8_t unspec[16];
+	const uint8_t *ip = f + ETH_HLEN_, *ns = ip + 40, *mac = tun_side_mac(r);
+	uint8_t *o = r->reply, *oi = o + ETH_HLEN_, *na = oi + 40;
+	int dad;
+	uint16_t ck;
+
+	if (len < ETH_HLEN_ + 40 + 24 || ip[6] != 58 || ip[7] != 255 || ns[0] != 135 ||
+	    ns[1] != 0 || !tun_owns(r, 1, ns + 8))
+		return 0;
+	dad = !memcmp(ip + 8, unspec, 16);
+	if (dad) {
+		static const uint8_t mc[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+
+		memcpy(o, mc, 6);
+	} else {
+		memcpy(o, f + 6, 6);
+	}
+	memcpy(o + 6, mac, 6);
+	o[12] = 0x86;
+	o[13] = 0xdd;
+	memset(oi, 0, 40);
+	oi[0] = 0x60;
+	oi[5] = 32;				/* payload: NA 24 + option 8 */
+	oi[6] = 58;
+	oi[7] = 255;
+	memcpy(oi + 8, ns + 8, 16);		/* from the solicited address */
+	memcpy(oi + 24, dad ? all_nodes : ip + 8, 16);
+	memset(na, 0, 32);
+	na[0] = 136;
+	na[4] = dad ? 0x20 : 0x60;		/* Solicited (unless DAD), Override */
+	memcpy(na + 8, ns + 8, 16);
+	na[24] = 2;				/* target link-layer address */
+	na[25] = 1;
+	memcpy(na + 26, mac, 6);
+	ck = (uint16_t)~sofl_csum_fold(sofl_csum_add(sofl_csum_pseudo_v6(oi + 8, oi + 24, 58, 32),
+						      na, 32));
+	na[2] = (uint8_t)(ck >> 8);
+	na[3] = (uint8_t)ck;
+	reply_send(r, l2, ETH_HLEN_ + 40 + 32);
+	return 1;
+}
+
 /* Frames from an L2 port towards a TUN: the Ethernet header comes off (in
  * place: the first iovec is moved past it; received packets are ours to
  * modify), the sender's MAC is remembered for the other direction. */
 static size_t
-strip_eth(struct relay *r, struct dir_stats *d, struct sofl_port_pkt *p, size_t n)
+strip_eth(struct relay *r, struct end *l2, struct dir_stats *d, struct sofl_port_pkt *p, size_t n)
 {
 	size_t i, k = 0;
 
@@ -186,8 +355,16 @@ strip_eth(struct relay *r, struct dir_stats *d, struct sofl_port_pkt *p, size_t 
 		v = &p[i].iov[0];
 		h = v->iov_base;
 		type = (uint16_t)(h[12] << 8 | h[13]);
+		if (type == 0x0806 && answer_arp(r, l2, h, v->iov_len)) {
+			d->arp_replies++;
+			continue;
+		}
 		if (type != 0x0800 && type != 0x86dd) {
 			d->non_ip++;
+			continue;
+		}
+		if (type == 0x86dd && answer_ns(r, l2, h, v->iov_len)) {
+			d->nd_adverts++;
 			continue;
 		}
 		if (!r->have_peer || memcmp(r->peer_mac, h + 6, 6)) {
@@ -260,9 +437,9 @@ forward(struct relay *r, int i)
 	n = (size_t)got;
 	k = n;
 	if (src->kind == K_TUN && is_l2(dst))
-		k = add_eth(r, d, p, n, r->have_tun_mac ? r->tun_mac : dst->mac);
+		k = add_eth(r, d, p, n, tun_side_mac(r));
 	else if (is_l2(src) && dst->kind == K_TUN)
-		k = strip_eth(r, d, p, n);
+		k = strip_eth(r, src, d, p, n);
 	for (j = 0; j < k; j++)
 		d->bytes += p[j].len;
 	d->pkts += k;
@@ -376,6 +553,10 @@ print_dir(const struct relay *r, int i)
 		line(d->no_peer, "packets dropped: no peer MAC learned yet");
 	if (d->short_hdr)
 		line(d->short_hdr, "packets dropped: no room for the Ethernet header");
+	if (d->arp_replies)
+		line(d->arp_replies, "ARP requests answered for the TUN");
+	if (d->nd_adverts)
+		line(d->nd_adverts, "neighbour solicitations answered for the TUN");
 }
 
 static void
@@ -431,11 +612,13 @@ json_dir(const struct relay *r, int i)
 	const struct dir_stats *d = &r->d[i];
 
 	printf("{\"from\":\"%s\",\"to\":\"%s\",\"pkts\":%llu,\"bytes\":%llu,\"sent\":%llu,"
-	       "\"non_ip\":%llu,\"no_peer_mac\":%llu,\"short_hdr\":%llu}",
+	       "\"non_ip\":%llu,\"no_peer_mac\":%llu,\"short_hdr\":%llu,\"arp_replies\":%llu,"
+	       "\"nd_adverts\":%llu}",
 	       r->e[i].spec, r->e[1 - i].spec, (unsigned long long)d->pkts,
 	       (unsigned long long)d->bytes, (unsigned long long)d->sent,
 	       (unsigned long long)d->non_ip, (unsigned long long)d->no_peer,
-	       (unsigned long long)d->short_hdr);
+	       (unsigned long long)d->short_hdr, (unsigned long long)d->arp_replies,
+	       (unsigned long long)d->nd_adverts);
 }
 
 static void
@@ -579,6 +762,7 @@ cmd_relay(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.offload = 1;
+	r.ta.when = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {

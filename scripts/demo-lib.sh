@@ -173,7 +173,8 @@ row_fail() {
 #
 # iperf_row NAME MODE FAMILY STREAMS SERVER_ADDR PORT "PIDS"
 # One iperf3 client in $NSA for $DEMO_RUNS x $DEMO_SECS s (intervals of
-# DEMO_SECS, or ROW_SECS when set: the runs), server in $NSB.  CPU of the processes PIDS (the
+# DEMO_SECS, or ROW_SECS when set: the runs; the sender's rates, the
+# receiver's as server_gbps), server in $NSB.  CPU of the processes PIDS (the
 # tunnel/relay; empty for kernel paths) and of the machine over the client's
 # lifetime, per GB received.  The row goes to $WORK/row.json (row_add
 # appends it); returns 1 (row_fail written) when iperf3 fails.
@@ -182,7 +183,7 @@ iperf_row() {
 	_ir_secs=${ROW_SECS:-$DEMO_SECS}
 	_ir_t=$((DEMO_RUNS * _ir_secs))
 	_ir_tag="iperf-$_ir_name-$_ir_mode-$_ir_fam"
-	bg_start "$_ir_tag-srv" ip netns exec "$NSB" iperf3 -s -1 -B "$_ir_addr" -p "$_ir_port"
+	bg_start "$_ir_tag-srv" ip netns exec "$NSB" iperf3 -s -1 -B "$_ir_addr" -p "$_ir_port" -J
 	_ir_srv=$BG_PID
 	if ! wait_for 5 listening "$NSB" tcp "$_ir_port"; then
 		bg_stop "$_ir_srv"
@@ -209,6 +210,11 @@ iperf_row() {
 	# half an interval, which iperf3 may add, is not a run)
 	jq -r --argjson i "$_ir_secs" '.intervals[].sum | select(.seconds >= $i / 2) |
 		.bits_per_second / 1e9' "$WORK/$_ir_tag.json" >"$WORK/$_ir_tag.runs"
+	# the receiver's view of the same intervals (tcpbench's "server" line)
+	jq -r --argjson i "$_ir_secs" '.intervals[].sum | select(.seconds >= $i / 2) |
+		.bits_per_second / 1e9' "$WORK/$_ir_tag-srv.log" >"$WORK/$_ir_tag.rxruns" 2>/dev/null ||
+		: >"$WORK/$_ir_tag.rxruns"
+	_ir_rx=$(stats <"$WORK/$_ir_tag.rxruns")
 	set -- $(stats <"$WORK/$_ir_tag.runs")
 	_ir_bytes=$(jq '.end.sum_received.bytes' "$WORK/$_ir_tag.json")
 	_ir_retr=$(jq '.end.sum_sent.retransmits // 0' "$WORK/$_ir_tag.json")
@@ -219,11 +225,15 @@ iperf_row() {
 		--argjson secs "$(echo "$_ir_s0 $_ir_s1" | awk '{ printf "%.3f", $2 - $1 }')" \
 		--argjson hz "$CLK_TCK" --argjson np "$_ir_np" \
 		--arg p0 "$_ir_p0" --arg p1 "$_ir_p1" --arg m0 "$_ir_m0" --arg m1 "$_ir_m1" \
-		--slurpfile runs "$WORK/$_ir_tag.runs" '
+		--slurpfile runs "$WORK/$_ir_tag.runs" --slurpfile rxruns "$WORK/$_ir_tag.rxruns" \
+		--arg rx "$_ir_rx" '
 		def ticks(a; b; i): (((b | split(" ")[i] | tonumber) - (a | split(" ")[i] | tonumber)) / $hz);
 		($bytes / 1e9) as $gb |
 		{name: $n, mode: $m, family: $f, streams: $st, runs: $runs,
 		 gbps: {min: $min, avg: $avg, max: $max, stddev: $sd},
+		 server_runs: $rxruns,
+		 server_gbps: ($rx | split(" ") | map(tonumber) |
+			if .[4] > 0 then {min: .[0], avg: .[1], max: .[2], stddev: .[3]} else null end),
 		 retransmits: $retr, bytes: $bytes, secs: $secs,
 		 cpu_s: {user: (if $np > 0 then ticks($p0; $p1; 0) else null end),
 			 sys: (if $np > 0 then ticks($p0; $p1; 1) else null end),

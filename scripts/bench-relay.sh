@@ -1,0 +1,111 @@
+#!/bin/sh
+# The relay experiment of docs/relay.md, measured: one TCP stream (iperf3
+# -t T) from namespace A to namespace B over a veth whose sending side has
+# no TSO/GSO/checksum offload and whose receiving side has no GRO, in three
+# set-ups run one after the other in each round:
+#   kernel  the kernel's own GRO on the veth (B's address on it): the reference
+#   on      softoffload relay afpacket:VETH tap:TAP (ring, GRO, GSO)
+#   off     the same relay with --offload off (one frame per system call)
+# Prints Gbit/s, retransmissions and the relay's CPU seconds per GB moved.
+#   sudo BUILD=build scripts/bench-relay.sh [ROUNDS] [SECONDS] [relay options...]
+# Environment: TXCSUM=1 leaves A's transmit checksum offload on (frames with
+# partial checksums); NICE=-15 runs the measured processes at that nice level
+# (default 0).  Namespaces and devices are named after this script's PID,
+# addresses are 198.18.5.0/24; everything is removed at exit, and only the
+# processes started here are killed.
+set -u
+BUILD=${BUILD:-build}
+CLI=$(cd "$(dirname "$0")/.." && pwd)/$BUILD/softoffload
+ROUNDS=${1:-3}
+T=${2:-5}
+[ $# -ge 2 ] && shift 2 || shift $#
+EXTRA="$*"
+NICE=${NICE:-0}
+P=$$
+A=sobra$P B=sobrb$P VA=sobva$P VB=sobvb$P TP=sobt$P
+OUT=$(mktemp -d /tmp/bench-relay.XXXXXX)
+RP=""
+
+[ "$(id -u)" = 0 ] || { echo "bench-relay.sh: needs root" >&2; exit 2; }
+[ -x "$CLI" ] || { echo "bench-relay.sh: $CLI missing (make BUILD=$BUILD cli)" >&2; exit 2; }
+for t in iperf3 ethtool python3; do
+	command -v $t >/dev/null 2>&1 || { echo "bench-relay.sh: $t not installed" >&2; exit 2; }
+done
+
+down() {
+	[ -n "$RP" ] && kill "$RP" 2>/dev/null && wait "$RP" 2>/dev/null
+	RP=""
+	ip netns del "$A" 2>/dev/null
+	ip netns del "$B" 2>/dev/null
+}
+trap 'down; rm -rf "$OUT"' EXIT
+trap 'exit 1' INT TERM
+
+up() {
+	ip netns add "$A" && ip netns add "$B" || exit 2
+	ip link add "$VA" netns "$A" type veth peer name "$VB" netns "$B" || exit 2
+	ip -n "$A" link set lo up
+	ip -n "$B" link set lo up
+	ip netns exec "$A" ethtool -K "$VA" tso off gso off gro off tx off >/dev/null 2>&1
+	[ -n "${TXCSUM:-}" ] && ip netns exec "$A" ethtool -K "$VA" tx on >/dev/null 2>&1
+	ip netns exec "$B" ethtool -K "$VB" tso off gso off gro off tx off >/dev/null 2>&1
+	ip -n "$A" addr add 198.18.5.1/24 dev "$VA"
+	ip -n "$A" link set "$VA" up
+	ip -n "$B" link set "$VB" up
+}
+
+# run MODE: one measurement; prints one line
+run() {
+	up
+	if [ "$1" = kernel ]; then
+		ip netns exec "$B" ethtool -K "$VB" gro on >/dev/null 2>&1
+		ip -n "$B" addr add 198.18.5.2/24 dev "$VB"
+	else
+		ip netns exec "$B" sysctl -qw "net.ipv6.conf.$VB.disable_ipv6=1"
+		ip -n "$B" link set "$VB" arp off
+		nice -n "$NICE" ip netns exec "$B" "$CLI" relay "afpacket:$VB" "tap:$TP" \
+			--offload "$1" --json $EXTRA > "$OUT/relay.json" 2> "$OUT/relay.err" &
+		RP=$!
+		for i in $(seq 50); do ip -n "$B" link show "$TP" >/dev/null 2>&1 && break; sleep 0.1; done
+		ip -n "$B" addr add 198.18.5.2/24 dev "$TP"
+		ip -n "$B" link set "$TP" up
+	fi
+	nice -n "$NICE" ip netns exec "$B" iperf3 -s -1 -p 5201 -B 198.18.5.2 >/dev/null 2>&1 &
+	sp=$!
+	sleep 0.3
+	timeout $((T + 15)) nice -n "$NICE" ip netns exec "$A" iperf3 -c 198.18.5.2 -p 5201 \
+		-t "$T" -J > "$OUT/iperf.json" 2>/dev/null
+	wait "$sp"
+	cpu=0
+	if [ -n "$RP" ]; then
+		pid=$(pgrep -P "$RP" softoffload || echo "$RP")
+		cpu=$(awk '{print ($14 + $15) / 100}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+		kill -INT "$RP"
+		wait "$RP"
+		RP=""
+	fi
+	python3 - "$1" "$cpu" "$OUT/iperf.json" <<'EOF'
+import json, sys
+mode, cpu = sys.argv[1], float(sys.argv[2])
+try:
+    e = json.load(open(sys.argv[3]))["end"]
+    bps, retr = e["sum_received"]["bits_per_second"], e["sum_sent"]["retransmits"]
+    gb = e["sum_received"]["bytes"] / 1e9
+except Exception:
+    print("%-7s iperf3 failed" % mode); sys.exit(0)
+per = " relay %.2f CPU-s/GB" % (cpu / gb) if cpu > 0 and gb > 0 else ""
+print("%-7s %6.2f Gbit/s  %6d retransmits%s" % (mode, bps / 1e9, retr, per))
+EOF
+	ip netns del "$A"
+	ip netns del "$B"
+}
+
+echo "bench-relay: $ROUNDS rounds of ${T}s; $(nproc) CPUs, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	echo "round $r"
+	for m in kernel on off; do
+		run $m
+	done
+	r=$((r + 1))
+done

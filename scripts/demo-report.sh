@@ -159,11 +159,12 @@ write_json() {
 	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 	jq -n --arg cpu "$cpu" --argjson cores "$(nproc)" --arg kernel "$(uname -r)" \
 		--arg date "$DEMO_DATE" --arg load "$DEMO_LOAD" --argjson runs "$DEMO_RUNS" \
+		--arg load1 "$(cut -d' ' -f1-3 /proc/loadavg)" \
 		--argjson secs "$DEMO_SECS" --arg dur "$(($(date +%s) - DEMO_T0))" \
 		--slurpfile rows "$OUT/rows.jsonl" --slurpfile csum "$WORK/csum.jsonl" \
 		--arg notes "$DEMO_NOTES" '
 		{machine: {cpu: $cpu, cores: $cores, kernel: $kernel, date: $date,
-			   loadavg_at_start: $load},
+			   loadavg_at_start: $load, loadavg_at_end: $load1},
 		 demo: {runs: $runs, secs_per_run: $secs, duration_s: ($dur | tonumber),
 			notes: ($notes | split("\n") | map(select(length > 0)))},
 		 experiments: ($rows + $csum)}' >"$OUT/results.json.tmp" &&

@@ -172,5 +172,5 @@ write_json && say "   wrote $OUT/results.json" || say "   step failed: results.j
 if [ $live = 1 ]; then
 	plots || say "   step failed: plots (see above)"
 fi
-say "demo: $(($(date +%s) - DEMO_T0)) s"
+say "demo: $(($(date +%s) - DEMO_T0)) s (load average at the end $(cut -d' ' -f1-3 /proc/loadavg))"
 exit 0

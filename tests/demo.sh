@@ -126,5 +126,5 @@ while read -r p st; do
 done <"$work/pids"
 rm -rf "$work"
 
-echo "summary: $(jq '.experiments | length' "$J") rows, tunnel on/off IPv4 $(sed -n 's/.*offload on \/ off: IPv4 \([0-9.]*x\).*/\1/p' "$T/demo.log") (2 s runs), demo $(sed -n 's/^demo: \([0-9]*\) s$/\1/p' "$T/demo.log") s, SIGTERM cleanup ok"
+echo "summary: $(jq '.experiments | length' "$J") rows, tunnel on/off IPv4 $(sed -n 's/.*offload on \/ off: IPv4 \([0-9.]*x\).*/\1/p' "$T/demo.log") (2 s runs), demo $(sed -n 's/^demo: \([0-9]*\) s .*/\1/p' "$T/demo.log") s, SIGTERM cleanup ok"
 exit 0

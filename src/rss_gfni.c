@@ -125,7 +125,8 @@ sofl_rss_gfni(const uint64_t *mat, const uint8_t *in, size_t len)
 TARGET int
 sofl_rss_gfni_to(const uint64_t *mat, const uint8_t *in, size_t len, uint32_t *hash)
 {
-	*hash = sofl_rss_gfni(mat, in, len);
+	*hash = hash_vec((const mat_v *)(const void *)mat, (const __m512i *)(const void *)perm,
+			 nvec(len), load_tuple(in, len));
 	return 0;
 }
 

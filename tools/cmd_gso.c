@@ -11,7 +11,7 @@
  * counted) — are written unchanged, so every input byte leaves exactly once,
  * with one exception, counted: bytes after the IP packet (Ethernet padding
  * or a trailer) of a record that is segmented or fragmented are dropped, as
- * the kernel never has them on a GSO skb (ip_rcv_core() trims them on
+ * the kernel never has them on a GSO skb (ip_rcv_core()/ip6_rcv_core() trim them on
  * receive; a locally sent super-packet has none).  A pass-through keeps them.
  * The output has one record per input record or per produced segment, in
  * input order, with the input's timestamps.

@@ -53,8 +53,6 @@ DEMO_T0=$(date +%s)
 DEMO_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 DEMO_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 DEMO_NOTES=""
-WORK=$(mktemp -d /tmp/sofl-demo.XXXXXX) || exit 1
-: >"$WORK/pids"
 
 here=$(dirname "$0")
 . "$here/demo-lib.sh"
@@ -78,6 +76,8 @@ demo_cleanup() {
 		rm -rf "$WORK"
 	fi
 }
+WORK=$(mktemp -d /tmp/sofl-demo.XXXXXX) || exit 1
+: >"$WORK/pids"
 trap demo_cleanup EXIT
 trap 'say "demo: interrupted"; exit 130' INT TERM
 

@@ -20,6 +20,9 @@ done
 [ -x "$BUILD/softoffload" ] && [ -x "$BUILD/bench/bench_udpgso" ] ||
 	fail "$BUILD/softoffload and $BUILD/bench/bench_udpgso must be built (make all)"
 
+# the demo's own knobs come from this test only
+unset DEMO_STEPS DEMO_LONG DEMO_RUNS DEMO_SECS DEMO_RSS_SECS DEMO_UDP_SECS DEMO_UDP_SIZES \
+	DEMO_TUNNEL_MODES_4 DEMO_TUNNEL_MODES_6 DEMO_VXLAN_FAMILIES DEMO_OUT DEMO_KEEP
 T=$(mktemp -d /tmp/sofl-demo-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 

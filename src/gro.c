@@ -123,7 +123,6 @@ struct sofl_gro {
 				 * summed inline); 0: neither */
 	int use_age;		/* age list kept (LRU table or flush timeout) */
 	int pf;			/* LRU table larger than a core's L2: prefetch entries */
-	uint64_t hkey[2];	/* key_msg()'s hash key */
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
 	uint32_t mask_key[NMASK];
 	uint32_t nmask;
@@ -137,14 +136,11 @@ struct sofl_gro {
 	uint8_t *cnt;		/* Linux table: flows per bucket */
 	uint8_t *tags;		/* Linux table: held flows per (bucket, hash tag) */
 	struct flow *flows;
-	uint32_t nflows, nfree, held_flows;
+	uint32_t nflows, nfree, held_flows, fs_grow_at;	/* (fstack_grow) */
 	uint32_t *fstack;	/* free flow entries: fstack[0, nfree), the top reused first;
 				 * below fs_lo not written yet (fstack_grow) */
-	uint32_t fs_lo, fs_grow_at;
 	struct seg *segs;
 	uint32_t seg_cap, free_seg, held_segs;
-	uint32_t seg_init;	/* segs[0, seg_init) linked in so far (segs_grow) */
-	size_t head_map, flows_map;	/* mmap()ed bytes of head, flows; 0: malloc */
 	struct dlist age;
 	uint32_t hand;		/* LRU table: CLOCK hand, an index into flows */
 	uint64_t timeout_ns;
@@ -162,6 +158,11 @@ struct sofl_gro {
 	uint64_t now;
 
 	struct sofl_gro_stats st;
+	/* (cold: after the counters) */
+	uint64_t hkey[2];	/* key_msg()'s hash key */
+	uint32_t fs_lo;		/* fstack below fs_lo not written yet */
+	uint32_t seg_init;	/* segs[0, seg_init) linked in so far (segs_grow) */
+	size_t head_map, flows_map;	/* mmap()ed bytes of head, flows; 0: malloc */
 };
 
 /* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
@@ -917,7 +918,7 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 		complete(g, chain_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
 	else if (!lnx && g->held_flows == g->nflows)
 		complete(g, clock_victim(g), SOFL_GRO_FLUSH_EVICT);
-	if (g->nfree <= g->fs_grow_at)
+	if (!lnx && g->nfree <= g->fs_grow_at)	/* (the Linux table's is written whole) */
 		fstack_grow(g);
 	fi = g->fstack[--g->nfree];
 	f = &g->flows[fi];
@@ -976,9 +977,10 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 		g->flows[f->chain].cprev = fi;
 	else if (lnx)
 		g->tail[b] = fi;
-	bhead_set(g, b, fi);
-	if (!lnx)
-		g->head[b] += HB_ONE;
+	if (lnx)
+		g->head[b] = fi + 1;	/* (no count bits) */
+	else
+		g->head[b] = (g->head[b] & ~HB_IDX) + HB_ONE + (fi + 1);
 	if (lnx) {
 		g->cnt[b]++;
 		g->tags[b * TAGS + ((h >> 3) & (TAGS - 1))]++;	/* tag_of(g, h) */
@@ -2792,7 +2794,7 @@ emit_buckets(struct sofl_gro *g, int why)
 			n1++;
 			fi = newer;
 		}
-		bhead_set(g, b, NIL);
+		g->head[b] = 0;		/* empty (no count bits: Linux table) */
 		g->tail[b] = NIL;
 		g->cnt[b] = 0;
 		memset(g->tags + (size_t)b * TAGS, 0, TAGS);

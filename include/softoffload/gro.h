@@ -272,12 +272,13 @@ struct sofl_gro_config {
 	uint32_t max_batch;	/* inputs per cycle (between releases); 0 -> 256 */
 	uint32_t max_held;	/* input packets held across cycles (timeout mode);
 				   0 -> max(1024, 4 * max_flows) with a timeout, else max_batch */
+	int udp;		/* 1: UDP GRO (Linux UDP_GRO socket semantics) */
+	int csum_full;		/* 1: complete TCP checksums (UDP: see Completion);
+				   0: pseudo sum (Linux) */
+	int partial_ok;		/* 1: a checksum field holding the pseudo sum counts as valid */
 	uint32_t max_segs;	/* segments per super-packet, 1..65535; 0 ->
 				   SOFL_GRO_MAX_SEGS_DEFAULT; an output has at most
 				   max_segs + 1 iovecs (see Limits) */
-	int udp;		/* 1: UDP GRO (Linux UDP_GRO socket semantics) */
-	int csum_full;		/* 1: complete TCP/UDP checksums; 0: pseudo sum (Linux) */
-	int partial_ok;		/* 1: a checksum field holding the pseudo sum counts as valid */
 	const struct sofl_gro_rule *rules; /* copied by sofl_gro_create() */
 	uint32_t n_rules;	/* 0 = every flow */
 	uint8_t hash_key[16];	/* LRU table's flow hash key; all zero (the default):

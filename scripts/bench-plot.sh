@@ -13,7 +13,8 @@
 #   bench-gro-segs.png   GRO ns per packet against segments per super-packet
 #                        (section gro_segs, metric ns_per_pkt)
 # A plot whose rows are absent is skipped with a message.  Each series is
-# drawn as its medians with min..max error bars.
+# drawn as its medians with min..max error bars (log y: one preempted
+# repetition does not flatten the rest).
 #   scripts/bench-plot.sh DIR
 # Exit status: 0; 1 when gnuplot is missing or failed.
 set -eu
@@ -65,6 +66,7 @@ plot() {
 		echo 'set mxtics default'
 		[ "$logy" = 1 ] && echo 'set logscale y 10'
 		echo 'set grid'
+		echo 'set offsets graph 0.03, graph 0.03, 0, 0'
 		echo 'set key outside right top'
 		printf 'plot '
 		i=0
@@ -87,9 +89,9 @@ plot() {
 plot bench-csum csum_sweep GBps "Internet checksum: throughput against buffer length" \
 	"bytes per call (beyond 64 KiB: DPDK in 64 KiB calls)" "GB/s" 1 bench_vs_dpdk
 plot bench-gso gso_sweep ns_per_segment "TCP/IPv4 GSO (MSS 1448): cost per output segment" \
-	"super-packet payload, bytes" "ns per segment" 0
+	"super-packet payload, bytes" "ns per segment" 1
 plot bench-gro-flows gro_flows ns_per_pkt "GRO: cost per packet against active flows" \
-	"active flows" "ns per input packet" 0
+	"active flows" "ns per input packet" 1
 plot bench-gro-segs gro_segs ns_per_pkt "GRO: cost per packet against segments per super-packet" \
-	"segments per super-packet" "ns per input packet" 0
+	"segments per super-packet" "ns per input packet" 1
 exit $status

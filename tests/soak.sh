@@ -56,7 +56,8 @@ print("%s: %.2f Gbit/s, %d retransmits" % (sys.argv[1].split("/")[-1], d["sum_re
 sys.exit(0 if d["sum_received"]["bytes"] > 1000000 else 1)' "$f" || bad "$f: no data"
 done
 tl_stop A; tl_stop B
-tl_json A '"A: super-packets read %d, segments %d; drops %s" % (d["tun"]["rx_super"], d["tun"]["rx_segs"], d["udp"]["tx_drop"])'
-tl_json B '"B: GRO super-packets %d of %d segments; drops %s" % (d["gro"]["super_pkts"], d["gro"]["segs_merged"], d["udp"]["rx_drop"])'
+for side in A B; do
+	tl_json $side '"%s: super-packets read %d (%d segments), GRO super-packets %d (%d segments); drops: udp rx %s tx %s, tun rx %s tx %s, kernel TUN queue %d" % (sys.argv[1][-6], d["tun"]["rx_super"], d["tun"]["rx_segs"], d["gro"]["super_pkts"], d["gro"]["segs_merged"], d["udp"]["rx_drop"], d["udp"]["tx_drop"], d["tun"]["rx_drop"], d["tun"]["tx_drop"], d["kernel_tun_tx_dropped"])'
+done
 [ $fail = 0 ] && echo "soak: passed"
 exit $fail

@@ -75,7 +75,7 @@ beyond_l1_ymm(void)
 	int r = __atomic_load_n(&v, __ATOMIC_RELAXED);
 
 	if (r < 0) {
-		unsigned a, b, c, d;
+		unsigned a = 0, b = 0, c = 0, d = 0;
 
 		/* "AuthenticAMD" */
 		r = __get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 &&

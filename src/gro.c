@@ -2302,23 +2302,37 @@ fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h,
 	return k;
 }
 
-/* The hashes of @hb into their inputs' @x, bucket heads prefetched (@pf) */
+/* Hashes @h of inputs @idx (@n) into their @x, bucket heads prefetched (@pf) */
+HOT void
+hb_put(const struct sofl_gro *g, struct rxq *x, const uint8_t *idx, const uint32_t *h, unsigned n,
+       int pf)
+{
+	unsigned j;
+
+	for (j = 0; j < n; j++) {
+		struct rxq *r = &x[idx[j]];
+
+		r->h = h[j];
+		r->b = h[j] & g->mask;
+		if (pf)
+			__builtin_prefetch(&g->head[r->b]);
+	}
+}
+
+/* The hashes of @hb into their inputs' @x (@pf: see hb_put) */
 static void
 hb_hash(const struct sofl_gro *g, struct hbatch *hb, struct rxq *x, int pf)
 {
 	const uint64_t *w4[1] = { hb->w4 };
 	const uint64_t *w6[5] = { hb->w6[0], hb->w6[1], hb->w6[2], hb->w6[3], hb->w6[4] };
-	unsigned j;
 
-	sofl_siphash13_x(g->hkey, w4, 1, hb->l4, hb->h4, hb->n4, g->isa == 2);
-	sofl_siphash13_x(g->hkey, w6, 5, hb->l6, hb->h6, hb->n6, g->isa == 2);
-	for (j = 0; j < hb->n4 + hb->n6; j++) {
-		const unsigned i = j < hb->n4 ? hb->i4[j] : hb->i6[j - hb->n4];
-
-		x[i].h = j < hb->n4 ? hb->h4[j] : hb->h6[j - hb->n4];
-		x[i].b = x[i].h & g->mask;
-		if (pf)
-			__builtin_prefetch(&g->head[x[i].b]);
+	if (hb->n4) {
+		sofl_siphash13_x(g->hkey, w4, 1, hb->l4, hb->h4, hb->n4, g->isa == 2);
+		hb_put(g, x, hb->i4, hb->h4, hb->n4, pf);
+	}
+	if (hb->n6) {
+		sofl_siphash13_x(g->hkey, w6, 5, hb->l6, hb->h6, hb->n6, g->isa == 2);
+		hb_put(g, x, hb->i6, hb->h6, hb->n6, pf);
 	}
 }
 

@@ -28,11 +28,13 @@
  *
  *   bench_udpgso tx -D ADDR [-p PORT] [-s PAYLOAD] [-M MSS] [-m MODE] [-l SECS] [-k]
  *                   [-I IFNAME -E PEER_MAC]
- *   bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k]
+ *   bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k] [-r]
  * tx sends for SECS seconds (default 1; fractions allowed) and prints one row; rx counts UDP
  * payload bytes arriving at PORT (IPv4 and IPv6) until SECS (default 10) or
  * IDLE_MS (default 500) without a datagram after the first, and prints them
- * (bad UDP checksums never reach it: the kernel drops them).  -k prints
+ * (bad UDP checksums never reach it: the kernel drops them); with -r it
+ * prints one line per burst (a run of datagrams ended by IDLE_MS without
+ * one) and goes on until SECS or SIGTERM.  -k prints
  * key=value pairs instead of the table row.  tx is IPv4 only.
  * Without a subcommand (as scripts/run-bench.sh calls every benchmark) it
  * says that it needs a peer and exits 0: scripts/demo.sh runs it between two
@@ -110,7 +112,7 @@ usage(void)
 	fprintf(stderr,
 	    "usage: bench_udpgso tx -D ADDR [-p PORT] [-s PAYLOAD] [-M MSS] "
 	    "[-m single|sendmmsg|udpseg|uso] [-l SECS] [-k] [-I IFNAME -E PEER_MAC]\n"
-	    "       bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k]\n");
+	    "       bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k] [-r]\n");
 	exit(2);
 }
 
@@ -503,6 +505,22 @@ cmd_tx(int argc, char **argv)
 	return t.bytes ? 0 : 1;
 }
 
+/* One burst's line: what arrived between its first and last datagram. */
+static void
+rx_report(uint64_t bytes, uint64_t dgrams, double first, double last, int kv)
+{
+	double t = dgrams > 1 && last > first ? last - first : 0;
+	double mbs = t > 0 ? (double)bytes / 1048576.0 / t : 0;
+
+	if (kv)
+		printf("bytes=%llu datagrams=%llu secs=%.3f mb_s=%.1f\n",
+		    (unsigned long long)bytes, (unsigned long long)dgrams, t, mbs);
+	else
+		printf("rx %llu bytes in %llu datagrams, %.1f MB/s\n",
+		    (unsigned long long)bytes, (unsigned long long)dgrams, mbs);
+	fflush(stdout);
+}
+
 static int
 cmd_rx(int argc, char **argv)
 {
@@ -512,15 +530,16 @@ cmd_rx(int argc, char **argv)
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_addr = IN6ADDR_ANY_INIT };
 	uint64_t bytes = 0, dgrams = 0;
 	double secs = 10, idle = 0.5, t0, first = 0, last = 0, t;
-	int port = 8000, kv = 0, rcvbuf = 8 << 20, off = 0, fd, c, r, i;
+	int port = 8000, kv = 0, repeat = 0, rcvbuf = 8 << 20, off = 0, fd, c, r, i;
 	struct pollfd pf;
 
-	while ((c = getopt(argc, argv, "p:l:i:k")) != -1) {
+	while ((c = getopt(argc, argv, "p:l:i:kr")) != -1) {
 		switch (c) {
 		case 'p': port = (int)num(optarg, 1, 65535, "-p"); break;
 		case 'l': secs = secs_arg(optarg, "-l"); break;
 		case 'i': idle = (double)num(optarg, 1, 60000, "-i") / 1000; break;
 		case 'k': kv = 1; break;
+		case 'r': repeat = 1; break;
 		default: usage();
 		}
 	}
@@ -548,8 +567,15 @@ cmd_rx(int argc, char **argv)
 	t0 = now_s();
 	while (!stop) {
 		t = now_s();
-		if (t - t0 >= secs || (dgrams && t - last >= idle))
+		if (t - t0 >= secs)
 			break;
+		if (dgrams && t - last >= idle) {
+			/* a burst ended: one line; with -r wait for the next */
+			if (!repeat)
+				break;
+			rx_report(bytes, dgrams, first, last, kv);
+			bytes = dgrams = 0;
+		}
 		if (poll(&pf, 1, 50) <= 0)
 			continue;
 		r = recvmmsg(fd, msgs, RX_BATCH, MSG_DONTWAIT, NULL);
@@ -562,15 +588,8 @@ cmd_rx(int argc, char **argv)
 			bytes += msgs[i].msg_len;
 		dgrams += (unsigned)r;
 	}
-	t = dgrams > 1 && last > first ? last - first : 0;
-	if (kv)
-		printf("bytes=%llu datagrams=%llu secs=%.3f mb_s=%.1f\n",
-		    (unsigned long long)bytes, (unsigned long long)dgrams, t,
-		    t > 0 ? (double)bytes / 1048576.0 / t : 0);
-	else
-		printf("rx %llu bytes in %llu datagrams, %.1f MB/s\n",
-		    (unsigned long long)bytes, (unsigned long long)dgrams,
-		    t > 0 ? (double)bytes / 1048576.0 / t : 0);
+	if (!repeat || dgrams)
+		rx_report(bytes, dgrams, first, last, kv);
 	return 0;
 }
 

@@ -291,33 +291,55 @@ step_relay() {
 
 # ---- UDP segmentation ----
 
+# udp_rx_lines : the receiver's burst lines so far
+udp_rx_lines() {
+	wc -l <"$WORK/udprx.log" 2>/dev/null || echo 0
+}
+
 step_udp() {
 	say "   bench_udpgso over the veth (MSS 1472), $DEMO_UDP_SECS s per cell, receiver in the other namespace;"
 	say "   software USO sends its frames on an AF_PACKET socket (PACKET_QDISC_BYPASS) on the veth"
 	_mac=$(ip -n "$NSB" -br link show vb | awk '{ print $3 }')
+	# one receiver for every cell: a line per burst, a burst ends after
+	# 250 ms without a datagram
+	bg_start udprx ip netns exec "$NSB" "$UDPGSO" rx -p 9000 -l 900 -i 250 -k -r
+	_rx=$BG_PID
+	if ! wait_for 3 listening "$NSB" udp 9000; then
+		bg_stop "$_rx"
+		for mode in single sendmmsg udpseg uso; do
+			row_fail udp-segmentation "$mode" 4 "receiver did not start: $(tail -n 1 "$WORK/udprx.log")"
+		done
+		return 1
+	fi
 	for mode in single sendmmsg udpseg uso; do
 		_x=""
 		[ "$mode" = uso ] && _x="-I va -E $_mac"
 		for size in $DEMO_UDP_SIZES; do
-			bg_start udprx ip netns exec "$NSB" "$UDPGSO" rx -p 9000 -l 30 -i 300 -k
-			_rx=$BG_PID
-			if ! wait_for 3 listening "$NSB" udp 9000; then
-				bg_stop "$_rx"
-				row_fail udp-segmentation "$mode" 4 "receiver did not start: $(tail -n 1 "$WORK/udprx.log")"
-				continue
-			fi
+			_n0=$(udp_rx_lines)
 			fg_run 20 ip netns exec "$NSA" "$UDPGSO" tx -D 198.18.0.2 -p 9000 -m "$mode" $_x \
 				-s "$size" -l "$DEMO_UDP_SECS" -k >"$WORK/udptx.log" 2>"$WORK/udptx.err"
 			_rc=$?
 			_tx=$(cat "$WORK/udptx.log")
+			# the sender has stopped: its last burst is reported 250 ms
+			# after its last datagram (a stall inside the run may have
+			# split it: every line since the cell began is summed)
+			sleep 0.3
 			_i=0
-			while bg_alive "$_rx" && [ $_i -lt 30 ]; do sleep 0.1; _i=$((_i + 1)); done
-			bg_stop "$_rx"
+			while [ "$(udp_rx_lines)" -le "$_n0" ] && [ $_i -lt 10 ] && bg_alive "$_rx"; do
+				sleep 0.1
+				_i=$((_i + 1))
+			done
 			if [ $_rc -ne 0 ] || [ -z "$_tx" ]; then
 				row_fail udp-segmentation "$mode" 4 "payload $size: exit $_rc: $(tail -n 1 "$WORK/udptx.err")"
 				continue
 			fi
-			printf '%s %s\n' "$_tx" "$(sed 's/\([a-z_]*\)=/rx_\1=/g' "$WORK/udprx.log")" | awk '{
+			_rxs=$(sed -n "$((_n0 + 1)),\$p" "$WORK/udprx.log" | awk '
+				{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] += kv[2] } }
+				END {
+					printf "rx_bytes=%d rx_datagrams=%d rx_secs=%.3f rx_mb_s=%.1f\n", v["bytes"],
+					    v["datagrams"], v["secs"], (v["secs"] > 0 ? v["bytes"] / 1048576 / v["secs"] : 0)
+				}')
+			printf '%s %s\n' "$_tx" "$_rxs" | awk '{
 				printf "{\"name\":\"udp-segmentation\",\"family\":4,\"streams\":1"
 				for (i = 1; i <= NF; i++) {
 					split($i, kv, "=")
@@ -328,5 +350,6 @@ step_udp() {
 			}' >>"$OUT/rows.jsonl"
 		done
 	done
+	bg_stop "$_rx"
 	return 0
 }

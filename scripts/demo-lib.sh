@@ -134,13 +134,16 @@ proc_ticks() {
 	done | awk '{ u += $12; s += $13 } END { print u + 0, s + 0 }'
 }
 
-# thread_ticks PID : one line per thread: "TID COMM user sys".
+# thread_ticks PID : one line per thread: "TID COMM user sys" (one awk
+# over every /proc/PID/task/TID/stat; COMM's blanks become _).
 thread_ticks() {
-	for _tt_t in /proc/"$1"/task/*; do
-		[ -r "$_tt_t/stat" ] || continue
-		printf '%s %s ' "${_tt_t##*/}" "$(tr ' ' '_' <"$_tt_t/comm")"
-		sed 's/^.*) //' "$_tt_t/stat" | awk '{ print $12, $13 }'
-	done 2>/dev/null
+	set -- /proc/"$1"/task/*/stat
+	[ -r "$1" ] || return 0
+	awk '{
+		c = $0; sub(/^[^(]*\(/, "", c); sub(/\) [^)]*$/, "", c); gsub(/[ \t]/, "_", c)
+		r = $0; sub(/^.*\) /, "", r); split(r, f, " ")
+		print $1, c, f[12], f[13]
+	}' "$@" 2>/dev/null
 }
 
 # ---- statistics ----

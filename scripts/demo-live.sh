@@ -57,6 +57,10 @@ net_setup() {
 
 # ---- the tunnel ----
 
+ns_of() {	# A|B: the namespace of that host
+	if [ "$1" = A ]; then echo "$NSA"; else echo "$NSB"; fi
+}
+
 # tunnel_up MODE QUEUES : one softoffload tunnel per namespace; PIDs in TUN_PIDS.
 tunnel_up() {
 	TUN_PIDS=""
@@ -72,7 +76,7 @@ tunnel_up() {
 	TUN_PIDS="$TUN_PIDS $BG_PID"
 	set -- $TUN_PIDS
 	for side in A B; do
-		if ! wait_up 5 "$1" $side ip link show sofl0; then
+		if ! wait_up 5 "$1" ip -n "$(ns_of $side)" link show sofl0; then
 			if bg_alive "$1"; then
 				TUN_WHY="no TUN sofl0 on host $side after 5 s"
 			else
@@ -83,10 +87,10 @@ tunnel_up() {
 		fi
 		shift
 	done
-	A ip link set sofl0 mtu $INNER_MTU up && B ip link set sofl0 mtu $INNER_MTU up &&
-	A ip addr add 198.19.0.1/24 dev sofl0 && B ip addr add 198.19.0.2/24 dev sofl0 &&
-	A ip -6 addr add 2001:2:0:1::1/64 dev sofl0 nodad &&
-	B ip -6 addr add 2001:2:0:1::2/64 dev sofl0 nodad || { TUN_WHY="addressing sofl0 failed"; return 1; }
+	ip -n "$NSA" link set sofl0 mtu $INNER_MTU up && ip -n "$NSB" link set sofl0 mtu $INNER_MTU up &&
+	ip -n "$NSA" addr add 198.19.0.1/24 dev sofl0 && ip -n "$NSB" addr add 198.19.0.2/24 dev sofl0 &&
+	ip -n "$NSA" -6 addr add 2001:2:0:1::1/64 dev sofl0 nodad &&
+	ip -n "$NSB" -6 addr add 2001:2:0:1::2/64 dev sofl0 nodad || { TUN_WHY="addressing sofl0 failed"; return 1; }
 	set -- $TUN_PIDS
 	for side in A B; do
 		bg_alive "$1" ||

@@ -6,11 +6,12 @@
 # coalesces towards the TAP/TUN: super-packets formed; super-packets read
 # from the TAP/TUN are segmented for the veth: segments split) and off (one
 # frame per system call, no GRO/GSO); an iperf3 -t 2 run each way.  The
-# counters come from --json.  Needs root, iperf3, ethtool, python3 and
+# counters come from --json.  Needs root, iperf3, ethtool, jq and
 # /dev/net/tun (else 77).  Removes its namespaces, kills only its own PIDs.
 set -u
 BUILD=${BUILD:-build}
 CLI=$BUILD/softoffload
+KTCP=$BUILD/tests/kernel/ktcp
 P=$$
 A=sorla$P B=sorlb$P VA=sorva$P VB=sorvb$P
 PIDS=""
@@ -29,11 +30,12 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, AF_PACKET, TAP)"
-for t in ip iperf3 ethtool python3 sha256sum timeout; do
+for t in ip iperf3 ethtool jq sha256sum timeout; do
 	command -v $t >/dev/null 2>&1 || skip "$t not installed"
 done
 [ -c /dev/net/tun ] || skip "/dev/net/tun missing"
 [ -x "$CLI" ] || fail "$CLI missing (make BUILD=$BUILD cli)"
+[ -x "$KTCP" ] || fail "$KTCP missing (make BUILD=$BUILD tests)"
 ip netns add "$A" 2>/dev/null || skip "cannot create a network namespace"
 ip netns add "$B" || fail "netns $B"
 
@@ -52,36 +54,18 @@ ip -n "$A" addr add 198.18.7.1/24 dev "$VA"
 ip -n "$A" addr add 2001:2:7::1/64 dev "$VA" nodad
 ip -n "$A" link set "$VA" up && ip -n "$B" link set "$VB" up || fail "links up"
 
-# python3 TCP file transfer: recv_file NS ADDR PORT OUT / send_file NS ADDR PORT IN
+# TCP file transfer, byte for byte (tests/kernel/ktcp.c):
+# recv_file NS ADDR PORT OUT (returns once listening), send_file NS ADDR PORT IN
 recv_file() {
-	timeout 30 ip netns exec "$1" python3 -c '
-import socket, sys
-fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
-s = socket.socket(fam, socket.SOCK_STREAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((sys.argv[1], int(sys.argv[2]))); s.listen(1)
-open(sys.argv[4], "w").close()
-c, _ = s.accept()
-with open(sys.argv[3], "wb") as f:
-    while True:
-        b = c.recv(1 << 20)
-        if not b: break
-        f.write(b)
-' "$2" "$3" "$4" "$4.ready" &
+	rm -f "$4.ready"
+	timeout 30 ip netns exec "$1" "$KTCP" recv "$2" "$3" "$4" > "$4.ready" 2>"$4.err" &
 	RECV=$!
 	PIDS="$PIDS $RECV"
-	for i in $(seq 50); do [ -f "$4.ready" ] && return 0; sleep 0.1; done
-	fail "receiver on $2 did not start"
+	for i in $(seq 50); do grep -q ready "$4.ready" 2>/dev/null && return 0; sleep 0.1; done
+	fail "receiver on $2 did not start: $(cat "$4.err")"
 }
 send_file() {
-	timeout 30 ip netns exec "$1" python3 -c '
-import socket, sys
-fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
-s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20)
-with open(sys.argv[3], "rb") as f:
-    s.sendall(f.read())
-s.shutdown(socket.SHUT_WR); s.recv(1); s.close()
-' "$2" "$3" "$4"
+	timeout 30 ip netns exec "$1" "$KTCP" send "$2" "$3" "$4"
 }
 
 head -c 6000000 /dev/urandom > "$LOG/data" || fail "test data"
@@ -92,7 +76,8 @@ transfer() {
 	recv_file "$3" "$4" "$5" "$LOG/out.$1"
 	send_file "$2" "$4" "$5" "$LOG/data" || fail "$1: sender failed"
 	wait "$RECV" || fail "$1: receiver failed"
-	[ "$(sha256sum < "$LOG/out.$1")" = "$SUM" ] || fail "$1: data differs after the relay"
+	[ "$(sha256sum < "$LOG/out.$1")" = "$SUM" ] ||
+		fail "$1: data differs after the relay ($(wc -c < "$LOG/out.$1") bytes)"
 	echo "  $1: 6000000 bytes intact"
 }
 
@@ -142,11 +127,9 @@ stop_relay() {
 
 # field PORT_INDEX KEY [SUBKEY]: a counter of the final JSON object
 field() {
-	echo "$STATS" | python3 -c '
-import json, sys
-d = json.loads(sys.stdin.read())["ports"][int(sys.argv[1])]
-for k in sys.argv[2:]: d = d.get(k, 0) if isinstance(d, dict) else 0
-print(d)' "$@"
+	path=".ports[$1].$2"
+	[ $# -ge 3 ] && path="$path[\"$3\"]"
+	echo "$STATS" | jq -r "$path // 0"
 }
 
 TUNMAC_ADDR=02:53:4f:46:4c:01
@@ -179,7 +162,7 @@ run_case() {
 	echo "  counters: GRO $super super-packets of $merged segments; AF_PACKET sent" \
 	     "$afp_tx frames in $calls calls, $split super-packets split into $segs segments"
 	if [ "$kind" = tun ]; then
-		arp=$(echo "$STATS" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read())["relay"][0]; print(r["arp_replies"], r["nd_adverts"])')
+		arp=$(echo "$STATS" | jq -r '.relay[0] | "\(.arp_replies) \(.nd_adverts)"')
 		echo "  proxy for the TUN: ARP replies, neighbour adverts: $arp"
 		[ "${arp% *}" -gt 0 ] && [ "${arp#* }" -gt 0 ] || fail "$kind $mode: no ARP/ND answers ($arp)"
 	fi

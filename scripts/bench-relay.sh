@@ -28,7 +28,7 @@ RP=""
 
 [ "$(id -u)" = 0 ] || { echo "bench-relay.sh: needs root" >&2; exit 2; }
 [ -x "$CLI" ] || { echo "bench-relay.sh: $CLI missing (make BUILD=$BUILD cli)" >&2; exit 2; }
-for t in iperf3 ethtool python3; do
+for t in iperf3 ethtool jq; do
 	command -v $t >/dev/null 2>&1 || { echo "bench-relay.sh: $t not installed" >&2; exit 2; }
 done
 
@@ -84,18 +84,13 @@ run() {
 		wait "$RP"
 		RP=""
 	fi
-	python3 - "$1" "$cpu" "$OUT/iperf.json" <<'EOF'
-import json, sys
-mode, cpu = sys.argv[1], float(sys.argv[2])
-try:
-    e = json.load(open(sys.argv[3]))["end"]
-    bps, retr = e["sum_received"]["bits_per_second"], e["sum_sent"]["retransmits"]
-    gb = e["sum_received"]["bytes"] / 1e9
-except Exception:
-    print("%-7s iperf3 failed" % mode); sys.exit(0)
-per = " relay %.2f CPU-s/GB" % (cpu / gb) if cpu > 0 and gb > 0 else ""
-print("%-7s %6.2f Gbit/s  %6d retransmits%s" % (mode, bps / 1e9, retr, per))
-EOF
+	if v=$(jq -r '.end | "\(.sum_received.bits_per_second) \(.sum_sent.retransmits) \(.sum_received.bytes)"' \
+	    "$OUT/iperf.json" 2>/dev/null) && [ -n "$v" ]; then
+		echo "$1 $cpu $v" | awk '{ per = ($2 > 0 && $5 > 0) ? sprintf(" relay %.2f CPU-s/GB", $2 / ($5 / 1e9)) : ""
+			printf "%-7s %6.2f Gbit/s  %6d retransmits%s\n", $1, $3 / 1e9, $4, per }'
+	else
+		printf "%-7s iperf3 failed\n" "$1"
+	fi
 	ip netns del "$A"
 	ip netns del "$B"
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make demo: what softoffload does to real traffic on this machine, in the
-# formats of the work it grew from (tcpbench's min/avg/max/std-dev,
+# formats offloads are measured with (OpenBSD tcpbench's min/avg/max/std-dev,
 # udpgso_bench_tx's MB/s calls/s msg/s CPU MB2CPU, netstat -s counters).
 #
 # Two network namespaces joined by a veth without segmentation offloads (a

@@ -10,8 +10,15 @@
 #   make install PREFIX=/usr/local [DESTDIR=...]
 #   make clean
 
-VERSION   := 0.1.0
-SOVERSION := 0
+# The version is defined once, in include/softoffload/version.h.
+# SOVERSION (the shared library's SONAME, libsoftoffload.so.N) is bumped on
+# every ABI change: a public struct's size, layout or alignment, an enum
+# value, a call removed or its signature changed.  New calls alone keep it.
+# 1: sofl_gro_config grew max_segs and hash_key, struct sofl_rss changed
+# alignment, the port API (port.h) was added.
+ver_part   = $(shell sed -n 's/^#define SOFL_VERSION_$(1) *\([0-9]*\)$$/\1/p' include/softoffload/version.h)
+VERSION   := $(call ver_part,MAJOR).$(call ver_part,MINOR).$(call ver_part,PATCH)
+SOVERSION := 1
 BUILD     ?= build
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "softoffload/version.h"
 #include "cli.h"
 
 struct cmd {
@@ -101,12 +102,23 @@ cli_uint(const char *opt, const char *val, unsigned long long max)
 	return (long long)v;
 }
 
+/* "softoffload X.Y.Z (libsoftoffload A.B.C)": the CLI's version as compiled
+ * and the library's as linked (the same unless the library was replaced). */
+static int
+version(void)
+{
+	if (printf("softoffload %s (libsoftoffload %s)\n", SOFL_VERSION_STRING,
+	    sofl_version_string()) < 0 || fflush(stdout) != 0)
+		return cli_error("stdout: write error");
+	return 0;
+}
+
 static int
 usage(FILE *f)
 {
 	const struct cmd *c;
 
-	fprintf(f, "usage: softoffload <command> [options]   (softoffload <command> --help)\n\ncommands:\n");
+	fprintf(f, "usage: softoffload <command> [options]   (softoffload <command> --help)\n       softoffload --version\n\ncommands:\n");
 	for (c = cmds; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
 	return f == stdout ? 0 : 2;
@@ -121,6 +133,8 @@ main(int argc, char **argv)
 		return usage(stderr);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
 		return usage(stdout);
+	if (!strcmp(argv[1], "--version"))
+		return version();
 	for (c = cmds; c->name; c++)
 		if (!strcmp(argv[1], c->name)) {
 			cli_cmd = c->name;

@@ -2,6 +2,7 @@
  * Link with -lsoftoffload (pkg-config softoffload). */
 #ifndef SOFTOFFLOAD_H
 #define SOFTOFFLOAD_H
+#include "softoffload/version.h"
 #include "softoffload/error.h"
 #include "softoffload/csum.h"
 #include "softoffload/pkt.h"

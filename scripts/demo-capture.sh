@@ -88,9 +88,9 @@ walkthrough() {
 		cp "$_cap" "$WORK/fixed.pcap"
 	fi
 	if "$CLI" gro "$WORK/fixed.pcap" -o "$WORK/gro.pcap" --stats >"$WORK/gro.txt" 2>&1; then
-		say "   softoffload gro --stats: $(awk '/^packets in/ { print $3 }' "$WORK/gro.txt") packets in ->" \
-			"$(awk '/^packets out/ { print $3 }' "$WORK/gro.txt") out, $(awk '/^super-packets/ { print $2 }' "$WORK/gro.txt") super-packets" \
-			"carrying $(awk '/^segments merged/ { print $3 }' "$WORK/gro.txt") segments (pure ACKs pass through)"
+		say "   softoffload gro --stats: $(awk '/^\t[0-9]+ packets in$/ { print $1 }' "$WORK/gro.txt") packets in ->" \
+			"$(awk '/^\t[0-9]+ packets out$/ { print $1 }' "$WORK/gro.txt") out, $(awk '/^\t[0-9]+ super-packets$/ { print $1 }' "$WORK/gro.txt") super-packets" \
+			"carrying $(awk '/^\t[0-9]+ segments merged/ { print $1 }' "$WORK/gro.txt") segments (pure ACKs pass through)"
 	else
 		say "   step failed: gro --stats: $(tail -n 1 "$WORK/gro.txt")"
 	fi

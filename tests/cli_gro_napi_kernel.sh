@@ -30,7 +30,7 @@ iperf_pair 1
 ip netns exec "$NSC" ethtool -K sg0-$tag tx off tso off gso off >/dev/null 2>&1 ||
 	fail "ethtool -K tx/tso/gso off"
 # frames NAME: how many frames $dir/NAME.pcap holds
-frames() { "$CLI" rss "$dir/$1.pcap" --queues 1 --format tsv | wc -l; }
+frames() { "$CLI" rss "$dir/$1.pcap" --queues 1 --format tsv | tail -n +2 | wc -l; }
 # cap NAME CLIENT_ARGS...: a capture of at least 500 frames (a loaded host
 # can make a run short: one more try)
 cap() {

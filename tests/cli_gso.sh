@@ -100,8 +100,8 @@ python3 "$dir/mk.py" "$mac_a" "$mac_b" "$dir" || fail "building the captures"
 	{ cat "$dir/frag.log" >&2; fail "softoffload gso --mtu"; }
 "$CLI" gso "$dir/uso.pcap" -o "$dir/uso.out.pcap" --udp-gso-size 1000 --stats > "$dir/uso.log" 2>&1 ||
 	{ cat "$dir/uso.log" >&2; fail "softoffload gso --udp-gso-size"; }
-grep -q 'super-packets       2 ' "$dir/frag.log" || { cat "$dir/frag.log" >&2; fail "frag: not 2 super-packets"; }
-grep -q 'super-packets       2 ' "$dir/uso.log" || { cat "$dir/uso.log" >&2; fail "uso: not 2 super-packets"; }
+grep -q '^	2 super-packets$' "$dir/frag.log" || { cat "$dir/frag.log" >&2; fail "frag: not 2 super-packets"; }
+grep -q '^	2 super-packets$' "$dir/uso.log" || { cat "$dir/uso.log" >&2; fail "uso: not 2 super-packets"; }
 
 # Receiver: two UDP sockets on port 9999; stops after 3 s of silence.
 cat > "$dir/rx.py" <<'EOF'

@@ -294,3 +294,28 @@ t_cli_file_error(const char *sub, const char *want, const char *fmt, ...)
 		fail();
 	}
 }
+
+long long
+t_cli_counter(const char *section, const char *what)
+{
+	char head[128];
+	const char *s, *l;
+	size_t hl, wl = strlen(what);
+
+	snprintf(head, sizeof(head), "%s:\n", section);
+	hl = strlen(head);
+	for (s = t_cli_out; s; s = strchr(s, '\n'), s = s ? s + 1 : NULL)
+		if (!strncmp(s, head, hl))
+			break;
+	/* the section's lines: each "\t<n> <what>" */
+	for (l = s ? s + hl : NULL; l && *l == '\t'; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		char *end;
+		long long v = strtoll(l + 1, &end, 10);
+
+		if (end > l + 1 && *end == ' ' && !strncmp(end + 1, what, wl) && end[1 + wl] == '\n')
+			return v;
+	}
+	fprintf(stderr, "no '\\t<n> %s' in section '%s' of:\n%s", what, section, t_cli_out);
+	fail();
+	return -1;
+}

@@ -56,6 +56,11 @@ int t_cli_run(const char *sub, const char *fmt, ...)
  * fails the test (printing the output) when @label is absent. */
 long long t_cli_num_after(const char *label);
 
+/* t_cli_counter() : the counter "\t<n> @what" (the whole line) in section
+ * "@section:" of t_cli_out (the netstat -s style of csum, gro, gso, rss);
+ * fails the test (printing the output) when there is no such line. */
+long long t_cli_counter(const char *section, const char *what);
+
 /* t_cli_usage_error() : runs "softoffload SUB ARGS" (as t_cli_run) and
  * asserts the usage-error form: exit 2, nothing on stdout, stderr exactly
  * "softoffload SUB: <problem>" and "Try 'softoffload SUB --help'", @want

@@ -190,7 +190,7 @@ test_cut_capture(void **state)
 
 		assert_int_equal(t_cli_run("gro", "cut.pcap -o out.pcap --stats"), 2);
 		snprintf(msg[0], sizeof(msg[0]), "%s", t_cli_err);
-		assert_int_equal(t_cli_num_after("packets in"), 5);
+		assert_int_equal(t_cli_counter("gro", "packets in"), 5);
 		assert_int_equal(count_out("out.pcap", &payload), 1);	/* one super-packet */
 		assert_int_equal(payload, 5 * PAY);
 

@@ -1,4 +1,5 @@
 /* Description: `softoffload rss` end to end: writes pcap/pcapng captures (Ethernet, raw IP, VLAN, fragments, ARP, malformed and snap-truncated records) to a temp dir, runs the CLI and checks every tsv line and the text counts against the library's own hashes, plus --symmetric, --key, --table (entries and weights) and the exit-2 errors. */
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -55,22 +56,40 @@ expect_line(int i, int hashed, char *line, size_t cap)
 	struct sofl_pkt p;
 	struct sofl_rss_out o;
 
+	static const char *const tname[] = { "", "IPv4", "IPv4/TCP", "IPv4/UDP", "IPv6",
+					     "IPv6/TCP", "IPv6/UDP" };
+	char src[64], dst[64], ports[32];
+	int type, af;
+
 	sofl_pkt_parse(&p, recs[i].d, recs[i].len, (enum sofl_link)recs[i].link);
-	if (hashed && sofl_rss_pkt(&eng, &p, &o) > 0)
-		snprintf(line, cap, "%d\t0x%08x\t%u\n", i + 1, o.hash, o.queue);
+	type = hashed ? sofl_rss_pkt(&eng, &p, &o) : 0;
+	if (type <= 0) {
+		snprintf(line, cap, "%d\t-\t-\t-\t-\t-\t-\t-\n", i + 1);
+		return;
+	}
+	af = p.key.family == 6 ? AF_INET6 : AF_INET;
+	assert_non_null(inet_ntop(af, p.key.src, src, sizeof(src)));
+	assert_non_null(inet_ntop(af, p.key.dst, dst, sizeof(dst)));
+	if (type == SOFL_RSS_IPV4 || type == SOFL_RSS_IPV6)
+		snprintf(ports, sizeof(ports), "-\t-");
 	else
-		snprintf(line, cap, "%d\t-\t-\n", i + 1);
+		snprintf(ports, sizeof(ports), "%u\t%u", p.key.sport, p.key.dport);
+	snprintf(line, cap, "%d\t0x%08x\t%u\t%s\t%s\t%s\t%s\n", i + 1, o.hash, o.queue,
+		 tname[type], src, dst, ports);
 }
+
+#define TSV_HEADER "packet\thash\tqueue\ttype\tsrc\tdst\tsport\tdport\n"
 
 /* stdout must be exactly the expected lines; hashed[i] = 0 forces '-'. */
 static void
 check_tsv(const int *hashed)
 {
 	static char want[1 << 16];
-	size_t o = 0;
+	size_t o;
 	int i;
 
-	want[0] = '\0';
+	snprintf(want, sizeof(want), "%s", TSV_HEADER);
+	o = strlen(want);
 	for (i = 0; i < nrec; i++) {
 		expect_line(i, hashed ? hashed[i] : 1, want + o, sizeof(want) - o);
 		o += strlen(want + o);
@@ -159,7 +178,8 @@ test_tsv_mixed(void **state)
 	assert_int_equal(t_cli_run("rss", "m.pcap --queues 4 --format tsv"), 0);
 	check_tsv(hashed);
 	/* spot checks independent of expect_line(): ARP and the malformed one */
-	assert_non_null(strstr(t_cli_out, "16\t-\t-\n17\t-\t-\n"));
+	assert_non_null(strstr(t_cli_out, "\n16\t-\t-\t-\t-\t-\t-\t-\n17\t-\t-\t-\t-\t-\t-\t-\n"));
+	assert_int_equal(strncmp(t_cli_out, TSV_HEADER, strlen(TSV_HEADER)), 0);
 	/* pcapng gives the same lines */
 	write_cap("m.pcapng", 1, T_CAP_PCAPNG);
 	assert_int_equal(t_cli_run("rss", "m.pcapng --format tsv --queues 4"), 0);
@@ -188,22 +208,23 @@ test_text_mixed(void **state)
 	}
 	assert_int_equal(t_cli_run("rss", "m.pcap --queues 8"), 0);
 	assert_int_equal(t_cli_num_after("m.pcap: "), nrec);
-	assert_int_equal(t_cli_num_after("hashed "), nrec - 3);
-	/* "no hash: <not IP> not IP, <malformed> malformed, <n> hash input not captured" */
-	assert_int_equal(t_cli_num_after("no hash: "), 1);	/* ARP */
-	assert_int_equal(t_cli_num_after("not IP, "), 1);	/* the cut IP header */
-	assert_int_equal(t_cli_num_after("malformed, "), 1);	/* the cut UDP header */
-	assert_int_equal(t_cli_num_after("IPv4 "), 2);		/* ICMP + fragment */
-	assert_int_equal(t_cli_num_after("IPv4/TCP "), 5);
-	assert_int_equal(t_cli_num_after("IPv4/UDP "), 4);
-	assert_int_equal(t_cli_num_after("IPv6/TCP "), 4);	/* 3 + VLAN */
+	assert_int_equal(t_cli_counter("hashed", "packets hashed"), nrec - 3);
+	assert_int_equal(t_cli_counter("no hash", "packets not IP"), 1);	/* ARP */
+	assert_int_equal(t_cli_counter("no hash", "malformed packets"), 1);	/* the cut IP header */
+	assert_int_equal(t_cli_counter("no hash", "packets whose hash input was not captured"), 1);	/* the cut UDP header */
+	assert_int_equal(t_cli_counter("hashed", "IPv4"), 2);		/* ICMP + fragment */
+	assert_int_equal(t_cli_counter("hashed", "IPv4/TCP"), 5);
+	assert_int_equal(t_cli_counter("hashed", "IPv4/UDP"), 4);
+	assert_int_equal(t_cli_counter("hashed", "IPv6/TCP"), 4);	/* 3 + VLAN */
+	assert_int_equal(t_cli_counter("settings", "queues"), 8);
+	assert_int_equal(t_cli_counter("settings", "indirection table entries"), 128);
 	for (i = 0; i < 8; i++) {
 		snprintf(label, sizeof(label), "\n%d\t", i);
 		assert_int_equal(t_cli_num_after(label), pk[i]);
 	}
 	/* 18 packets; ICMP and the TCP fragment share their 2-tuple: 17 flows */
 	assert_non_null(strstr(t_cli_out, "\ntotal\t18\t17\n"));
-	assert_non_null(strstr(t_cli_out, "spread (max/mean per queue"));
+	assert_non_null(strstr(t_cli_out, "\nspread (max/mean per queue; 1.00 = even, 8 = all on one queue):\n\t"));
 }
 
 /* both directions of each connection: equal hashes only with --symmetric */
@@ -239,7 +260,7 @@ test_symmetric(void **state)
 	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 16, SOFL_RSS_SYMMETRIC), 0);
 	assert_int_equal(t_cli_run("rss", "sym.pcap --queues 16 --symmetric --format tsv"), 0);
 	check_tsv(NULL);
-	for (l = strtok_r(t_cli_out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+	for (l = strtok_r(t_cli_out + strlen(TSV_HEADER), "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		assert_int_equal(sscanf(l, "%*d\t%x", &h[n++]), 1);
 	assert_int_equal(n, 20);
 	for (i = 0; i < 20; i += 2)
@@ -251,7 +272,7 @@ test_symmetric(void **state)
 	assert_int_equal(t_cli_run("rss", "sym.pcap --queues 16 --format tsv"), 0);
 	n = 0;
 	save = NULL;
-	for (l = strtok_r(t_cli_out, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+	for (l = strtok_r(t_cli_out + strlen(TSV_HEADER), "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		assert_int_equal(sscanf(l, "%*d\t%x", &h[n++]), 1);
 	for (i = 0; i < 20; i += 2)
 		same += h[i] == h[i + 1];
@@ -423,7 +444,7 @@ test_errors(void **state)
 	reset();
 	write_cap("empty.pcap", DLT_EN10MB, T_CAP_PCAP);
 	assert_int_equal(t_cli_run("rss", "empty.pcap --queues 2 --format tsv"), 0);
-	assert_string_equal(t_cli_out, "");
+	assert_string_equal(t_cli_out, TSV_HEADER);
 	assert_int_equal(t_cli_run("rss", "empty.pcap --queues 2"), 0);
 	assert_int_equal(t_cli_num_after("total\t"), 0);
 }

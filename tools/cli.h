@@ -54,4 +54,42 @@ int cli_operand(const char *cmd, const char *arg, const char **in);
 /* "--csum full|partial": sets *partial to 0 or 1.  @return 0, or 2 (printed) */
 int cli_csum_mode(const char *opt, const char *val, int *partial);
 
+
+/* ---- JSON output (--json): one compact document, the conventions of
+ * `ip -j` and `ethtool --json`: an object per section, counters as numbers,
+ * keys written as given (the text output's names, e.g. the library's reason
+ * names "psh-fin"), strings escaped as RFC 8259 requires.  Usage:
+ *	struct cli_json j;
+ *	cli_json_begin(&j, stdout);	// {
+ *	cli_json_u64(&j, "records", n);
+ *	cli_json_obj(&j, "tcp"); ... cli_json_end(&j);
+ *	return cli_json_finish(&j, "stdout");	// }\n, flush: 0, or 2 on a write error
+ * Nesting is at most CLI_JSON_DEPTH levels (deeper calls are ignored and
+ * make cli_json_finish() fail).  Not thread-safe per writer. */
+#define CLI_JSON_DEPTH 8
+struct cli_json {
+	FILE *f;
+	int depth, bad;
+	unsigned char first[CLI_JSON_DEPTH];	/* no member yet at this level */
+	char close[CLI_JSON_DEPTH];		/* '}' or ']' */
+};
+/* Starts the document (the outer object) on @f. */
+void cli_json_begin(struct cli_json *j, FILE *f);
+/* A member "@key": { (or, @key NULL, an element of an array) */
+void cli_json_obj(struct cli_json *j, const char *key);
+/* A member "@key": [ (or an element of an array) */
+void cli_json_arr(struct cli_json *j, const char *key);
+/* Closes the innermost object or array. */
+void cli_json_end(struct cli_json *j);
+/* Members (@key NULL: array elements): a number, a string (NULL: null),
+ * a fixed-point number with @prec decimals, a boolean. */
+void cli_json_u64(struct cli_json *j, const char *key, unsigned long long v);
+void cli_json_i64(struct cli_json *j, const char *key, long long v);
+void cli_json_str(struct cli_json *j, const char *key, const char *s);
+void cli_json_dbl(struct cli_json *j, const char *key, double v, int prec);
+void cli_json_bool(struct cli_json *j, const char *key, int v);
+/* Closes everything still open, ends the line and flushes.  @return 0, or 2
+ * having printed "softoffload: <what>: write error" when the output failed. */
+int cli_json_finish(struct cli_json *j, const char *what);
+
 #endif

@@ -31,14 +31,14 @@ struct csum_stats {
 
 struct csum_opts {
 	const char *in, *out;
-	int fix, udp_zero, quiet;
+	int fix, udp_zero, quiet, json;
 };
 
 static int
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: softoffload csum FILE [--fix -o OUT.pcap [--udp-zero]] [-q]\n"
+"usage: softoffload csum FILE [--fix -o OUT.pcap [--udp-zero]] [-q | --json]\n"
 "\n"
 "Classifies every IPv4 header checksum and every TCP/UDP checksum in FILE\n"
 "(pcap or pcapng; Ethernet or raw IP) as valid, bad, partial or absent, and\n"
@@ -58,6 +58,7 @@ usage(FILE *f)
 "              every record is written, unfixable ones unchanged\n"
 "  -o OUT      output file (pcap; '-' = stdout; requires --fix)\n"
 "  --udp-zero  with --fix, also fill absent UDP/IPv4 checksums\n"
+"  --json      the counts as one JSON document (docs/cli.md)\n"
 "  -q          print nothing; only the exit status\n"
 "\n"
 "Exit status: 0 nothing bad (partial, absent and truncated are fine),\n"
@@ -84,6 +85,8 @@ parse_args(int argc, char **argv, struct csum_opts *o)
 			o->udp_zero = 1;
 		else if (!strcmp(a, "-q"))
 			o->quiet = 1;
+		else if (!strcmp(a, "--json"))
+			o->json = 1;
 		else if (!strcmp(a, "-o")) {
 			if (++i == argc)
 				return cli_usage("-o needs a value");
@@ -99,6 +102,8 @@ parse_args(int argc, char **argv, struct csum_opts *o)
 		return cli_usage("-o is only used with --fix");
 	if (o->udp_zero && !o->fix)
 		return cli_usage("--udp-zero is only used with --fix");
+	if (o->quiet && o->json)
+		return cli_usage("-q and --json exclude each other");
 	return 0;
 }
 
@@ -323,6 +328,64 @@ print_stats(FILE *f, const struct csum_stats *st, const struct csum_opts *o, int
 	}
 }
 
+static void
+json_l4(struct cli_json *j, const char *name, const struct l4_count *c)
+{
+	cli_json_obj(j, name);
+	cli_json_u64(j, "checked", c->checked);
+	cli_json_u64(j, "valid", c->valid);
+	cli_json_u64(j, "bad", c->bad);
+	cli_json_u64(j, "partial", c->partial);
+	cli_json_u64(j, "absent", c->absent);
+	cli_json_u64(j, "truncated", c->truncated);
+	cli_json_u64(j, "fixed", c->fixed);
+	cli_json_end(j);
+}
+
+/* The counters of print_stats() as one JSON document (docs/cli.md). */
+static int
+print_json(FILE *f, const struct csum_stats *st, const struct csum_opts *o, int link)
+{
+	struct cli_json j;
+	int i;
+
+	cli_json_begin(&j, f);
+	cli_json_str(&j, "file", o->in);
+	cli_json_str(&j, "link", link == SOFL_LINK_ETH ? "ethernet" : "raw_ip");
+	cli_json_u64(&j, "records", st->records);
+	cli_json_obj(&j, "ip");
+	cli_json_u64(&j, "ipv4_checked", st->ip4);
+	cli_json_u64(&j, "ipv4_valid", st->ip4_valid);
+	cli_json_u64(&j, "ipv4_bad", st->ip4_bad);
+	cli_json_u64(&j, "ipv4_fixed", st->ip4_fixed);
+	cli_json_u64(&j, "ipv6", st->ip6);
+	cli_json_end(&j);
+	json_l4(&j, "tcp", &st->tcp);
+	json_l4(&j, "udp", &st->udp);
+	cli_json_obj(&j, "other");
+	cli_json_u64(&j, "not_ip", st->not_ip);
+	cli_json_u64(&j, "other_l4", st->other_l4);
+	cli_json_u64(&j, "fragments", st->frags);
+	cli_json_end(&j);
+	cli_json_obj(&j, "capture");
+	cli_json_u64(&j, "truncated", st->truncated);
+	cli_json_u64(&j, "malformed", st->malformed);
+	cli_json_arr(&j, "malformed_reasons");
+	for (i = 0; i < NERR; i++) {
+		if (!st->err[i])
+			continue;
+		cli_json_obj(&j, NULL);
+		cli_json_i64(&j, "code", i ? -i : 0);
+		cli_json_str(&j, "reason", i ? sofl_strerror(-i) : "other parse error");
+		cli_json_u64(&j, "count", st->err[i]);
+		cli_json_end(&j);
+	}
+	cli_json_end(&j);
+	cli_json_u64(&j, "written", st->written);
+	cli_json_end(&j);
+	return cli_json_finish(&j, f == stdout ? "stdout" : "stderr");
+}
+
 static int
 run(const struct csum_opts *o, struct csum_stats *st, enum sofl_link *linkp)
 {
@@ -373,6 +436,7 @@ cmd_csum(int argc, char **argv)
 {
 	struct csum_opts o;
 	struct csum_stats st;
+	FILE *f;
 	enum sofl_link link = SOFL_LINK_ETH;
 	int rc;
 
@@ -386,8 +450,12 @@ cmd_csum(int argc, char **argv)
 	if (st.records == 0 && rc == 2)
 		return 2;
 	/* statistics go to stderr when the capture itself goes to stdout */
-	if (!o.quiet)
-		print_stats(o.out && !strcmp(o.out, "-") ? stderr : stdout, &st, &o, link);
+	f = o.out && !strcmp(o.out, "-") ? stderr : stdout;
+	if (o.json) {
+		if (print_json(f, &st, &o, link))
+			return 2;
+	} else if (!o.quiet)
+		print_stats(f, &st, &o, link);
 	if (rc)
 		return rc;
 	return st.ip4_bad || st.tcp.bad || st.udp.bad || st.malformed ? 1 : 0;

@@ -34,7 +34,7 @@
 struct gro_opts {
 	const char *in, *out;
 	struct sofl_gro_config cfg;
-	int stats, assume_valid;
+	int stats, json, assume_valid;
 	uint32_t poll_max;
 	uint32_t weight;		/* NAPI weight: packets per ->poll() call */
 	uint32_t hz;			/* the kernel's HZ: what a full round flushes */
@@ -59,7 +59,7 @@ usage(FILE *f)
 "         [--csum partial|full] [--poll-max N] [--poll-gap-us N]\n"
 "         [--poll-sizes FILE|a,b,c] [--napi-weight N] [--hz N]\n"
 "         [--assume-valid] [--partial-ok]\n"
-"         [--flows N] [--rule TYPE[,dst=ADDR[/LEN]][,dport=N]]... [--stats]\n"
+"         [--flows N] [--rule TYPE[,dst=ADDR[/LEN]][,dport=N]]... [--stats] [--json]\n"
 "\n"
 "Replays IN (pcap/pcapng, Ethernet or raw IP) as NIC receive polls through\n"
 "the GRO engine (Linux 6.18 rules) and writes the packets the stack would\n"
@@ -98,6 +98,8 @@ usage(FILE *f)
 "                  dst=ADDR or dst=ADDR/LEN and dport=N, comma-separated;\n"
 "                  other flows pass through (counted as bypass 'rule')\n"
 "  --stats         print the statistics (to stderr when OUT is stdout)\n"
+"  --json          print the statistics as one JSON document instead\n"
+"                  (docs/cli.md; to stderr when OUT is stdout)\n"
 "\n"
 "Exit status: 0 ok, 2 usage, file or write error, or a file cut inside a\n"
 "record (every packet before it is replayed and written first).\n");
@@ -261,6 +263,8 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 			o->cfg.udp = 1;
 		} else if (!strcmp(a, "--stats")) {
 			o->stats = 1;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
 		} else if (!strcmp(a, "--assume-valid")) {
 			o->assume_valid = 1;
 		} else if (!strcmp(a, "--partial-ok")) {
@@ -324,32 +328,83 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 	return 0;
 }
 
+static const char *const hist_bins[SOFL_GRO_HIST_BINS] = {
+	"1", "2-3", "4-7", "8-15", "16-31", "32-63", "64+",
+};
+
 static void
-print_stats(FILE *f, const struct sofl_gro_stats *s)
+line(FILE *f, unsigned long long n, const char *what)
 {
-	static const char *bins[SOFL_GRO_HIST_BINS] = { "1", "2-3", "4-7", "8-15", "16-31",
-							 "32-63", "64+" };
+	fprintf(f, "\t%llu %s\n", n, what);
+}
+
+/* netstat -s style: a section per concern, one counter per line. */
+static void
+print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written)
+{
+	char b[64];
 	int i;
 
-	fprintf(f, "packets in           %llu\n", (unsigned long long)s->pkts_in);
-	fprintf(f, "packets out          %llu\n", (unsigned long long)s->pkts_out);
-	fprintf(f, "super-packets        %llu\n", (unsigned long long)s->super_pkts);
-	fprintf(f, "segments merged      %llu\n", (unsigned long long)s->segs_merged);
-	fprintf(f, "csum verified (sw)   ip %llu l4 %llu partial-ok %llu\n",
-		(unsigned long long)s->csum_sw_ip, (unsigned long long)s->csum_sw_l4,
-		(unsigned long long)s->csum_partial_ok);
-	fprintf(f, "segments per output:");
-	for (i = 0; i < SOFL_GRO_HIST_BINS; i++)
-		fprintf(f, " %s:%llu", bins[i], (unsigned long long)s->hist[i]);
-	fprintf(f, "\nflush reasons:");
+	fprintf(f, "gro:\n");
+	line(f, s->pkts_in, "packets in");
+	line(f, s->bytes_in, "bytes in");
+	line(f, s->pkts_out, "packets out");
+	line(f, s->super_pkts, "super-packets");
+	line(f, s->segs_merged, "segments merged into super-packets");
+	line(f, written, "records written");
+	fprintf(f, "checksums:\n");
+	line(f, s->csum_sw_ip, "IPv4 header checksums verified in software");
+	line(f, s->csum_sw_l4, "TCP/UDP checksums verified in software");
+	line(f, s->csum_partial_ok, "pseudo-header checksums accepted (partial-ok)");
+	fprintf(f, "segments per output:\n");
+	for (i = 0; i < SOFL_GRO_HIST_BINS; i++) {
+		snprintf(b, sizeof(b), "with %s segment%s", hist_bins[i], i ? "s" : "");
+		line(f, s->hist[i], b);
+	}
+	fprintf(f, "flush reasons:\n");
 	for (i = 0; i < SOFL_GRO_FLUSH__MAX; i++)
 		if (s->flush[i])
-			fprintf(f, " %s:%llu", sofl_gro_flush_name(i), (unsigned long long)s->flush[i]);
-	fprintf(f, "\nbypass reasons:");
+			line(f, s->flush[i], sofl_gro_flush_name(i));
+	fprintf(f, "bypass reasons:\n");
 	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
 		if (s->bypass[i])
-			fprintf(f, " %s:%llu", sofl_gro_bypass_name(i), (unsigned long long)s->bypass[i]);
-	fprintf(f, "\n");
+			line(f, s->bypass[i], sofl_gro_bypass_name(i));
+}
+
+/* The same counters as one JSON document; the "gro" object uses the names
+ * of struct sofl_gro_stats, as `softoffload tunnel --json` does. */
+static int
+print_json(FILE *f, const struct gro_opts *o, const struct sofl_gro_stats *s, uint64_t written)
+{
+	struct cli_json j;
+	int i;
+
+	cli_json_begin(&j, f);
+	cli_json_str(&j, "file", o->in);
+	cli_json_u64(&j, "written", written);
+	cli_json_obj(&j, "gro");
+	cli_json_u64(&j, "pkts_in", s->pkts_in);
+	cli_json_u64(&j, "bytes_in", s->bytes_in);
+	cli_json_u64(&j, "pkts_out", s->pkts_out);
+	cli_json_u64(&j, "super_pkts", s->super_pkts);
+	cli_json_u64(&j, "segs_merged", s->segs_merged);
+	cli_json_u64(&j, "csum_sw_ip", s->csum_sw_ip);
+	cli_json_u64(&j, "csum_sw_l4", s->csum_sw_l4);
+	cli_json_u64(&j, "csum_partial_ok", s->csum_partial_ok);
+	cli_json_obj(&j, "hist");
+	for (i = 0; i < SOFL_GRO_HIST_BINS; i++)
+		cli_json_u64(&j, hist_bins[i], s->hist[i]);
+	cli_json_end(&j);
+	cli_json_obj(&j, "flush");
+	for (i = 0; i < SOFL_GRO_FLUSH__MAX; i++)
+		cli_json_u64(&j, sofl_gro_flush_name(i), s->flush[i]);
+	cli_json_end(&j);
+	cli_json_obj(&j, "bypass");
+	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
+		cli_json_u64(&j, sofl_gro_bypass_name(i), s->bypass[i]);
+	cli_json_end(&j);
+	cli_json_end(&j);
+	return cli_json_finish(&j, f == stdout ? "stdout" : "stderr");
 }
 
 struct run {
@@ -546,9 +601,14 @@ cmd_gro(int argc, char **argv)
 		goto done;
 	}
 	rc = replay(&o, in, &r);
-	if (o.stats) {
+	if (o.stats || o.json) {
+		FILE *f = strcmp(o.out, "-") ? stdout : stderr;
+
 		sofl_gro_get_stats(r.g, &st);
-		print_stats(strcmp(o.out, "-") ? stdout : stderr, &st);
+		if (!o.json)
+			print_stats(f, &st, r.written);
+		else if (print_json(f, &o, &st, r.written) && !rc)
+			rc = 2;
 	}
 done:
 	if (pcapout_close(r.out) && !rc)

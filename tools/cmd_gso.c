@@ -34,7 +34,7 @@
 struct gso_opts {
 	const char *in, *out;
 	unsigned mss, udp_size, mtu;
-	int fixed_id, partial, ignore_df, stats;
+	int fixed_id, partial, ignore_df, stats, json;
 };
 
 struct gso_stats {
@@ -61,7 +61,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: softoffload gso IN.pcap -o OUT.pcap [--mss N] [--udp-gso-size N]\n"
-"         [--mtu N [--ignore-df]] [--fixed-id] [--csum full|partial] [--stats]\n"
+"         [--mtu N [--ignore-df]] [--fixed-id] [--csum full|partial]\n"
+"         [--stats | --json]\n"
 "\n"
 "Segments the super-packets of IN (pcap/pcapng, Ethernet or raw IP) the way\n"
 "Linux software GSO does, and writes every resulting packet to OUT (same\n"
@@ -82,6 +83,8 @@ usage(FILE *f)
 "                   leave the pseudo-header sum (for a device that completes\n"
 "                   it; fragments always get complete checksums)\n"
 "  --stats          print counts (to stderr when OUT is stdout)\n"
+"  --json           print the counts as one JSON document instead\n"
+"                   (docs/cli.md; to stderr when OUT is stdout)\n"
 "\n"
 "Packets that are not segmented pass through with their TCP/UDP checksum\n"
 "completed (UDP over IPv4 with checksum 0 stays 0) and their IPv4 header\n"
@@ -135,6 +138,8 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 			o->ignore_df = 1;
 		} else if (!strcmp(a, "--stats")) {
 			o->stats = 1;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
 		} else if (cli_operand("gso", a, &o->in)) {
 			return 2;
 		}
@@ -336,29 +341,98 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 }
 
 static void
+line(FILE *f, unsigned long long n, const char *what)
+{
+	fprintf(f, "\t%llu %s\n", n, what);
+}
+
+/* netstat -s style: a section per concern, one counter per line. */
+static void
 print_stats(FILE *f, const struct gso_stats *s, int partial)
 {
 	int i;
 
-	fprintf(f, "records in          %llu (%llu bytes)\n", s->records, s->bytes_in);
-	fprintf(f, "records out         %llu (%llu bytes)\n", s->out_records, s->bytes_out);
-	fprintf(f, "super-packets       %llu (tcp %llu, udp %llu, fragmented %llu)\n",
-		s->tcp_super + s->udp_super + s->frag_super, s->tcp_super, s->udp_super,
-		s->frag_super);
-	fprintf(f, "segments out        %llu\n", s->segs_out);
-	fprintf(f, "passed through      %llu\n", s->passed);
-	fprintf(f, "checksums computed  %llu tcp/udp%s, %llu ipv4 header\n", s->l4_csums,
-		partial ? " (pseudo-header sums, fragments complete)" : "", s->ip_csums);
-	fprintf(f, "unchanged           %llu truncated, %llu malformed, %llu not IP, "
-		"%llu fragments, %llu refused\n", s->truncated, s->malformed, s->not_ip,
-		s->fragments, s->refused);
+	fprintf(f, "gso:\n");
+	line(f, s->records, "records in");
+	line(f, s->bytes_in, "bytes in");
+	line(f, s->out_records, "records out");
+	line(f, s->bytes_out, "bytes out");
+	line(f, s->tcp_super + s->udp_super + s->frag_super, "super-packets");
+	line(f, s->tcp_super, "TCP super-packets segmented (TSO)");
+	line(f, s->udp_super, "UDP super-packets segmented (USO)");
+	line(f, s->frag_super, "IP packets fragmented (UFO)");
+	line(f, s->segs_out, "segments out");
+	line(f, s->passed, "packets passed through");
+	fprintf(f, "checksums:\n");
+	line(f, s->l4_csums, partial ? "TCP/UDP checksums computed (pseudo-header sums, "
+	     "fragments complete)" : "TCP/UDP checksums computed");
+	line(f, s->ip_csums, "IPv4 header checksums computed");
+	fprintf(f, "unchanged:\n");
+	line(f, s->truncated, "records truncated by the capture");
+	line(f, s->malformed, "malformed packets");
+	line(f, s->not_ip, "packets not IP");
+	line(f, s->fragments, "IP fragments");
+	line(f, s->refused, "packets refused by the segmenter");
 	if (s->frag_hdr)
-		fprintf(f, "  %-40s %llu\n", "first fragment cannot hold the headers", s->frag_hdr);
+		line(f, s->frag_hdr, "first fragment cannot hold the headers");
 	for (i = 1; i < NERR; i++)
 		if (s->err[i])
-			fprintf(f, "  %-40s %llu\n", sofl_strerror(-i), s->err[i]);
-	fprintf(f, "trailer bytes dropped %llu (after the IP packet of %llu segmented or "
-		"fragmented records)\n", s->trailer_bytes, s->trailer_recs);
+			line(f, s->err[i], sofl_strerror(-i));
+	fprintf(f, "trailers:\n");
+	line(f, s->trailer_bytes, "trailer bytes dropped");
+	line(f, s->trailer_recs, "segmented or fragmented records that had a trailer");
+}
+
+/* The same counters as one JSON document (docs/cli.md). */
+static int
+print_json(FILE *f, const struct gso_opts *o, const struct gso_stats *s)
+{
+	struct cli_json j;
+	int i;
+
+	cli_json_begin(&j, f);
+	cli_json_str(&j, "file", o->in);
+	cli_json_str(&j, "csum", o->partial ? "partial" : "full");
+	cli_json_u64(&j, "records_in", s->records);
+	cli_json_u64(&j, "bytes_in", s->bytes_in);
+	cli_json_u64(&j, "records_out", s->out_records);
+	cli_json_u64(&j, "bytes_out", s->bytes_out);
+	cli_json_obj(&j, "super_pkts");
+	cli_json_u64(&j, "total", s->tcp_super + s->udp_super + s->frag_super);
+	cli_json_u64(&j, "tcp", s->tcp_super);
+	cli_json_u64(&j, "udp", s->udp_super);
+	cli_json_u64(&j, "fragmented", s->frag_super);
+	cli_json_end(&j);
+	cli_json_u64(&j, "segs_out", s->segs_out);
+	cli_json_u64(&j, "passed", s->passed);
+	cli_json_obj(&j, "csum_computed");
+	cli_json_u64(&j, "l4", s->l4_csums);
+	cli_json_u64(&j, "ipv4_hdr", s->ip_csums);
+	cli_json_end(&j);
+	cli_json_obj(&j, "unchanged");
+	cli_json_u64(&j, "truncated", s->truncated);
+	cli_json_u64(&j, "malformed", s->malformed);
+	cli_json_u64(&j, "not_ip", s->not_ip);
+	cli_json_u64(&j, "fragments", s->fragments);
+	cli_json_u64(&j, "refused", s->refused);
+	cli_json_u64(&j, "frag_hdr", s->frag_hdr);
+	cli_json_arr(&j, "reasons");
+	for (i = 1; i < NERR; i++) {
+		if (!s->err[i])
+			continue;
+		cli_json_obj(&j, NULL);
+		cli_json_i64(&j, "code", -i);
+		cli_json_str(&j, "reason", sofl_strerror(-i));
+		cli_json_u64(&j, "count", s->err[i]);
+		cli_json_end(&j);
+	}
+	cli_json_end(&j);
+	cli_json_end(&j);
+	cli_json_obj(&j, "trailer");
+	cli_json_u64(&j, "bytes_dropped", s->trailer_bytes);
+	cli_json_u64(&j, "records", s->trailer_recs);
+	cli_json_end(&j);
+	return cli_json_finish(&j, f == stdout ? "stdout" : "stderr");
 }
 
 int
@@ -388,7 +462,10 @@ cmd_gso(int argc, char **argv)
 	if (pcapout_close(r.out) && !rc)
 		rc = 2;
 	pcapin_close(in);
-	if (r.o.stats)
+	if (r.o.json) {
+		if (print_json(strcmp(r.o.out, "-") ? stdout : stderr, &r.o, &r.st) && !rc)
+			rc = 2;
+	} else if (r.o.stats)
 		print_stats(strcmp(r.o.out, "-") ? stdout : stderr, &r.st, r.o.partial);
 	if (r.st.frag_hdr)
 		cli_error("--mtu %u: the first fragment cannot hold the headers (IP, fragment "

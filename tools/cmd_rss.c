@@ -7,6 +7,7 @@
  * hash is reported only if every byte the hash uses was captured.  A flow is
  * one hash input (sofl_rss_input()): in symmetric mode both directions of a
  * connection are one flow. */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ struct rss_opts {
 	const char *in, *table;
 	const char *key_hex;
 	unsigned long queues;
-	int symmetric, tsv;
+	int symmetric, tsv, json;
 };
 
 /* distinct hash inputs: open addressing, keyed by type + input bytes */
@@ -48,7 +49,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: softoffload rss FILE --queues N [--key HEX] [--symmetric] [--table TFILE]\n"
-"                           [--format text|tsv]\n"
+"                           [--format text|tsv|json] [--json]\n"
 "\n"
 "Computes the Toeplitz RSS hash of every packet in FILE (pcap or pcapng;\n"
 "Ethernet or raw IP) and the receive queue an indirection table maps it to,\n"
@@ -75,10 +76,16 @@ usage(FILE *f)
 "                  128 entries shared out in proportion to the weights of\n"
 "                  queues 0, 1, ... in contiguous runs (ethtool -X weight)\n"
 "  --format text   per-queue table and summary (default)\n"
-"  --format tsv    one line per packet: number<TAB>hash<TAB>queue, packets\n"
-"                  numbered from 1, hash as 0x%%08x, queue from 0; '-' for\n"
-"                  both when a packet has no hash (not IP, malformed, or its\n"
-"                  hash input was not captured)\n"
+"  --format tsv    a header line, then one line per packet: packet, hash,\n"
+"                  queue, type, src, dst, sport, dport (TAB-separated);\n"
+"                  packets numbered from 1, hash as 0x%%08x, queue from 0,\n"
+"                  type IPv4, IPv4/TCP, ... (what the hash covers), the\n"
+"                  tuple the hash covers ('-' for ports it does not use);\n"
+"                  every field after the number '-' when a packet has no\n"
+"                  hash (not IP, malformed, or its hash input not captured)\n"
+"  --format json, --json\n"
+"                  the text output's counters as one JSON document\n"
+"                  (docs/cli.md)\n"
 "\n"
 "Text output: for each queue its packets and flows (distinct hash inputs:\n"
 "in symmetric mode both directions are one flow), then the spread:\n"
@@ -109,6 +116,8 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 			return 1;
 		if (!strcmp(a, "--symmetric")) {
 			o->symmetric = 1;
+		} else if (!strcmp(a, "--json")) {
+			o->json = 1;
 		} else if (!strcmp(a, "--queues") || !strcmp(a, "--key") ||
 			   !strcmp(a, "--table") || !strcmp(a, "--format")) {
 			const char *v = i + 1 < argc ? argv[++i] : NULL;
@@ -127,8 +136,10 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 				o->table = v;
 			} else if (!strcmp(v, "tsv")) {
 				o->tsv = 1;
+			} else if (!strcmp(v, "json")) {
+				o->json = 1;
 			} else if (strcmp(v, "text")) {
-				return cli_usage("--format: '%s' is not text or tsv", v);
+				return cli_usage("--format: '%s' is not text, tsv or json", v);
 			}
 		} else if (cli_operand("rss", a, &o->in)) {
 			return 2;
@@ -138,6 +149,8 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 		return cli_usage("no input file");
 	if (!o->queues)
 		return cli_usage("--queues N is required");
+	if (o->tsv && o->json)
+		return cli_usage("--format tsv and --json exclude each other");
 	return 0;
 }
 
@@ -333,13 +346,40 @@ input_captured(const struct sofl_pkt *p, int type, uint32_t caplen)
 	return need <= caplen;
 }
 
+static const char *const type_name[] = {
+	"", "IPv4", "IPv4/TCP", "IPv4/UDP", "IPv6", "IPv6/TCP", "IPv6/UDP",
+};
+
+/* JSON keys of the same types */
+static const char *const type_key[] = {
+	"", "ipv4", "ipv4_tcp", "ipv4_udp", "ipv6", "ipv6_tcp", "ipv6_udp",
+};
+
 static void
-tsv_line(unsigned long long n, const struct sofl_rss_out *o)
+tsv_header(void)
 {
-	if (o)
-		printf("%llu\t0x%08x\t%u\n", n, o->hash, o->queue);
+	printf("packet\thash\tqueue\ttype\tsrc\tdst\tsport\tdport\n");
+}
+
+/* One packet: its hash, queue, hash type and the tuple the hash covers (the
+ * packet's own order, also in symmetric mode); '-' where there is none. */
+static void
+tsv_line(unsigned long long n, const struct sofl_rss_out *o, const struct sofl_pkt *p,
+	 int type)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	int af = p && p->key.family == 6 ? AF_INET6 : AF_INET;
+
+	if (!o || !inet_ntop(af, p->key.src, src, sizeof(src)) ||
+	    !inet_ntop(af, p->key.dst, dst, sizeof(dst))) {
+		printf("%llu\t-\t-\t-\t-\t-\t-\t-\n", n);
+		return;
+	}
+	printf("%llu\t0x%08x\t%u\t%s\t%s\t%s\t", n, o->hash, o->queue, type_name[type], src, dst);
+	if (type == SOFL_RSS_IPV4 || type == SOFL_RSS_IPV6)
+		printf("-\t-\n");
 	else
-		printf("%llu\t-\t-\n", n);
+		printf("%u\t%u\n", p->key.sport, p->key.dport);
 }
 
 /* One record: @n bytes at @data to parse, of which the first @caplen are real. */
@@ -363,7 +403,7 @@ rss_record(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats 
 		else
 			st->malformed++;
 		if (o->tsv)
-			tsv_line(st->records, NULL);
+			tsv_line(st->records, NULL, NULL, 0);
 		return 0;
 	}
 	/* in a widened record a parse error may come from the zeros: only an
@@ -371,14 +411,14 @@ rss_record(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats 
 	if (n != caplen && (err != 0 || !input_captured(&p, type, caplen))) {
 		st->trunc++;
 		if (o->tsv)
-			tsv_line(st->records, NULL);
+			tsv_line(st->records, NULL, NULL, 0);
 		return 0;
 	}
 	st->hashed++;
 	st->by_type[type]++;
 	st->pkts[out.queue]++;
 	if (o->tsv) {
-		tsv_line(st->records, &out);
+		tsv_line(st->records, &out, &p, type);
 		return 0;
 	}
 	sofl_rss_input(r, &p, in, &len);
@@ -410,6 +450,8 @@ run(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats *st,
 		free(wide);
 		return 2;
 	}
+	if (o->tsv)
+		tsv_header();
 	while ((rc = pcapin_next(in, &rec)) == 1) {
 		const uint8_t *d = rec.data;
 		uint32_t n = rec.caplen;
@@ -452,12 +494,16 @@ max_over_mean(const unsigned long long *v, unsigned n)
 }
 
 static void
+line(unsigned long long n, const char *what)
+{
+	printf("\t%llu %s\n", n, what);
+}
+
+/* netstat -s style sections, then the per-queue table (TAB-separated). */
+static void
 print_text(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_stats *st,
 	   enum sofl_link link)
 {
-	static const char *const tname[] = {
-		"", "IPv4", "IPv4/TCP", "IPv4/UDP", "IPv6", "IPv6/TCP", "IPv6/UDP",
-	};
 	unsigned long long nflows = 0;
 	unsigned q, nq = (unsigned)o->queues;
 	int t;
@@ -466,22 +512,75 @@ print_text(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 		nflows += st->flows[q];
 	printf("%s: %llu packets (%s)\n", o->in, st->records,
 	       link == SOFL_LINK_ETH ? "Ethernet" : "raw IP");
-	printf("  hashed %llu:", st->hashed);
+	printf("settings:\n");
+	printf("\tkey %s\n", o->key_hex ? "from --key" : "Microsoft default");
+	printf("\t%s\n", o->symmetric ? "symmetric (sorted addresses and ports)" : "not symmetric");
+	line(sofl_rss_reta_size(r), "indirection table entries");
+	line(nq, "queues");
+	printf("\timplementation %s\n", sofl_rss_impl_name(r));
+	printf("hashed:\n");
+	line(st->hashed, "packets hashed");
 	for (t = SOFL_RSS_IPV4; t <= SOFL_RSS_IPV6_UDP; t++)
-		printf(" %s %llu%s", tname[t], st->by_type[t], t < SOFL_RSS_IPV6_UDP ? "," : "\n");
-	printf("  no hash: %llu not IP, %llu malformed, %llu hash input not captured\n",
-	       st->not_ip, st->malformed, st->trunc);
-	printf("  key %s, %s, table %u entries over %u queues, impl %s\n",
-	       o->key_hex ? "from --key" : "Microsoft default",
-	       o->symmetric ? "symmetric (sorted addresses and ports)" : "not symmetric",
-	       sofl_rss_reta_size(r), nq, sofl_rss_impl_name(r));
+		line(st->by_type[t], type_name[t]);
+	printf("no hash:\n");
+	line(st->not_ip, "packets not IP");
+	line(st->malformed, "malformed packets");
+	line(st->trunc, "packets whose hash input was not captured");
 	printf("queue\tpackets\tflows\n");
 	for (q = 0; q < nq; q++)
 		printf("%u\t%llu\t%llu\n", q, st->pkts[q], st->flows[q]);
 	printf("total\t%llu\t%llu\n", st->hashed, nflows);
-	printf("spread (max/mean per queue; 1.00 = even, %u = all on one queue): "
-	       "packets %.2f, flows %.2f\n", nq, max_over_mean(st->pkts, nq),
-	       max_over_mean(st->flows, nq));
+	printf("spread (max/mean per queue; 1.00 = even, %u = all on one queue):\n", nq);
+	printf("\t%.2f packets\n", max_over_mean(st->pkts, nq));
+	printf("\t%.2f flows\n", max_over_mean(st->flows, nq));
+}
+
+/* The same counters as one JSON document (docs/cli.md). */
+static int
+print_json(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_stats *st,
+	   enum sofl_link link)
+{
+	struct cli_json j;
+	unsigned long long nflows = 0;
+	unsigned q, nq = (unsigned)o->queues;
+	int t;
+
+	for (q = 0; q < nq; q++)
+		nflows += st->flows[q];
+	cli_json_begin(&j, stdout);
+	cli_json_str(&j, "file", o->in);
+	cli_json_str(&j, "link", link == SOFL_LINK_ETH ? "ethernet" : "raw_ip");
+	cli_json_u64(&j, "packets", st->records);
+	cli_json_str(&j, "key", o->key_hex ? "given" : "default");
+	cli_json_bool(&j, "symmetric", o->symmetric);
+	cli_json_u64(&j, "table_size", sofl_rss_reta_size(r));
+	cli_json_u64(&j, "queue_count", nq);
+	cli_json_str(&j, "impl", sofl_rss_impl_name(r));
+	cli_json_u64(&j, "hashed", st->hashed);
+	cli_json_obj(&j, "by_type");
+	for (t = SOFL_RSS_IPV4; t <= SOFL_RSS_IPV6_UDP; t++)
+		cli_json_u64(&j, type_key[t], st->by_type[t]);
+	cli_json_end(&j);
+	cli_json_obj(&j, "no_hash");
+	cli_json_u64(&j, "not_ip", st->not_ip);
+	cli_json_u64(&j, "malformed", st->malformed);
+	cli_json_u64(&j, "not_captured", st->trunc);
+	cli_json_end(&j);
+	cli_json_arr(&j, "queues");
+	for (q = 0; q < nq; q++) {
+		cli_json_obj(&j, NULL);
+		cli_json_u64(&j, "queue", q);
+		cli_json_u64(&j, "packets", st->pkts[q]);
+		cli_json_u64(&j, "flows", st->flows[q]);
+		cli_json_end(&j);
+	}
+	cli_json_end(&j);
+	cli_json_u64(&j, "flows", nflows);
+	cli_json_obj(&j, "spread");
+	cli_json_dbl(&j, "packets", max_over_mean(st->pkts, nq), 2);
+	cli_json_dbl(&j, "flows", max_over_mean(st->flows, nq), 2);
+	cli_json_end(&j);
+	return cli_json_finish(&j, "stdout");
 }
 
 int
@@ -515,7 +614,10 @@ cmd_rss(int argc, char **argv)
 		return cli_error("out of memory");
 	}
 	rc = run(&rss, &o, &st, &link);
-	if (!o.tsv && !(rc == 2 && st.records == 0))
+	if (o.json && !(rc == 2 && st.records == 0)) {
+		if (print_json(&rss, &o, &st, link))
+			rc = 2;
+	} else if (!o.tsv && !(rc == 2 && st.records == 0))
 		print_text(&rss, &o, &st, link);
 	free(st.pkts);
 	free(st.flows);

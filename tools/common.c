@@ -1,4 +1,5 @@
 /* Option and operand helpers shared by the CLI subcommands (cli.h). */
+#include <stdio.h>
 #include <string.h>
 #include "cli.h"
 
@@ -64,4 +65,145 @@ cli_list(const char *opt, const char *val, unsigned long long max,
 			return 0;
 		p += len + 1;
 	}
+}
+
+/* ---- JSON writer (cli.h) ---- */
+
+static void
+json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+/* The separator and "key": of the next member at the current level. */
+static void
+json_member(struct cli_json *j, const char *key)
+{
+	if (j->depth == 0) {
+		j->bad = 1;
+		return;
+	}
+	if (!j->first[j->depth - 1])
+		fputc(',', j->f);
+	j->first[j->depth - 1] = 0;
+	if (key) {
+		json_string(j->f, key);
+		fputc(':', j->f);
+	}
+}
+
+static void
+json_open(struct cli_json *j, const char *key, char open, char close)
+{
+	if (j->depth == CLI_JSON_DEPTH) {
+		j->bad = 1;
+		return;
+	}
+	if (j->depth)
+		json_member(j, key);
+	fputc(open, j->f);
+	j->first[j->depth] = 1;
+	j->close[j->depth] = close;
+	j->depth++;
+}
+
+void
+cli_json_begin(struct cli_json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	json_open(j, NULL, '{', '}');
+}
+
+void
+cli_json_obj(struct cli_json *j, const char *key)
+{
+	json_open(j, key, '{', '}');
+}
+
+void
+cli_json_arr(struct cli_json *j, const char *key)
+{
+	json_open(j, key, '[', ']');
+}
+
+void
+cli_json_end(struct cli_json *j)
+{
+	if (j->depth == 0) {
+		j->bad = 1;
+		return;
+	}
+	j->depth--;
+	fputc(j->close[j->depth], j->f);
+}
+
+void
+cli_json_u64(struct cli_json *j, const char *key, unsigned long long v)
+{
+	json_member(j, key);
+	fprintf(j->f, "%llu", v);
+}
+
+void
+cli_json_i64(struct cli_json *j, const char *key, long long v)
+{
+	json_member(j, key);
+	fprintf(j->f, "%lld", v);
+}
+
+void
+cli_json_str(struct cli_json *j, const char *key, const char *s)
+{
+	json_member(j, key);
+	if (s)
+		json_string(j->f, s);
+	else
+		fputs("null", j->f);
+}
+
+void
+cli_json_dbl(struct cli_json *j, const char *key, double v, int prec)
+{
+	json_member(j, key);
+	/* JSON has no NaN or infinity */
+	if (v != v || v > 1e300 || v < -1e300)
+		fputs("null", j->f);
+	else
+		fprintf(j->f, "%.*f", prec, v);
+}
+
+void
+cli_json_bool(struct cli_json *j, const char *key, int v)
+{
+	json_member(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+int
+cli_json_finish(struct cli_json *j, const char *what)
+{
+	while (j->depth)
+		cli_json_end(j);
+	fputc('\n', j->f);
+	if (fflush(j->f) != 0 || ferror(j->f))
+		return cli_error("%s: write error", what);
+	if (j->bad)
+		return cli_error("internal: JSON nesting deeper than %d", CLI_JSON_DEPTH);
+	return 0;
 }

@@ -359,7 +359,7 @@ open_udp(const struct opts *o, struct worker *w)
 	c.connect = o->queues == 1;
 	c.peer_only = 1;
 	c.sndbuf = 4 << 20;
-	c.rcvbuf = 4 << 20;
+	c.rcvbuf = 16 << 20;
 	switch (o->mode) {
 	case MODE_OFF:
 		c.gso = c.gro = 0;

@@ -24,7 +24,12 @@
  * ring (seq/ID rewritten and both header cache lines touched outside the
  * timed region, as a NIC writing into the LLC would); each poll is timed
  * separately and the timer cost subtracted.  The 65536/32 ratio is the
- * "cost does not grow with the number of flows" check. */
+ * "cost does not grow with the number of flows" check.
+ *
+ * SOFL_BENCH_ROW=text runs only the rows whose name contains text (e.g.
+ * "W1 sw-csum", "65536 flows"), SOFL_BENCH_SCALE=x (0 < x <= 1) scales the
+ * iterations per sample: for instruction counts (valgrind --tool=callgrind)
+ * and the smoke test. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,13 +278,34 @@ many_run(struct many *m, int polls, double tc)
 	return ((double)sum - tc * polls) / ((double)polls * WL_BURST);
 }
 
+/* SOFL_BENCH_ROW: 1 when row @name is to run */
+static int
+row_wanted(const char *name)
+{
+	const char *e = getenv("SOFL_BENCH_ROW");
+
+	return !e || !*e || strstr(name, e) != NULL;
+}
+
+/* SOFL_BENCH_SCALE: @n iterations scaled, at least 1 */
+static int
+scaled(int n)
+{
+	const char *e = getenv("SOFL_BENCH_SCALE");
+	double s = e ? atof(e) : 1.0;
+
+	if (!(s > 0 && s <= 1))
+		s = 1.0;
+	return n * s >= 1 ? (int)(n * s) : 1;
+}
+
 int
 main(void)
 {
 	static const uint32_t nfl[3] = { 32, 1024, 65536 };
 	struct light rows[WL__COUNT * 3];
 	struct many mf[3];
-	int reps = bench_reps(15), nrows = 0, r, i, iters = 20000;
+	int reps = bench_reps(15), nrows = 0, r, i, iters = scaled(20000), mon[3];
 	double tc = timer_cost(), med[WL__COUNT * 3], mmed[3], pmed;
 	double *psamp = calloc((size_t)reps, sizeof(double));
 	char name[64];
@@ -290,11 +316,18 @@ main(void)
 			 * per segment), complete checksums for W1 and W3 */
 			if (mode == 2 && i != WL_W1 && i != WL_W3)
 				continue;
+			snprintf(name, sizeof(name), "%s %s (32 pkts/poll)", wl_gro_name((enum wl_gro)i),
+				 mode_name[mode]);
+			if (!row_wanted(name))
+				continue;
 			if (light_init(&rows[nrows], (enum wl_gro)i, mode, reps) != 0)
 				return 1;
 			nrows++;
 		}
 	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%u flows held, LRU table", nfl[i]);
+		if (!(mon[i] = row_wanted(name)))
+			continue;
 		if (many_init(&mf[i], nfl[i], reps) != 0)
 			return 1;
 		for (uint32_t w = 0; w < 3 * nfl[i] / WL_BURST + 64; w++)
@@ -304,9 +337,10 @@ main(void)
 	for (r = 0; r < reps; r++) {
 		for (i = 0; i < nrows; i++)
 			rows[i].samples[r] = light_run(&rows[i], iters);
-		psamp[r] = parse_run(&rows[0], iters);
+		psamp[r] = nrows ? parse_run(&rows[0], iters) : 0;
 		for (i = 0; i < 3; i++)
-			mf[i].samples[r] = many_run(&mf[i], 4000, tc);
+			if (mon[i])
+				mf[i].samples[r] = many_run(&mf[i], scaled(4000), tc);
 	}
 	for (i = 0; i < nrows; i++) {
 		snprintf(name, sizeof(name), "%s %s (32 pkts/poll)", wl_gro_name(rows[i].w),
@@ -314,17 +348,24 @@ main(void)
 		bench_report("gro", name, "ns per input packet", "ns", rows[i].samples, reps);
 		med[i] = bench_median(rows[i].samples, reps);
 	}
-	bench_report("gro", "sofl_pkt_parse alone (W1 frames)", "ns per packet", "ns", psamp, reps);
+	if (nrows)
+		bench_report("gro", "sofl_pkt_parse alone (W1 frames)", "ns per packet", "ns", psamp,
+			     reps);
 	pmed = bench_median(psamp, reps);
 	for (i = 0; i < 3; i++) {
 		struct split sp;
+
+		if (!mon[i]) {
+			mmed[i] = 0;
+			continue;
+		}
 		snprintf(name, sizeof(name), "%u flows held, LRU table", nfl[i]);
 		bench_report("gro", name, "ns per input packet", "ns", mf[i].samples, reps);
 		mmed[i] = bench_median(mf[i].samples, reps);
 		printf("         (%u flows: %.2f segments per output)\n", nfl[i],
 		       mf[i].outs ? (double)mf[i].segs / (double)mf[i].outs : 0.0);
 		memset(&sp, 0, sizeof(sp));
-		for (r = 0; r < 8192; r++)
+		for (r = 0; r < scaled(8192); r++)
 			many_split(&mf[i], &sp);
 		printf("         (diagnostic, one pass: receive %.1f ns/pkt in polls of new flows, "
 		       "%.1f in polls of merges; poll_end+release %.1f ns per output)\n",
@@ -342,10 +383,12 @@ main(void)
 			printf("  %-3s verified: %6.2f ns/pkt   DPDK %6.2f   DPDK/ours = %.1fx\n",
 			       wl_gro_name(rows[i].w), med[i], dpdk_ns[rows[i].w],
 			       dpdk_ns[rows[i].w] / med[i]);
-	printf("  65536 flows / 32 flows (same method) = %.2fx; 1024 / 32 = %.2fx\n",
-	       mmed[2] / mmed[0], mmed[1] / mmed[0]);
-	printf("  sofl_pkt_parse() alone costs %.2f ns per packet; W1 costs %.2f ns in all (its\n"
-	       "  inputs are merged without being parsed: fast path)\n", pmed, med[0]);
+	if (mon[0] && mon[1] && mon[2])
+		printf("  65536 flows / 32 flows (same method) = %.2fx; 1024 / 32 = %.2fx\n",
+		       mmed[2] / mmed[0], mmed[1] / mmed[0]);
+	if (nrows && rows[0].w == WL_W1 && rows[0].mode == 0)
+		printf("  sofl_pkt_parse() alone costs %.2f ns per packet; W1 costs %.2f ns in all (its\n"
+		       "  inputs are merged without being parsed: fast path)\n", pmed, med[0]);
 	free(psamp);
 	for (i = 0; i < nrows; i++) {
 		sofl_gro_destroy(rows[i].g);
@@ -353,6 +396,8 @@ main(void)
 		free(rows[i].samples);
 	}
 	for (i = 0; i < 3; i++) {
+		if (!mon[i])
+			continue;
 		sofl_gro_destroy(mf[i].g);
 		free(mf[i].mem);
 		free(mf[i].samples);

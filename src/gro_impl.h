@@ -1,9 +1,302 @@
-/* Internal: test hooks of the GRO engine (hidden symbols, static library
- * only), for the differential test of its fast paths (tests/test_gro_fast.c). */
+/* Internal: the GRO engine's state (struct sofl_gro, struct flow), shared
+ * by its files: gro.c (the public API), gro_table.c / gro_table.h (the flow
+ * tables), gro_rules.h (the merge rules), gro_out.c (completion and output),
+ * gro_fast.c (the receive loops and their fast paths), gro_csum.h (the
+ * checksum checks).  Hidden symbols, static library test hooks at the end. */
 #ifndef SOFL_GRO_IMPL_H
 #define SOFL_GRO_IMPL_H
 
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 #include "softoffload/gro.h"
+#include "hdr.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GRO_AVX2 1	/* a train's compare in 32-byte words where the CPU has AVX2 */
+#endif
+
+#define NIL		UINT32_MAX
+#define HOT		static inline __attribute__((always_inline))	/* per packet */
+#define LNX_BUCKETS	8	/* GRO_HASH_BUCKETS */
+#define LNX_PER_BUCKET	8	/* MAX_GRO_SKBS */
+
+/* tcp_flag_word() bits (bytes 12-15 of the TCP header, big-endian) */
+#define TW_FIN	0x00010000u
+#define TW_PSH	0x00080000u
+#define TW_WIN	0x0000ffffu
+
+#define CK_VALID	1	/* first segment's L4 checksum verified */
+#define CK_PARTIAL	2	/* ... holds the pseudo sum (partial_ok) */
+
+struct seg {
+	const uint8_t *pay;
+	uint32_t len;
+	uint32_t next;
+	uint64_t cookie;
+};
+
+/* A held flow.  Comparisons and completion read the first segment's
+ * headers at hdr: in the caller's buffer (the Linux table and small LRU
+ * tables: by the zero-copy contract it stays valid and unchanged while the
+ * flow is held, and the frames of a few flows stay in cache), or, in an LRU
+ * table past PF_BYTES, a copy in the entry (hc) made while the frame was
+ * in cache (at 32 flows the copy cost ~2 ns per new flow): with thousands of flows
+ * held, the first segment's buffer is cold when its flow's next segment
+ * arrives (a DRAM miss and a TLB miss, at the end of a chain of dependent
+ * loads), while the copy shares the entry's page and sits next to the line
+ * the lookup has just loaded.  Headers longer than the copy are read in the
+ * buffer.
+ * Layout by use: line 0 is what holding, merging and completing touch;
+ * line 1 the age links, the relaxed policy's newest TCP header, the hold
+ * time, the first segment (its frame, output unchanged when alone, and
+ * cookie), then the copy through line 2 (86 bytes from byte 106: Ethernet +
+ * IPv6 + TCP with timestamps).  The first segment lives in the entry, not in
+ * the segment list: holding a flow takes no segment entry, and the first
+ * merge links its segment to the flow, not to a cold segment entry.  The
+ * bucket is hash & mask; the first segment's payload is hdr_len .. hdr_len
+ * + mss of its frame (length mismatches are never held). */
+#define HCOPY 86
+
+struct flow {
+	uint32_t hash;
+	uint32_t chain;		/* next in the bucket, newest first */
+	uint32_t cprev;		/* previous (newer) in the bucket */
+	uint32_t ports;		/* sport << 16 | dport */
+	uint8_t  ipv, proto, l4_len, ck;
+	uint16_t l3_off, l3_len;
+	uint16_t l4_off, hdr_len;	/* hdr_len = payload offset of the first segment */
+	uint16_t mss, count;	/* count 0: not held */
+	uint16_t ulen;		/* UDP: first datagram's length */
+	uint16_t next_id;	/* IPv4: the ID the next segment must have (fast_merge) */
+	uint8_t  fixedid, orflags;
+	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
+	uint8_t  mk;		/* fast_merge compare mask g->mask_b[mk]; NO_MASK:
+				 * no fast path; MK_UNSET: not looked up yet */
+	uint32_t next_seq;
+	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
+	uint32_t seg_head, seg_tail;	/* the segments after the first: NIL, SINK if none */
+	const uint8_t *hdr;	/* first segment's headers [0, hdr_len): frame or hc */
+	uint32_t age_prev, age_next;	/* by hold time (LRU table, timeouts) */
+	const uint8_t *last_l4;	/* newest segment's TCP header (relaxed) */
+	uint64_t age;
+	const uint8_t *frame;	/* first segment's frame (LRU table; see fframe) */
+	uint64_t cookie0;	/* first segment's cookie */
+	uint16_t ts_off;	/* relaxed: TS option offset in the TCP header, 0 = none */
+	uint8_t hc[HCOPY];	/* LRU table: copy of the first segment's headers */
+} __attribute__((aligned(64)));
+
+_Static_assert(offsetof(struct flow, age_prev) == 64, "struct flow: line 0 is the hot part");
+_Static_assert(offsetof(struct flow, hc) + HCOPY == 192, "struct flow: three lines");
+_Static_assert(sizeof(struct flow) == 192, "struct flow: three lines");
+
+/* The first segment's headers [0, hdr_len) */
+static inline const uint8_t *
+fhdr(const struct flow *f)
+{
+	return f->hdr;
+}
+
+#define NMASK    8	/* header layouts with a fast_merge mask */
+#define MASK_LEN 128	/* longest header compared with a mask */
+#define NO_MASK  0xff
+#define MK_UNSET 0xfe	/* looked up when a 2nd segment is compared */
+
+struct dlist {
+	uint32_t head, tail;
+};
+
+struct sofl_gro {
+	struct sofl_gro_config cfg;
+	struct sofl_gro_rule *rules;
+	int lnx;		/* Linux table geometry */
+	int fast;		/* fast_merge applies (Linux policy) */
+	int isa;		/* the fast paths may use 1: AVX2 (a train's compare
+				 * in 32-byte words), 2: and AVX-512 (checksums
+				 * summed inline); 0: neither */
+	int use_age;		/* age list kept (LRU table or flush timeout) */
+	int pf;			/* LRU table larger than a core's L2: prefetch entries */
+	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
+	uint32_t mask_key[NMASK];
+	uint32_t nmask;
+	uint32_t last_fi;	/* flow fast_merge last merged into (a hint), or NIL */
+	int nohash;		/* set by fast_find: no held flow has hash nohash_h */
+	uint32_t nohash_h;	/* (valid until the input is delivered) */
+	uint32_t mask;		/* buckets - 1 */
+	uint32_t per_bucket;
+	uint32_t *head;		/* bucket chains (bhead(): zeroed = empty) */
+	uint32_t *tail;		/* Linux table: oldest of each bucket */
+	uint8_t *cnt;		/* Linux table: flows per bucket */
+	uint8_t *tags;		/* Linux table: held flows per (bucket, hash tag) */
+	struct flow *flows;
+	uint32_t nflows, nfree, held_flows, fs_grow_at;	/* (fstack_grow) */
+	uint32_t *fstack;	/* free flow entries: fstack[0, nfree), the top reused first;
+				 * below fs_lo not written yet (fstack_grow) */
+	struct seg *segs;
+	uint32_t seg_cap, free_seg, held_segs;
+	struct dlist age;
+	uint32_t hand;		/* LRU table: CLOCK hand, an index into flows */
+	uint64_t timeout_ns;
+
+	struct sofl_gro_out *outs;
+	struct sofl_gro_out out1;	/* a lone verified segment's output, but iov/cookies/len/reason */
+	uint32_t nout;
+	struct iovec *iov;
+	uint32_t niov;
+	uint64_t *cookies;
+	uint32_t ncook;
+	uint8_t *scratch;
+	size_t sused, scap;
+	uint32_t cycle_in, held_at_start;
+	uint64_t now;
+
+	struct sofl_gro_stats st;
+	/* (cold: after the counters) */
+	uint64_t hkey[2];	/* key_msg()'s hash key */
+	uint32_t fs_lo;		/* fstack below fs_lo not written yet */
+	uint32_t seg_init;	/* segs[0, seg_init) linked in so far (segs_grow) */
+	size_t head_map, flows_map;	/* mmap()ed bytes of head, flows; 0: malloc */
+};
+
+/* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
+ * that a table fresh from the kernel's zero pages is empty (creating a
+ * large table writes none of it, and memory is backed as buckets are
+ * used); in an LRU table, the chain's length in the bits above (the Linux
+ * table counts in cnt), next to the head the lookup loads anyway. */
+#define HB_IDX	0x01ffffffu	/* max_flows <= 2^24 */
+#define HB_ONE	0x02000000u
+#define LRU_CHAIN_MAX 8	/* flows per LRU bucket: bounds every lookup's walk */
+
+/* Bucket @b's newest flow, or NIL */
+static inline uint32_t
+bhead(const struct sofl_gro *g, uint32_t b)
+{
+	return (g->head[b] & HB_IDX) - 1;
+}
+
+static inline void
+bhead_set(struct sofl_gro *g, uint32_t b, uint32_t fi)
+{
+	g->head[b] = (g->head[b] & ~HB_IDX) | (fi + 1);
+}
+
+/* The first segment's frame: hdr in the Linux table, which never copies
+ * headers and so does not store frame as well. */
+static inline const uint8_t *
+fframe(const struct sofl_gro *g, const struct flow *f)
+{
+	return g->lnx ? f->hdr : f->frame;
+}
+
+/* ---- lists ---- */
+
+#define DL_LINK(g, d, f, prevf, nextf) do {					\
+	(g)->flows[f].prevf = (d)->tail;					\
+	(g)->flows[f].nextf = NIL;						\
+	if ((d)->tail != NIL) (g)->flows[(d)->tail].nextf = (f);		\
+	else (d)->head = (f);							\
+	(d)->tail = (f);							\
+} while (0)
+
+#define DL_UNLINK(g, d, f, prevf, nextf) do {					\
+	uint32_t p_ = (g)->flows[f].prevf, n_ = (g)->flows[f].nextf;		\
+	if (p_ != NIL) (g)->flows[p_].nextf = n_; else (d)->head = n_;		\
+	if (n_ != NIL) (g)->flows[n_].prevf = p_; else (d)->tail = p_;		\
+} while (0)
+
+/* The lines of flow entry @fi: line 0, the list links and first segment
+ * (line 1) and the header copy (lines 1-2).
+ * Always inline, as every function here that only loads and prefetches:
+ * gcc 12 -O2 can take a function that is not inlined early and does nothing
+ * but load and prefetch for a pure one, and delete its calls, whose result
+ * is unused (seen in the object code: until 2026-11-30 neither rx_chunk's
+ * flow-entry prefetch nor age_prefetch's were there, so the earlier
+ * measurements of prefetching ideas measured nothing; a six-line test case
+ * shows the same, and -fno-tree-dce keeps them).
+ * With them, at 65536 flows held, receive went from ~35 to ~28 ns per
+ * merged packet and from ~37 to ~25 per new flow (bench_gro's split). */
+HOT void
+flow_prefetch(const struct sofl_gro *g, uint32_t fi)
+{
+	const char *p = (const char *)&g->flows[fi];
+
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + 64);
+	__builtin_prefetch(p + 128);
+}
+
+/* Linux table: a bucket's flows counted by TAGS hash tags (the hash bits
+ * above the bucket's), so that fast_find knows without walking the chain
+ * (pointer chasing through up to 8 entries) that no flow has a hash. */
+#define TAGS 64
+
+static inline uint32_t
+tag_of(const struct sofl_gro *g, uint32_t h)
+{
+	return (h & g->mask) * TAGS + ((h >> 3) & (TAGS - 1));
+}
+
+#define REF_HELD 1
+#define REF_USED 2
+
+static inline uint64_t
+ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t
+ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* What holding a packet takes from its parse (fast_hold: from its own tests) */
+struct hinfo {
+	const uint8_t *data;
+	uint32_t seq, pay_len, ip_len;	/* ip_len: IP header .. end of payload */
+	uint16_t l3_off, l3_len, l4_off, l4_len, pay_off;
+	uint16_t ts_off;		/* relaxed policy: TS option offset in the TCP header */
+	uint8_t ipv, proto;
+};
+
+#define FS_AHEAD 16	/* holds between a free entry's prefetch and its use */
+#define FS_CHUNK 4096	/* free-stack entries written at a time */
+
+/* seg_tail of a flow holding its first segment only: the first segment
+ * appended is linked from this spare entry (segs[seg_cap]), read back into
+ * seg_head (append_seg, fast_train) — no test in a train's loop */
+#define SINK(g) ((g)->seg_cap)
+
+#define RX_CHUNK 32	/* inputs classified (and bucket heads prefetched) ahead of the rules */
+#define PF_BYTES (1u << 20)	/* flow table size from which entries are prefetched */
+
+/* Between the engine's files (hidden symbols) */
+/* gro_table.c */
+uint32_t gro_key_hash(const struct sofl_gro *g, const struct sofl_pkt *q);
+uint32_t gro_chain_oldest(const struct sofl_gro *g, uint32_t b);
+void gro_fstack_grow(struct sofl_gro *g);
+void gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
+	      uint32_t b, uint32_t ports, int ck);
+/* gro_out.c */
+void gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why);
+void gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
+		   int why, int ck);
+void gro_complete(struct sofl_gro *g, uint32_t fi, int why);
+void gro_flush_linux(struct sofl_gro *g, int why, int aged_only);
+void gro_flush_lru(struct sofl_gro *g, int why, int aged_only);
+/* gro_fast.c */
+void gro_rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n);
+void gro_rx_linux_sw(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n);
+void gro_rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n);
+
+/* ---- test hooks ---- */
 
 /* sofl_gro_set_fast() : @on 0 sends every input the general way (parse,
  * classify, lookup, rules); 1 (the default under the Linux policy) lets the

@@ -1,0 +1,367 @@
+/* GRO completion and output: a held flow's super-packet (its headers
+ * rewritten as inet_gro_complete / ipv6_gro_complete / tcp_gro_complete /
+ * udp_gro_complete do), lone packets, flushes. */
+#include "gro_table.h"
+#include "gro_csum.h"
+
+static unsigned
+hist_bin(uint32_t segs)
+{
+	unsigned b = 31u - (unsigned)__builtin_clz(segs);
+
+	return b < SOFL_GRO_HIST_BINS ? b : SOFL_GRO_HIST_BINS - 1;
+}
+
+static struct sofl_gro_out *
+out_begin(struct sofl_gro *g, uint32_t segs)
+{
+	struct sofl_gro_out *o = &g->outs[g->nout++];
+
+	memset(o, 0, sizeof(*o));
+	o->iov = &g->iov[g->niov];
+	o->cookies = &g->cookies[g->ncook];
+	o->segs = segs;
+	g->st.pkts_out++;
+	g->st.hist[hist_bin(segs)]++;
+	return o;
+}
+
+/* An unchanged packet as one output; @return it.  The cursors are read
+ * before the output is written (its byte stores could alias them). */
+static struct sofl_gro_out *
+out_single(struct sofl_gro *g, const uint8_t *frame, uint32_t len, uint64_t cookie, int csum,
+	   uint16_t csum_start, uint16_t csum_off)
+{
+	uint32_t no = g->nout, ni = g->niov, nc = g->ncook;
+	struct sofl_gro_out *o = &g->outs[no];
+	struct iovec *v = &g->iov[ni];
+	uint64_t *c = &g->cookies[nc];
+
+	g->nout = no + 1;
+	g->niov = ni + 1;
+	g->ncook = nc + 1;
+	g->st.pkts_out++;
+	g->st.hist[0]++;	/* hist_bin(1) */
+	v->iov_base = (void *)(uintptr_t)frame;
+	v->iov_len = len;
+	*c = cookie;
+	memset(o, 0, sizeof(*o));
+	o->iov = v;
+	o->cookies = c;
+	o->segs = 1;
+	o->iovcnt = 1;
+	o->len = len;
+	o->csum = (uint8_t)csum;
+	if (csum == SOFL_GRO_CSUM_VALID) {
+		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
+	} else if (csum == SOFL_GRO_CSUM_PARTIAL) {
+		o->csum_start = o->vnet.csum_start = csum_start;
+		o->csum_offset = o->vnet.csum_offset = csum_off;
+		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+	}
+	return o;
+}
+
+void
+gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why)
+{
+	struct sofl_gro_out *o;
+
+	g->st.bypass[why]++;
+	o = out_single(g, in->data, in->len, in->cookie,
+		       (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_GRO_CSUM_VALID : SOFL_GRO_CSUM_NONE, 0, 0);
+	o->bypass = 1;
+	o->reason = (uint8_t)why;
+}
+
+/* Delivered alone after the L4 checksum stage: as Linux, a checksum verified
+ * in software (or flagged) is reported (DATA_VALID), a pseudo sum accepted by
+ * partial_ok as partial. */
+void
+gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, int why,
+	  int ck)
+{
+	struct sofl_gro_out *o;
+	int csum = ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL :
+		   ck == CK_VALID || (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_GRO_CSUM_VALID :
+		   SOFL_GRO_CSUM_NONE;
+
+	g->st.bypass[why]++;
+	o = out_single(g, in->data, in->len, in->cookie, csum, q->l4_off,
+		       q->l4_proto == 6 ? 16 : 6);
+	o->bypass = 1;
+	o->reason = (uint8_t)why;
+}
+
+/* Full TCP/UDP checksum of a super-packet: header in scratch (field zeroed)
+ * plus the payload slices, each added at its running offset. */
+static uint16_t
+super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, uint32_t sum)
+{
+	uint32_t off = f->l4_len, si;
+
+	sum = sofl_csum_add(sum, l4, f->l4_len);
+	sum = sofl_csum_block_add(sum, sofl_csum_add(0, fframe(g, f) + f->hdr_len, f->mss), off);
+	off += f->mss;
+	for (si = f->seg_head; si != NIL; si = g->segs[si].next) {
+		const struct seg *s = &g->segs[si];
+		sum = sofl_csum_block_add(sum, sofl_csum_add(0, s->pay, s->len), off);
+		off += s->len;
+	}
+	return (uint16_t)~sofl_csum_fold(sum);
+}
+
+/* Completion (§1.7): rewrite a copy of the first segment's headers. */
+static void
+out_super(struct sofl_gro *g, struct flow *f)
+{
+	struct sofl_gro_out *o = out_begin(g, f->count);
+	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
+	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next, len;
+	uint16_t pseudo, co = f->proto == 6 ? 16 : 6;
+	const struct seg *segs = g->segs;
+	struct iovec *v;
+	uint64_t *ck;
+
+	g->sused += ((size_t)f->hdr_len + 7) & ~(size_t)7;
+	memcpy(h, fhdr(f), f->hdr_len);
+	if (f->ipv == 4)
+		hdr_ipv4_set_len_incr(ip, (uint16_t)f->ip_len);
+	else
+		hdr_ipv6_set_len(ip, f->ip_len);
+	pseudo = l4_pseudo(f->ipv, ip, f->proto, l4len);
+	if (f->proto == 6) {
+		l4[13] |= f->orflags;
+		if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED && f->last_l4) {
+			memcpy(l4 + 8, f->last_l4 + 8, 4);	/* newest ACK */
+			memcpy(l4 + 14, f->last_l4 + 14, 2);	/* newest window */
+			if (f->ts_off)
+				memcpy(l4 + f->ts_off + 2, f->last_l4 + f->ts_off + 2, 8);
+		}
+		o->gso_type = f->ipv == 4 ? SOFL_GRO_GSO_TCPV4 : SOFL_GRO_GSO_TCPV6;
+	} else {
+		sofl_put16(l4 + 4, (uint16_t)l4len);
+		o->gso_type = SOFL_GRO_GSO_UDP_L4;
+	}
+	if (g->cfg.csum_full && f->proto == 6) {	/* UDP: see gro.h, Completion */
+		uint16_t c;
+
+		sofl_put16(l4 + co, 0);
+		c = super_csum(g, f, l4, pseudo);
+		/* as the device (skb_checksum_help) completing Linux's
+		 * CHECKSUM_PARTIAL output stores it: 0 becomes 0xFFFF, for
+		 * TCP too; both verify, this one is byte-identical */
+		if (c == 0)
+			c = 0xffff;
+		sofl_put16(l4 + co, c);
+		o->csum = SOFL_GRO_CSUM_VALID;
+		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
+	} else {
+		sofl_put16(l4 + co, pseudo);
+		o->csum = SOFL_GRO_CSUM_PARTIAL;
+		o->csum_start = o->vnet.csum_start = f->l4_off;
+		o->csum_offset = o->vnet.csum_offset = co;
+		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+	}
+	o->gso_size = f->mss;
+	o->vnet.gso_type = o->gso_type;
+	o->vnet.gso_size = f->mss;
+	o->vnet.hdr_len = f->hdr_len;
+
+	/* one walk of the segment list (a chain of dependent loads), the
+	 * cursors in locals: through g they were reloaded and stored back
+	 * for every segment (the stores may alias them) */
+	v = &g->iov[g->niov];
+	ck = &g->cookies[g->ncook];
+	v->iov_base = h;
+	v->iov_len = f->hdr_len;
+	v[1].iov_base = (void *)(uintptr_t)(fframe(g, f) + f->hdr_len);
+	v[1].iov_len = f->mss;
+	v += 2;
+	*ck++ = f->cookie0;
+	len = (uint32_t)f->hdr_len + f->mss;
+	/* by runs of consecutive entries (a train's segments usually are):
+	 * within a run the next index is si + 1, so the walk does not wait
+	 * for each entry's link to load (the link only decides the run's end) */
+	for (si = f->seg_head; si != NIL; si = next) {
+		for (;;) {
+			const struct seg *sg = &segs[si];
+			next = sg->next;
+			v->iov_base = (void *)(uintptr_t)sg->pay;
+			v->iov_len = sg->len;
+			v++;
+			*ck++ = sg->cookie;
+			len += sg->len;
+			if (next != si + 1)
+				break;
+			si++;
+		}
+	}
+	g->niov = (uint32_t)(v - g->iov);
+	g->ncook = (uint32_t)(ck - g->cookies);
+	o->len = len;
+	g->segs[f->seg_tail].next = g->free_seg;	/* the chain back, in one piece */
+	g->free_seg = f->seg_head;
+	o->iovcnt = f->count + 1;
+	g->st.super_pkts++;
+	g->st.segs_merged += f->count;
+}
+
+/* Delivers held flow @fi (already out of the table); frees it and its
+ * segments. */
+static void
+emit(struct sofl_gro *g, uint32_t fi, int why)
+{
+	struct flow *f = &g->flows[fi];
+
+	if (f->count == 1) {
+		int ck = f->ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL : SOFL_GRO_CSUM_VALID;
+		out_single(g, fframe(g, f), (uint32_t)f->hdr_len + f->mss, f->cookie0, ck, f->l4_off,
+			   f->proto == 6 ? 16 : 6);
+	} else {
+		out_super(g, f);	/* frees the segments */
+	}
+	g->outs[g->nout - 1].reason = (uint8_t)why;
+	g->st.flush[why]++;
+	g->held_segs -= f->count;
+	f->count = 0;		/* not held (fast_find's last_fi check) */
+	g->fstack[g->nfree++] = fi;
+}
+
+/* Completes held flow @fi: delivered now, flow and segments freed. */
+void
+gro_complete(struct sofl_gro *g, uint32_t fi, int why)
+{
+	table_unlink(g, fi);
+	emit(g, fi, why);
+}
+
+/* Linux table, everything held: bucket by bucket, each from its oldest flow
+ * to its newest (cprev links), the flows emitted and freed as emit() would
+ * one by one, then the bucket emptied at once (no unlinking flow by flow).
+ * Lone segments — most flows of a poll with many flows — are written here
+ * with the cycle's cursors and free lists in locals (through g they would
+ * be reloaded after each byte store into an output, which may alias them)
+ * and their counters added once. */
+static void
+emit_buckets(struct sofl_gro *g, int why)
+{
+	struct sofl_gro_out *o = g->outs + g->nout;
+	struct iovec *iov = g->iov + g->niov;
+	uint64_t *ck = g->cookies + g->ncook;
+	uint32_t nf = g->nfree, n1 = 0, b, fi;
+
+	for (b = 0; b <= g->mask; b++) {
+		if ((fi = g->tail[b]) == NIL)
+			continue;
+		while (fi != NIL) {
+			struct flow *f = &g->flows[fi];
+			uint32_t newer = f->cprev, len;
+
+			if (f->count != 1) {
+				g->nout = (uint32_t)(o - g->outs);
+				g->niov = (uint32_t)(iov - g->iov);
+				g->ncook = (uint32_t)(ck - g->cookies);
+				g->nfree = nf;
+				emit(g, fi, why);
+				o = g->outs + g->nout;
+				iov = g->iov + g->niov;
+				ck = g->cookies + g->ncook;
+				nf = g->nfree;
+				fi = newer;
+				continue;
+			}
+			len = (uint32_t)f->hdr_len + f->mss;
+			iov->iov_base = (void *)(uintptr_t)f->hdr;	/* the frame (Linux table) */
+			iov->iov_len = len;
+			*ck = f->cookie0;
+			*o = g->out1;
+			o->iov = iov;
+			o->cookies = ck;
+			o->len = len;
+			o->reason = (uint8_t)why;
+			if (f->ck == CK_PARTIAL) {
+				o->csum = SOFL_GRO_CSUM_PARTIAL;
+				o->csum_start = o->vnet.csum_start = f->l4_off;
+				o->csum_offset = o->vnet.csum_offset = f->proto == 6 ? 16 : 6;
+				o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+			}
+			f->count = 0;
+			g->fstack[nf++] = fi;
+			o++;
+			iov++;
+			ck++;
+			n1++;
+			fi = newer;
+		}
+		g->head[b] = 0;		/* empty (no count bits: Linux table) */
+		g->tail[b] = NIL;
+		g->cnt[b] = 0;
+		memset(g->tags + (size_t)b * TAGS, 0, TAGS);
+	}
+	g->nout = (uint32_t)(o - g->outs);
+	g->niov = (uint32_t)(iov - g->iov);
+	g->ncook = (uint32_t)(ck - g->cookies);
+	g->nfree = nf;
+	g->st.pkts_out += n1;
+	g->st.hist[0] += n1;		/* hist_bin(1) */
+	g->st.flush[why] += n1;
+	g->held_segs -= n1;
+}
+
+/* Linux: bucket by bucket, oldest first; stop a bucket at the first flow
+ * younger than the timeout (__gro_flush_chain with flush_old). */
+void
+gro_flush_linux(struct sofl_gro *g, int why, int aged_only)
+{
+	uint32_t b, fi;
+
+	if (aged_only) {
+		for (b = 0; b <= g->mask; b++)
+			while ((fi = g->tail[b]) != NIL) {	/* oldest first */
+				if (g->now - g->flows[fi].age < g->timeout_ns)
+					break;
+				gro_complete(g, fi, why);
+			}
+		return;
+	}
+	emit_buckets(g, why);
+	g->held_flows = 0;
+	g->age.head = g->age.tail = NIL;
+}
+
+/* Before completing the age-list head: prefetch what completing the next
+ * one will touch (its bucket head, its headers) and the one after it —
+ * with many flows these are cache misses. */
+HOT void
+age_prefetch(const struct sofl_gro *g, uint32_t fi)
+{
+	const struct flow *n;
+	uint32_t nx = g->flows[fi].age_next, nn;
+
+	if (nx == NIL)
+		return;
+	n = &g->flows[nx];
+	__builtin_prefetch(&g->head[n->hash & g->mask]);
+	if (n->count > 1 && n->hdr != n->hc) {	/* headers not copied: the frame's */
+		__builtin_prefetch(n->hdr);
+		__builtin_prefetch(n->hdr + n->hdr_len - 1);
+	}
+	nn = n->age_next;
+	if (nn != NIL)
+		flow_prefetch(g, nn);	/* with its links: the next step reads them */
+}
+
+void
+gro_flush_lru(struct sofl_gro *g, int why, int aged_only)
+{
+	uint32_t fi;
+
+	while ((fi = g->age.head) != NIL) {
+		if (aged_only && g->now - g->flows[fi].age < g->timeout_ns)
+			break;
+		if (g->pf)
+			age_prefetch(g, fi);
+		gro_complete(g, fi, why);
+	}
+}

@@ -1,0 +1,312 @@
+/* Internal: the GRO merge rules, inline in the receive loops (gro_fast.c):
+ * the L2/L3 checks (inet_gro_receive, ipv6_gro_receive), the L4 rules
+ * (tcp_gro_receive, udp_gro_receive_segment), a packet's classification. */
+#ifndef SOFL_GRO_RULES_H
+#define SOFL_GRO_RULES_H
+
+#include "gro_table.h"
+#include "gro_csum.h"
+
+/* §1.5 gro_receive_network_flush: -1 = fine, else a flush reason */
+HOT int
+network_flush(struct flow *f, const struct sofl_pkt *q)
+{
+	const uint8_t *a = q->data + q->l3_off, *b = fhdr(f) + f->l3_off;
+
+	if (f->ipv == 4) {
+		uint16_t off, cnt = f->count;
+
+		if (a[8] != b[8] || a[1] != b[1] || ((a[6] ^ b[6]) & 0x40))
+			return SOFL_GRO_FLUSH_HDR;		/* #13 TTL, TOS, DF */
+		off = (uint16_t)(sofl_get16(a + 4) - sofl_get16(b + 4));
+		if (cnt == 1 && off == 0)
+			f->fixedid = 1;				/* latched by the 2nd segment */
+		if ((off ^ (f->fixedid ? 0 : cnt)) != 0)
+			return SOFL_GRO_FLUSH_IPID;		/* #14 */
+		return -1;
+	}
+	if (((sofl_get32(a) ^ sofl_get32(b)) & 0x0ff00000u) || a[7] != b[7])
+		return SOFL_GRO_FLUSH_HDR;			/* #15 traffic class, hop limit */
+	return -1;
+}
+
+/* relaxed: a 32-bit value may stay or advance (serial arithmetic) */
+static int
+went_back(const uint8_t *now, const uint8_t *before)
+{
+	return (int32_t)(sofl_get32(now) - sofl_get32(before)) < 0;
+}
+
+/* TCP options: linux #19 all bytes identical; relaxed: identical except the
+ * timestamp values, which may advance. */
+static int
+options_differ(const struct sofl_gro *g, const struct flow *f, const uint8_t *th,
+	       const struct sofl_pkt *q)
+{
+	const uint8_t *th2 = fhdr(f) + f->l4_off;
+	unsigned n = q->l4_len;
+
+	if (g->cfg.policy == SOFL_GRO_POLICY_LINUX || !f->ts_off)
+		return differ_n(th + 20, th2 + 20, n - 20);
+	if (!q->opt_ts || (unsigned)(q->opt_ts - q->l4_off) != f->ts_off)
+		return 1;
+	if (memcmp(th + 20, th2 + 20, f->ts_off + 2u - 20) != 0 ||
+	    memcmp(th + f->ts_off + 10, th2 + f->ts_off + 10, n - f->ts_off - 10u) != 0)
+		return 1;
+	return went_back(th + f->ts_off + 2, f->last_l4 + f->ts_off + 2) ||
+	       went_back(th + f->ts_off + 6, f->last_l4 + f->ts_off + 6);
+}
+
+/* tcp_gro_receive's flush accumulation (#16-#22): -1 = merge */
+static int
+tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
+{
+	const uint8_t *th = q->data + q->l4_off, *th2 = fhdr(f) + f->l4_off;
+	uint32_t mask = ~(TW_FIN | TW_PSH), len = q->pay_len;
+	int relaxed = g->cfg.policy == SOFL_GRO_POLICY_RELAXED, r;
+
+	if (len == 0)
+		return SOFL_GRO_FLUSH_NOPAYLOAD;			/* #22 */
+	if (q->tcp_flags & SOFL_TCP_CWR)
+		return SOFL_GRO_FLUSH_CWR;				/* #18 (6.15..6.18) */
+	if (relaxed)
+		mask &= ~TW_WIN;
+	if ((sofl_get32(th + 12) ^ sofl_get32(th2 + 12)) & mask)
+		return SOFL_GRO_FLUSH_HDR;				/* #17, #25 */
+	if (relaxed ? went_back(th + 8, f->last_l4 + 8) : sofl_get32(th + 8) != sofl_get32(th2 + 8))
+		return SOFL_GRO_FLUSH_HDR;				/* #16 */
+	if (q->l4_len > 20 && options_differ(g, f, th, q))
+		return SOFL_GRO_FLUSH_HDR;				/* #19 */
+	r = network_flush(f, q);					/* #13-#15 */
+	if (r >= 0)
+		return r;
+	if (len > f->mss)
+		return SOFL_GRO_FLUSH_BIGGER;				/* #21 */
+	if (q->tcp_seq != f->next_seq)
+		return SOFL_GRO_FLUSH_SEQ;				/* #20 */
+	if (f->ip_len + len > g->cfg.max_size)
+		return SOFL_GRO_FLUSH_SIZE;				/* #26 */
+	if (f->count >= g->cfg.max_segs)
+		return SOFL_GRO_FLUSH_SEGS;
+	return -1;
+}
+
+#define TCP_FINAL (SOFL_TCP_URG | SOFL_TCP_PSH | SOFL_TCP_RST | SOFL_TCP_SYN | SOFL_TCP_FIN)
+
+HOT void
+tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
+       uint32_t b, uint32_t ports, int badlen, int ck)
+{
+	uint32_t fi = lookup(g, q, h, b, ports);
+	struct flow *f;
+	int r;
+
+	if (fi != NIL) {
+		f = &g->flows[fi];
+		r = badlen ? SOFL_GRO_FLUSH_BADLEN : tcp_flush(g, f, q);
+		if (r < 0) {
+			append(g, fi, in, q);
+			f->next_id = (uint16_t)(sofl_get16(q->data + q->l3_off + 4) + !f->fixedid);
+			f->orflags |= q->tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
+			if (q->tcp_flags & TCP_FINAL)
+				gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
+			else if (q->pay_len < f->mss)
+				gro_complete(g, fi, SOFL_GRO_FLUSH_SHORT);	/* #23 */
+			return;
+		}
+		gro_complete(g, fi, r);	/* FLUSH-P: the flow goes out, q starts afresh below */
+	}
+	if (badlen)
+		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_BADLEN, ck);
+	else if (q->pay_len == 0)
+		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_NOPAYLOAD, ck);
+	else if (q->tcp_flags & TCP_FINAL)
+		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_FLAGS, ck);
+	else
+		gro_hold(g, in, q, h, b, ports, ck);
+}
+
+/* udp_gro_receive_segment (§1.9) */
+static void
+udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
+       uint32_t b, uint32_t ports, int badlen, int ck)
+{
+	const uint8_t *uh = q->data + q->l4_off;
+	uint32_t ulen = sofl_get16(uh + 4), fi;
+	struct flow *f;
+	int r;
+
+	if (sofl_get16(uh + 6) == 0) {
+		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_UDP_CSUM0, ck);
+		return;
+	}
+	if (ulen <= 8 || ulen != q->len - q->l4_off) {
+		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_UDP_LEN, ck);	/* padded or malicious */
+		return;
+	}
+	fi = lookup(g, q, h, b, ports);
+	if (fi != NIL) {
+		f = &g->flows[fi];
+		r = network_flush(f, q);
+		if (r < 0 && ulen > f->ulen)
+			r = SOFL_GRO_FLUSH_BIGGER;
+		if (r < 0 && badlen)
+			r = SOFL_GRO_FLUSH_BADLEN;
+		if (r < 0 && f->ip_len + q->pay_len > g->cfg.max_size)
+			r = SOFL_GRO_FLUSH_SIZE;
+		if (r < 0 && f->count >= g->cfg.max_segs)
+			r = SOFL_GRO_FLUSH_SEGS;
+		if (r < 0) {
+			append(g, fi, in, q);
+			if (ulen != f->ulen)
+				gro_complete(g, fi, SOFL_GRO_FLUSH_SHORT);
+			else if (f->count >= SOFL_GRO_UDP_MAX)
+				gro_complete(g, fi, SOFL_GRO_FLUSH_UDP_MAX);
+			return;
+		}
+		gro_complete(g, fi, r);
+	}
+	if (badlen)
+		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_BADLEN, ck);
+	else
+		gro_hold(g, in, q, h, b, ports, ck);
+}
+
+static int
+rule_match(const struct sofl_gro_rule *r, const struct sofl_pkt *q)
+{
+	unsigned bits = r->prefix, i;
+
+	if ((r->family && r->family != q->ipv) || (r->proto && r->proto != q->l4_proto) ||
+	    (r->dport && r->dport != q->key.dport))
+		return 0;
+	for (i = 0; bits >= 8; i++, bits -= 8)
+		if (q->key.dst[i] != r->dst[i])
+			return 0;
+	if (bits && ((q->key.dst[i] ^ r->dst[i]) & (0xff00u >> bits) & 0xff))
+		return 0;
+	return 1;
+}
+
+static int
+rules_allow(const struct sofl_gro *g, const struct sofl_pkt *q)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->cfg.n_rules; i++)
+		if (rule_match(&g->rules[i], q))
+			return 1;
+	return 0;
+}
+
+/* L4 checksum over the IP payload (as skb_gro_checksum_validate): 0 bad,
+ * CK_VALID, or CK_PARTIAL when the field holds the pseudo sum (partial_ok). */
+static int
+l4_csum_check(struct sofl_gro *g, const struct sofl_pkt *q)
+{
+	const uint8_t *l4 = q->data + q->l4_off, *ip = q->data + q->l3_off;
+	uint32_t l4len = q->ip_end - q->l4_off;
+	uint16_t ps, field;
+
+	g->st.csum_sw_l4++;
+	if (l4_sum_ok(q->ipv, ip, q->l4_proto, (uint32_t)(q->l4_off - q->l3_off), l4len))
+		return CK_VALID;
+	ps = l4_pseudo(q->ipv, ip, q->l4_proto, l4len);
+	field = sofl_get16(l4 + (q->l4_proto == 6 ? 16 : 6));
+	if (g->cfg.partial_ok && field == ps) {
+		g->st.csum_partial_ok++;
+		return CK_PARTIAL;
+	}
+	return 0;
+}
+
+/* A classified input: the parse result and the L3/checksum verdict. */
+struct rxq {
+	struct sofl_pkt q;
+	uint32_t h, b, ports;
+	int byp;		/* enum sofl_gro_bypass, or -1: to the L4 rules */
+	int badlen, ck;
+};
+
+#define RX_AHEAD 8	/* inputs between a flow entry's prefetch and its use */
+#define BYP_FAST (-2)	/* rxq.byp: not classified yet, fast_merge first */
+#define BYP_FAST4 (-3)	/* ... IPv4, neither TCP nor UDP to coalesce: fast_bypass4 */
+
+/* L2/L3 checks and checksums (#5-#12): everything that does not depend on
+ * held flows, so a whole chunk can be classified before the table is used. */
+HOT void
+classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
+{
+	struct sofl_pkt *q = &x->q;
+
+	x->ck = (in->flags & SOFL_GRO_F_CSUM_OK) ? CK_VALID : 0;	/* 0: not verified */
+	x->byp = -1;
+	if (!in->data && in->len) {
+		x->byp = SOFL_GRO_BYPASS_MALFORMED;	/* nothing to read */
+		return;
+	}
+	if (sofl_pkt_parse_inline(q, in->data, in->len, g->cfg.link) < 0)	/* (data checked above) */
+		x->byp = SOFL_GRO_BYPASS_MALFORMED;
+	else if (!q->ipv)
+		x->byp = SOFL_GRO_BYPASS_NOT_IP;
+	else if (q->l4_proto != 6 && q->l4_proto != 17)
+		x->byp = q->is_frag ? SOFL_GRO_BYPASS_FRAGMENT : SOFL_GRO_BYPASS_PROTO;
+	else if (q->ipv == 4 && q->l3_len != 20)
+		x->byp = SOFL_GRO_BYPASS_IP_OPTS;		/* #5 */
+	else if (q->is_frag)
+		x->byp = SOFL_GRO_BYPASS_FRAGMENT;		/* #6, #10 */
+	else if (q->l4_proto == 17 && !g->cfg.udp)
+		x->byp = SOFL_GRO_BYPASS_UDP_OFF;
+	else if (g->cfg.n_rules && !rules_allow(g, q))
+		x->byp = SOFL_GRO_BYPASS_RULE;
+	else if (q->pay_off > SOFL_GRO_MAX_HDR)
+		x->byp = SOFL_GRO_BYPASS_HDR_LONG;
+	if (x->byp >= 0)
+		return;
+	if (q->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
+		g->st.csum_sw_ip++;
+		if (!ip4_csum_ok(q->data + q->l3_off)) {	/* inline: l3_len is 20 here */
+			x->byp = SOFL_GRO_BYPASS_IP_CSUM;	/* #7 */
+			return;
+		}
+	}
+	/* #8, #9: IP length != bytes received, or the reserved fragment bit */
+	x->badlen = q->ip_end != q->len || (q->ipv == 4 && (q->data[q->l3_off + 6] & 0x80));
+	if (!x->badlen && !(in->flags & SOFL_GRO_F_CSUM_OK)) {
+		if (q->l4_proto == 17 && sofl_get16(q->data + q->l4_off + 6) == 0) {
+			/* no UDP checksum: nothing to verify, which Linux's
+			 * skb_gro_checksum_validate_zero_check counts as verified */
+			x->ck = CK_VALID;
+		} else if (!(x->ck = l4_csum_check(g, q))) {
+			x->byp = SOFL_GRO_BYPASS_L4_CSUM;	/* #11 */
+			return;
+		}
+	}
+	if (g->lnx)
+		x->h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : 0;
+	else
+		x->h = (in->flags & SOFL_GRO_F_HASH) ? in->hash : gro_key_hash(g, q);
+	x->b = x->h & g->mask;
+	x->ports = (uint32_t)q->key.sport << 16 | q->key.dport;
+}
+
+/* In arrival order: deliver at once, or the L4 rules against held flows. */
+HOT void
+deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
+{
+	if (x->byp >= 0) {
+		if (!in->data && in->len) {
+			struct sofl_gro_in z = *in;
+			z.len = 0;
+			gro_bypass(g, &z, x->byp);
+		} else {
+			gro_bypass(g, in, x->byp);
+		}
+	} else if (x->q.l4_proto == 6) {
+		tcp_rx(g, in, &x->q, x->h, x->b, x->ports, x->badlen, x->ck);
+	} else {
+		udp_rx(g, in, &x->q, x->h, x->b, x->ports, x->badlen, x->ck);
+	}
+}
+
+#endif

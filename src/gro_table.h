@@ -1,0 +1,360 @@
+/* Internal: the GRO engine's flow tables, the per-packet part (inline in
+ * the receive loops): flow keys, lookup, hold, append, unlink.  The Linux
+ * table (8 buckets of 8 flows, net/core/gro.c) and the LRU table (CLOCK
+ * eviction); the rest is in gro_table.c. */
+#ifndef SOFL_GRO_TABLE_H
+#define SOFL_GRO_TABLE_H
+
+#include "gro_impl.h"
+#include "siphash.h"
+#include "pkt_impl.h"
+
+/* LRU table eviction: CLOCK (second chance), an O(1) approximation of LRU
+ * that costs a merge one store in its own entry instead of relinking
+ * neighbours (cache misses with many flows).  Eviction happens only when
+ * the table is full, when every entry is held, so the clock is a hand
+ * sweeping the flow array: no list to keep at hold or completion.  The
+ * mark is a count of passes to survive (GCLOCK): REF_HELD when a flow is
+ * held, so that the hand must pass a new flow once before it can take it
+ * (unmarked, it could be the very next victim), REF_USED when it merges,
+ * so that a flow in use outlives one only just held.  A sweep ends within
+ * REF_USED + 1 turns, and each of its steps takes back a count a hold or
+ * merge gave: O(1) per packet, amortised.  (A
+ * flow held after an eviction takes the victim's entry, just behind the
+ * hand: the last one it comes back to.) */
+#define REF_HELD 1
+#define REF_USED 2
+
+static inline uint32_t
+clock_victim(struct sofl_gro *g)
+{
+	for (;;) {
+		uint32_t fi = g->hand;
+		struct flow *f = &g->flows[fi];
+
+		g->hand = fi + 1 < g->nflows ? fi + 1 : 0;
+		if (f->count && !f->ref)
+			return fi;
+		f->ref -= f->ref != 0;
+	}
+}
+
+static inline void
+table_unlink(struct sofl_gro *g, uint32_t fi)
+{
+	struct flow *f = &g->flows[fi];
+	uint32_t p = f->cprev, n = f->chain;
+
+	if (p != NIL)
+		g->flows[p].chain = n;
+	else
+		bhead_set(g, f->hash & g->mask, n);
+	if (n != NIL)
+		g->flows[n].cprev = p;
+	else if (g->lnx)
+		g->tail[f->hash & g->mask] = p;
+	if (g->lnx)
+		g->cnt[f->hash & g->mask]--;
+	else
+		g->head[f->hash & g->mask] -= HB_ONE;
+	if (g->lnx)
+		g->tags[tag_of(g, f->hash)]--;
+	if (g->use_age)
+		DL_UNLINK(g, &g->age, fi, age_prev, age_next);
+	g->held_flows--;
+}
+
+/* The flow key hashed (LRU table inputs without an rx hash): SipHash-1-3
+ * under the engine's key (Linux hashes flows with siphash and a secret key
+ * for the same reason: the sender chooses the 4-tuples) of one message,
+ * built here for both the parse's key (key_hash) and the frame's bytes
+ * (raw_key_msg), so that the two agree: IPv4: both addresses (a word),
+ * ports, protocol (13 bytes); IPv6: the addresses (4 words), ports, flow
+ * label, protocol (40 bytes); then, for tagged frames only, the VLAN IDs
+ * (3 bytes).  @return the message's whole words in m, *last its last
+ * block (siphash.h). */
+HOT unsigned
+key_msg(uint64_t *m, uint64_t *last, const uint8_t *src, const uint8_t *dst, unsigned ipv,
+	uint32_t ports, uint8_t proto, uint32_t label, uint32_t vlans)
+{
+	if (ipv == 4) {
+		m[0] = ld32(src) | (uint64_t)ld32(dst) << 32;
+		if (!vlans) {
+			*last = sofl_sip_last(ports | (uint64_t)proto << 32, 13);
+			return 1;
+		}
+		m[1] = ports | (uint64_t)proto << 32 | (uint64_t)vlans << 40;
+		*last = sofl_sip_last(0, 16);
+		return 2;
+	}
+	m[0] = ld64(src);
+	m[1] = ld64(src + 8);
+	m[2] = ld64(dst);
+	m[3] = ld64(dst + 8);
+	m[4] = ports | (uint64_t)label << 32 | (uint64_t)proto << 56;
+	*last = vlans ? sofl_sip_last(vlans, 43) : sofl_sip_last(0, 40);
+	return 5;
+}
+
+/* The layouts the fast paths take: Ethernet without a VLAN tag (its type
+ * matching the IP version) or raw IP, carrying IPv4 without options or
+ * IPv6; the rest of each test is the caller's.  @return the IP header's
+ * offset (0 or 14) with *v = 4 or 6, or -1: another layout, or fewer than
+ * @min bytes from the IP header on. */
+HOT int
+fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, unsigned *v)
+{
+	const uint32_t l3 = g->cfg.link == SOFL_LINK_RAW ? 0 : PK_ETH_HLEN;
+	const uint8_t *ip = d + l3;
+	uint16_t type;
+
+	if (len < l3 + min)
+		return -1;
+	type = l3 ? sofl_get16(d + 12) : 0;
+	if (ip[0] == 0x45 && (!l3 || type == PK_ETH_P_IP)) {
+		*v = 4;
+		return (int)l3;
+	}
+	if ((ip[0] >> 4) == 6 && (!l3 || type == PK_ETH_P_IPV6)) {
+		*v = 6;
+		return (int)l3;
+	}
+	return -1;
+}
+
+/* gro_key_hash()'s message straight from the frame, for the layouts that
+ * dominate (Ethernet without a VLAN tag or raw IP; IPv4 without options
+ * carrying TCP or UDP, not a fragment; IPv6 with TCP or UDP next): the
+ * parse of such a frame has exactly these key fields, so the two agree and
+ * the LRU table can try the fast path before parsing.  (A frame whose
+ * TCP/UDP header then fails to parse is delivered at once: its hash
+ * decides nothing.)  @return 4 or 6 (the IP version) with the message in
+ * m and *last, 0 for any other layout (the caller parses), or 2: IPv4
+ * that is neither TCP nor UDP with UDP GRO on, *last the IP header's
+ * offset. */
+HOT int
+raw_key_msg(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint64_t *m, uint64_t *last)
+{
+	const uint8_t *ip;
+	unsigned v;
+	int l3 = fast_l3(g, d, len, 40 + 4, &v);
+
+	if (l3 < 0)
+		return 0;
+	ip = d + l3;
+	if (v == 4 && ip[9] != 6 && (ip[9] != 17 || !g->cfg.udp)) {
+		*last = (uint32_t)l3;	/* for fast_other4() */
+		return 2;	/* nothing to coalesce: see gro_rx_chunk() */
+	}
+	if (v == 4 && !(ip[6] & 0x3f) && !ip[7] && (ip[9] == 6 || ip[9] == 17)) {
+		key_msg(m, last, ip + 12, ip + 16, 4, sofl_get32(ip + 20), ip[9], 0, 0);
+		return 4;
+	}
+	if (v == 6 && (ip[6] == 6 || ip[6] == 17)) {
+		key_msg(m, last, ip + 8, ip + 24, 6, sofl_get32(ip + 40), ip[6],
+			sofl_get32(ip) & 0x000fffff, 0);
+		return 6;
+	}
+	return 0;
+}
+
+/* a != b over n bytes, n >= 8 or a multiple of 4 (inline, no libc call) */
+static inline int
+differ(const uint8_t *a, const uint8_t *b, unsigned n)
+{
+	uint64_t d = 0;
+	unsigned i;
+
+	if (n >= 8) {
+		for (i = 0; i + 8 <= n; i += 8)
+			d |= ld64(a + i) ^ ld64(b + i);
+		if (i < n)
+			d |= ld64(a + n - 8) ^ ld64(b + n - 8);
+		return d != 0;
+	}
+	for (i = 0; i + 4 <= n; i += 4)
+		d |= ld32(a + i) ^ ld32(b + i);
+	for (; i < n; i++)
+		d |= (uint64_t)(a[i] ^ b[i]);
+	return d != 0;
+}
+
+/* differ() for the sizes that dominate: a 14-byte Ethernet header and the
+ * 12-byte NOP NOP TS option block, as straight-line loads. */
+static inline int
+differ_n(const uint8_t *a, const uint8_t *b, unsigned n)
+{
+	if (n == 14)
+		return ((ld64(a) ^ ld64(b)) | (ld64(a + 6) ^ ld64(b + 6))) != 0;
+	if (n == 12)
+		return ((ld64(a) ^ ld64(b)) | (uint64_t)(ld32(a + 8) ^ ld32(b + 8))) != 0;
+	return n && differ(a, b, n);
+}
+
+/* #1-#3: the same-flow filter of gro_list_prepare / inet / ipv6_gro_receive */
+HOT int
+same_flow(const struct flow *f, const struct sofl_pkt *q)
+{
+	const uint8_t *a = fhdr(f), *b = q->data;
+
+	if (f->l3_off != q->l3_off || differ_n(a, b, f->l3_off))
+		return 0;
+	a += f->l3_off;
+	b += q->l3_off;
+	if (f->ipv == 4)
+		return ld64(a + 12) == ld64(b + 12);
+	if (((sofl_get32(a) ^ sofl_get32(b)) & 0xf00fffffu) || a[6] != b[6] ||
+	    differ(a + 8, b + 8, 32) || f->l3_len != q->l3_len)
+		return 0;
+	return f->l3_len == 40 || !differ(a + 40, b + 40, f->l3_len - 40u);
+}
+
+/* #4: first held flow (newest first) with the same L2/L3 and ports */
+HOT uint32_t
+lookup(const struct sofl_gro *g, const struct sofl_pkt *q, uint32_t h, uint32_t b, uint32_t ports)
+{
+	uint32_t fi;
+
+	if (g->nohash && g->nohash_h == h)
+		return NIL;		/* fast_find just saw no flow with this hash */
+	for (fi = bhead(g, b); fi != NIL; fi = g->flows[fi].chain) {
+		const struct flow *f = &g->flows[fi];
+		if (f->hash == h && f->ports == ports && f->proto == q->l4_proto &&
+		    f->ipv == q->ipv && same_flow(f, q))
+			return fi;
+	}
+	return NIL;
+}
+
+/* Linux: the oldest held packet of the bucket (gro_flush_oldest, #29) */
+static inline uint32_t
+bucket_oldest(const struct sofl_gro *g, uint32_t b)
+{
+	return g->tail[b];
+}
+
+#define FS_AHEAD 16	/* holds between a free entry's prefetch and its use */
+
+/* Holds @in as a new flow in bucket @b.  @lnx: the engine's g->lnx, a
+ * constant where the caller knows it; @fastp: called from a fast path (the
+ * Linux policy: nothing for the relaxed one to keep). */
+HOT void
+hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x, uint32_t h,
+	uint32_t b, uint32_t ports, int ck, const int lnx, const int fastp)
+{
+	struct flow *f;
+	uint32_t fi;
+
+	if (lnx && g->cnt[b] >= LNX_PER_BUCKET)
+		gro_complete(g, bucket_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
+	else if (!lnx && g->head[b] >= LRU_CHAIN_MAX * HB_ONE)
+		gro_complete(g, gro_chain_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
+	else if (!lnx && g->held_flows == g->nflows)
+		gro_complete(g, clock_victim(g), SOFL_GRO_FLUSH_EVICT);
+	if (!lnx && g->nfree <= g->fs_grow_at)	/* (the Linux table's is written whole) */
+		gro_fstack_grow(g);
+	fi = g->fstack[--g->nfree];
+	f = &g->flows[fi];
+	/* with many flows the entries holds take are cold: a free stack (not
+	 * a list through the entries, whose every pop waited for the last
+	 * one's miss) lets the entry FS_AHEAD holds away be fetched now */
+	if (!lnx && g->pf && g->nfree >= FS_AHEAD)
+		flow_prefetch(g, g->fstack[g->nfree - FS_AHEAD]);
+
+	f->hash = h;
+	f->ports = ports;
+	f->ipv = x->ipv;
+	f->proto = x->proto;
+	f->l4_len = (uint8_t)x->l4_len;
+	f->ck = (uint8_t)ck;
+	f->l3_off = x->l3_off;
+	f->l3_len = x->l3_len;
+	f->l4_off = x->l4_off;
+	f->hdr_len = x->pay_off;
+	f->mss = (uint16_t)x->pay_len;
+	f->count = 1;
+	if (!fastp)
+		f->ulen = (uint16_t)(x->pay_len + 8);	/* UDP only */
+	f->fixedid = 0;
+	f->orflags = 0;
+	f->next_seq = x->seq + x->pay_len;
+	f->ip_len = x->ip_len;
+	f->seg_head = NIL;
+	f->seg_tail = SINK(g);
+	f->cookie0 = in->cookie;
+	f->hdr = x->data;
+	if (!lnx) {		/* (the Linux table: fframe() is hdr) */
+		f->frame = x->data;
+		if (g->pf && x->pay_off <= HCOPY) {
+			/* a constant size copies inline (the bytes past the
+			 * headers are never read); a short frame copies its own */
+			if (x->pay_off + x->pay_len >= HCOPY)
+				memcpy(f->hc, x->data, HCOPY);
+			else
+				memcpy(f->hc, x->data, x->pay_off);
+			f->hdr = f->hc;
+		}
+	}
+	f->ref = REF_HELD;
+	f->mk = MK_UNSET;	/* most flows of a many-flow poll never see a 2nd segment */
+	if (!fastp && g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (relaxed policy only) */
+		f->last_l4 = x->data + x->l4_off;
+		f->ts_off = x->ts_off;
+	}
+	if (g->timeout_ns)
+		f->age = g->now;
+
+	f->chain = bhead(g, b);
+	f->cprev = NIL;
+	if (f->chain != NIL)
+		g->flows[f->chain].cprev = fi;
+	else if (lnx)
+		g->tail[b] = fi;
+	if (lnx)
+		g->head[b] = fi + 1;	/* (no count bits) */
+	else
+		g->head[b] = (g->head[b] & ~HB_IDX) + HB_ONE + (fi + 1);
+	if (lnx) {
+		g->cnt[b]++;
+		g->tags[b * TAGS + ((h >> 3) & (TAGS - 1))]++;	/* tag_of(g, h) */
+	}
+	if (!lnx || g->timeout_ns)	/* g->use_age */
+		DL_LINK(g, &g->age, fi, age_prev, age_next);
+	g->held_flows++;
+	g->held_segs++;
+}
+
+/* Appends a segment: payload @pay (@len bytes). */
+HOT void
+append_seg(struct sofl_gro *g, struct flow *f, const uint8_t *pay, uint32_t len, uint64_t cookie)
+{
+	uint32_t si = g->free_seg;
+	struct seg *s = &g->segs[si];
+
+	g->free_seg = s->next;
+	s->pay = pay;
+	s->len = len;
+	s->next = NIL;
+	s->cookie = cookie;
+	g->segs[f->seg_tail].next = si;
+	if (f->seg_head == NIL)
+		f->seg_head = si;
+	f->seg_tail = si;
+	f->count++;
+	f->next_seq += len;
+	f->ip_len += len;
+	f->ref = REF_USED;
+	g->held_segs++;
+}
+
+HOT void
+append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const struct sofl_pkt *q)
+{
+	struct flow *f = &g->flows[fi];
+
+	append_seg(g, f, q->data + q->pay_off, q->pay_len, in->cookie);
+	if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED)	/* (line 1: the only reader) */
+		f->last_l4 = q->data + q->l4_off;
+}
+
+#endif

@@ -17,10 +17,7 @@
  * flush timeout of N/32 polls, so every flow is held across polls (a
  * flow's next segment comes N/32 polls later), each packet looks up a table
  * holding ~N flows, and every N merges 2 segments per output: the rows do
- * the same work per packet.  (Until 2026-11-30 the timeout was N/32 + 1,
- * which gave N = 32 three segments per output — one completion per three
- * packets against one per two for the larger N — and flattered the 32-flow
- * row by ~3 ns.)  Buffers are recycled from a
+ * the same work per packet.  Buffers are recycled from a
  * ring (seq/ID rewritten and both header cache lines touched outside the
  * timed region, as a NIC writing into the LLC would); each poll is timed
  * separately and the timer cost subtracted.  The 65536/32 ratio is the

@@ -2,7 +2,7 @@
  * layer: L2/L3 same-flow filter (gro_list_prepare, inet/ipv6_gro_receive),
  * L3 bypass checks, L4 lookup and flush accumulation (tcp_gro_receive,
  * udp_gro_receive_segment), completion (inet/ipv6/tcp/udp_gro_complete).
- * Row numbers "#n" refer to reference/offload-rules.md §1.10. */
+ * Rule numbers "#n" are those of docs/gro-rules.md. */
 #include <stdlib.h>
 #include "gro_table.h"
 #include "csum_impl.h"	/* sofl_cpu_features() */
@@ -126,8 +126,8 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 #endif
 	g->timeout_ns = (uint64_t)cfg->flush_timeout_us * 1000;
 	g->use_age = !g->lnx || g->timeout_ns;
-	/* prefetching flow entries pays where they miss the cache: measured,
-	 * at 32 flows (all cached) the prefetches cost 1-2 ns per packet */
+	/* prefetching flow entries pays where they miss the cache; where all
+	 * are cached the prefetches are pure cost (docs/benchmarks.md) */
 	g->pf = !g->lnx && (size_t)g->nflows * sizeof(struct flow) > PF_BYTES;
 	g->seg_cap = g->cfg.max_batch + g->cfg.max_held;
 	nsuper = g->seg_cap / 2 + 1;

@@ -111,7 +111,8 @@ super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, ui
 	return (uint16_t)~sofl_csum_fold(sum);
 }
 
-/* Completion (§1.7): rewrite a copy of the first segment's headers. */
+/* Completion (inet_gro_complete, ipv6_gro_complete, tcp_gro_complete,
+ * udp_gro_complete): rewrite a copy of the first segment's headers. */
 static void
 out_super(struct sofl_gro *g, struct flow *f)
 {

@@ -7,7 +7,7 @@
 #include "gro_table.h"
 #include "gro_csum.h"
 
-/* §1.5 gro_receive_network_flush: -1 = fine, else a flush reason */
+/* gro_receive_network_flush (include/net/gro.h): -1 = fine, else a flush reason */
 HOT int
 network_flush(struct flow *f, const struct sofl_pkt *q)
 {
@@ -126,7 +126,7 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		gro_hold(g, in, q, h, b, ports, ck);
 }
 
-/* udp_gro_receive_segment (§1.9) */
+/* udp_gro_receive_segment (net/ipv4/udp_offload.c) */
 static void
 udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
        uint32_t b, uint32_t ports, int badlen, int ck)

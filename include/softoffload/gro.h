@@ -1,7 +1,7 @@
 /*
  * softoffload — GRO / software LRO: coalesce received TCP segments (and,
  * optionally, UDP datagrams) of one flow into super-packets, with Linux 6.18
- * semantics (reference/offload-rules.md §1).
+ * semantics (docs/gro-rules.md).
  *
  * HowTo (one engine per receive queue; the receive/poll-end/release cycle,
  * here writing every output to a TUN opened with IFF_VNET_HDR, whose
@@ -117,7 +117,7 @@
  *   SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK and carrying an rx hash
  *   (SOFL_GRO_F_HASH) take them at the lowest cost.
  *
- * Rules (policy SOFL_GRO_POLICY_LINUX) — offload-rules.md §1.10 row numbers:
+ * Rules (policy SOFL_GRO_POLICY_LINUX) — docs/gro-rules.md rule numbers:
  *   same flow: rx hash, whole L2 header (MACs, VLAN tags), IP version,
  *   addresses, protocol, IPv6 flow label and extension-header bytes, ports
  *   (#1-#4); bypassed at once (p kept): IPv4 options, fragments, bad IPv4
@@ -129,8 +129,8 @@
  *   PSH/FIN, window), any option byte, sequence gap, larger segment,
  *   zero-payload segment, size limit, CWR (6.15..6.18: a CWR segment never
  *   merges) (#13-#22, #25, #26); merged then flushed: shorter segment, PSH,
- *   FIN (#23, #24).  UDP (§1.9, when cfg.udp): non-zero checksum, UDP length
- *   = IP payload, equal sizes (a shorter one ends the train, a longer one
+ *   FIN (#23, #24).  UDP (udp_gro_receive_segment, when cfg.udp): non-zero
+ *   checksum, UDP length = IP payload, equal sizes (a shorter one ends the train, a longer one
  *   starts a new one), at most 64 datagrams.
  *
  * Policy SOFL_GRO_POLICY_RELAXED (what BSD LRO aims for): as linux, except
@@ -141,8 +141,8 @@
  *   of hiding intermediate ACK/window updates from the stack (its congestion
  *   control sees one ACK for many) and no longer matching Linux byte for byte.
  *
- * Completion (count >= 2; §1.7): IPv4 total length with an RFC 1624
- *   incremental header-checksum update (csum_replace2), IPv6 payload length,
+ * Completion (count >= 2; tcp_gro_complete, udp_gro_complete): IPv4 total
+ *   length with an RFC 1624 incremental header-checksum update (csum_replace2), IPv6 payload length,
  *   TCP flags |= PSH/FIN of the followers, UDP length; TCP/UDP checksum =
  *   pseudo-header sum of the new length (SOFL_GRO_CSUM_PARTIAL: Linux's bytes,
  *   csum_start = L4 header, csum_offset 16 / 6, vnet NEEDS_CSUM) or, with
@@ -247,7 +247,7 @@ enum sofl_gro_table {
 	SOFL_GRO_TABLE_LRU = 2,		/* hashed, max_flows entries, LRU eviction */
 };
 
-/* A flow rule (the seed's `ethtool -N ... flow-type tcp4 dst-ip X`): a flow
+/* A flow rule (as `ethtool -N ... flow-type tcp4 dst-ip X` selects): a flow
  * is coalesced only if it matches at least one rule (when rules are given). */
 struct sofl_gro_rule {
 	uint8_t  family;	/* 4, 6, or 0 = any */

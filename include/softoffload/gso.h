@@ -37,7 +37,7 @@
  * With .mode = SOFL_GSO_COPY each segment is instead one contiguous frame in
  * .buf (payload copied and checksummed in one pass), .iov unused.
  *
- * What is produced (reference/offload-rules.md §2), per segment:
+ * What is produced (Linux 6.18 tcp_gso_segment, __udp_gso_segment), per segment:
  *   TCP    payload cut at gso_size, the last shorter; seq += gso_size; FIN and
  *          PSH on the last segment only; CWR on the first only unless
  *          SOFL_GSO_F_ACCECN; every other header byte (options, ACK, window,

@@ -48,7 +48,7 @@
  * vhost) and host-endian for legacy TUN (SOFL_VNET_NATIVE).
  *
  * Validation (sofl_vnet_check) applies the rules of Linux
- * __virtio_net_hdr_to_skb() (reference/offload-rules.md §2.6) in the
+ * __virtio_net_hdr_to_skb() (include/linux/virtio_net.h, 6.18) in the
  * kernel's order and reports each with its own code:
  *   rule 1  unknown gso_type (ECN alone included)   SOFL_E_VNET_GSO_TYPE
  *   rule 2  GSO with gso_size 0                     SOFL_E_VNET_GSO_SIZE

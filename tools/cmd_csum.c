@@ -25,7 +25,7 @@ struct csum_stats {
 	unsigned long long ip4, ip4_valid, ip4_bad, ip4_fixed;
 	unsigned long long ip6, not_ip, other_l4, frags;
 	struct l4_count tcp, udp;
-	unsigned long long malformed;
+	unsigned long long malformed, filtered;
 	unsigned long long err[NERR];	/* by -code; [0]: a code beyond NERR */
 };
 
@@ -38,7 +38,8 @@ static int
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: softoffload csum FILE [--fix -o OUT.pcap [--udp-zero]] [-q | --json]\n"
+"usage: softoffload csum FILE [--fix -o OUT.pcap [--udp-zero] [--pcapng]] [-q | --json]\n"
+"                         [-c N] [--filter EXPR]\n"
 "\n"
 "Classifies every IPv4 header checksum and every TCP/UDP checksum in FILE\n"
 "(pcap or pcapng; Ethernet or raw IP) as valid, bad, partial or absent, and\n"
@@ -58,6 +59,8 @@ usage(FILE *f)
 "              every record is written, unfixable ones unchanged\n"
 "  -o OUT      output file (pcap; '-' = stdout; requires --fix)\n"
 "  --udp-zero  with --fix, also fill absent UDP/IPv4 checksums\n"
+"  --pcapng    with --fix, write OUT as pcapng\n"
+PCAPIO_OPTS_USAGE
 "  --json      the counts as one JSON document (docs/cli.md)\n"
 "  -q          print nothing; only the exit status\n"
 "\n"
@@ -71,7 +74,7 @@ usage(FILE *f)
 static int
 parse_args(int argc, char **argv, struct csum_opts *o)
 {
-	int i;
+	int i, k;
 
 	memset(o, 0, sizeof(*o));
 	for (i = 1; i < argc; i++) {
@@ -91,6 +94,9 @@ parse_args(int argc, char **argv, struct csum_opts *o)
 			if (++i == argc)
 				return cli_usage("-o needs a value");
 			o->out = argv[i];
+		} else if ((k = pcapio_opt(argc, argv, &i, 1)) != 0) {
+			if (k == 2)
+				return 2;
 		} else if (cli_operand("csum", a, &o->in))
 			return 2;
 	}
@@ -102,6 +108,8 @@ parse_args(int argc, char **argv, struct csum_opts *o)
 		return cli_usage("-o is only used with --fix");
 	if (o->udp_zero && !o->fix)
 		return cli_usage("--udp-zero is only used with --fix");
+	if (pcapio_pcapng() && !o->fix)
+		return cli_usage("--pcapng is only used with --fix");
 	if (o->quiet && o->json)
 		return cli_usage("-q and --json exclude each other");
 	return 0;
@@ -312,6 +320,8 @@ print_stats(FILE *f, const struct csum_stats *st, const struct csum_opts *o, int
 	fprintf(f, "capture:\n");
 	line(f, st->truncated, "records truncated (caplen < len)");
 	line(f, st->malformed, "malformed packets");
+	if (pcapio_filtering())
+		line(f, st->filtered, "records filtered out (--filter)");
 	for (i = 0; i < NERR; i++) {
 		char b[128];
 
@@ -370,6 +380,7 @@ print_json(FILE *f, const struct csum_stats *st, const struct csum_opts *o, int 
 	cli_json_obj(&j, "capture");
 	cli_json_u64(&j, "truncated", st->truncated);
 	cli_json_u64(&j, "malformed", st->malformed);
+	cli_json_u64(&j, "filtered", st->filtered);
 	cli_json_arr(&j, "malformed_reasons");
 	for (i = 0; i < NERR; i++) {
 		if (!st->err[i])
@@ -424,6 +435,7 @@ run(const struct csum_opts *o, struct csum_stats *st, enum sofl_link *linkp)
 	}
 	if (rc < 0)
 		ret = 2;
+	st->filtered = pcapin_filtered(in);
 	if (out && pcapout_close(out) != 0)
 		ret = 2;
 	pcapin_close(in);

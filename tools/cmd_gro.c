@@ -30,6 +30,8 @@
 #include "pcapio.h"
 #include "softoffload/csum.h"
 #include "softoffload/gro.h"
+#include "softoffload/pkt.h"
+#include "softoffload/rss.h"
 
 struct gro_opts {
 	const char *in, *out;
@@ -42,13 +44,16 @@ struct gro_opts {
 	uint32_t *sizes;
 	size_t nsizes;
 	struct sofl_gro_rule rules[16];
+	const struct sofl_rss *rss;	/* --rx-hash toeplitz */
 };
 
+/* One input record, owned by the replay until the output carrying it is
+ * released (with --flush-timeout-us that may be several polls later). */
 struct rec {
-	uint8_t *data;
 	uint32_t caplen, len;
 	struct timeval ts;
 	uint64_t ts_ns;
+	uint8_t data[];
 };
 
 static int
@@ -60,6 +65,8 @@ usage(FILE *f)
 "         [--poll-sizes FILE|a,b,c] [--napi-weight N] [--hz N]\n"
 "         [--assume-valid] [--partial-ok]\n"
 "         [--flows N] [--rule TYPE[,dst=ADDR[/LEN]][,dport=N]]... [--stats] [--json]\n"
+"         [--flush-timeout-us N] [--max-segs N] [--rx-hash toeplitz|none]\n"
+"         [-c N] [--filter EXPR] [--pcapng]\n"
 "\n"
 "Replays IN (pcap/pcapng, Ethernet or raw IP) as NIC receive polls through\n"
 "the GRO engine (Linux 6.18 rules) and writes the packets the stack would\n"
@@ -97,6 +104,16 @@ usage(FILE *f)
 "                  tcp4, tcp6, udp4, udp6, ip4, ip6 or any, then optionally\n"
 "                  dst=ADDR or dst=ADDR/LEN and dport=N, comma-separated;\n"
 "                  other flows pass through (counted as bypass 'rule')\n"
+"  --flush-timeout-us N  the timeout mode (Linux gro_flush_timeout): a poll\n"
+"                  completes only flows held N microseconds or more, by the\n"
+"                  capture's timestamps; the rest stays held across polls\n"
+"                  (0: the default, every poll completes everything)\n"
+"  --max-segs N    at most N segments per super-packet (1..65535; default\n"
+"                  1022, what one writev() takes)\n"
+"  --rx-hash H     toeplitz: give each packet the Toeplitz RSS hash (default\n"
+"                  key) as a NIC's rx hash, which places flows in Linux's\n"
+"                  buckets; none (default): the engine hashes flows itself\n"
+PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 "  --stats         print the statistics (to stderr when OUT is stdout)\n"
 "  --json          print the statistics as one JSON document instead\n"
 "                  (docs/cli.md; to stderr when OUT is stdout)\n"
@@ -242,10 +259,30 @@ parse_rule(struct gro_opts *o, const char *arg)
 	return 0;
 }
 
+/* --rx-hash toeplitz|none: toeplitz gives every input the Toeplitz hash of
+ * the default (Microsoft) key, as a NIC with RSS would (SOFL_GRO_F_HASH);
+ * none (the default) lets the engine hash the flow itself. */
+static int
+parse_rx_hash(struct gro_opts *o, const char *val)
+{
+	static struct sofl_rss rss;
+
+	if (!strcmp(val, "none")) {
+		o->rss = NULL;
+		return 0;
+	}
+	if (strcmp(val, "toeplitz"))
+		return cli_usage("--rx-hash: toeplitz or none, not '%s'", val);
+	if (sofl_rss_init(&rss, NULL, 0, 1, 0) != 0)
+		return cli_error("internal: sofl_rss_init failed");
+	o->rss = &rss;
+	return 0;
+}
+
 static int
 parse_args(struct gro_opts *o, int argc, char **argv)
 {
-	int i, partial;
+	int i, partial, k;
 	long long v;
 
 	sofl_gro_config_init(&o->cfg);
@@ -273,7 +310,8 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 			   !strcmp(a, "--poll-max") || !strcmp(a, "--poll-gap-us") ||
 			   !strcmp(a, "--poll-sizes") || !strcmp(a, "--flows") ||
 			   !strcmp(a, "--rule") || !strcmp(a, "--napi-weight") ||
-			   !strcmp(a, "--hz")) {
+			   !strcmp(a, "--hz") || !strcmp(a, "--flush-timeout-us") ||
+			   !strcmp(a, "--max-segs") || !strcmp(a, "--rx-hash")) {
 			if (!val)
 				return cli_usage("%s needs a value", a);
 			i++;
@@ -311,12 +349,26 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 					return 2;
 				o->cfg.table = SOFL_GRO_TABLE_LRU;
 				o->cfg.max_flows = (uint32_t)v;
+			} else if (!strcmp(a, "--flush-timeout-us")) {
+				if ((v = cli_uint(a, val, 4294967295ull)) < 0)
+					return 2;
+				o->cfg.flush_timeout_us = (uint32_t)v;
+			} else if (!strcmp(a, "--max-segs")) {
+				if ((v = cli_count(a, val, 65535)) < 0)
+					return 2;
+				o->cfg.max_segs = (uint32_t)v;
+			} else if (!strcmp(a, "--rx-hash")) {
+				if (parse_rx_hash(o, val))
+					return 2;
 			} else if (!strcmp(a, "--rule")) {
 				if (parse_rule(o, val))
 					return 2;
 			} else if (parse_sizes(o, val)) {
 				return 2;
 			}
+		} else if ((k = pcapio_opt(argc, argv, &i, 1)) != 0) {
+			if (k == 2)
+				return 2;
 		} else if (cli_operand("gro", a, &o->in)) {
 			return 2;
 		}
@@ -340,7 +392,8 @@ line(FILE *f, unsigned long long n, const char *what)
 
 /* netstat -s style: a section per concern, one counter per line. */
 static void
-print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written)
+print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written,
+	    unsigned long long filtered)
 {
 	char b[64];
 	int i;
@@ -352,6 +405,8 @@ print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written)
 	line(f, s->super_pkts, "super-packets");
 	line(f, s->segs_merged, "segments merged into super-packets");
 	line(f, written, "records written");
+	if (pcapio_filtering())
+		line(f, filtered, "records filtered out (--filter)");
 	fprintf(f, "checksums:\n");
 	line(f, s->csum_sw_ip, "IPv4 header checksums verified in software");
 	line(f, s->csum_sw_l4, "TCP/UDP checksums verified in software");
@@ -374,7 +429,8 @@ print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written)
 /* The same counters as one JSON document; the "gro" object uses the names
  * of struct sofl_gro_stats, as `softoffload tunnel --json` does. */
 static int
-print_json(FILE *f, const struct gro_opts *o, const struct sofl_gro_stats *s, uint64_t written)
+print_json(FILE *f, const struct gro_opts *o, const struct sofl_gro_stats *s, uint64_t written,
+	   unsigned long long filtered)
 {
 	struct cli_json j;
 	int i;
@@ -382,6 +438,7 @@ print_json(FILE *f, const struct gro_opts *o, const struct sofl_gro_stats *s, ui
 	cli_json_begin(&j, f);
 	cli_json_str(&j, "file", o->in);
 	cli_json_u64(&j, "written", written);
+	cli_json_u64(&j, "filtered", filtered);
 	cli_json_obj(&j, "gro");
 	cli_json_u64(&j, "pkts_in", s->pkts_in);
 	cli_json_u64(&j, "bytes_in", s->bytes_in);
@@ -411,31 +468,65 @@ struct run {
 	struct gro_opts *o;
 	struct sofl_gro *g;
 	struct pcap_out *out;
-	struct rec *recs;
+	struct pcap_in *pin;
+	struct rec **recs;	/* the poll being filled */
 	struct sofl_gro_in *in;
+	struct rec **done;	/* inputs of the cycle's outputs: freed after release */
+	size_t ndone, done_cap;
 	uint8_t *buf;		/* contiguous copy for outputs that need fixing */
 	uint64_t written;
 	int err;
 };
 
-/* Writes the cycle's outputs.  @return 0, or -1 when a write failed (printed). */
+/* An output's input, by its cookie (the record itself). */
+static struct rec *
+rec_of(uint64_t cookie)
+{
+	return (struct rec *)(uintptr_t)cookie;
+}
+
+static int
+done_add(struct run *r, struct rec *x)
+{
+	if (r->ndone == r->done_cap) {
+		size_t cap = r->done_cap ? 2 * r->done_cap : 256;
+		struct rec **d = realloc(r->done, cap * sizeof(*d));
+
+		if (!d)
+			return -1;
+		r->done = d;
+		r->done_cap = cap;
+	}
+	r->done[r->ndone++] = x;
+	return 0;
+}
+
+/* Writes the cycle's outputs and notes their inputs for freeing.
+ * @return 0, or -1 when a write failed (printed). */
 static int
 write_outputs(struct run *r)
 {
 	const struct sofl_gro_out *out;
-	int n = sofl_gro_outputs(r->g, &out), i, w;
+	int n = sofl_gro_outputs(r->g, &out), i, w = 0;
 	uint32_t j;
 
 	for (i = 0; i < n; i++) {
 		const struct sofl_gro_out *x = &out[i];
-		const struct rec *newest = &r->recs[x->cookies[0]];
+		const struct rec *newest = rec_of(x->cookies[0]);
 		uint32_t wire = 0;
 
-		for (j = 1; j < x->segs; j++)
-			if (r->recs[x->cookies[j]].ts_ns > newest->ts_ns)
-				newest = &r->recs[x->cookies[j]];
+		for (j = 0; j < x->segs; j++) {
+			if (rec_of(x->cookies[j])->ts_ns > newest->ts_ns)
+				newest = rec_of(x->cookies[j]);
+			if (done_add(r, rec_of(x->cookies[j]))) {
+				cli_error("out of memory");
+				return -1;
+			}
+		}
+		if (w)
+			continue;	/* a write failed: only collect the inputs */
 		if (x->segs == 1)
-			wire = r->recs[x->cookies[0]].len;
+			wire = rec_of(x->cookies[0])->len;
 		if (r->o->cfg.csum_full && x->csum == SOFL_GRO_CSUM_PARTIAL) {
 			/* left with the pseudo sum (a UDP super-packet, which the
 			 * engine gives NEEDS_CSUM in both modes, or a packet held
@@ -452,36 +543,70 @@ write_outputs(struct run *r)
 		} else {
 			w = pcapout_writev(r->out, &newest->ts, x->iov, (int)x->iovcnt);
 		}
-		if (w)
-			return -1;
-		r->written++;
+		if (!w)
+			r->written++;
 	}
-	return 0;
+	return w ? -1 : 0;
+}
+
+/* Ends a cycle: writes the outputs, releases them, frees their inputs. */
+static int
+cycle_end(struct run *r)
+{
+	int w = write_outputs(r);
+	size_t i;
+
+	sofl_gro_release(r->g);
+	for (i = 0; i < r->ndone; i++)
+		free(r->done[i]);
+	r->ndone = 0;
+	return w;
+}
+
+/* The rx hash of --rx-hash toeplitz: the Toeplitz hash a NIC with the
+ * default key would give the record (sofl_rss_pkt()); none for non-IP. */
+static void
+rx_hash(const struct run *r, struct sofl_gro_in *x)
+{
+	struct sofl_pkt p;
+	struct sofl_rss_out o;
+
+	if (!r->o->rss)
+		return;
+	if (sofl_pkt_parse(&p, x->data, x->len, r->o->cfg.link) < 0 && p.ipv == 0)
+		return;
+	if (sofl_rss_pkt(r->o->rss, &p, &o) > 0) {
+		x->flags |= SOFL_GRO_F_HASH;
+		x->hash = o.hash;
+	}
 }
 
 /* One ->poll() call's worth (a round) of packets recs[off, off + n): merged,
- * then everything held completed, written and released. */
+ * then completed (everything held, or with --flush-timeout-us what was held
+ * long enough), written and released. */
 static int
 run_round(struct run *r, uint32_t off, uint32_t n)
 {
+	uint64_t now = n ? r->recs[off + n - 1]->ts_ns : 0;
 	uint32_t i;
-	int w;
 
 	for (i = 0; i < n; i++) {
 		struct sofl_gro_in *x = &r->in[i];
 
-		x->data = r->recs[off + i].data;
-		x->len = r->recs[off + i].caplen;
+		x->data = r->recs[off + i]->data;
+		x->len = r->recs[off + i]->caplen;
 		x->flags = r->o->assume_valid ? SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK : 0;
 		x->hash = 0;
-		x->cookie = off + i;
+		x->cookie = (uint64_t)(uintptr_t)r->recs[off + i];
+		rx_hash(r, x);
 	}
-	if (n && sofl_gro_receive(r->g, r->in, n, r->recs[off + n - 1].ts_ns) != (int)n)
+	if (n && sofl_gro_receive(r->g, r->in, n, now) != (int)n) {
+		for (i = 0; i < n; i++)
+			free(r->recs[off + i]);
 		return cli_error("internal: engine refused a poll of %u packets", n);
-	sofl_gro_poll_end(r->g, n ? r->recs[off + n - 1].ts_ns : 0);
-	w = write_outputs(r);
-	sofl_gro_release(r->g);
-	return w ? 2 : 0;
+	}
+	sofl_gro_poll_end(r->g, now);
+	return cycle_end(r) ? 2 : 0;
 }
 
 /* One NAPI poll of @n packets (recs[0, n)), as __napi_poll() runs it: a
@@ -490,7 +615,8 @@ run_round(struct run *r, uint32_t off, uint32_t n)
  * HZ < 1000 that flush completes everything held: rounds of at most the
  * weight, each completed.  With HZ >= 1000 it completes only packets held
  * since an earlier jiffy, none within a poll replayed at one instant: the
- * poll is one round, completed by napi_complete_done() at its end. */
+ * poll is one round, completed by napi_complete_done() at its end.  The
+ * records belong to the engine from here on: freed when their output is. */
 static int
 run_poll(struct run *r, uint32_t n)
 {
@@ -503,8 +629,8 @@ run_poll(struct run *r, uint32_t n)
 		rc = run_round(r, off, k);
 		off += k;
 	} while (!rc && off < n);
-	for (off = 0; off < n; off++)
-		free(r->recs[off].data);
+	for (; off < n; off++)		/* a failed round: the rest was never fed */
+		free(r->recs[off]);
 	return rc;
 }
 
@@ -536,16 +662,16 @@ replay(struct gro_opts *o, struct pcap_in *in, struct run *r)
 				return 2;
 			n = 0;
 		}
-		r->recs[n].data = malloc(rec.caplen ? rec.caplen : 1);
-		if (!r->recs[n].data) {
+		r->recs[n] = malloc(sizeof(struct rec) + rec.caplen);
+		if (!r->recs[n]) {
 			run_poll(r, n);
 			return cli_error("out of memory");
 		}
-		memcpy(r->recs[n].data, rec.data, rec.caplen);
-		r->recs[n].caplen = rec.caplen;
-		r->recs[n].len = rec.len;
-		r->recs[n].ts = rec.ts;
-		r->recs[n].ts_ns = rec.ts_ns;
+		memcpy(r->recs[n]->data, rec.data, rec.caplen);
+		r->recs[n]->caplen = rec.caplen;
+		r->recs[n]->len = rec.len;
+		r->recs[n]->ts = rec.ts;
+		r->recs[n]->ts_ns = rec.ts_ns;
 		prev_ns = rec.ts_ns;
 		n++;
 		if (n == target) {
@@ -559,6 +685,35 @@ replay(struct gro_opts *o, struct pcap_in *in, struct run *r)
 	if (n && run_poll(r, n))
 		return 2;
 	return rc < 0 ? 2 : 0;
+}
+
+/* The end of the capture (or an error): what the timeout mode still holds
+ * is completed (reason "explicit") and written; nothing stays allocated.
+ * @write: 0 after an error that ends the output. */
+static int
+drain(struct run *r, int write)
+{
+	struct pcap_out *out = r->out;
+	int rc;
+
+	if (!r->g || !sofl_gro_held(r->g))
+		return 0;
+	sofl_gro_flush(r->g);
+	if (!write)
+		r->out = NULL;	/* collect the inputs only */
+	rc = r->out ? cycle_end(r) : 0;
+	if (!r->out) {
+		const struct sofl_gro_out *x;
+		int n = sofl_gro_outputs(r->g, &x), i;
+		uint32_t j;
+
+		for (i = 0; i < n; i++)
+			for (j = 0; j < x[i].segs; j++)
+				free(rec_of(x[i].cookies[j]));
+		sofl_gro_release(r->g);
+	}
+	r->out = out;
+	return rc ? 2 : 0;
 }
 
 int
@@ -601,22 +756,26 @@ cmd_gro(int argc, char **argv)
 		goto done;
 	}
 	rc = replay(&o, in, &r);
+	if (drain(&r, !rc) && !rc)
+		rc = 2;
 	if (o.stats || o.json) {
 		FILE *f = strcmp(o.out, "-") ? stdout : stderr;
 
 		sofl_gro_get_stats(r.g, &st);
 		if (!o.json)
-			print_stats(f, &st, r.written);
-		else if (print_json(f, &o, &st, r.written) && !rc)
+			print_stats(f, &st, r.written, pcapin_filtered(in));
+		else if (print_json(f, &o, &st, r.written, pcapin_filtered(in)) && !rc)
 			rc = 2;
 	}
 done:
+	drain(&r, 0);
 	if (pcapout_close(r.out) && !rc)
 		rc = 2;
 	pcapin_close(in);
 	sofl_gro_destroy(r.g);
 	free(r.recs);
 	free(r.in);
+	free(r.done);
 	free(r.buf);
 	free(o.sizes);
 	return rc < 0 ? 0 : rc;

@@ -40,7 +40,7 @@ struct gso_opts {
 struct gso_stats {
 	unsigned long long records, bytes_in, out_records, bytes_out;
 	unsigned long long tcp_super, udp_super, frag_super, segs_out;
-	unsigned long long passed, l4_csums, ip_csums;
+	unsigned long long passed, l4_csums, ip_csums, filtered;
 	unsigned long long truncated, malformed, not_ip, fragments, refused;
 	unsigned long long trailer_recs, trailer_bytes;	/* dropped after the IP packet */
 	unsigned long long frag_hdr;	/* refused: first fragment too small for the headers */
@@ -62,7 +62,7 @@ usage(FILE *f)
 	fprintf(f,
 "usage: softoffload gso IN.pcap -o OUT.pcap [--mss N] [--udp-gso-size N]\n"
 "         [--mtu N [--ignore-df]] [--fixed-id] [--csum full|partial]\n"
-"         [--stats | --json]\n"
+"         [--stats | --json] [-c N] [--filter EXPR] [--pcapng]\n"
 "\n"
 "Segments the super-packets of IN (pcap/pcapng, Ethernet or raw IP) the way\n"
 "Linux software GSO does, and writes every resulting packet to OUT (same\n"
@@ -85,6 +85,7 @@ usage(FILE *f)
 "  --stats          print counts (to stderr when OUT is stdout)\n"
 "  --json           print the counts as one JSON document instead\n"
 "                   (docs/cli.md; to stderr when OUT is stdout)\n"
+PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 "\n"
 "Packets that are not segmented pass through with their TCP/UDP checksum\n"
 "completed (UDP over IPv4 with checksum 0 stays 0) and their IPv4 header\n"
@@ -103,7 +104,7 @@ usage(FILE *f)
 static int
 parse_args(int argc, char **argv, struct gso_opts *o)
 {
-	int i;
+	int i, k;
 	long long v;
 
 	memset(o, 0, sizeof(*o));
@@ -140,6 +141,9 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 			o->stats = 1;
 		} else if (!strcmp(a, "--json")) {
 			o->json = 1;
+		} else if ((k = pcapio_opt(argc, argv, &i, 1)) != 0) {
+			if (k == 2)
+				return 2;
 		} else if (cli_operand("gso", a, &o->in)) {
 			return 2;
 		}
@@ -373,6 +377,8 @@ print_stats(FILE *f, const struct gso_stats *s, int partial)
 	line(f, s->not_ip, "packets not IP");
 	line(f, s->fragments, "IP fragments");
 	line(f, s->refused, "packets refused by the segmenter");
+	if (pcapio_filtering())
+		line(f, s->filtered, "records filtered out (--filter)");
 	if (s->frag_hdr)
 		line(f, s->frag_hdr, "first fragment cannot hold the headers");
 	for (i = 1; i < NERR; i++)
@@ -416,6 +422,7 @@ print_json(FILE *f, const struct gso_opts *o, const struct gso_stats *s)
 	cli_json_u64(&j, "fragments", s->fragments);
 	cli_json_u64(&j, "refused", s->refused);
 	cli_json_u64(&j, "frag_hdr", s->frag_hdr);
+	cli_json_u64(&j, "filtered", s->filtered);
 	cli_json_arr(&j, "reasons");
 	for (i = 1; i < NERR; i++) {
 		if (!s->err[i])
@@ -459,6 +466,7 @@ cmd_gso(int argc, char **argv)
 	}
 	if (got < 0)
 		rc = 2;
+	r.st.filtered = pcapin_filtered(in);
 	if (pcapout_close(r.out) && !rc)
 		rc = 2;
 	pcapin_close(in);

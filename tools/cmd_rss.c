@@ -39,7 +39,7 @@ struct flowset {
 };
 
 struct rss_stats {
-	unsigned long long records, hashed, not_ip, malformed, trunc;
+	unsigned long long records, hashed, not_ip, malformed, trunc, filtered;
 	unsigned long long by_type[SOFL_RSS_IPV6_UDP + 1];
 	unsigned long long *pkts, *flows;	/* per queue */
 };
@@ -49,7 +49,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 "usage: softoffload rss FILE --queues N [--key HEX] [--symmetric] [--table TFILE]\n"
-"                           [--format text|tsv|json] [--json]\n"
+"                           [--format text|tsv|json] [--json] [-c N] [--filter EXPR]\n"
 "\n"
 "Computes the Toeplitz RSS hash of every packet in FILE (pcap or pcapng;\n"
 "Ethernet or raw IP) and the receive queue an indirection table maps it to,\n"
@@ -83,6 +83,7 @@ usage(FILE *f)
 "                  tuple the hash covers ('-' for ports it does not use);\n"
 "                  every field after the number '-' when a packet has no\n"
 "                  hash (not IP, malformed, or its hash input not captured)\n"
+PCAPIO_OPTS_USAGE
 "  --format json, --json\n"
 "                  the text output's counters as one JSON document\n"
 "                  (docs/cli.md)\n"
@@ -106,7 +107,7 @@ usage(FILE *f)
 static int
 parse_args(int argc, char **argv, struct rss_opts *o)
 {
-	int i;
+	int i, k;
 
 	memset(o, 0, sizeof(*o));
 	for (i = 1; i < argc; i++) {
@@ -141,6 +142,9 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 			} else if (strcmp(v, "text")) {
 				return cli_usage("--format: '%s' is not text, tsv or json", v);
 			}
+		} else if ((k = pcapio_opt(argc, argv, &i, 0)) != 0) {
+			if (k == 2)
+				return 2;
 		} else if (cli_operand("rss", a, &o->in)) {
 			return 2;
 		}
@@ -471,6 +475,7 @@ run(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats *st,
 			break;
 		}
 	}
+	st->filtered = pcapin_filtered(in);
 	if (rc < 0)
 		ret = 2;
 	pcapin_close(in);
@@ -526,6 +531,8 @@ print_text(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 	line(st->not_ip, "packets not IP");
 	line(st->malformed, "malformed packets");
 	line(st->trunc, "packets whose hash input was not captured");
+	if (pcapio_filtering())
+		line(st->filtered, "records filtered out (--filter)");
 	printf("queue\tpackets\tflows\n");
 	for (q = 0; q < nq; q++)
 		printf("%u\t%llu\t%llu\n", q, st->pkts[q], st->flows[q]);
@@ -566,6 +573,7 @@ print_json(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 	cli_json_u64(&j, "malformed", st->malformed);
 	cli_json_u64(&j, "not_captured", st->trunc);
 	cli_json_end(&j);
+	cli_json_u64(&j, "filtered", st->filtered);
 	cli_json_arr(&j, "queues");
 	for (q = 0; q < nq; q++) {
 		cli_json_obj(&j, NULL);

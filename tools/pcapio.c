@@ -19,9 +19,21 @@ struct pcap_in {
 	pcap_t *p;
 	const char *path;
 	unsigned long long records;	/* read so far */
+	unsigned long long taken;	/* returned (kept by the filter) */
+	unsigned long long filtered;	/* skipped by --filter */
+	struct bpf_program prog;
+	int have_prog;
 };
 
+/* the shared capture options (pcapio_opt()) */
+static struct {
+	const char *filter;
+	unsigned long long count;	/* 0: no limit */
+	int pcapng;
+} opts;
+
 struct pcap_out {
+	int ng;			/* pcapng, written here (no dead/d) */
 	pcap_t *dead;
 	pcap_dumper_t *d;
 	FILE *f;		/* the dumper's stream (ours: errors are checked) */
@@ -79,6 +91,15 @@ pcapin_open(const char *path, enum sofl_link *link, int *dlt)
 	}
 	in->p = p;
 	in->path = path;
+	if (opts.filter) {
+		if (pcap_compile(p, &in->prog, opts.filter, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+			cli_usage("--filter: '%s': %s", opts.filter, pcap_geterr(p));
+			pcap_close(p);
+			free(in);
+			return NULL;
+		}
+		in->have_prog = 1;
+	}
 	if (dlt)
 		*dlt = t;
 	return in;
@@ -89,9 +110,17 @@ pcapin_next(struct pcap_in *in, struct pcap_rec *rec)
 {
 	struct pcap_pkthdr *h;
 	const u_char *d;
-	int rc = pcap_next_ex(in->p, &h, &d);
+	int rc;
 
+	if (opts.count && in->taken == opts.count)
+		return 0;
+	while ((rc = pcap_next_ex(in->p, &h, &d)) == 1 && in->have_prog &&
+	       !pcap_offline_filter(&in->prog, h, d)) {
+		in->records++;
+		in->filtered++;
+	}
 	if (rc == 1) {
+		in->taken++;
 		rec->data = d;
 		rec->caplen = h->caplen;
 		rec->len = h->len;
@@ -115,8 +144,88 @@ pcapin_close(struct pcap_in *in)
 {
 	if (!in)
 		return;
+	if (in->have_prog)
+		pcap_freecode(&in->prog);
 	pcap_close(in->p);
 	free(in);
+}
+
+static int write_failed(struct pcap_out *out, int err);
+
+/* ---- pcapng (IETF draft-ietf-opsawg-pcapng): a Section Header Block, one
+ * Interface Description Block (link type, snap length, if_tsresol 9:
+ * nanoseconds) and an Enhanced Packet Block per record, in host byte order
+ * (the SHB's byte-order magic tells readers which). */
+
+#define NG_SHB 0x0A0D0D0Au
+#define NG_IDB 0x00000001u
+#define NG_EPB 0x00000006u
+
+/* The LINKTYPE_ value a pcapng IDB carries for a DLT_ value: they differ
+ * only for raw IP (DLT_RAW is 12 or 14 on some systems, LINKTYPE_RAW 101). */
+static uint16_t
+ng_linktype(int dlt)
+{
+	return dlt == 12 || dlt == 14 ? 101 : (uint16_t)dlt;
+}
+
+static int
+ng_put(struct pcap_out *out, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, out->f) == n ? 0 : -1;
+}
+
+/* host-order fields into a block being built */
+static void
+ng16(uint8_t *p, uint16_t v)
+{
+	memcpy(p, &v, 2);
+}
+
+static void
+ng32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static int
+ng_header(struct pcap_out *out, int dlt)
+{
+	uint8_t shb[28], idb[32];
+
+	memset(shb, 0, sizeof(shb));
+	ng32(shb, NG_SHB);
+	ng32(shb + 4, sizeof(shb));
+	ng32(shb + 8, 0x1A2B3C4Du);		/* byte-order magic */
+	ng16(shb + 12, 1);			/* version 1.0 */
+	memset(shb + 16, 0xff, 8);		/* section length: unknown (-1) */
+	ng32(shb + 24, sizeof(shb));
+	memset(idb, 0, sizeof(idb));
+	ng32(idb, NG_IDB);
+	ng32(idb + 4, sizeof(idb));
+	ng16(idb + 8, ng_linktype(dlt));	/* reserved 0 */
+	ng32(idb + 12, 262144);			/* snap length */
+	ng16(idb + 16, 9);			/* if_tsresol, length 1: */
+	ng16(idb + 18, 1);
+	idb[20] = 9;				/* 10^-9 s; pad, then opt_endofopt */
+	ng32(idb + 28, sizeof(idb));
+	return ng_put(out, shb, sizeof(shb)) || ng_put(out, idb, sizeof(idb)) ? -1 : 0;
+}
+
+static int
+ng_packet(struct pcap_out *out, const struct timeval *ts, const void *data, uint32_t len,
+	  uint32_t wire_len)
+{
+	static const uint8_t zero[4];
+	uint32_t pad = (4 - (len & 3)) & 3, total = 32 + len + pad;
+	uint64_t t = (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_usec;
+	uint32_t h[7] = { NG_EPB, total, 0, (uint32_t)(t >> 32), (uint32_t)t, len,
+			  wire_len > len ? wire_len : len };
+
+	if (ng_put(out, h, sizeof(h)) || (len && ng_put(out, data, len)) ||
+	    ng_put(out, zero, pad) || ng_put(out, &total, 4))
+		return -1;
+	return 0;
 }
 
 struct pcap_out *
@@ -129,6 +238,18 @@ pcapout_open(const char *path, int dlt)
 		return NULL;
 	}
 	out->path = path;
+	if (opts.pcapng) {
+		out->ng = 1;
+		out->f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+		if (!out->f) {
+			cli_error("%s: %s", path, strerror(errno));
+			free(out);
+			return NULL;
+		}
+		if (ng_header(out, dlt) != 0)
+			write_failed(out, errno);
+		return out;
+	}
 	out->dead = pcap_open_dead_with_tstamp_precision(dlt, 262144, PCAP_TSTAMP_PRECISION_NANO);
 	if (!out->dead) {
 		free(out);
@@ -178,6 +299,11 @@ pcapout_write(struct pcap_out *out, const struct timeval *ts, const void *data, 
 	h.caplen = len;
 	h.len = wire_len > len ? wire_len : len;
 	errno = 0;
+	if (out->ng) {
+		if (ng_packet(out, ts, data, len, wire_len) != 0 || ferror(out->f))
+			return write_failed(out, errno);
+		return 0;
+	}
 	pcap_dump((u_char *)out->d, &h, data);	/* void: the stream says */
 	if (ferror(out->f))
 		return write_failed(out, errno);
@@ -217,6 +343,17 @@ pcapout_close(struct pcap_out *out)
 	if (!out)
 		return 0;
 	errno = 0;
+	if (out->ng) {
+		if (fflush(out->f) != 0 || ferror(out->f))
+			rc = write_failed(out, errno);
+		else if (out->err)
+			rc = -1;
+		if (out->f != stdout && fclose(out->f) != 0 && !rc)
+			rc = write_failed(out, errno);
+		free(out->buf);
+		free(out);
+		return rc;
+	}
 	if (pcap_dump_flush(out->d) != 0 || ferror(out->f))
 		rc = write_failed(out, errno);
 	else if (out->err)
@@ -273,4 +410,53 @@ pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 		return 2;
 	}
 	return 0;
+}
+
+/* ---- the shared capture options ---- */
+
+int
+pcapio_opt(int argc, char **argv, int *i, int can_write)
+{
+	const char *a = argv[*i];
+	long long v;
+
+	if (!strcmp(a, "--pcapng")) {
+		if (!can_write)
+			return cli_usage("--pcapng: this command writes no capture");
+		opts.pcapng = 1;
+		return 1;
+	}
+	if (strcmp(a, "-c") && strcmp(a, "--filter"))
+		return 0;
+	if (*i + 1 >= argc)
+		return cli_usage("%s needs a value", a);
+	(*i)++;
+	if (!strcmp(a, "--filter")) {
+		if (opts.filter)
+			return cli_usage("--filter given twice (one expression: 'A and B')");
+		opts.filter = argv[*i];
+		return 1;
+	}
+	if ((v = cli_count(a, argv[*i], ~0ull >> 1)) < 0)
+		return 2;
+	opts.count = (unsigned long long)v;
+	return 1;
+}
+
+int
+pcapio_pcapng(void)
+{
+	return opts.pcapng;
+}
+
+int
+pcapio_filtering(void)
+{
+	return opts.filter != NULL;
+}
+
+unsigned long long
+pcapin_filtered(const struct pcap_in *in)
+{
+	return in ? in->filtered : 0;
 }

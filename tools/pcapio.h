@@ -1,4 +1,5 @@
-/* Capture files for the CLI: read pcap/pcapng with libpcap, write pcap.
+/* Capture files for the CLI: read pcap/pcapng with libpcap, write pcap
+ * (libpcap) or pcapng (written here: libpcap 1.10 has no pcapng writer).
  * Link types: DLT_EN10MB -> SOFL_LINK_ETH; DLT_RAW (12/14/101), DLT_IPV4,
  * DLT_IPV6 -> SOFL_LINK_RAW.  Anything else is refused with a message. */
 #ifndef SOFL_PCAPIO_H
@@ -53,5 +54,31 @@ int pcapout_close(struct pcap_out *out);
  * failure nothing is left open.  @return 0, or 2 with the message printed. */
 int pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 		struct pcap_out **out, enum sofl_link *link);
+
+/* ---- options shared by the capture subcommands ----
+ *   -c N            stop after N records (those the filter kept)
+ *   --filter EXPR   only records matching the BPF expression EXPR, in
+ *                   tcpdump's syntax (pcap_compile(), one argument: quote
+ *                   it); the others are skipped and counted
+ *   --pcapng        write the output capture as pcapng (only where there is
+ *                   an output), nanosecond timestamps
+ * They are process-wide (one subcommand per process): pcapio_opt() stores
+ * them and pcapio_open()/pcapin_open()/pcapout_open() apply them. */
+#define PCAPIO_OPTS_USAGE \
+"  -c N            stop after N records (those --filter keeps)\n" \
+"  --filter EXPR   only records matching the BPF expression EXPR (tcpdump's\n" \
+"                  syntax, one argument: quote it); the others are skipped\n" \
+"                  and counted as filtered out\n"
+#define PCAPIO_PCAPNG_USAGE \
+"  --pcapng        write OUT as pcapng (default pcap)\n"
+/* argv[*i] is one of the options above: consumes it (and its value, *i
+ * advanced) and returns 1; 0 when it is none of them; 2 on a usage error
+ * (printed).  @can_write: the subcommand writes a capture (--pcapng). */
+int pcapio_opt(int argc, char **argv, int *i, int can_write);
+/* Whether --pcapng, --filter or -c were given. */
+int pcapio_pcapng(void);
+int pcapio_filtering(void);
+/* Records skipped by --filter so far on @in. */
+unsigned long long pcapin_filtered(const struct pcap_in *in);
 
 #endif

@@ -5,7 +5,6 @@
  * Rule numbers "#n" are those of docs/gro-rules.md. */
 #include <stdlib.h>
 #include "gro_table.h"
-#include "csum_impl.h"	/* sofl_cpu_features() */
 #include "zalloc.h"
 
 /* ---- public API ---- */
@@ -188,15 +187,14 @@ void
 sofl_gro_set_isa(struct sofl_gro *g, int level)
 {
 #if GRO_AVX2
-	const unsigned c = sofl_cpu_features();
-	const unsigned v = SOFL_CPU_AVX2 | SOFL_CPU_AVX512BW | SOFL_CPU_VNNI | SOFL_CPU_BMI2;
-
 	g->isa = 0;
-	if (level >= 1 && (c & SOFL_CPU_AVX2))
+	/* the CPU features asked of the checksum implementations are the
+	 * fast paths' (AVX2 with BMI2; AVX-512 F/BW/VL with VNNI and BMI2) */
+	if (level >= 1 && sofl_csum_impl_available(SOFL_CSUM_AVX2))
 		g->isa = 1;
 	/* the kernel inlined is the AVX-512 implementation's: only while it
 	 * is the one in use (sofl_csum_set_impl, SOFL_CSUM_IMPL) */
-	if (level >= 2 && (c & v) == v && sofl_csum_impl_current() == SOFL_CSUM_AVX512)
+	if (level >= 2 && strcmp(sofl_csum_impl_name(), "avx512") == 0)
 		g->isa = 2;
 #else
 	(void)g;

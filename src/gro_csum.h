@@ -7,16 +7,6 @@
 #include "softoffload/csum.h"
 #include "csum_impl.h"	/* sofl_csum_verify() */
 
-/* Pseudo-header sum (folded, not complemented) from the addresses in the IP
- * header itself, as tcp_v4_check/tcp_v6_check in *_gro_complete (IPv6: the
- * header's destination, even with a routing header). */
-static inline uint16_t
-l4_pseudo(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l4len)
-{
-	return sofl_csum_fold(ipv == 4 ? sofl_csum_pseudo_v4(ip + 12, ip + 16, proto, l4len) :
-				       sofl_csum_pseudo_v6(ip + 8, ip + 24, proto, l4len));
-}
-
 /* 1 when sofl_csum_fold(sofl_csum_add(sum, buf, len)) == 0xffff: short
  * buffers inline, longer ones by the residue kernel, which skips the fold
  * and byte swap a kernel's sum ends with (they are on the path from the

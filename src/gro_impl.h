@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "softoffload/gro.h"
+#include "softoffload/csum.h"
 #include "hdr.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -271,6 +272,16 @@ struct hinfo {
 
 #define RX_CHUNK 32	/* inputs classified (and bucket heads prefetched) ahead of the rules */
 #define PF_BYTES (1u << 20)	/* flow table size from which entries are prefetched */
+
+/* Pseudo-header sum (folded, not complemented) from the addresses in the IP
+ * header itself, as tcp_v4_check/tcp_v6_check in *_gro_complete (IPv6: the
+ * header's destination, even with a routing header). */
+static inline uint16_t
+l4_pseudo(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l4len)
+{
+	return sofl_csum_fold(ipv == 4 ? sofl_csum_pseudo_v4(ip + 12, ip + 16, proto, l4len) :
+				       sofl_csum_pseudo_v6(ip + 8, ip + 24, proto, l4len));
+}
 
 /* Between the engine's files (hidden symbols) */
 /* gro_table.c */

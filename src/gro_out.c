@@ -2,7 +2,6 @@
  * rewritten as inet_gro_complete / ipv6_gro_complete / tcp_gro_complete /
  * udp_gro_complete do), lone packets, flushes. */
 #include "gro_table.h"
-#include "gro_csum.h"
 
 static unsigned
 hist_bin(uint32_t segs)

@@ -7,7 +7,8 @@
 #   make bench           run the benchmarks
 #   make demo            live traffic before/after, tables + JSON + plots (scripts/demo.sh, < 4 min)
 #   make demo-long       the same with 5 x 10 s per row and every row (docs/demo.md)
-#   make install PREFIX=/usr/local [DESTDIR=...]
+#   make install PREFIX=/usr/local [DESTDIR=...]   (also MANDIR, default PREFIX/share/man)
+#   make uninstall PREFIX=... [DESTDIR=...]   removes what install put there
 #   make clean
 
 # The version is defined once, in include/softoffload/version.h.
@@ -24,6 +25,7 @@ PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
 INCDIR    ?= $(PREFIX)/include
 BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
 
 CC        ?= cc
 OPT       ?= -O2
@@ -65,7 +67,7 @@ CLI       := $(BUILD)/softoffload
 PCAP_LIBS := -lpcap
 CMOCKA    := -lcmocka
 
-.PHONY: all lib cli tests benches check check-sanitize bench demo demo-long install clean deps deps-demo fuzz
+.PHONY: all lib cli tests benches check check-sanitize bench demo demo-long install uninstall clean deps deps-demo fuzz
 all: lib cli tests benches
 
 lib: $(STATIC) $(SHARED) $(BUILD)/softoffload.pc
@@ -194,6 +196,20 @@ install: lib cli
 	ln -sf libsoftoffload.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libsoftoffload.so
 	install -m 644 $(BUILD)/softoffload.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
+
+# removes every file install put there (directories shared with other
+# software, such as lib/pkgconfig or share/man/man3, stay)
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(INCDIR)/softoffload/,$(notdir $(wildcard include/softoffload/*.h)))
+	-rmdir $(DESTDIR)$(INCDIR)/softoffload
+	rm -f $(DESTDIR)$(LIBDIR)/libsoftoffload.a $(DESTDIR)$(LIBDIR)/libsoftoffload.so.$(VERSION) \
+	      $(DESTDIR)$(LIBDIR)/libsoftoffload.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libsoftoffload.so \
+	      $(DESTDIR)$(LIBDIR)/pkgconfig/softoffload.pc $(DESTDIR)$(BINDIR)/softoffload
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
+	      $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
 
 # ---- fuzzing: clang libFuzzer harnesses fuzz/fuzz_*.c (not part of make check) ----
 #   make fuzz                  build build-fuzz/fuzz/fuzz_* (library instrumented too)

@@ -194,7 +194,6 @@ test_pcapng(void **state)
 	assert_int_equal(t_cli_run("gso", "in.pcap -o a.pcap --mss 300"), 0);
 	assert_int_equal(t_cli_run("gso", "in.pcap -o b.pcapng --mss 300 --pcapng"), 0);
 	same_records("a.pcap", "b.pcapng");
-	same_records("in.pcap", "in.pcap");
 	/* odd lengths (the EPB pads to 4 bytes) and a read back through csum */
 	assert_int_equal(t_cli_run("gso", "in.pcap -o a.pcap --mss 333"), 0);
 	assert_int_equal(t_cli_run("gso", "in.pcap -o b.pcapng --mss 333 --pcapng"), 0);
@@ -202,8 +201,11 @@ test_pcapng(void **state)
 	assert_int_equal(t_cli_run("csum", "b.pcapng --fix -o c.pcapng --pcapng"), 0);
 	same_records("b.pcapng", "c.pcapng");
 	/* to stdout, and an unwritable one */
-	assert_int_equal(t_cli_run("gro", "in.pcap -o - --pcapng > d.pcapng"), 0);
-	same_records("b.pcapng", "b.pcapng");
+	assert_int_equal(t_cli_run("gro", "in.pcap -o e.pcapng --pcapng"), 0);
+	assert_int_equal(t_cli_run("gro", "in.pcap -o - --pcapng"), 0);
+	same_records("e.pcapng", "stdout");	/* t_cli_run() keeps stdout there */
+	assert_int_equal(t_cli_run("gro", "in.pcap -o a.pcap"), 0);
+	same_records("a.pcap", "e.pcapng");
 	assert_int_equal(t_cli_run("gro", "in.pcap -o /dev/full --pcapng"), 2);
 	assert_non_null(strstr(t_cli_err, "/dev/full: write failed"));
 	t_cli_usage_error("rss", "--pcapng", "in.pcap --queues 2 --pcapng");

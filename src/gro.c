@@ -165,6 +165,8 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		g->tail[i] = NIL;
 	g->nfree = g->fs_lo = g->nflows;
 	gro_fstack_grow(g);				/* entry 0 first */
+	memcpy(g->ip4_same, gro_ip4_rule, sizeof(g->ip4_same));
+	memcpy(g->ip6_same, gro_ip6_rule, sizeof(g->ip6_same));
 	g->segs[SINK(g)].next = NIL;
 	g->free_seg = NIL;	/* linked in by receive (segs_grow) */
 	g->last_fi = NIL;
@@ -200,6 +202,19 @@ sofl_gro_set_isa(struct sofl_gro *g, int level)
 	(void)g;
 	(void)level;
 #endif
+}
+
+int
+sofl_gro_set_ip_rule(struct sofl_gro *g, unsigned ipv, unsigned byte, uint8_t mask)
+{
+	if (!g || g->held_flows || (ipv == 4 ? byte >= 20 : ipv != 6 || byte >= 8))
+		return SOFL_EINVAL;
+	if (ipv == 4)
+		g->ip4_same[byte] = mask;
+	else
+		g->ip6_same[byte] = mask;
+	g->nmask = 0;		/* the fast path's masks derive from the rules */
+	return 0;
 }
 
 uint32_t

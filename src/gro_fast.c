@@ -36,10 +36,12 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 		return NO_MASK;
 	m = g->mask_b[g->nmask];
 	memset(m, 0xff, MASK_LEN);
-	if (f->ipv == 4) {
-		memset(m + f->l3_off + 4, 0, 2);	/* ID */
-		memset(m + f->l3_off + 10, 0, 2);	/* header checksum */
-	}
+	if (f->ipv == 4)
+		for (i = 0; i < 20; i++)	/* the rules' bits, then the rest */
+			m[f->l3_off + i] = g->ip4_same[i] | gro_ip4_fast[i];
+	else
+		for (i = 0; i < 8; i++)
+			m[f->l3_off + i] = g->ip6_same[i] | gro_ip6_fast[i];
 	memset(m + f->l4_off + 4, 0, 4);		/* sequence number */
 	m[f->l4_off + 13] = (uint8_t)~(SOFL_TCP_PSH | SOFL_TCP_FIN);
 	memset(m + f->l4_off + 16, 0, 4);		/* checksum, urgent pointer */

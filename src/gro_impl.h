@@ -157,6 +157,9 @@ struct sofl_gro {
 	uint32_t fs_lo;		/* fstack below fs_lo not written yet */
 	uint32_t seg_init;	/* segs[0, seg_init) linked in so far (segs_grow) */
 	size_t head_map, flows_map;	/* mmap()ed bytes of head, flows; 0: malloc */
+	/* the network-layer rules in use (gro_ip4_rule, gro_ip6_rule) */
+	uint8_t ip4_same[20] __attribute__((aligned(8)));
+	uint8_t ip6_same[8] __attribute__((aligned(8)));
 };
 
 /* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
@@ -283,6 +286,26 @@ l4_pseudo(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l4len)
 				       sofl_csum_pseudo_v6(ip + 8, ip + 24, proto, l4len));
 }
 
+/* The network-layer merge rules, as data (#13, #15; docs/gro-rules.md): per
+ * byte of the IPv4 header (gro_ip4_rule) and of the first 8 bytes of the
+ * IPv6 header (gro_ip6_rule), the bits a segment must have as the flow's
+ * first segment, else the flow is flushed (inet_gro_flush, ipv6_gro_flush
+ * in include/net/gro.h): IPv4 TOS (ECN included), DF and TTL; IPv6 traffic
+ * class and hop limit.  network_flush() compares under these masks and the
+ * fast path's compare mask (mask_for) is built from them, so that a rule
+ * changed here changes both.  The engine keeps a copy (ip4_same, ip6_same). */
+static const uint8_t gro_ip4_rule[20] = { [1] = 0xff, [6] = 0x40, [8] = 0xff };
+static const uint8_t gro_ip6_rule[8] = { [0] = 0x0f, [1] = 0xf0, [7] = 0xff };
+/* The rest of the fast path's mask over the same bytes: what a full-size
+ * next segment has as the first for the other rules (version and header
+ * length, lengths, fragment bits, protocol, addresses, flow label, next
+ * header: #2, #3, #5, #6, #8, #9); left out, the IPv4 ID (#14, checked
+ * apart) and header checksum (verified, not compared). */
+static const uint8_t gro_ip4_fast[20] = {
+	0xff, 0, 0xff, 0xff, 0, 0, 0xbf, 0xff, 0, 0xff, 0, 0,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t gro_ip6_fast[8] = { 0xf0, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0 };
+
 /* Between the engine's files (hidden symbols) */
 /* gro_table.c */
 uint32_t gro_key_hash(const struct sofl_gro *g, const struct sofl_pkt *q);
@@ -320,5 +343,11 @@ void sofl_gro_set_isa(struct sofl_gro *g, int level);
 /* sofl_gro_chain_max() : the longest bucket chain (held flows sharing a
  * bucket): the most entries a lookup walks.  O(buckets), for tests. */
 uint32_t sofl_gro_chain_max(const struct sofl_gro *g);
+
+/* sofl_gro_set_ip_rule() : the bits of IPv4 header byte @byte (@ipv 4, byte
+ * < 20) or IPv6 header byte (@ipv 6, byte < 8) that must not differ between
+ * merged segments (gro_ip4_rule, gro_ip6_rule), for tests of the rules'
+ * single definition.  Only while nothing is held.  @return 0 or SOFL_EINVAL. */
+int sofl_gro_set_ip_rule(struct sofl_gro *g, unsigned ipv, unsigned byte, uint8_t mask);
 
 #endif

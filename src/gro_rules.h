@@ -9,14 +9,16 @@
 
 /* gro_receive_network_flush (include/net/gro.h): -1 = fine, else a flush reason */
 HOT int
-network_flush(struct flow *f, const struct sofl_pkt *q)
+network_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 {
 	const uint8_t *a = q->data + q->l3_off, *b = fhdr(f) + f->l3_off;
 
 	if (f->ipv == 4) {
+		const uint8_t *m = g->ip4_same;
 		uint16_t off, cnt = f->count;
 
-		if (a[8] != b[8] || a[1] != b[1] || ((a[6] ^ b[6]) & 0x40))
+		if ((((ld64(a) ^ ld64(b)) & ld64(m)) | ((ld64(a + 8) ^ ld64(b + 8)) & ld64(m + 8)) |
+		     ((ld32(a + 16) ^ ld32(b + 16)) & ld32(m + 16))) != 0)
 			return SOFL_GRO_FLUSH_HDR;		/* #13 TTL, TOS, DF */
 		off = (uint16_t)(sofl_get16(a + 4) - sofl_get16(b + 4));
 		if (cnt == 1 && off == 0)
@@ -25,7 +27,7 @@ network_flush(struct flow *f, const struct sofl_pkt *q)
 			return SOFL_GRO_FLUSH_IPID;		/* #14 */
 		return -1;
 	}
-	if (((sofl_get32(a) ^ sofl_get32(b)) & 0x0ff00000u) || a[7] != b[7])
+	if (((ld64(a) ^ ld64(b)) & ld64(g->ip6_same)) != 0)
 		return SOFL_GRO_FLUSH_HDR;			/* #15 traffic class, hop limit */
 	return -1;
 }
@@ -77,7 +79,7 @@ tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 		return SOFL_GRO_FLUSH_HDR;				/* #16 */
 	if (q->l4_len > 20 && options_differ(g, f, th, q))
 		return SOFL_GRO_FLUSH_HDR;				/* #19 */
-	r = network_flush(f, q);					/* #13-#15 */
+	r = network_flush(g, f, q);					/* #13-#15 */
 	if (r >= 0)
 		return r;
 	if (len > f->mss)
@@ -147,7 +149,7 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 	fi = lookup(g, q, h, b, ports);
 	if (fi != NIL) {
 		f = &g->flows[fi];
-		r = network_flush(f, q);
+		r = network_flush(g, f, q);
 		if (r < 0 && ulen > f->ulen)
 			r = SOFL_GRO_FLUSH_BIGGER;
 		if (r < 0 && badlen)

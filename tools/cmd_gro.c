@@ -66,6 +66,7 @@ usage(FILE *f)
 "         [--assume-valid] [--partial-ok]\n"
 "         [--flows N] [--rule TYPE[,dst=ADDR[/LEN]][,dport=N]]... [--stats] [--json]\n"
 "         [--flush-timeout-us N] [--max-segs N] [--rx-hash toeplitz|none]\n"
+"         [--hash-key HEX|random]\n"
 "         [-c N] [--filter EXPR] [--pcapng]\n"
 "\n"
 "Replays IN (pcap/pcapng, Ethernet or raw IP) as NIC receive polls through\n"
@@ -113,6 +114,9 @@ usage(FILE *f)
 "  --rx-hash H     toeplitz: give each packet the Toeplitz RSS hash (default\n"
 "                  key) as a NIC's rx hash, which places flows in Linux's\n"
 "                  buckets; none (default): the engine hashes flows itself\n"
+"  --hash-key K    the key of that hash (LRU table): 32 hex digits, or random\n"
+"                  (a fresh key per run, as a live engine has); default: a\n"
+"                  fixed key, so every run of a capture gives the same output\n"
 PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 "  --stats         print the statistics (to stderr when OUT is stdout)\n"
 "  --json          print the statistics as one JSON document instead\n"
@@ -279,6 +283,54 @@ parse_rx_hash(struct gro_opts *o, const char *val)
 	return 0;
 }
 
+/* The LRU table's flow hash key of a replay.  The library draws a random key
+ * per engine unless given one (so that senders cannot aim flows at one
+ * bucket); a replay takes this fixed key by default instead, so that the
+ * same capture gives the same outputs in every run.  --hash-key random asks
+ * for the library's random key, --hash-key HEX (32 hex digits) for another. */
+static const uint8_t replay_key[16] = {
+	0x73, 0x6f, 0x66, 0x74, 0x6f, 0x66, 0x66, 0x6c,	/* "softoffl" */
+	0x6f, 0x61, 0x64, 0x2d, 0x67, 0x72, 0x6f, 0x31,	/* "oad-gro1" */
+};
+
+static int
+hexdigit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int
+parse_hash_key(struct gro_opts *o, const char *val)
+{
+	uint8_t k[16], any = 0;
+	int i, hi, lo;
+
+	if (!strcmp(val, "random")) {
+		memset(o->cfg.hash_key, 0, sizeof(o->cfg.hash_key));
+		return 0;
+	}
+	if (strlen(val) != 32)
+		return cli_usage("--hash-key: 32 hex digits or 'random', not '%s'", val);
+	for (i = 0; i < 16; i++) {
+		hi = hexdigit((unsigned char)val[2 * i]);
+		lo = hexdigit((unsigned char)val[2 * i + 1]);
+		if (hi < 0 || lo < 0)
+			return cli_usage("--hash-key: not a hex byte at '%.2s'", val + 2 * i);
+		k[i] = (uint8_t)(hi << 4 | lo);
+		any |= k[i];
+	}
+	if (!any)
+		return cli_usage("--hash-key: an all-zero key means 'random'; say so");
+	memcpy(o->cfg.hash_key, k, sizeof(k));
+	return 0;
+}
+
 static int
 parse_args(struct gro_opts *o, int argc, char **argv)
 {
@@ -286,6 +338,7 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 	long long v;
 
 	sofl_gro_config_init(&o->cfg);
+	memcpy(o->cfg.hash_key, replay_key, sizeof(replay_key));
 	o->cfg.csum_full = 1;
 	o->poll_max = 64;
 	o->weight = 64;
@@ -311,7 +364,8 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 			   !strcmp(a, "--poll-sizes") || !strcmp(a, "--flows") ||
 			   !strcmp(a, "--rule") || !strcmp(a, "--napi-weight") ||
 			   !strcmp(a, "--hz") || !strcmp(a, "--flush-timeout-us") ||
-			   !strcmp(a, "--max-segs") || !strcmp(a, "--rx-hash")) {
+			   !strcmp(a, "--max-segs") || !strcmp(a, "--rx-hash") ||
+			   !strcmp(a, "--hash-key")) {
 			if (!val)
 				return cli_usage("%s needs a value", a);
 			i++;
@@ -359,6 +413,9 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 				o->cfg.max_segs = (uint32_t)v;
 			} else if (!strcmp(a, "--rx-hash")) {
 				if (parse_rx_hash(o, val))
+					return 2;
+			} else if (!strcmp(a, "--hash-key")) {
+				if (parse_hash_key(o, val))
 					return 2;
 			} else if (!strcmp(a, "--rule")) {
 				if (parse_rule(o, val))

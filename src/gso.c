@@ -1,6 +1,8 @@
 /* Segmentation: TSO/GSO, USO and IP fragmentation (gso.h), following Linux
  * tcp_gso_segment, __udp_gso_segment, udp4/6_ufo_fragment,
- * inet_gso_segment and ipv6_gso_segment (reference/offload-rules.md §2).
+ * inet_gso_segment and ipv6_gso_segment (Linux 6.18, net/ipv4/tcp_offload.c,
+ * net/ipv4/udp_offload.c, net/ipv6/udp_offload.c, net/ipv4/af_inet.c,
+ * net/ipv6/ip6_offload.c).
  *
  * One call plans everything first (segment count, sizes, every capacity),
  * so that an error leaves the output untouched, then emits the segments in

@@ -1,6 +1,7 @@
 /* virtio-net header: wire form, Linux's acceptance rules, translation to and
- * from segmentation parameters (vnet.h).  Rule numbers are those of
- * reference/offload-rules.md §2.6 (Linux __virtio_net_hdr_to_skb). */
+ * from segmentation parameters (vnet.h).  Rule numbers are those listed at
+ * the top of vnet.h, in the order of Linux 6.18 __virtio_net_hdr_to_skb()
+ * (include/linux/virtio_net.h). */
 #include <string.h>
 #include "softoffload/vnet.h"
 #include "softoffload/csum.h"

@@ -34,7 +34,8 @@
  * K bytes therefore covers K - 4 input bytes; the 40-byte default key covers
  * the 36 bytes of the longest input (IPv6 4-tuple).
  *
- * Inputs, "source first" as the packet carries them (offload-rules.md §6.1):
+ * Inputs, "source first" as the packet carries them (Microsoft's RSS
+ * specification; Linux drivers feed the same bytes):
  *   IPv4           src(4) dst(4)                          8 bytes
  *   IPv4 TCP/UDP   src(4) dst(4) sport(2) dport(2)       12 bytes
  *   IPv6           src(16) dst(16)                       32 bytes

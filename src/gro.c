@@ -167,6 +167,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	gro_fstack_grow(g);				/* entry 0 first */
 	memcpy(g->ip4_same, gro_ip4_rule, sizeof(g->ip4_same));
 	memcpy(g->ip6_same, gro_ip6_rule, sizeof(g->ip6_same));
+	memcpy(g->tcp_same, gro_tcp_rule, sizeof(g->tcp_same));
 	g->segs[SINK(g)].next = NIL;
 	g->free_seg = NIL;	/* linked in by receive (segs_grow) */
 	g->last_fi = NIL;
@@ -205,14 +206,14 @@ sofl_gro_set_isa(struct sofl_gro *g, int level)
 }
 
 int
-sofl_gro_set_ip_rule(struct sofl_gro *g, unsigned ipv, unsigned byte, uint8_t mask)
+sofl_gro_set_rule(struct sofl_gro *g, unsigned hdr, unsigned byte, uint8_t mask)
 {
-	if (!g || g->held_flows || (ipv == 4 ? byte >= 20 : ipv != 6 || byte >= 8))
+	uint8_t *m;
+
+	if (!g || g->held_flows || (hdr != 0 && hdr != 4 && hdr != 6) || byte >= (hdr == 6 ? 8u : 20u))
 		return SOFL_EINVAL;
-	if (ipv == 4)
-		g->ip4_same[byte] = mask;
-	else
-		g->ip6_same[byte] = mask;
+	m = hdr == 4 ? g->ip4_same : hdr == 6 ? g->ip6_same : g->tcp_same;
+	m[byte] = mask;
 	g->nmask = 0;		/* the fast path's masks derive from the rules */
 	return 0;
 }

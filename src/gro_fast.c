@@ -42,9 +42,8 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 	else
 		for (i = 0; i < 8; i++)
 			m[f->l3_off + i] = g->ip6_same[i] | gro_ip6_fast[i];
-	memset(m + f->l4_off + 4, 0, 4);		/* sequence number */
-	m[f->l4_off + 13] = (uint8_t)~(SOFL_TCP_PSH | SOFL_TCP_FIN);
-	memset(m + f->l4_off + 16, 0, 4);		/* checksum, urgent pointer */
+	for (i = 0; i < 20; i++)	/* options (past 20 bytes): all compared */
+		m[f->l4_off + i] = g->tcp_same[i] | gro_tcp_fast[i];
 	g->mask_key[g->nmask] = key;
 	return (uint8_t)g->nmask++;
 }

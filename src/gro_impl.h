@@ -160,6 +160,7 @@ struct sofl_gro {
 	/* the network-layer rules in use (gro_ip4_rule, gro_ip6_rule) */
 	uint8_t ip4_same[20] __attribute__((aligned(8)));
 	uint8_t ip6_same[8] __attribute__((aligned(8)));
+	uint8_t tcp_same[20] __attribute__((aligned(8)));	/* gro_tcp_rule */
 };
 
 /* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
@@ -305,6 +306,17 @@ static const uint8_t gro_ip4_fast[20] = {
 	0xff, 0, 0xff, 0xff, 0, 0, 0xbf, 0xff, 0, 0xff, 0, 0,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t gro_ip6_fast[8] = { 0xf0, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0 };
+/* The TCP header's (#16, #17; tcp_gro_receive in net/ipv4/tcp_offload.c):
+ * the ACK number and the flag word (data offset, reserved bits, flags but
+ * PSH and FIN, window) must be the first segment's, under the Linux policy
+ * (the relaxed one lets ACK and window move: tcp_flush).  Options (#19) are
+ * compared whole, apart.  The fast path's mask adds the ports (same flow);
+ * it leaves out the sequence number (#20, checked apart), the checksum
+ * (verified, not compared) and the urgent pointer (ignored, as by Linux). */
+static const uint8_t gro_tcp_rule[20] = {
+	[8] = 0xff, [9] = 0xff, [10] = 0xff, [11] = 0xff,
+	[12] = 0xff, [13] = (uint8_t)~(SOFL_TCP_PSH | SOFL_TCP_FIN), [14] = 0xff, [15] = 0xff };
+static const uint8_t gro_tcp_fast[20] = { 0xff, 0xff, 0xff, 0xff };
 
 /* Between the engine's files (hidden symbols) */
 /* gro_table.c */
@@ -344,10 +356,11 @@ void sofl_gro_set_isa(struct sofl_gro *g, int level);
  * bucket): the most entries a lookup walks.  O(buckets), for tests. */
 uint32_t sofl_gro_chain_max(const struct sofl_gro *g);
 
-/* sofl_gro_set_ip_rule() : the bits of IPv4 header byte @byte (@ipv 4, byte
- * < 20) or IPv6 header byte (@ipv 6, byte < 8) that must not differ between
- * merged segments (gro_ip4_rule, gro_ip6_rule), for tests of the rules'
- * single definition.  Only while nothing is held.  @return 0 or SOFL_EINVAL. */
-int sofl_gro_set_ip_rule(struct sofl_gro *g, unsigned ipv, unsigned byte, uint8_t mask);
+/* sofl_gro_set_rule() : the bits of header byte @byte that must not differ
+ * between merged segments, for tests of the rules' single definition: @hdr
+ * 4 the IPv4 header (byte < 20, gro_ip4_rule), 6 the IPv6 header (byte < 8,
+ * gro_ip6_rule), 0 the TCP header (byte < 20, gro_tcp_rule).  Only while
+ * nothing is held.  @return 0 or SOFL_EINVAL. */
+int sofl_gro_set_rule(struct sofl_gro *g, unsigned hdr, unsigned byte, uint8_t mask);
 
 #endif

@@ -7,6 +7,14 @@
 #include "gro_table.h"
 #include "gro_csum.h"
 
+/* 1 when 20-byte headers @a and @b differ in a bit of mask @m (a rule's) */
+HOT int
+masked_differ20(const uint8_t *a, const uint8_t *b, const uint8_t *m)
+{
+	return (((ld64(a) ^ ld64(b)) & ld64(m)) | ((ld64(a + 8) ^ ld64(b + 8)) & ld64(m + 8)) |
+		((ld32(a + 16) ^ ld32(b + 16)) & ld32(m + 16))) != 0;
+}
+
 /* gro_receive_network_flush (include/net/gro.h): -1 = fine, else a flush reason */
 HOT int
 network_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
@@ -14,11 +22,9 @@ network_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q
 	const uint8_t *a = q->data + q->l3_off, *b = fhdr(f) + f->l3_off;
 
 	if (f->ipv == 4) {
-		const uint8_t *m = g->ip4_same;
 		uint16_t off, cnt = f->count;
 
-		if ((((ld64(a) ^ ld64(b)) & ld64(m)) | ((ld64(a + 8) ^ ld64(b + 8)) & ld64(m + 8)) |
-		     ((ld32(a + 16) ^ ld32(b + 16)) & ld32(m + 16))) != 0)
+		if (masked_differ20(a, b, g->ip4_same))
 			return SOFL_GRO_FLUSH_HDR;		/* #13 TTL, TOS, DF */
 		off = (uint16_t)(sofl_get16(a + 4) - sofl_get16(b + 4));
 		if (cnt == 1 && off == 0)
@@ -71,12 +77,14 @@ tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 		return SOFL_GRO_FLUSH_NOPAYLOAD;			/* #22 */
 	if (q->tcp_flags & SOFL_TCP_CWR)
 		return SOFL_GRO_FLUSH_CWR;				/* #18 (6.15..6.18) */
-	if (relaxed)
-		mask &= ~TW_WIN;
-	if ((sofl_get32(th + 12) ^ sofl_get32(th2 + 12)) & mask)
-		return SOFL_GRO_FLUSH_HDR;				/* #17, #25 */
-	if (relaxed ? went_back(th + 8, f->last_l4 + 8) : sofl_get32(th + 8) != sofl_get32(th2 + 8))
-		return SOFL_GRO_FLUSH_HDR;				/* #16 */
+	if (relaxed) {
+		if ((sofl_get32(th + 12) ^ sofl_get32(th2 + 12)) & (mask & ~TW_WIN))
+			return SOFL_GRO_FLUSH_HDR;			/* #17, #25 */
+		if (went_back(th + 8, f->last_l4 + 8))
+			return SOFL_GRO_FLUSH_HDR;			/* #16 */
+	} else if (masked_differ20(th, th2, g->tcp_same)) {
+		return SOFL_GRO_FLUSH_HDR;				/* #16, #17, #25 */
+	}
 	if (q->l4_len > 20 && options_differ(g, f, th, q))
 		return SOFL_GRO_FLUSH_HDR;				/* #19 */
 	r = network_flush(g, f, q);					/* #13-#15 */

@@ -16,7 +16,10 @@
  * are checked apart), PSH and FIN, the TCP checksum and urgent pointer
  * (which Linux ignores too).  The IP length fields stay: fast_same takes
  * full-size segments only, whose lengths are the first segment's (a held
- * first segment has no padding: ip_end == len).
+ * first segment has no padding: ip_end == len).  The IP and TCP header
+ * bytes are the engine's rules (ip4_same, ip6_same, tcp_same: the tables
+ * network_flush and tcp_flush compare under) plus what the fast path needs
+ * equal for the other rules (gro_ip4_fast, gro_ip6_fast, gro_tcp_fast).
  * A few layouts cover a queue's traffic, so they live in the engine
  * (cached) rather than in each flow.  @return the mask's index, or NO_MASK
  * (header longer than MASK_LEN or shorter than 32, table full). */

@@ -40,6 +40,36 @@ port_add(uint64_t *c, uint64_t v)
 }
 
 /* Counts a dropped packet: @tx 0 receive, 1 send. */
+/* The one non-empty iovec of @pk, or NULL when it has several (a packet a
+ * port can hand to the kernel, or checksum, as one buffer). */
+static inline const struct iovec *
+port_pkt_flat(const struct sofl_port_pkt *pk)
+{
+	const struct iovec *one = NULL;
+	uint32_t i;
+
+	for (i = 0; i < pk->iovcnt; i++) {
+		if (pk->iov[i].iov_len == 0)
+			continue;
+		if (one)
+			return NULL;
+		one = &pk->iov[i];
+	}
+	return one;
+}
+
+/* Bytes in @pk's iovecs. */
+static inline size_t
+port_pkt_bytes(const struct sofl_port_pkt *pk)
+{
+	size_t t = 0;
+	uint32_t i;
+
+	for (i = 0; i < pk->iovcnt; i++)
+		t += pk->iov[i].iov_len;
+	return t;
+}
+
 void port_drop(struct sofl_port *port, int tx, int reason, uint64_t n);
 /* Counts a system-call fault with errno @err as a drop of @n packets (the
  * reason from port_errno_reason()) and remembers @err in last_errno. */

@@ -496,40 +496,12 @@ tx_room(struct afp *a, uint32_t msgs, size_t iovs)
 	return tx_flush(a);
 }
 
-/* The only non-empty iovec of @pk, or NULL when it has several. */
-static const struct iovec *
-flat(const struct sofl_port_pkt *pk)
-{
-	const struct iovec *one = NULL;
-	uint32_t i;
-
-	for (i = 0; i < pk->iovcnt; i++) {
-		if (pk->iov[i].iov_len == 0)
-			continue;
-		if (one)
-			return NULL;
-		one = &pk->iov[i];
-	}
-	return one;
-}
-
-static size_t
-iov_bytes(const struct sofl_port_pkt *pk)
-{
-	size_t t = 0;
-	uint32_t i;
-
-	for (i = 0; i < pk->iovcnt; i++)
-		t += pk->iov[i].iov_len;
-	return t;
-}
-
 /* A super-packet or a partial checksum the device will not finish: cut
  * (GSO_NONE: only checksummed) in software into the queue. */
 static int
 tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 {
-	const struct iovec *one = flat(pk), *src = pk->iov;
+	const struct iovec *one = port_pkt_flat(pk), *src = pk->iov;
 	struct sofl_gso_params gp;
 	struct sofl_gso_need need;
 	struct sofl_gso_out out;
@@ -553,7 +525,7 @@ tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 	/* the virtio rules measure the whole frame; p.len of a gathered
 	 * parse is only its first bytes */
 	q = p;
-	q.len = (uint32_t)iov_bytes(pk);
+	q.len = (uint32_t)port_pkt_bytes(pk);
 	if (sofl_vnet_to_gso(&pk->vnet, &q, 0, &gp) < 0) {
 		port_drop(&a->base, 1, SOFL_PORT_DROP_VNET, 1);
 		tx_drop_in(a, in);

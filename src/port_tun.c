@@ -438,23 +438,6 @@ tun_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
 
 /* ---- send ---- */
 
-/* The one non-empty iovec of @pk, or NULL when it has several. */
-static const struct iovec *
-flat(const struct sofl_port_pkt *pk)
-{
-	const struct iovec *one = NULL;
-	uint32_t i;
-
-	for (i = 0; i < pk->iovcnt; i++) {
-		if (pk->iov[i].iov_len == 0)
-			continue;
-		if (one)
-			return NULL;
-		one = &pk->iov[i];
-	}
-	return one;
-}
-
 /* One writev of @cnt iovecs at t->wv (header included when vnet).
  * @return 0, or the errno. */
 static int
@@ -568,7 +551,7 @@ gro_run(struct tun_port *t, const struct sofl_port_pkt *pkts, size_t from, size_
 	int n, j, sent = 0;
 
 	for (i = from; i < to; i++) {
-		const struct iovec *v = flat(&pkts[i]);
+		const struct iovec *v = port_pkt_flat(&pkts[i]);
 		struct sofl_gro_in *g = &t->gin[k++];
 
 		g->data = v->iov_base;
@@ -598,7 +581,7 @@ gro_run(struct tun_port *t, const struct sofl_port_pkt *pkts, size_t from, size_
 static int
 eligible(const struct sofl_port_pkt *pk)
 {
-	return !(pk->flags & SOFL_PORT_PKT_VNET) && flat(pk) != NULL;
+	return !(pk->flags & SOFL_PORT_PKT_VNET) && port_pkt_flat(pk) != NULL;
 }
 
 static int

@@ -1,6 +1,6 @@
 /* bench_csum: Internet checksum throughput per implementation (generic, AVX2,
  * AVX-512) and buffer size, plus the packet-level calls, on the workloads of
- * reference/dpdk-anchor.md: splitmix64-filled, 4 KiB-aligned buffers; in-cache
+ * the DPDK 22.11 anchor run: splitmix64-filled, 4 KiB-aligned buffers; in-cache
  * sizes summed repeatedly (64 MB of data per repetition), 64 MB in one pass.
  *
  * Two in-process baselines give ratios measured in the same run:
@@ -8,7 +8,7 @@
  *          of DPDK's rte_raw_cksum), compiled here at -O3 for AVX-512 the way
  *          DPDK's header-inline code is compiled with -march=native;
  *   memcpy glibc memcpy of the same size (for sofl_csum_copy).
- * The DPDK figures of dpdk-anchor.md (measured on another day, possibly on
+ * The DPDK 22.11 anchor figures (measured on another day, possibly on
  * another host CPU) are printed next to ours as "anchor" ratios.
  *
  * Repetitions are interleaved (rep 1 of every row, then rep 2, ...) so that
@@ -69,7 +69,7 @@ struct row {
 	int impl;		/* enum sofl_csum_impl, or -1 */
 	size_t size;
 	size_t off;		/* K_SUM: byte offset of the buffer in hot */
-	double anchor;		/* DPDK figure from dpdk-anchor.md (0 = none) */
+	double anchor;		/* DPDK figure from the DPDK 22.11 anchor run (0 = none) */
 	const char *unit;	/* "GB/s" or "ns" */
 	double gbs[MAXREP];
 	double ns[MAXREP];
@@ -80,7 +80,7 @@ static double scale = 1.0;	/* $SOFL_BENCH_SCALE: a factor on HOT_BYTES and the c
 static uint8_t frame[1514];
 static struct sofl_pkt pkt;
 
-/* TCP/IPv4 1514-byte frame of dpdk-anchor.md (flow 0, segment 0). */
+/* TCP/IPv4 1514-byte frame of the DPDK 22.11 anchor run (flow 0, segment 0). */
 static void
 build_frame(void)
 {
@@ -319,7 +319,7 @@ main(int argc, char **argv)
 {
 	static const size_t sizes[] = { 64, 1500, 9000, 65536 };
 	static const char *const szname[] = { "64B", "1500B", "9000B", "65536B" };
-	/* rte_raw_cksum, -march=native, dpdk-anchor.md */
+	/* rte_raw_cksum, -march=native, the DPDK 22.11 anchor run */
 	static const double anchor_gbs[] = { 19.0, 51.3, 52.7, 53.6 };
 	static const struct { size_t size, off; } odd[] = {
 		{ 1500, 0 }, { 1488, 26 }, { 1512, 22 }, { 1480, 34 }, { 1460, 54 }, { 1448, 66 },
@@ -409,7 +409,7 @@ main(int argc, char **argv)
 
 	/* summary: medians and ratios */
 	printf("\n# summary (median of %d; same-run ratio vs ref16/memcpy; anchor = DPDK 22.11 "
-	       "figure from dpdk-anchor.md)\n", reps);
+	       "figure from the DPDK 22.11 anchor run)\n", reps);
 	printf("%-36s %10s %6s %12s %12s\n", "row", "median", "unit", "x same-run", "x anchor");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i], *ref = find_ref(r);

@@ -1,4 +1,4 @@
-/* GRO engine benchmark on the dpdk-anchor.md workloads (workloads.h).
+/* GRO engine benchmark on the DPDK 22.11 anchor workloads (workloads.h).
  *
  * Lightweight rows (W1..W4, X, and R16: 16 flows in turn, two segments
  * each, a rotation longer than a weave holds): one burst of 32 full-MSS
@@ -6,7 +6,7 @@
  * reading the outputs + sofl_gro_release — in a loop over the same, never
  * modified, inputs (zero copy: nothing to restore).  Reported: ns per input
  * packet, against DPDK 22.11 rte_gro_reassemble_burst on this VM
- * (dpdk-anchor.md).
+ * (the DPDK 22.11 anchor run).
  *   "verified": inputs flagged checksum-verified (NIC / virtio DATA_VALID),
  *   "sw-csum":  IPv4 header and TCP checksum verified in software,
  *   "csum-full": verified inputs, outputs get complete TCP checksums.
@@ -373,7 +373,7 @@ main(void)
 		       sp.outs ? ((double)sp.rest - tc * (double)(sp.polls[0] + sp.polls[1])) /
 				 (double)sp.outs : 0.0);
 	}
-	printf("\nvs the DPDK 22.11 anchor figures of dpdk-anchor.md (same workloads, recorded on\n"
+	printf("\nvs the DPDK 22.11 anchor figures (same workloads, recorded on\n"
 	       "another day/host: indicative only; same-run ratios: scripts/bench-vs-dpdk.sh -o gro):\n");
 	for (i = 0; i < nrows; i++)
 		if (rows[i].mode == 0 && dpdk_ns[rows[i].w] > 0)

@@ -1,5 +1,5 @@
 /* bench_gso: segmentation cost per super-packet and per output segment, on
- * the GSO workloads of reference/dpdk-anchor.md:
+ * the GSO workloads of the DPDK 22.11 anchor run:
  *   tcp4  the anchor frame: Ethernet + IPv4 + TCP with NOP NOP TS (66 B of
  *         headers), 45 x 1448 = 65160 B payload, PSH|ACK, gso_size 1448
  *         -> 45 segments (DPDK: rte_gso_segment with gso_size 1514);
@@ -50,7 +50,7 @@ static struct sofl_gso_seg segs[MAXSEG];
 static struct iovec iovs[2 * MAXSEG];
 static uint8_t *obuf;
 
-/* The anchor's frame (dpdk-anchor.md "build_tcp4_frame"), flow 0, as a
+/* The anchor's frame (the anchor run's "build_tcp4_frame"), flow 0, as a
  * sending stack hands it over: partial TCP checksum. */
 static uint32_t
 build_tcp(uint8_t *f, int ipv, uint32_t pay)

@@ -1,4 +1,4 @@
-/* RSS Toeplitz hash: ns per hash on the workload of dpdk-anchor.md (40-byte
+/* RSS Toeplitz hash: ns per hash on the workload of the DPDK 22.11 anchor run (40-byte
  * Microsoft key; 1024 random tuples, tuple i = the first 12 (IPv4) or 36
  * (IPv6) bytes of 5 consecutive splitmix64 outputs from seed 0x5EED,
  * little-endian; independent hashes, results XOR-ed).
@@ -12,7 +12,7 @@
  *   pkt_burst32     sofl_rss_burst() on parsed TCP packets in bursts of 32
  *                   (tuple extraction + hash + queue lookup), with the
  *                   implementation sofl_rss_init() chose
- * The DPDK 22.11 figures of dpdk-anchor.md (other process, other day) are
+ * The DPDK 22.11 anchor figures (other process, other day) are
  * printed next to ours as a ratio; absolute numbers on this shared machine
  * move by +-25 %, the in-run ratio to softrss_style moves much less. */
 #include <stdio.h>
@@ -123,7 +123,7 @@ static const char *const row_name[NROW] = {
 	"gfni_bulk32_ipv6_36B", "pkt_burst32_ipv4_tcp", "pkt_burst32_ipv6_tcp",
 };
 
-/* dpdk-anchor.md medians (ns per hash) for the matching rows; 0 = none */
+/* DPDK 22.11 anchor medians (ns per hash) for the matching rows; 0 = none */
 static const double dpdk_ns[NROW] = {
 	[R_SOFT4] = 102, [R_SOFT6] = 335, [R_TAB4] = 102, [R_TAB6] = 335,
 	[R_GF4] = 5.35, [R_GF6] = 7.93, [R_GFB4] = 3.62, [R_GFB6] = 5.25,
@@ -300,7 +300,7 @@ main(void)
 		printf("  %-26s %7.2f ns  %6.1fx faster than softrss_style (same run)", row_name[r],
 		       m, soft / m);
 		if (dpdk_ns[r] > 0)
-			printf(";  %s %.3g ns in dpdk-anchor.md: %.2fx", dpdk_row[r], dpdk_ns[r],
+			printf(";  %s %.3g ns in the DPDK 22.11 anchor run: %.2fx", dpdk_row[r], dpdk_ns[r],
 			       dpdk_ns[r] / m);
 		printf("\n");
 	}

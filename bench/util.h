@@ -25,7 +25,7 @@ int bench_reps_args(int argc, char **argv, int def, int max);
 /* Median of v[0..n) without reordering v (n <= 1024). */
 double bench_median_of(const double *v, int n);
 
-/* splitmix64: the deterministic generator of the dpdk-anchor.md workloads. */
+/* splitmix64: the deterministic generator of the DPDK 22.11 anchor workloads. */
 uint64_t bench_splitmix64(uint64_t *state);
 /* Fills buf with splitmix64 outputs from @seed, 8 little-endian bytes each
  * (a tail shorter than 8 gets the low byte of one output per byte). */

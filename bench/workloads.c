@@ -1,4 +1,4 @@
-/* dpdk-anchor.md workload builders (workloads.h). */
+/* Builders of the DPDK 22.11 anchor workloads (workloads.h). */
 #include <string.h>
 #include "softoffload/csum.h"
 #include "workloads.h"

@@ -1,4 +1,4 @@
-/* Benchmark workloads of reference/dpdk-anchor.md ("Exact workloads"), as
+/* Benchmark workloads of the DPDK 22.11 anchor run ("Exact workloads"), as
  * plain byte builders shared by bench_gro and the DPDK side-by-side
  * benchmark: same bytes in, so the numbers compare.
  *
@@ -32,7 +32,7 @@ enum wl_gro {
 	WL_W3,		/* packet k = flow k, segment 0 */
 	WL_W4,		/* W1 with PSH|ACK on segments 7, 15, 23, 31 */
 	WL_X,		/* W1 as UDP-typed for DPDK; here: W1 with IPv4 protocol 17 (not TCP) */
-	WL_R16,		/* packet k = flow k % 16, segment k / 16 (not in dpdk-anchor.md:
+	WL_R16,		/* packet k = flow k % 16, segment k / 16 (not in the DPDK 22.11 anchor run:
 			 * interleaving beyond what a weave holds) */
 	WL__COUNT
 };

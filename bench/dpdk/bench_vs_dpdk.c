@@ -1,6 +1,6 @@
 /* bench_vs_dpdk: softoffload and DPDK 22.11 side by side, in one process, on
  * identical input bytes, with the workloads and the method of
- * reference/dpdk-anchor.md:
+ * the DPDK 22.11 anchor run:
  *
  *   - every row is registered and checked first (both sides must produce the
  *     expected output), then repetitions are interleaved: rep 1 of every row,
@@ -222,7 +222,7 @@ fill_random(uint8_t *buf, size_t len, uint64_t seed)
 		buf[i] = (uint8_t)splitmix64(&seed);
 }
 
-/* ---- the workloads of dpdk-anchor.md ---- */
+/* ---- the workloads of the DPDK 22.11 anchor run ---- */
 
 #define MSS	1448
 #define HDRS	66

@@ -195,7 +195,7 @@ check_against_builder(const struct t_spec *super, const struct sofl_gso_params *
 	flat_free(&f);
 }
 
-/* ---- the udpgso.c table (offload-rules.md §5.2), MTU 1500 ---- */
+/* ---- the table of tools/testing/selftests/net/udpgso.c, MTU 1500 ---- */
 
 struct udpgso_case {
 	int tlen4, tlen6;	/* payload; -1 = derived below */

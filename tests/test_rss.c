@@ -12,7 +12,8 @@
 
 static struct sofl_rss rss, rss_sym;	/* 38 KiB each: not on the stack */
 
-/* offload-rules.md §6.3: destination first in the table, hashed source first. */
+/* Microsoft's RSS verification suite: destination first in its table, hashed
+ * source first. */
 struct msv {
 	const char *dst, *src;
 	uint16_t dport, sport;

@@ -976,7 +976,7 @@ tuple_pkt(const uint8_t *t, int tlen, uint8_t *frame, size_t cap, struct sofl_pk
 	sofl_pkt_parse(p, frame, len, SOFL_LINK_ETH);
 }
 
-/* Microsoft verification suite, first rows (offload-rules.md §6.3) */
+/* Microsoft's RSS verification suite, first rows */
 static const uint8_t ms_v4[12] = { 66, 9, 149, 187, 161, 142, 100, 80, 0x0a, 0xea, 0x06, 0xe6 };
 static const uint8_t ms_v6[36] = {
 	0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 0x07,

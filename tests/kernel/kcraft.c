@@ -9,8 +9,8 @@
  *
  * GRO: each case is one NAPI poll; the -B file gets the comma-separated case
  * sizes (the poll sizes).  The cases follow the kernel selftest table
- * (tools/testing/selftests/net/gro.c, offload-rules.md §5.1) plus a few from
- * the master table §1.10 the selftest lacks (window/ack change, reordering,
+ * (tools/testing/selftests/net/gro.c) plus a few rules of docs/gro-rules.md
+ * the selftest lacks (window/ack change, reordering,
  * more flows than a GRO bucket holds, Ethernet padding, bad IP checksum,
  * sequence wrap-around, IPv6 flow label / hop limit, VLAN and QinQ tags).
  *
@@ -38,7 +38,7 @@ static int no_vlan;	/* -N: the kernel has no 802.1Q support (no VLAN GRO) */
 
 /* Cases whose kernel answer changed across versions are only crafted when
  * the running kernel has the 6.18 behaviour the library implements
- * (offload-rules.md §1.5 table, §1.10 row 18, §2.4): the oracle is whatever
+ * (docs/gro-rules.md: CWR, fixed IPv4 IDs; docs/kernel-oracle.md): the oracle is whatever
  * kernel runs, e.g. Debian 12's 6.1 in CI. */
 static int
 since(int want, const char *what)
@@ -333,7 +333,7 @@ udp_cases(int ipv)
 	}
 	end_case();
 	/* TTL change: UDP GRO checks the IP header like TCP only since the
-	 * network-flush rework (6.10, offload-rules.md §1.5 table) */
+	 * network-flush rework (6.10, net/core/gro.c) */
 	if (since(610, "UDP TTL change")) {
 		s = b; s.pay_len = 600; emit(&s); s.ip_id = 1; s.ttl = 9; emit(&s); end_case();
 	}

@@ -92,4 +92,17 @@ void cli_json_bool(struct cli_json *j, const char *key, int v);
  * having printed "softoffload: <what>: write error" when the output failed. */
 int cli_json_finish(struct cli_json *j, const char *what);
 
+/* One hex digit's value, or -1 (keys on the command line). */
+int cli_hexdigit(int c);
+
+/* ---- the ports' counters, shared by tunnel and relay ---- */
+struct sofl_port_stats;
+/* The offloads (SOFL_PORT_OFF_* bits) as names: "vnet-hdr csum ..." (or
+ * "none"), or with @json "\"vnet-hdr\",\"csum\",..." for inside a JSON array. */
+void cli_port_offloads(FILE *f, unsigned off, int json);
+/* A port's counters as JSON members, no braces: "rx_calls":N,...,
+ * "fallbacks":N,"rx_drop":{reason:N...},"tx_drop":{...} (the field names
+ * of struct sofl_port_stats and sofl_port_drop_name()). */
+void cli_port_counters_json(FILE *f, const struct sofl_port_stats *s);
+
 #endif

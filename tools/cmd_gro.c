@@ -294,18 +294,6 @@ static const uint8_t replay_key[16] = {
 };
 
 static int
-hexdigit(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 parse_hash_key(struct gro_opts *o, const char *val)
 {
 	uint8_t k[16], any = 0;
@@ -318,8 +306,8 @@ parse_hash_key(struct gro_opts *o, const char *val)
 	if (strlen(val) != 32)
 		return cli_usage("--hash-key: 32 hex digits or 'random', not '%s'", val);
 	for (i = 0; i < 16; i++) {
-		hi = hexdigit((unsigned char)val[2 * i]);
-		lo = hexdigit((unsigned char)val[2 * i + 1]);
+		hi = cli_hexdigit((unsigned char)val[2 * i]);
+		lo = cli_hexdigit((unsigned char)val[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return cli_usage("--hash-key: not a hex byte at '%.2s'", val + 2 * i);
 		k[i] = (uint8_t)(hi << 4 | lo);

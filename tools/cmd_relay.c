@@ -454,30 +454,6 @@ forward(struct relay *r, int i)
 
 /* ---- counters ---- */
 
-static const struct { unsigned bit; const char *name; } off_names[] = {
-	{ SOFL_PORT_OFF_VNET, "vnet-hdr" }, { SOFL_PORT_OFF_CSUM, "csum" },
-	{ SOFL_PORT_OFF_TSO4, "tso4" }, { SOFL_PORT_OFF_TSO6, "tso6" },
-	{ SOFL_PORT_OFF_TSO_ECN, "tso-ecn" }, { SOFL_PORT_OFF_USO, "uso" },
-	{ SOFL_PORT_OFF_GRO, "gro" }, { SOFL_PORT_OFF_GSO, "gso" },
-};
-
-/* The offloads in use, as names: "a b" (or "none"), or "a","b" for JSON. */
-static void
-print_offs(unsigned off, int json)
-{
-	size_t i;
-	int first = 1;
-
-	for (i = 0; i < sizeof(off_names) / sizeof(off_names[0]); i++) {
-		if (!(off & off_names[i].bit))
-			continue;
-		printf(json ? "%s\"%s\"" : "%s%s", first ? "" : json ? "," : " ", off_names[i].name);
-		first = 0;
-	}
-	if (first && !json)
-		printf("none");
-}
-
 static double
 elapsed(const struct relay *r)
 {
@@ -502,7 +478,7 @@ print_port(const struct end *e)
 
 	sofl_port_get_stats(e->port, &s, sizeof(s));
 	printf("%s:\n\toffloads: ", e->spec);
-	print_offs(sofl_port_offloads(e->port), 0);
+	cli_port_offloads(stdout, sofl_port_offloads(e->port), 0);
 	printf("\n");
 	line(s.rx_pkts, "packets received");
 	line(s.rx_bytes, "bytes received");
@@ -564,39 +540,13 @@ json_port(const struct end *e)
 {
 	struct sofl_port_stats s;
 	struct sofl_gro_stats g;
-	const char *sep = "";
-	int i;
 
 	sofl_port_get_stats(e->port, &s, sizeof(s));
 	printf("{\"port\":\"%s\",\"kind\":\"%s\",\"offloads\":[", e->spec,
 	       sofl_port_kind(e->port));
-	print_offs(sofl_port_offloads(e->port), 1);
-	printf("],\"rx_pkts\":%llu,\"rx_bytes\":%llu,\"rx_calls\":%llu,\"rx_super\":%llu,"
-	       "\"rx_segs\":%llu,\"tx_pkts\":%llu,\"tx_bytes\":%llu,\"tx_calls\":%llu,"
-	       "\"tx_super\":%llu,\"tx_segs\":%llu,\"csum_sw\":%llu,\"csum_sw_verify\":%llu,"
-	       "\"fallbacks\":%llu,\"rx_drop\":{",
-	       (unsigned long long)s.rx_pkts, (unsigned long long)s.rx_bytes,
-	       (unsigned long long)s.rx_calls, (unsigned long long)s.rx_super,
-	       (unsigned long long)s.rx_segs, (unsigned long long)s.tx_pkts,
-	       (unsigned long long)s.tx_bytes, (unsigned long long)s.tx_calls,
-	       (unsigned long long)s.tx_super, (unsigned long long)s.tx_segs,
-	       (unsigned long long)s.csum_sw, (unsigned long long)s.csum_sw_verify,
-	       (unsigned long long)s.fallbacks);
-	for (i = 0; i < SOFL_PORT_DROP__MAX; i++)
-		if (s.rx_drop[i]) {
-			printf("%s\"%s\":%llu", sep, sofl_port_drop_name(i),
-			       (unsigned long long)s.rx_drop[i]);
-			sep = ",";
-		}
-	printf("},\"tx_drop\":{");
-	sep = "";
-	for (i = 0; i < SOFL_PORT_DROP__MAX; i++)
-		if (s.tx_drop[i]) {
-			printf("%s\"%s\":%llu", sep, sofl_port_drop_name(i),
-			       (unsigned long long)s.tx_drop[i]);
-			sep = ",";
-		}
-	printf("}");
+	cli_port_offloads(stdout, sofl_port_offloads(e->port), 1);
+	printf("],");
+	cli_port_counters_json(stdout, &s);
 	if (sofl_port_gro_stats(e->port, &g) == 0)
 		printf(",\"gro\":{\"pkts_in\":%llu,\"pkts_out\":%llu,\"super_pkts\":%llu,"
 		       "\"segs_merged\":%llu,\"csum_sw_l4\":%llu}",

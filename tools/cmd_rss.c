@@ -158,18 +158,6 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 	return 0;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* "6d5a..." or "6d:5a:..."; @return the length, or -1 (message printed). */
 static int
 parse_key(const char *s, uint8_t *key)
@@ -183,8 +171,8 @@ parse_key(const char *s, uint8_t *key)
 			s++;
 			continue;
 		}
-		hi = hexval((unsigned char)s[0]);
-		lo = s[1] ? hexval((unsigned char)s[1]) : -1;
+		hi = cli_hexdigit((unsigned char)s[0]);
+		lo = s[1] ? cli_hexdigit((unsigned char)s[1]) : -1;
 		if (hi < 0 || lo < 0) {
 			cli_usage("--key: not a hex byte at '%.8s'", s);
 			return -1;

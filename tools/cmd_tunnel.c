@@ -549,31 +549,6 @@ gather(struct worker *ws, unsigned n, struct totals *t)
 	}
 }
 
-static const struct { unsigned bit; const char *name; } off_names[] = {
-	{ SOFL_PORT_OFF_VNET, "vnet-hdr" }, { SOFL_PORT_OFF_CSUM, "csum" },
-	{ SOFL_PORT_OFF_TSO4, "tso4" }, { SOFL_PORT_OFF_TSO6, "tso6" },
-	{ SOFL_PORT_OFF_TSO_ECN, "tso-ecn" }, { SOFL_PORT_OFF_USO, "uso" },
-	{ SOFL_PORT_OFF_UDP_GSO, "udp-segment" }, { SOFL_PORT_OFF_UDP_GRO, "udp-gro" },
-	{ SOFL_PORT_OFF_GRO, "gro" }, { SOFL_PORT_OFF_GSO, "gso" },
-};
-
-static void
-print_offs(FILE *f, unsigned off, int json)
-{
-	size_t i;
-	int first = 1;
-
-	for (i = 0; i < sizeof(off_names) / sizeof(off_names[0]); i++) {
-		if (!(off & off_names[i].bit))
-			continue;
-		fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : json ? "," : " ",
-			off_names[i].name);
-		first = 0;
-	}
-	if (first && !json)
-		fputs("none", f);
-}
-
 static void
 line(FILE *f, unsigned long long n, const char *what)
 {
@@ -608,7 +583,7 @@ print_text(FILE *f, const struct opts *o, const struct totals *t, double secs, i
 	fprintf(f, "tunnel %s: %u queue%s, offload %s, %.1f s%s\n", o->tun, o->queues,
 		o->queues > 1 ? "s" : "", mode_names[o->mode], secs, final ? " (exit)" : "");
 	fprintf(f, "tun (");
-	print_offs(f, t->tun_off, 0);
+	cli_port_offloads(f, t->tun_off, 0);
 	fprintf(f, "):\n");
 	line(f, t->tun.rx_calls, "packets read from the kernel");
 	line(f, t->tun.rx_super, "super-packets read");
@@ -624,7 +599,7 @@ print_text(FILE *f, const struct opts *o, const struct totals *t, double secs, i
 	print_drops(f, &t->tun, "packets");
 	line(f, t->kernel_drops, "packets the kernel dropped: TUN queue full (tx_dropped)");
 	fprintf(f, "udp (");
-	print_offs(f, t->udp_off, 0);
+	cli_port_offloads(f, t->udp_off, 0);
 	fprintf(f, "):\n");
 	line(f, t->udp.tx_pkts, "datagrams sent");
 	line(f, t->udp.tx_calls, "send calls");
@@ -663,34 +638,10 @@ print_text(FILE *f, const struct opts *o, const struct totals *t, double secs, i
 static void
 json_port(FILE *f, const char *name, const struct sofl_port_stats *s, unsigned off)
 {
-	int r, first;
-
 	fprintf(f, "\"%s\":{\"offloads\":[", name);
-	print_offs(f, off, 1);
-	fprintf(f, "],\"rx_calls\":%llu,\"rx_pkts\":%llu,\"rx_bytes\":%llu,\"rx_super\":%llu,"
-		"\"rx_segs\":%llu,\"tx_calls\":%llu,\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
-		"\"tx_super\":%llu,\"tx_segs\":%llu,\"csum_sw\":%llu,\"csum_sw_verify\":%llu,"
-		"\"fallbacks\":%llu",
-		(unsigned long long)s->rx_calls, (unsigned long long)s->rx_pkts,
-		(unsigned long long)s->rx_bytes, (unsigned long long)s->rx_super,
-		(unsigned long long)s->rx_segs, (unsigned long long)s->tx_calls,
-		(unsigned long long)s->tx_pkts, (unsigned long long)s->tx_bytes,
-		(unsigned long long)s->tx_super, (unsigned long long)s->tx_segs,
-		(unsigned long long)s->csum_sw, (unsigned long long)s->csum_sw_verify,
-		(unsigned long long)s->fallbacks);
-	for (int tx = 0; tx < 2; tx++) {
-		const uint64_t *d = tx ? s->tx_drop : s->rx_drop;
-
-		fprintf(f, ",\"%s_drop\":{", tx ? "tx" : "rx");
-		for (r = 0, first = 1; r < SOFL_PORT_DROP__MAX; r++) {
-			if (!d[r])
-				continue;
-			fprintf(f, "%s\"%s\":%llu", first ? "" : ",", sofl_port_drop_name(r),
-				(unsigned long long)d[r]);
-			first = 0;
-		}
-		fputc('}', f);
-	}
+	cli_port_offloads(f, off, 1);
+	fputs("],", f);
+	cli_port_counters_json(f, s);
 	fputc('}', f);
 }
 

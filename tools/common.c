@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "softoffload/port.h"
 
 long long
 cli_count(const char *opt, const char *val, unsigned long long max)
@@ -206,4 +207,72 @@ cli_json_finish(struct cli_json *j, const char *what)
 	if (j->bad)
 		return cli_error("internal: JSON nesting deeper than %d", CLI_JSON_DEPTH);
 	return 0;
+}
+
+int
+cli_hexdigit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static const struct { unsigned bit; const char *name; } port_off_names[] = {
+	{ SOFL_PORT_OFF_VNET, "vnet-hdr" }, { SOFL_PORT_OFF_CSUM, "csum" },
+	{ SOFL_PORT_OFF_TSO4, "tso4" }, { SOFL_PORT_OFF_TSO6, "tso6" },
+	{ SOFL_PORT_OFF_TSO_ECN, "tso-ecn" }, { SOFL_PORT_OFF_USO, "uso" },
+	{ SOFL_PORT_OFF_UDP_GSO, "udp-segment" }, { SOFL_PORT_OFF_UDP_GRO, "udp-gro" },
+	{ SOFL_PORT_OFF_GRO, "gro" }, { SOFL_PORT_OFF_GSO, "gso" },
+};
+
+void
+cli_port_offloads(FILE *f, unsigned off, int json)
+{
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < sizeof(port_off_names) / sizeof(port_off_names[0]); i++) {
+		if (!(off & port_off_names[i].bit))
+			continue;
+		fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : json ? "," : " ",
+			port_off_names[i].name);
+		first = 0;
+	}
+	if (first && !json)
+		fputs("none", f);
+}
+
+void
+cli_port_counters_json(FILE *f, const struct sofl_port_stats *s)
+{
+	int r, tx, first;
+
+	fprintf(f, "\"rx_calls\":%llu,\"rx_pkts\":%llu,\"rx_bytes\":%llu,\"rx_super\":%llu,"
+		"\"rx_segs\":%llu,\"tx_calls\":%llu,\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
+		"\"tx_super\":%llu,\"tx_segs\":%llu,\"csum_sw\":%llu,\"csum_sw_verify\":%llu,"
+		"\"fallbacks\":%llu",
+		(unsigned long long)s->rx_calls, (unsigned long long)s->rx_pkts,
+		(unsigned long long)s->rx_bytes, (unsigned long long)s->rx_super,
+		(unsigned long long)s->rx_segs, (unsigned long long)s->tx_calls,
+		(unsigned long long)s->tx_pkts, (unsigned long long)s->tx_bytes,
+		(unsigned long long)s->tx_super, (unsigned long long)s->tx_segs,
+		(unsigned long long)s->csum_sw, (unsigned long long)s->csum_sw_verify,
+		(unsigned long long)s->fallbacks);
+	for (tx = 0; tx < 2; tx++) {
+		const uint64_t *d = tx ? s->tx_drop : s->rx_drop;
+
+		fprintf(f, ",\"%s_drop\":{", tx ? "tx" : "rx");
+		for (r = 0, first = 1; r < SOFL_PORT_DROP__MAX; r++) {
+			if (!d[r])
+				continue;
+			fprintf(f, "%s\"%s\":%llu", first ? "" : ",", sofl_port_drop_name(r),
+				(unsigned long long)d[r]);
+			first = 0;
+		}
+		fputc('}', f);
+	}
 }

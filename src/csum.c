@@ -133,7 +133,7 @@ sofl_csum_set_impl(enum sofl_csum_impl impl)
 {
 	if ((unsigned)impl >= sizeof(impls) / sizeof(impls[0]) || !impls[impl].sum ||
 	    !sofl_csum_impl_available(impl))
-		return SOFL_ENOTSUP;
+		return SOFL_E_NOTSUP;
 	install(&impls[impl]);
 	return 0;
 }
@@ -290,7 +290,7 @@ sofl_csum_complete_partial(void *frame, size_t len, size_t csum_start, size_t cs
 
 	if (!f || csum_start > len || csum_offset > len - csum_start ||
 	    len - csum_start - csum_offset < 2)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	c = (uint16_t)~sofl_csum_fold(sofl_csum_add(0, f + csum_start, len - csum_start));
 	sofl_put16(f + csum_start + csum_offset, c ? c : 0xffff);
 	return 0;
@@ -402,7 +402,7 @@ sofl_pkt_csum_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too)
 	int c;
 
 	if (!f || !p || f != p->data)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (p->ipv == 4 && (p->layers & SOFL_LAYER_L3))
 		sofl_put16(f + p->l3_off + 10, sofl_ipv4_hdr_csum(f + p->l3_off, p->l3_len));
 	if (!(p->layers & SOFL_LAYER_L4))

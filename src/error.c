@@ -6,10 +6,10 @@ sofl_strerror(int err)
 {
 	switch (err) {
 	case SOFL_OK:               return "success";
-	case SOFL_EINVAL:           return "invalid argument";
-	case SOFL_ENOSPC:           return "output buffer too small";
-	case SOFL_ENOMEM:           return "out of memory";
-	case SOFL_ENOTSUP:          return "not supported";
+	case SOFL_E_INVAL:           return "invalid argument";
+	case SOFL_E_NOSPC:           return "output buffer too small";
+	case SOFL_E_NOMEM:           return "out of memory";
+	case SOFL_E_NOTSUP:          return "not supported";
 	case SOFL_E_TRUNC_L2:       return "frame shorter than its Ethernet/VLAN header";
 	case SOFL_E_TRUNC_L3:       return "frame shorter than the IP header";
 	case SOFL_E_IP_VERSION:     return "bad IP version";

@@ -51,22 +51,22 @@ config_check(const struct sofl_gro_config *c)
 	uint32_t i;
 
 	if (c->link != SOFL_LINK_ETH && c->link != SOFL_LINK_RAW)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->policy != SOFL_GRO_POLICY_LINUX && c->policy != SOFL_GRO_POLICY_RELAXED)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if ((unsigned)c->table > SOFL_GRO_TABLE_LRU || c->max_flows > (1u << 24))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->max_size && (c->max_size > 65535 || c->max_size < 128))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->max_batch > (1u << 24) || c->max_held > (1u << 26) || c->max_segs > 65535)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->n_rules && !c->rules)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	for (i = 0; i < c->n_rules; i++) {
 		const struct sofl_gro_rule *r = &c->rules[i];
 		if ((r->family != 0 && r->family != 4 && r->family != 6) ||
 		    r->prefix > (r->family == 4 ? 32 : 128) || (r->family == 0 && r->prefix))
-			return SOFL_EINVAL;
+			return SOFL_E_INVAL;
 	}
 	return 0;
 }
@@ -79,14 +79,14 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	int err;
 
 	if (!cfg || !out)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	*out = NULL;
 	err = config_check(cfg);
 	if (err)
 		return err;
 	g = calloc(1, sizeof(*g));
 	if (!g)
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	g->cfg = *cfg;
 	if ((err = sofl_sip_key(g->hkey, cfg->hash_key)) != 0) {
 		free(g);
@@ -158,7 +158,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	    !g->segs || !g->outs || !g->iov || !g->cookies || !g->scratch ||
 	    (cfg->n_rules && !g->rules)) {
 		sofl_gro_destroy(g);
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	}
 	g->cfg.rules = g->rules;
 	for (i = 0; g->lnx && i < nb; i++)
@@ -211,7 +211,7 @@ sofl_gro_set_rule(struct sofl_gro *g, unsigned hdr, unsigned byte, uint8_t mask)
 	uint8_t *m;
 
 	if (!g || g->held_flows || (hdr != 0 && hdr != 4 && hdr != 6) || byte >= (hdr == 6 ? 8u : 20u))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	m = hdr == 4 ? g->ip4_same : hdr == 6 ? g->ip6_same : g->tcp_same;
 	m[byte] = mask;
 	g->nmask = 0;		/* the fast path's masks derive from the rules */
@@ -257,10 +257,10 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 	size_t i;
 
 	if (!g || (!in && n))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (n > g->cfg.max_batch - g->cycle_in ||
 	    (uint64_t)g->held_at_start + g->cycle_in + n > g->seg_cap)
-		return SOFL_ENOSPC;
+		return SOFL_E_NOSPC;
 	segs_grow(g, (uint32_t)n);
 	g->now = now_ns;
 	g->cycle_in += (uint32_t)n;
@@ -284,7 +284,7 @@ SOFL_API int
 sofl_gro_poll_end(struct sofl_gro *g, uint64_t now_ns)
 {
 	if (!g)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	g->now = now_ns;
 	if (!g->timeout_ns) {
 		if (g->lnx)
@@ -306,7 +306,7 @@ SOFL_API int
 sofl_gro_flush(struct sofl_gro *g)
 {
 	if (!g)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (g->lnx)
 		gro_flush_linux(g, SOFL_GRO_FLUSH_EXPLICIT, 0);
 	else
@@ -318,7 +318,7 @@ SOFL_API int
 sofl_gro_outputs(const struct sofl_gro *g, const struct sofl_gro_out **out)
 {
 	if (!g || !out)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	*out = g->outs;
 	return (int)g->nout;
 }
@@ -347,9 +347,9 @@ sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap)
 	uint32_t i;
 
 	if (!o || (!buf && cap))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (o->len > cap)
-		return SOFL_ENOSPC;
+		return SOFL_E_NOSPC;
 	for (i = 0; i < o->iovcnt; i++) {
 		memcpy(d, o->iov[i].iov_base, o->iov[i].iov_len);
 		d += o->iov[i].iov_len;

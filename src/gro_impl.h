@@ -360,7 +360,7 @@ uint32_t sofl_gro_chain_max(const struct sofl_gro *g);
  * between merged segments, for tests of the rules' single definition: @hdr
  * 4 the IPv4 header (byte < 20, gro_ip4_rule), 6 the IPv6 header (byte < 8,
  * gro_ip6_rule), 0 the TCP header (byte < 20, gro_tcp_rule).  Only while
- * nothing is held.  @return 0 or SOFL_EINVAL. */
+ * nothing is held.  @return 0 or SOFL_E_INVAL. */
 int sofl_gro_set_rule(struct sofl_gro *g, unsigned hdr, unsigned byte, uint8_t mask);
 
 #endif

@@ -237,7 +237,7 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, 
 	j->mode = mode;
 	if (!gp || !p || !p->data || in_cnt < 0 ||
 	    (mode != SOFL_GSO_ZEROCOPY && mode != SOFL_GSO_COPY))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (!(p->layers & SOFL_LAYER_L3) || (p->ipv != 4 && p->ipv != 6))
 		return SOFL_E_NOT_IP;
 	if (p->is_frag)
@@ -247,7 +247,7 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, 
 	case SOFL_GSO_TCP:
 	case SOFL_GSO_UDP_L4:  err = plan_seg(j); break;
 	case SOFL_GSO_IP_FRAG: err = plan_frag(j); break;
-	default:               return SOFL_EINVAL;
+	default:               return SOFL_E_INVAL;
 	}
 	if (err)
 		return err;
@@ -273,7 +273,7 @@ sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mo
 	int err;
 
 	if (!need)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	err = plan(&j, gp, p, mode, in_iovcnt);
 	if (err)
 		return err;
@@ -714,11 +714,11 @@ sofl_frag_ids_init(struct sofl_frag_ids *ids, const void *key, size_t key_len)
 	uint8_t k[SOFL_FRAG_KEY_LEN];
 
 	if (!ids || (key && key_len != SOFL_FRAG_KEY_LEN))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (key)
 		memcpy(k, key, sizeof(k));
 	else if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k))
-		return SOFL_ENOTSUP;
+		return SOFL_E_NOTSUP;
 	ids->k0 = le64(k);
 	ids->k1 = le64(k + 8);
 	ids->ctr = 0;
@@ -813,7 +813,7 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	int err;
 
 	if (!out)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	err = plan(&j, gp, p, out->mode, in ? in_cnt : 0);
 	if (err)
 		return err;
@@ -823,7 +823,7 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 		cur_init(&j.cur, in, in_cnt);
 	} else {
 		if (p->len < p->ip_end)
-			return SOFL_EINVAL;
+			return SOFL_E_INVAL;
 		j.one.iov_base = (void *)(uintptr_t)p->data;
 		j.one.iov_len = p->ip_end;
 		cur_init(&j.cur, &j.one, 1);
@@ -832,7 +832,7 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	    out->buf_cap < (size_t)j.n * j.stride ||
 	    (j.mode == SOFL_GSO_ZEROCOPY &&
 	     (!out->iov || out->iov_cap < 2 * (size_t)j.n + (in ? (size_t)in_cnt : 0))))
-		return SOFL_ENOSPC;
+		return SOFL_E_NOSPC;
 	prime(&j);
 	if (j.kind == K_SEG && !in) {
 		seg_fast(&j, out);
@@ -882,7 +882,7 @@ sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *
 	size_t i, k, total = 0;
 
 	if (!gp || !p || !out || !res || n > INT32_MAX)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	o = *out;
 	for (i = 0; i < n; i++) {
 		struct sofl_gso_need need;
@@ -891,9 +891,9 @@ sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *
 		if (r == 0)
 			r = sofl_gso_segment(&gp[i], &p[i], NULL, 0, &o);
 		res[i] = r;
-		if (r == SOFL_ENOSPC) {
+		if (r == SOFL_E_NOSPC) {
 			for (k = i + 1; k < n; k++)
-				res[k] = SOFL_ENOSPC;
+				res[k] = SOFL_E_NOSPC;
 			break;
 		}
 		if (r <= 0)
@@ -910,7 +910,7 @@ sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *
 		o.buf_cap -= need.buf_bytes;
 		total += (size_t)r;
 	}
-	return total > INT32_MAX ? SOFL_EINVAL : (int)total;
+	return total > INT32_MAX ? SOFL_E_INVAL : (int)total;
 }
 
 /* ---- iovec input ---- */
@@ -954,7 +954,7 @@ sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 	int err, v6;
 
 	if (!p || !hdrbuf || !iov || cnt < 0)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	total = iov_total(iov, cnt);
 	n = gather(hdrbuf, SOFL_GSO_HDR_MAX, iov, cnt);
 	err = sofl_pkt_parse(p, hdrbuf, n, link);

@@ -251,7 +251,7 @@ sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum s
 	int err;
 
 	if (!p || (!frame && len) || len > UINT32_MAX)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	pk_zero(p);
 	p->data = frame;
 	p->len = (uint32_t)len;
@@ -276,7 +276,7 @@ sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum s
 		default: return SOFL_E_IP_VERSION;
 		}
 	} else {
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	}
 	if (err)
 		return err;
@@ -287,6 +287,6 @@ SOFL_API int
 sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
 {
 	if (!p || (!frame && len) || len > UINT32_MAX)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	return sofl_pkt_parse_inline(p, frame, (uint32_t)len, link);
 }

@@ -49,7 +49,7 @@ SOFL_API int
 sofl_port_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
 {
 	if (!port || !pkts)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	return port->ops->recv(port, pkts);
 }
 
@@ -57,7 +57,7 @@ SOFL_API int
 sofl_port_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n)
 {
 	if (!port || (!pkts && n > 0))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (n == 0)
 		return 0;
 	return port->ops->send(port, pkts, n);
@@ -105,10 +105,10 @@ SOFL_API int
 sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s)
 {
 	if (!port || !s)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	memset(s, 0, sizeof(*s));
 	if (!port->gro)
-		return SOFL_ENOTSUP;
+		return SOFL_E_NOTSUP;
 	load_counters((uint64_t *)s, (const uint64_t *)&port->gro_st,
 		      sizeof(*s) / sizeof(uint64_t));
 	return 0;
@@ -216,7 +216,7 @@ port_rxq_init(struct port_rxq *q, uint32_t cap, uint32_t iov_per_pkt, size_t hdr
 	if (!q->pkt || !q->iov || !q->seg || !q->tiov || (hdr_bytes && !q->hdr) ||
 	    (room && !q->room)) {
 		port_rxq_free(q);
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	}
 	return 0;
 }
@@ -311,7 +311,7 @@ rxq_segment(struct sofl_port *port, struct port_rxq *q, const struct sofl_gso_pa
 	out.iov = q->tiov;
 	out.iov_cap = 2 * (size_t)(q->cap - q->n);
 	n = sofl_gso_segment(gp, p, NULL, 0, &out);
-	if (n == SOFL_ENOSPC)
+	if (n == SOFL_E_NOSPC)
 		return q->n > 0 ? PORT_RXQ_FULL : (port_drop(port, 0, SOFL_PORT_DROP_NOROOM, 1), 0);
 	if (n < 0) {
 		port_drop(port, 0, n == SOFL_E_GSO_SIZE && gp->mtu ? SOFL_PORT_DROP_TOO_BIG :

@@ -104,7 +104,7 @@ struct port_rxq {
 };
 
 /* Allocates a batch of @cap packets (segments), with @iov_per_pkt iovecs
- * each on average, @hdr_bytes of header scratch.  @return 0, SOFL_ENOMEM. */
+ * each on average, @hdr_bytes of header scratch.  @return 0, SOFL_E_NOMEM. */
 int port_rxq_init(struct port_rxq *q, uint32_t cap, uint32_t iov_per_pkt, size_t hdr_bytes,
 		  uint16_t headroom, uint16_t tailroom);
 void port_rxq_free(struct port_rxq *q);

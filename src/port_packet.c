@@ -514,7 +514,7 @@ tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 		src = NULL;
 		cnt = 0;
 	} else {
-		r = pk->iovcnt > IOV_MAX ? SOFL_EINVAL :
+		r = pk->iovcnt > IOV_MAX ? SOFL_E_INVAL :
 		    sofl_gso_parse_iov(&p, a->hdrbuf, pk->iov, cnt, SOFL_LINK_ETH);
 	}
 	if (r < 0) {
@@ -557,7 +557,7 @@ tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 	out.iov_cap = a->iov_cap;
 	n = sofl_gso_segment(&gp, &p, src, cnt, &out);
 	if (n < 0) {
-		port_drop(&a->base, 1, n == SOFL_ENOSPC ? SOFL_PORT_DROP_NOROOM :
+		port_drop(&a->base, 1, n == SOFL_E_NOSPC ? SOFL_PORT_DROP_NOROOM :
 			  SOFL_PORT_DROP_MALFORMED, 1);
 		tx_drop_in(a, in);
 		return 0;
@@ -716,19 +716,19 @@ static int
 cfg_check(const struct sofl_afp_config *cfg)
 {
 	if (!cfg || cfg->size != sizeof(*cfg))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (cfg->rx_batch == 0 || cfg->rx_batch > 65536 || cfg->ring_frames == 0 ||
 	    cfg->ring_frames > 65536 || cfg->tx_batch == 0 || cfg->tx_batch > 65536)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (cfg->rx_mode != SOFL_PORT_RX_SEGMENT && cfg->rx_mode != SOFL_PORT_RX_SUPER)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (cfg->rx_mode == SOFL_PORT_RX_SUPER && (cfg->headroom || cfg->tailroom))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	return 0;
 }
 
 /* Everything but the socket: batches, send arrays, the ring in heap
- * memory when @heap_ring (tests).  @return 0, SOFL_ENOMEM. */
+ * memory when @heap_ring (tests).  @return 0, SOFL_E_NOMEM. */
 static int
 afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, uint32_t slot_size, int heap_ring)
 {
@@ -750,7 +750,7 @@ afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, uint32_t slot_size, 
 	a->iov_cap = a->tx_cap * 4 < 1024 ? 1024 : a->tx_cap * 4;
 	a->scratch_cap = (size_t)(a->tx_cap < 64 ? 64 : a->tx_cap) * 192;
 	if (port_rxq_init(&a->q, segs, 2, (size_t)segs * 192, cfg->headroom, cfg->tailroom) < 0)
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	a->msg = calloc(a->tx_cap, sizeof(*a->msg));
 	a->mi = calloc(a->tx_cap, sizeof(*a->mi));
 	a->iov = calloc(a->iov_cap, sizeof(*a->iov));
@@ -761,10 +761,10 @@ afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, uint32_t slot_size, 
 	a->retry = calloc(a->tx_cap, sizeof(*a->retry));
 	if (!a->msg || !a->mi || !a->iov || !a->vh || !a->scratch || !a->seg || !a->giov ||
 	    !a->retry)
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	a->big = malloc((size_t)AFP_NBIG * AFP_BIG);
 	if (!a->big)
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	if (!cfg->ring)
 		return 0;
 	a->ring_len = (size_t)((a->slots + a->per_block - 1) / a->per_block) * AFP_BLOCK;
@@ -772,7 +772,7 @@ afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, uint32_t slot_size, 
 		a->ring = calloc(1, a->ring_len);
 		a->ring_heap = 1;
 		if (!a->ring)
-			return SOFL_ENOMEM;
+			return SOFL_E_NOMEM;
 	}
 	return 0;
 }
@@ -912,10 +912,10 @@ sofl_afp_open(const struct sofl_afp_config *cfg, struct sofl_port **out)
 
 	if (!out || cfg_check(cfg) < 0 || !cfg->ifname || !*cfg->ifname ||
 	    strlen(cfg->ifname) >= IFNAMSIZ)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	a->base.fd = -1;
 	a->ifindex = (int)if_nametoindex(cfg->ifname);
 	if (a->ifindex == 0) {
@@ -964,7 +964,7 @@ sofl_afp_mac(const struct sofl_port *port, uint8_t mac[6])
 	const struct afp *a = afp_cast(port);
 
 	if (!port || !mac)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (!a)
 		return SOFL_E_PORT_KIND;
 	memcpy(mac, a->mac, 6);
@@ -977,7 +977,7 @@ sofl_afp_sync_stats(struct sofl_port *port)
 	struct afp *a = afp_cast(port);
 
 	if (!port)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (!a)
 		return SOFL_E_PORT_KIND;
 	return kstats(a);
@@ -993,10 +993,10 @@ port_afp_make(const struct sofl_afp_config *cfg, unsigned offloads, const uint8_
 	int r;
 
 	if (!out || cfg_check(cfg) < 0)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	a->base.fd = -1;
 	r = afp_alloc(a, cfg, cfg->slot_size ? slot_for(cfg->slot_size, 0) : AFP_SLOT_MAX, 1);
 	if (r < 0) {

@@ -88,7 +88,7 @@ static int
 tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 {
 	if (!in || in->size < offsetof(struct sofl_tun_config, rx_mode))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	sofl_tun_config_init(c);
 	memcpy(c, in, in->size < sizeof(*c) ? in->size : sizeof(*c));
 	c->size = sizeof(*c);
@@ -97,13 +97,13 @@ tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 	if (c->rx_reads == 0)
 		c->rx_reads = 1;
 	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->rx_mode == SOFL_PORT_RX_SUPER && (c->headroom || c->tailroom))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->name && strlen(c->name) >= IFNAMSIZ)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->rx_batch > (1u << 20) || c->rx_reads > 4096)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	return 0;
 }
 
@@ -143,7 +143,7 @@ tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
 	t->gin_cap = g.max_batch;
 	t->gin = calloc(t->gin_cap, sizeof(*t->gin));
 	if (!t->gin)
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	return sofl_gro_create(&g, &t->base.gro);
 }
 
@@ -157,9 +157,9 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 	int err;
 
 	if (!out || (err = tun_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_EINVAL : err;
+		return !out ? SOFL_E_INVAL : err;
 	if (!(t = calloc(1, sizeof(*t))))
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	t->base.ops = c.tap ? &tap_ops : &tun_ops;
 	t->base.fd = fd;
 	t->base.quiet = c.quiet;
@@ -172,7 +172,7 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 	t->pending = -1;
 	snprintf(t->name, sizeof(t->name), "%s", name ? name : "");
 	t->nbufs = c.rx_reads;
-	err = SOFL_ENOMEM;
+	err = SOFL_E_NOMEM;
 	if (!(t->buf = calloc(t->nbufs, sizeof(*t->buf))))
 		goto fail;
 	for (i = 0; i < t->nbufs; i++)
@@ -265,7 +265,7 @@ sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out)
 	int fd, err, existed = 0, e;
 
 	if (!out || (err = tun_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_EINVAL : err;
+		return !out ? SOFL_E_INVAL : err;
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = (c.tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI;
 	if (c.vnet_hdr)
@@ -376,7 +376,7 @@ port_tun_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *bu
 	int r;
 
 	if (!port || !pkts || !buf || len > RX_BUF)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	port_rxq_reset(&t->q);
 	port_add(&port->st.rx_calls, 1);
 	r = take(t, buf, (uint32_t)len);

@@ -85,7 +85,7 @@ static int
 udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 {
 	if (!in || in->size < offsetof(struct sofl_udp_config, rx_batch))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	sofl_udp_config_init(c);
 	memcpy(c, in, in->size < sizeof(*c) ? in->size : sizeof(*c));
 	c->size = sizeof(*c);
@@ -97,14 +97,14 @@ udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 		c->max_pkts = 64 * c->rx_batch;
 	if (c->rx_batch > 1024 || c->rx_buf > (1u << 20) || c->max_pkts > (1u << 20) ||
 	    c->rx_buf < 64 || (c->gro && c->rx_buf < 65536))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if ((c->local && c->local_len > sizeof(struct sockaddr_storage)) ||
 	    (c->remote && c->remote_len > sizeof(struct sockaddr_storage)))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->local && c->remote && c->local->sa_family != c->remote->sa_family)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (c->connect && !c->remote)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	return 0;
 }
 
@@ -129,9 +129,9 @@ port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 	int err;
 
 	if (!out || (err = udp_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_EINVAL : err;
+		return !out ? SOFL_E_INVAL : err;
 	if (!(u = calloc(1, sizeof(*u))))
-		return SOFL_ENOMEM;
+		return SOFL_E_NOMEM;
 	u->base.ops = &udp_ops;
 	u->base.fd = fd;
 	u->base.quiet = c.quiet;
@@ -149,7 +149,7 @@ port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 	u->max_dgram = u->family == AF_INET6 ? 65527 : 65507;
 	u->nb = c.rx_batch;
 	u->buf_size = c.rx_buf;
-	err = SOFL_ENOMEM;
+	err = SOFL_E_NOMEM;
 	u->bufs = aligned_alloc(64, (size_t)u->nb * u->buf_size);
 	u->rmsg = calloc(u->nb, sizeof(*u->rmsg));
 	u->riov = calloc(u->nb, sizeof(*u->riov));
@@ -200,14 +200,14 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 	int fd, err, one = 1, e;
 
 	if (!out || (err = udp_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_EINVAL : err;
+		return !out ? SOFL_E_INVAL : err;
 	if (c.fd >= 0) {
 		fd = c.fd;
 	} else {
 		int fam = c.local ? c.local->sa_family : c.remote ? c.remote->sa_family : 0;
 
 		if (fam != AF_INET && fam != AF_INET6)
-			return SOFL_EINVAL;
+			return SOFL_E_INVAL;
 		if ((fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP)) < 0)
 			return SOFL_E_SYS;
 		if (c.reuseport &&
@@ -239,7 +239,7 @@ SOFL_API int
 sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, socklen_t *len)
 {
 	if (!port || !sa || !len)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (port->ops != &udp_ops)
 		return SOFL_E_PORT_KIND;
 	return getsockname(port->fd, sa, len) < 0 ? SOFL_E_SYS : 0;
@@ -352,7 +352,7 @@ port_udp_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *bu
 	struct udp_port *u = (struct udp_port *)port;
 
 	if (!port || !pkts || !buf || len > u->buf_size)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	port_rxq_reset(&u->q);
 	port_add(&port->st.rx_calls, 1);
 	split(u, buf, (uint32_t)len, gso_size, (const struct sockaddr *)&u->remote,

@@ -142,7 +142,7 @@ sofl_rss_reta_fill(struct sofl_rss *r, unsigned size, unsigned nqueues)
 	unsigned i;
 
 	if (!r || !reta_size_ok(size) || nqueues < 1 || nqueues > SOFL_RSS_QUEUES_MAX)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	for (i = 0; i < size; i++)
 		r->reta[i] = (uint16_t)(i % nqueues);
 	r->reta_size = (uint16_t)size;
@@ -157,11 +157,11 @@ sofl_rss_reta_weights(struct sofl_rss *r, unsigned size, const unsigned *weight,
 	unsigned i, q;
 
 	if (!r || !weight || !reta_size_ok(size) || n < 1 || n > SOFL_RSS_QUEUES_MAX)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	for (q = 0; q < n; q++)
 		total += weight[q];
 	if (total == 0 || total > UINT32_MAX)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	q = 0;
 	upto = weight[0];
 	for (i = 0; i < size; i++) {
@@ -180,7 +180,7 @@ SOFL_API int
 sofl_rss_reta_set(struct sofl_rss *r, unsigned index, unsigned queue)
 {
 	if (!r || index >= r->reta_size || queue >= r->nqueues)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	r->reta[index] = (uint16_t)queue;
 	return 0;
 }
@@ -189,7 +189,7 @@ SOFL_API int
 sofl_rss_reta_get(const struct sofl_rss *r, unsigned index)
 {
 	if (!r || index >= r->reta_size)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	return r->reta[index];
 }
 
@@ -198,15 +198,15 @@ sofl_rss_init(struct sofl_rss *r, const void *key, size_t key_len, unsigned nque
 	      unsigned flags)
 {
 	if (!r || nqueues < 1 || nqueues > SOFL_RSS_QUEUES_MAX || (flags & ~SOFL_RSS_SYMMETRIC))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (!key) {
 		if (key_len != 0 && key_len != SOFL_RSS_KEY_LEN)
-			return SOFL_EINVAL;
+			return SOFL_E_INVAL;
 		key = sofl_rss_default_key;
 		key_len = SOFL_RSS_KEY_LEN;
 	}
 	if (key_len < SOFL_RSS_KEY_LEN || key_len > SOFL_RSS_KEY_MAX)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	memset(r->key, 0, sizeof(r->key));
 	memcpy(r->key, key, key_len);
 	r->key_len = (uint16_t)key_len;
@@ -220,9 +220,9 @@ SOFL_API int
 sofl_rss_set_impl(struct sofl_rss *r, enum sofl_rss_impl impl)
 {
 	if (!r || (unsigned)impl >= sizeof(impl_names) / sizeof(impl_names[0]))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (!sofl_rss_impl_available(impl))
-		return SOFL_ENOTSUP;
+		return SOFL_E_NOTSUP;
 	r->impl = (uint8_t)impl;
 	return 0;
 }
@@ -288,7 +288,7 @@ SOFL_API int
 sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len, uint32_t *hash)
 {
 	if (!r || !hash || (!in && len) || len > SOFL_RSS_INPUT_MAX)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 #if defined(__x86_64__)
 	if (len && use_gfni(r, len))
 		return sofl_rss_gfni_to(r->mat, in, len, hash);
@@ -304,12 +304,12 @@ sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len, 
 	size_t i;
 
 	if (len > SOFL_RSS_INPUT_MAX || (n && (!r || !in || !hash)))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (n == 0)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!in[i] && len)
-			return SOFL_EINVAL;
+			return SOFL_E_INVAL;
 	if (!len) {
 		memset(hash, 0, n * sizeof(*hash));
 		return 0;
@@ -428,7 +428,7 @@ sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 	uint16_t sp, dp;
 
 	if (!r || !p || !in || !len)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	*len = 0;
 	if (!select_input(r, p, &s))
 		return SOFL_RSS_NONE;
@@ -453,7 +453,7 @@ SOFL_API int
 sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
 {
 	if (!r || !p || !out)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	return rss_one(r, p, out);
 }
 
@@ -499,7 +499,7 @@ sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 	int hashed = 0;
 
 	if (n > INT_MAX || (n && (!r || !pkts || !out)))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (n == 0)
 		return 0;
 #if defined(__x86_64__)

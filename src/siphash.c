@@ -39,10 +39,10 @@ sofl_sip_key(uint64_t key[2], const uint8_t given[16])
 		return 0;
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return SOFL_ENOTSUP;
+		return SOFL_E_NOTSUP;
 	got = fill(fd, (uint8_t *)key, 16);
 	close(fd);
-	return got == 16 ? 0 : SOFL_ENOTSUP;
+	return got == 16 ? 0 : SOFL_E_NOTSUP;
 }
 
 static void

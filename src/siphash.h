@@ -16,7 +16,7 @@
 
 /* sofl_sip_key() : @key = @given (16 bytes) unless it is NULL or all zero,
  * else 16 random bytes (getrandom(), else /dev/urandom; one syscall or a
- * few).  @return 0, or SOFL_ENOTSUP when no random bytes could be had. */
+ * few).  @return 0, or SOFL_E_NOTSUP when no random bytes could be had. */
 int sofl_sip_key(uint64_t key[2], const uint8_t given[16]);
 
 /* sofl_siphash13_x() : SipHash-1-3 of @n messages of @nw words each (word

@@ -39,7 +39,7 @@ sofl_vnet_decode(struct sofl_vnet_hdr *h, const void *buf, size_t len, size_t hd
 	const uint8_t *b = buf;
 
 	if (!h || !b || (hdr_size != SOFL_VNET_HDR_LEN && hdr_size != SOFL_VNET_HDR_MRG_LEN))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (len < hdr_size)
 		return SOFL_E_VNET_SHORT;
 	h->flags = b[0];
@@ -59,9 +59,9 @@ sofl_vnet_encode(void *buf, size_t cap, const struct sofl_vnet_hdr *h, size_t hd
 	uint8_t *b = buf;
 
 	if (!h || !b || (hdr_size != SOFL_VNET_HDR_LEN && hdr_size != SOFL_VNET_HDR_MRG_LEN))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if (cap < hdr_size)
-		return SOFL_ENOSPC;
+		return SOFL_E_NOSPC;
 	b[0] = h->flags;
 	b[1] = h->gso_type;
 	put_wire16(b + 2, h->hdr_len, opts);
@@ -148,7 +148,7 @@ sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigne
 	uint32_t p_off = 0, nh_off;
 
 	if (!h || !p || (!p->data && p->len))
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	if ((opts & SOFL_VNET_STRICT) && (h->flags & ~KNOWN_FLAGS))
 		return SOFL_E_VNET_FLAGS;
 	gso = h->gso_type != SOFL_VNET_GSO_NONE;
@@ -197,7 +197,7 @@ sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsign
 	int r;
 
 	if (!gp)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	r = sofl_vnet_check(h, p, opts);
 	if (r < 0)
 		return r;
@@ -239,7 +239,7 @@ sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p, uint16_t g
 	int gso, r;
 
 	if (!h || !p)
-		return SOFL_EINVAL;
+		return SOFL_E_INVAL;
 	memset(&v, 0, sizeof(v));
 	gso = gso_size && (p->layers & SOFL_LAYER_L4) && p->pay_len > gso_size;
 	if ((gso_size || (opts & SOFL_VNET_MK_CSUM)) && !(p->layers & SOFL_LAYER_L4)) {

@@ -719,8 +719,8 @@ test_fill(void **state)
 				else
 					assert_memory_equal(b, ref, len);
 				/* a frame other than the parsed one is refused */
-				assert_int_equal(sofl_pkt_csum_fill(ref, &p, 0), SOFL_EINVAL);
-				assert_int_equal(sofl_pkt_csum_fill(NULL, &p, 0), SOFL_EINVAL);
+				assert_int_equal(sofl_pkt_csum_fill(ref, &p, 0), SOFL_E_INVAL);
+				assert_int_equal(sofl_pkt_csum_fill(NULL, &p, 0), SOFL_E_INVAL);
 			}
 }
 
@@ -748,14 +748,14 @@ test_complete_partial(void **state)
 
 			/* out of range: refused, frame untouched */
 			memcpy(ref, b, len);
-			assert_int_equal(sofl_csum_complete_partial(b, len, len + 1, 0), SOFL_EINVAL);
-			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, len), SOFL_EINVAL);
-			assert_int_equal(sofl_csum_complete_partial(b, len, len - 1, 0), SOFL_EINVAL);
-			assert_int_equal(sofl_csum_complete_partial(b, len, (size_t)-1, 2), SOFL_EINVAL);
-			assert_int_equal(sofl_csum_complete_partial(b, len, 2, (size_t)-1), SOFL_EINVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, len + 1, 0), SOFL_E_INVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, len), SOFL_E_INVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, len - 1, 0), SOFL_E_INVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, (size_t)-1, 2), SOFL_E_INVAL);
+			assert_int_equal(sofl_csum_complete_partial(b, len, 2, (size_t)-1), SOFL_E_INVAL);
 			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, len - p.l4_off - 1),
-					 SOFL_EINVAL);
-			assert_int_equal(sofl_csum_complete_partial(NULL, len, 0, 0), SOFL_EINVAL);
+					 SOFL_E_INVAL);
+			assert_int_equal(sofl_csum_complete_partial(NULL, len, 0, 0), SOFL_E_INVAL);
 			assert_memory_equal(b, ref, len);
 			/* the last two bytes are a valid field position */
 			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, len - p.l4_off - 2), 0);
@@ -1158,8 +1158,8 @@ test_impl_selection(void **state)
 	int i;
 	(void)state;
 
-	assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)7), SOFL_ENOTSUP);
-	assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)-1), SOFL_ENOTSUP);
+	assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)7), SOFL_E_NOTSUP);
+	assert_int_equal(sofl_csum_set_impl((enum sofl_csum_impl)-1), SOFL_E_NOTSUP);
 	assert_int_equal(sofl_csum_impl_available((enum sofl_csum_impl)9), 0);
 	assert_int_equal(sofl_csum_impl_available(SOFL_CSUM_GENERIC), 1);
 	for (i = 0; i <= SOFL_CSUM_AVX512; i++)

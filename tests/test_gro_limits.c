@@ -84,7 +84,7 @@ test_max_segs(void **state)
 	sofl_gro_config_init(&cfg);
 	assert_int_equal(cfg.max_segs, 0);
 	cfg.max_segs = 65536;
-	assert_int_equal(sofl_gro_create(&cfg, &g), SOFL_EINVAL);
+	assert_int_equal(sofl_gro_create(&cfg, &g), SOFL_E_INVAL);
 	cfg.max_segs = 65535;
 	assert_int_equal(sofl_gro_create(&cfg, &g), 0);
 	sofl_gro_destroy(g);

@@ -131,11 +131,11 @@ test_rule_hook_limits(void **state)
 	(void)state;
 	sofl_gro_config_init(&cfg);
 	assert_int_equal(sofl_gro_create(&cfg, &g), 0);
-	assert_int_equal(sofl_gro_set_rule(g, 4, 20, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_gro_set_rule(g, 6, 8, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_gro_set_rule(g, 5, 0, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_gro_set_rule(g, 0, 20, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_gro_set_rule(NULL, 4, 8, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_gro_set_rule(g, 4, 20, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_set_rule(g, 6, 8, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_set_rule(g, 5, 0, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_set_rule(g, 0, 20, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_set_rule(NULL, 4, 8, 0), SOFL_E_INVAL);
 	sofl_gro_destroy(g);
 }
 

@@ -274,7 +274,7 @@ completion_bytes(int full)
 	assert_int_equal(sofl_csum_complete_partial(out, o[0].len, 34, 6), 0);
 	assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(out + 40));
 	assert_int_equal(sofl_vnet_check(&o[0].vnet, &p, SOFL_VNET_STRICT), 1);
-	assert_int_equal(sofl_gro_out_copy(&o[0], out, 100), SOFL_ENOSPC);
+	assert_int_equal(sofl_gro_out_copy(&o[0], out, 100), SOFL_E_NOSPC);
 	sofl_gro_release(g);
 	sofl_gro_destroy(g);
 }

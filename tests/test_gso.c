@@ -705,8 +705,8 @@ test_ipfrag6_ident(void **state)
 	assert_int_equal(sofl_frag_ids_init(&ids, key, sizeof(key)), 0);
 	ids.ctr = 0x2726252423222120ULL;
 	assert_int_equal(sofl_frag_id_next(&ids, a, b), 0x5d3a0ebb);
-	assert_int_equal(sofl_frag_ids_init(&ids, key, 15), SOFL_EINVAL);
-	assert_int_equal(sofl_frag_ids_init(NULL, NULL, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_frag_ids_init(&ids, key, 15), SOFL_E_INVAL);
+	assert_int_equal(sofl_frag_ids_init(NULL, NULL, 0), SOFL_E_INVAL);
 	assert_int_equal(sofl_frag_ids_init(&ids, NULL, 0), 0);	/* random key */
 	assert_int_equal(sofl_frag_ids_init(&ids2, NULL, 0), 0);
 	assert_true(sofl_frag_id_next(&ids, a, b) != sofl_frag_id_next(&ids2, a, b));
@@ -857,7 +857,7 @@ expect_err(const struct sofl_gso_params *gp, const uint8_t *frame, size_t len, i
 	memset(buf, 0xa5, sizeof(buf));
 	assert_int_equal(sofl_gso_segment(gp, &p, NULL, 0, &out), want);
 	assert_int_equal(sofl_gso_need(gp, &p, SOFL_GSO_ZEROCOPY, 0, &need),
-			 want == SOFL_ENOSPC ? 0 : want);
+			 want == SOFL_E_NOSPC ? 0 : want);
 	for (size_t i = 0; i < sizeof(buf); i++)
 		assert_int_equal(buf[i], 0xa5);
 	for (size_t i = 0; i < sizeof(seg); i++)
@@ -887,13 +887,13 @@ test_errors(void **state)
 	gp.type = SOFL_GSO_UDP_L4;
 	expect_err(&gp, in, len, SOFL_E_GSO_PROTO);	/* TCP packet, UDP asked */
 	gp.type = 9;
-	expect_err(&gp, in, len, SOFL_EINVAL);
+	expect_err(&gp, in, len, SOFL_E_INVAL);
 	gp.type = SOFL_GSO_TCP;
 	gp.mtu = 1000;					/* 40 + 1000 > 1000 */
 	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
 	gp.mtu = 0;
 	gp.gso_size = 500;				/* 6 segments > seg_cap 4 */
-	expect_err(&gp, in, len, SOFL_ENOSPC);
+	expect_err(&gp, in, len, SOFL_E_NOSPC);
 	gp.gso_size = 1000;
 	t_spec_init(&s, 4, 17);
 	s.pay_len = 3000;
@@ -929,7 +929,7 @@ test_errors(void **state)
 	gp.mtu = 20 + 7;				/* unit 7 & ~7 = 0 */
 	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
 	/* NULLs */
-	assert_int_equal(sofl_gso_segment(NULL, NULL, NULL, 0, NULL), SOFL_EINVAL);
+	assert_int_equal(sofl_gso_segment(NULL, NULL, NULL, 0, NULL), SOFL_E_INVAL);
 }
 
 /* Buffers exactly the size sofl_gso_need() gives, checked by canaries; one
@@ -970,7 +970,7 @@ test_exact_buffers(void **state)
 			out.iov_cap = need.iovs - (shrink == 3 && mode == 0);
 			r = sofl_gso_segment(&gp, &p, NULL, 0, &out);
 			if (shrink && !(shrink == 3 && mode == 1)) {
-				assert_int_equal(r, SOFL_ENOSPC);
+				assert_int_equal(r, SOFL_E_NOSPC);
 				assert_int_equal(buf[0], 0xcc);
 				assert_int_equal(((uint8_t *)seg)[0], 0xcc);
 				assert_int_equal(((uint8_t *)iov)[0], 0xcc);
@@ -1062,9 +1062,9 @@ test_burst(void **state)
 		assert_int_equal(n, 10);
 		assert_int_equal(res[0], 10);
 		for (i = 1; i < 5; i++)
-			assert_int_equal(res[i], SOFL_ENOSPC);
+			assert_int_equal(res[i], SOFL_E_NOSPC);
 	}
-	assert_int_equal(sofl_gso_segment_burst(gp, p, 5, NULL, res), SOFL_EINVAL);
+	assert_int_equal(sofl_gso_segment_burst(gp, p, 5, NULL, res), SOFL_E_INVAL);
 }
 
 int

@@ -842,9 +842,9 @@ test_einval(void **state)
 	(void)state;
 	t_spec_init(&s, 4, 6);
 	len = build(b, &s);
-	assert_int_equal(sofl_pkt_parse(NULL, b, len, SOFL_LINK_ETH), SOFL_EINVAL);
-	assert_int_equal(sofl_pkt_parse(&p, NULL, len, SOFL_LINK_ETH), SOFL_EINVAL);
-	assert_int_equal(sofl_pkt_parse(&p, b, len, (enum sofl_link)7), SOFL_EINVAL);
+	assert_int_equal(sofl_pkt_parse(NULL, b, len, SOFL_LINK_ETH), SOFL_E_INVAL);
+	assert_int_equal(sofl_pkt_parse(&p, NULL, len, SOFL_LINK_ETH), SOFL_E_INVAL);
+	assert_int_equal(sofl_pkt_parse(&p, b, len, (enum sofl_link)7), SOFL_E_INVAL);
 	assert_int_equal(sofl_pkt_parse(&p, NULL, 0, SOFL_LINK_ETH), SOFL_E_TRUNC_L2);
 	assert_int_equal(sofl_pkt_parse(&p, NULL, 0, SOFL_LINK_RAW), SOFL_E_TRUNC_L3);
 	/* *p is fully overwritten, even from a dirty struct */

@@ -159,10 +159,10 @@ test_edges(void **state)
 	same_both(buf, len, 7);			/* not a link type */
 	same_both(buf, 0, SOFL_LINK_ETH);
 	same_both(buf, 0, SOFL_LINK_RAW);
-	assert_int_equal(sofl_pkt_parse(NULL, buf, len, SOFL_LINK_ETH), SOFL_EINVAL);
+	assert_int_equal(sofl_pkt_parse(NULL, buf, len, SOFL_LINK_ETH), SOFL_E_INVAL);
 	{
 		struct sofl_pkt p;
-		assert_int_equal(sofl_pkt_parse(&p, NULL, 10, SOFL_LINK_ETH), SOFL_EINVAL);
+		assert_int_equal(sofl_pkt_parse(&p, NULL, 10, SOFL_LINK_ETH), SOFL_E_INVAL);
 		assert_int_equal(sofl_pkt_parse(&p, NULL, 0, SOFL_LINK_ETH), SOFL_E_TRUNC_L2);
 	}
 }

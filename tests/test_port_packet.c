@@ -719,24 +719,24 @@ test_api_args(void **state)
 
 	(void)state;
 	sofl_afp_config_init(&c);
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_EINVAL);	/* no ifname */
-	assert_int_equal(sofl_afp_open(NULL, &p), SOFL_EINVAL);
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_INVAL);	/* no ifname */
+	assert_int_equal(sofl_afp_open(NULL, &p), SOFL_E_INVAL);
 	c.ifname = "x";
 	c.size = 3;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_EINVAL);
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_INVAL);
 	sofl_afp_config_init(&c);
 	c.ifname = "soflnosuchif0";
 	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_SYS);
 	assert_int_equal(errno, ENODEV);
 	c.rx_mode = SOFL_PORT_RX_SUPER;
 	c.headroom = 14;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_EINVAL);
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_INVAL);
 	assert_null(p);
 	p = make(SOFL_PORT_RX_SEGMENT, 0);
 	assert_int_equal(sofl_afp_mac(p, mac), 0);
 	assert_memory_equal(mac, mac0, 6);
 	assert_string_equal(sofl_port_kind(p), "afpacket");
-	assert_int_equal(sofl_afp_mac(NULL, mac), SOFL_EINVAL);
+	assert_int_equal(sofl_afp_mac(NULL, mac), SOFL_E_INVAL);
 	sofl_port_close(p);
 }
 

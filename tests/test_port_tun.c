@@ -221,7 +221,7 @@ test_read_super(void **state)
 	fix_close(&f);
 	/* head/tail areas need segments */
 	c.headroom = 8;
-	assert_int_equal(port_tun_make(&c, -1, 0, "x", &f.port), SOFL_EINVAL);
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &f.port), SOFL_E_INVAL);
 }
 
 /* The full batch: a super-packet that does not fit waits for the next
@@ -353,7 +353,7 @@ test_plain(void **state)
 	assert_int_equal(sofl_port_send(f.port, pk, 1), 1);
 	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), (ssize_t)len);
 	assert_memory_equal(wire, frame, len);
-	assert_int_equal(sofl_port_gro_stats(f.port, &g), SOFL_ENOTSUP);
+	assert_int_equal(sofl_port_gro_stats(f.port, &g), SOFL_E_NOTSUP);
 	fix_close(&f);
 }
 
@@ -407,14 +407,14 @@ test_api_edges(void **state)
 
 	sofl_tun_config_init(&c);
 	c.name = "a-name-that-is-far-too-long-for-ifnamsiz";
-	assert_int_equal(sofl_tun_open(&c, &port), SOFL_EINVAL);
-	assert_int_equal(sofl_tun_open(NULL, &port), SOFL_EINVAL);
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_INVAL);
+	assert_int_equal(sofl_tun_open(NULL, &port), SOFL_E_INVAL);
 	c.name = NULL;
 	c.size = 4;
-	assert_int_equal(sofl_tun_open(&c, &port), SOFL_EINVAL);
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_INVAL);
 	assert_null(port);
-	assert_int_equal(sofl_port_recv(NULL, NULL), SOFL_EINVAL);
-	assert_int_equal(sofl_port_send(NULL, NULL, 1), SOFL_EINVAL);
+	assert_int_equal(sofl_port_recv(NULL, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_port_send(NULL, NULL, 1), SOFL_E_INVAL);
 	assert_int_equal(sofl_port_fd(NULL), -1);
 	assert_string_equal(sofl_port_kind(NULL), "?");
 	assert_string_equal(sofl_port_drop_name(-1), "?");

@@ -57,7 +57,7 @@ test_split(void **state)
 	assert_int_equal(st.rx_segs, 3 + 2 + 64);
 	assert_int_equal(st.rx_pkts, 3 + 2 + 1 + 1 + 64);
 	assert_int_equal(st.rx_bytes, 3000 + 2400 + 500 + 500 + 64000);
-	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 70000, 1000), SOFL_EINVAL);
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 70000, 1000), SOFL_E_INVAL);
 	sofl_port_close(p);
 }
 
@@ -194,20 +194,20 @@ test_config(void **state)
 	(void)state;
 
 	sofl_udp_config_init(&c);
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_EINVAL);		/* no address */
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* no address */
 	c.local = (const struct sockaddr *)&a4;
 	c.local_len = sizeof(a4);
 	c.remote = (const struct sockaddr *)&a6;
 	c.remote_len = sizeof(a6);
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_EINVAL);		/* families differ */
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* families differ */
 	c.remote = NULL;
 	c.connect = 1;
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_EINVAL);		/* connect to nothing */
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* connect to nothing */
 	c.connect = 0;
 	c.rx_buf = 1500;
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_EINVAL);		/* UDP_GRO needs 64 KB */
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* UDP_GRO needs 64 KB */
 	assert_null(p);
-	assert_int_equal(sofl_udp_local(NULL, NULL, NULL), SOFL_EINVAL);
+	assert_int_equal(sofl_udp_local(NULL, NULL, NULL), SOFL_E_INVAL);
 }
 
 int

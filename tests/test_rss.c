@@ -484,8 +484,8 @@ test_burst(void **state)
 	}
 	assert_int_equal(sofl_rss_burst(&rss, pk, 0, out), 0);
 	assert_int_equal(sofl_rss_burst(NULL, NULL, 0, NULL), 0);
-	assert_int_equal(sofl_rss_burst(&rss, NULL, 1, out), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_burst(&rss, pk, 1, NULL), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_burst(&rss, NULL, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_burst(&rss, pk, 1, NULL), SOFL_E_INVAL);
 }
 
 /* The bulk form equals the bit-serial hash of every tuple, for every length. */
@@ -522,11 +522,11 @@ test_bulk(void **state)
 		assert_int_equal(out[0], 0x1234);
 	}
 	assert_int_equal(sofl_rss_hash_bulk(NULL, NULL, 12, 0, NULL), 0);
-	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 37, 1, out), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_hash_bulk(&rss, NULL, 12, 1, out), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 1, NULL), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 37, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bulk(&rss, NULL, 12, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 1, NULL), SOFL_E_INVAL);
 	ptr[5] = NULL;
-	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 6, out), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 6, out), SOFL_E_INVAL);
 }
 
 /* An engine needs no more alignment than its fields' types (malloc() is
@@ -674,9 +674,9 @@ test_reta(void **state)
 	/* entry by entry, as ethtool -X */
 	assert_int_equal(sofl_rss_reta_set(&r, 0x78, 0), 0);
 	assert_int_equal(sofl_rss_queue(&r, 0x51ccc178), 0);
-	assert_int_equal(sofl_rss_reta_set(&r, 128, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_reta_set(&r, 0, 3), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_reta_get(&r, 128), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_set(&r, 128, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_set(&r, 0, 3), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_get(&r, 128), SOFL_E_INVAL);
 	assert_int_equal(sofl_rss_reta_get(&r, 0x78), 0);
 
 	/* round-robin resize */
@@ -687,10 +687,10 @@ test_reta(void **state)
 	assert_int_equal(sofl_rss_queue(&r, 0x1ff), 7);
 	assert_int_equal(sofl_rss_reta_fill(&r, 1, 1), 0);
 	assert_int_equal(sofl_rss_queue(&r, 0xffffffff), 0);
-	assert_int_equal(sofl_rss_reta_fill(&r, 96, 4), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_reta_fill(&r, 1024, 4), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_reta_fill(&r, 0, 4), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_reta_fill(&r, 128, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_fill(&r, 96, 4), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_fill(&r, 1024, 4), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_fill(&r, 0, 4), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_fill(&r, 128, 0), SOFL_E_INVAL);
 	assert_int_equal(sofl_rss_reta_size(&r), 1);	/* unchanged by the failures */
 
 	/* weights, contiguous runs as ethtool's "weight" */
@@ -712,10 +712,10 @@ test_reta(void **state)
 	assert_int_equal(cnt[0], 42);
 	assert_int_equal(cnt[1], 43);
 	assert_int_equal(cnt[2], 43);
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, w0, 2), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_reta_weights(&r, 100, w1, 3), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, NULL, 3), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, w1, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, w0, 2), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_weights(&r, 100, w1, 3), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, NULL, 3), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_weights(&r, 128, w1, 0), SOFL_E_INVAL);
 	assert_int_equal(sofl_rss_nqueues(&r), 3);
 }
 
@@ -727,33 +727,33 @@ test_args(void **state)
 	uint32_t h;
 	(void)state;
 
-	assert_int_equal(sofl_rss_init(NULL, NULL, 0, 1, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 0, 0, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 0, 65536, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 0, 1, 0x80), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 12, 1, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_init(&r, key, 39, 1, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_init(&r, key, 53, 1, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_init(NULL, NULL, 0, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 0, 0, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 0, 65536, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 0, 1, 0x80), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_init(&r, NULL, 12, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_init(&r, key, 39, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_init(&r, key, 53, 1, 0), SOFL_E_INVAL);
 	assert_int_equal(sofl_rss_init(&r, NULL, 40, 65535, SOFL_RSS_SYMMETRIC), 0);
 	assert_int_equal(sofl_rss_init(&r, key, 52, 2, 0), 0);
 	/* an all-zero key hashes everything to 0 */
 	memset(in, 0xff, sizeof(in));
 	assert_int_equal(sofl_rss_hash_bytes(&r, in, 36, &h), 0);
 	assert_int_equal(h, 0);
-	assert_int_equal(sofl_rss_hash_bytes(&r, in, 37, &h), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_hash_bytes(&r, NULL, 1, &h), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_hash_bytes(&r, in, 1, NULL), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_hash_bytes(NULL, in, 1, &h), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_hash_bytes(&r, in, 37, &h), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes(&r, NULL, 1, &h), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes(&r, in, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes(NULL, in, 1, &h), SOFL_E_INVAL);
 	assert_int_equal(sofl_rss_hash_bytes(&r, NULL, 0, &h), 0);
-	assert_int_equal(sofl_rss_pkt(&r, NULL, NULL), SOFL_EINVAL);
-	assert_int_equal(sofl_rss_set_impl(&r, (enum sofl_rss_impl)7), SOFL_EINVAL);
+	assert_int_equal(sofl_rss_pkt(&r, NULL, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_set_impl(&r, (enum sofl_rss_impl)7), SOFL_E_INVAL);
 	assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_TABLE), 0);
 	assert_string_equal(sofl_rss_impl_name(&r), "table");
 	if (sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI)) {
 		assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_GFNI), 0);
 		assert_string_equal(sofl_rss_impl_name(&r), "gfni");
 	} else {
-		assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_GFNI), SOFL_ENOTSUP);
+		assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_GFNI), SOFL_E_NOTSUP);
 		fprintf(stderr, "note: GFNI path not available here; table path only\n");
 	}
 	/* the bit-serial reference tolerates anything */

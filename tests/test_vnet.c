@@ -47,10 +47,10 @@ test_wire_vectors(void **state)
 	/* sizes */
 	assert_int_equal(sofl_vnet_decode(&d, le, 9, 10, 0), SOFL_E_VNET_SHORT);
 	assert_int_equal(sofl_vnet_decode(&d, le, 11, 12, 0), SOFL_E_VNET_SHORT);
-	assert_int_equal(sofl_vnet_decode(&d, le, 12, 11, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_vnet_encode(b, 11, &h, 12, 0), SOFL_ENOSPC);
-	assert_int_equal(sofl_vnet_encode(b, 16, &h, 14, 0), SOFL_EINVAL);
-	assert_int_equal(sofl_vnet_decode(NULL, le, 12, 12, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_vnet_decode(&d, le, 12, 11, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_vnet_encode(b, 11, &h, 12, 0), SOFL_E_NOSPC);
+	assert_int_equal(sofl_vnet_encode(b, 16, &h, 14, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_vnet_decode(NULL, le, 12, 12, 0), SOFL_E_INVAL);
 }
 
 static void
@@ -320,7 +320,7 @@ test_strict_flags(void **state)
 	h.flags |= 0x10;
 	assert_int_equal(sofl_vnet_check(&h, &p, 0), 1);		/* the kernel ignores it */
 	assert_int_equal(sofl_vnet_check(&h, &p, SOFL_VNET_STRICT), SOFL_E_VNET_FLAGS);
-	assert_int_equal(sofl_vnet_check(NULL, &p, 0), SOFL_EINVAL);
+	assert_int_equal(sofl_vnet_check(NULL, &p, 0), SOFL_E_INVAL);
 }
 
 static void

@@ -360,7 +360,7 @@ SOFL_API uint16_t sofl_csum_replace32(uint16_t check, uint32_t old, uint32_t new
  * sums frame[csum_start..len) and stores the complemented result there (a
  * result of 0 is stored as 0xFFFF, for every protocol, as Linux does).  @len
  * should end at the end of the IP packet, before any Ethernet padding.
- * @return 0, or SOFL_EINVAL (NULL frame, or csum_start + csum_offset + 2 > len,
+ * @return 0, or SOFL_E_INVAL (NULL frame, or csum_start + csum_offset + 2 > len,
  * overflow-safe); on error the frame is not touched. */
 SOFL_API int sofl_csum_complete_partial(void *frame, size_t len, size_t csum_start, size_t csum_offset);
 
@@ -404,7 +404,7 @@ SOFL_API int sofl_pkt_l4_pseudo(const struct sofl_pkt *p);
  * was parsed from (writable).  UDP over IPv4 with checksum 0 is left 0
  * unless @udp4_zero_too.  Layers that did not parse (non-IP frames, parse
  * errors) are left untouched, which is not an error.
- * @return 0, or SOFL_EINVAL (NULL, or @frame is not p->data). */
+ * @return 0, or SOFL_E_INVAL (NULL, or @frame is not p->data). */
 SOFL_API int sofl_pkt_csum_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too);
 
 /* Implementation selection (tests, benchmarks). */
@@ -414,7 +414,7 @@ SOFL_API int sofl_csum_impl_available(enum sofl_csum_impl impl);
 /* sofl_csum_set_impl() : forces @impl for the whole process. Not thread-safe
  * with concurrent checksum calls.  GRO engines created afterwards follow it
  * (one created while the AVX-512 implementation is in use keeps summing with
- * it inline: the results are the same). @return 0 or SOFL_ENOTSUP. */
+ * it inline: the results are the same). @return 0 or SOFL_E_NOTSUP. */
 SOFL_API int sofl_csum_set_impl(enum sofl_csum_impl impl);
 /* sofl_csum_impl_name() : "generic", "avx2" or "avx512" — the one in use. */
 SOFL_API const char *sofl_csum_impl_name(void);

@@ -25,10 +25,10 @@ enum sofl_err {
 	SOFL_OK = 0,
 
 	/* generic */
-	SOFL_EINVAL           = -1,  /* invalid argument (NULL, bad size, bad option) */
-	SOFL_ENOSPC           = -2,  /* caller-provided buffer or array too small */
-	SOFL_ENOMEM           = -3,  /* allocation failed (creation calls only) */
-	SOFL_ENOTSUP          = -4,  /* feature not supported (CPU, protocol, mode) */
+	SOFL_E_INVAL           = -1,  /* invalid argument (NULL, bad size, bad option) */
+	SOFL_E_NOSPC           = -2,  /* caller-provided buffer or array too small */
+	SOFL_E_NOMEM           = -3,  /* allocation failed (creation calls only) */
+	SOFL_E_NOTSUP          = -4,  /* feature not supported (CPU, protocol, mode) */
 
 	/* packet parsing (pkt.h) */
 	SOFL_E_TRUNC_L2       = -10, /* frame shorter than its Ethernet/VLAN header */

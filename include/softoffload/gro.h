@@ -35,7 +35,7 @@
  *           return err;
  *       while ((n = read_batch(in, 64)) > 0) {  // one NIC poll (NAPI) each
  *           if ((err = sofl_gro_receive(g, in, n, 0)) < 0)
- *               break;                  // SOFL_ENOSPC: more than max_batch
+ *               break;                  // SOFL_E_NOSPC: more than max_batch
  *           sofl_gro_poll_end(g, 0);        // completes what is held
  *           k = sofl_gro_outputs(g, &o);    // in Linux's delivery order
  *           for (i = 0; i < k && err >= 0 && !werr; i++) {
@@ -396,10 +396,10 @@ SOFL_API void sofl_gro_config_init(struct sofl_gro_config *cfg);
  * Large LRU tables are mapped, not written: memory is backed as flows and
  * buckets are used.  Makes one getrandom() call (the hash key) unless
  * cfg.hash_key is set.
- * @return 0, SOFL_EINVAL (NULL, max_size > 65535 or < 128, bad enum, rule
+ * @return 0, SOFL_E_INVAL (NULL, max_size > 65535 or < 128, bad enum, rule
  *         family/prefix invalid, n_rules without rules, max_flows or
- *         max_batch > 2^24, max_held > 2^26, max_segs > 65535), SOFL_ENOMEM,
- *         SOFL_ENOTSUP (no random bytes from getrandom() or /dev/urandom). */
+ *         max_batch > 2^24, max_held > 2^26, max_segs > 65535), SOFL_E_NOMEM,
+ *         SOFL_E_NOTSUP (no random bytes from getrandom() or /dev/urandom). */
 SOFL_API int sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out);
 
 /* sofl_gro_destroy() : frees the engine (NULL is fine).  Outputs and held
@@ -411,7 +411,7 @@ SOFL_API void sofl_gro_destroy(struct sofl_gro *g);
  * merged into a held flow, held, or delivered: outputs accumulate until
  * sofl_gro_release().  @now_ns is a monotonic time (only used with a flush
  * timeout; pass 0 otherwise).
- * @return @n, or SOFL_EINVAL (NULL with n > 0) or SOFL_ENOSPC when the cycle
+ * @return @n, or SOFL_E_INVAL (NULL with n > 0) or SOFL_E_NOSPC when the cycle
  *         would exceed max_batch inputs, or held + new > max_held + max_batch
  *         (call sofl_gro_poll_end() or sofl_gro_flush(), then release): in
  *         both cases nothing was consumed. */
@@ -422,16 +422,16 @@ SOFL_API int sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, 
  * The end of a NAPI poll: completes every held flow (no timeout) or the flows
  * held for at least flush_timeout_us (then, if more than max_held packets are
  * still held, the oldest flows too).  @return the number of outputs pending,
- * or SOFL_EINVAL (@g NULL). */
+ * or SOFL_E_INVAL (@g NULL). */
 SOFL_API int sofl_gro_poll_end(struct sofl_gro *g, uint64_t now_ns);
 
 /* sofl_gro_flush() : completes every held flow now (reason EXPLICIT).
- * @return the number of outputs pending, or SOFL_EINVAL (@g NULL). */
+ * @return the number of outputs pending, or SOFL_E_INVAL (@g NULL). */
 SOFL_API int sofl_gro_flush(struct sofl_gro *g);
 
 /* sofl_gro_outputs() :
  * *out = the outputs produced since the last release, in delivery order.
- * @return their count, or SOFL_EINVAL (NULL argument).  Valid until
+ * @return their count, or SOFL_E_INVAL (NULL argument).  Valid until
  * sofl_gro_release() or sofl_gro_destroy(). */
 SOFL_API int sofl_gro_outputs(const struct sofl_gro *g, const struct sofl_gro_out **out);
 
@@ -445,7 +445,7 @@ SOFL_API uint32_t sofl_gro_held(const struct sofl_gro *g);
 
 /* sofl_gro_out_copy() :
  * Copies output @o (headers + payload slices) into @buf (@cap bytes).
- * @return its length, or SOFL_ENOSPC (nothing meaningful written), SOFL_EINVAL. */
+ * @return its length, or SOFL_E_NOSPC (nothing meaningful written), SOFL_E_INVAL. */
 SOFL_API long sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap);
 
 /* sofl_gro_get_stats() / sofl_gro_reset_stats() : counters since creation or reset. */

@@ -26,7 +26,7 @@
  *           return err;                 // sofl_strerror(err) says why
  *       if (need.nsegs > out.seg_cap || need.buf_bytes > out.buf_cap ||
  *           need.iovs > out.iov_cap)
- *           return SOFL_ENOSPC;         // or allocate what need says
+ *           return SOFL_E_NOSPC;         // or allocate what need says
  *       n = sofl_gso_segment(&gp, &p, NULL, 0, &out);
  *       for (i = 0; i < n; i++)         // or one sendmmsg()
  *           if (writev(fd, out.seg[i].iov, out.seg[i].iovcnt) < 0)
@@ -201,7 +201,7 @@ SOFL_API int sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_p
  * Keys *ids with @key (SOFL_FRAG_KEY_LEN bytes, e.g. for reproducible runs)
  * or, @key NULL, with 16 bytes from getrandom() (one system call, here and
  * never per packet).  The counter starts at 0.
- * @return 0, SOFL_EINVAL (NULL ids, key with another length) or SOFL_ENOTSUP
+ * @return 0, SOFL_E_INVAL (NULL ids, key with another length) or SOFL_E_NOTSUP
  *         (no randomness available: *ids unchanged). */
 SOFL_API int sofl_frag_ids_init(struct sofl_frag_ids *ids, const void *key, size_t key_len);
 
@@ -219,7 +219,7 @@ SOFL_API uint32_t sofl_frag_id_next(struct sofl_frag_ids *ids, const void *src, 
  * headers, including the TCP/UDP header, are read from p->data; the payload
  * from @in).  Ethernet padding after the IP packet is not output.
  * @return the number of segments (>= 1) written to out->seg[0..n), or:
- *   SOFL_EINVAL          NULL argument, bad mode/type, in_cnt < 0;
+ *   SOFL_E_INVAL          NULL argument, bad mode/type, in_cnt < 0;
  *   SOFL_E_NOT_IP        not an IPv4/IPv6 packet (the parse did not reach L3);
  *   SOFL_E_FRAGMENT      the input is itself an IP fragment;
  *   SOFL_E_GSO_PROTO     TCP (UDP_L4) asked of a packet that is not TCP (UDP);
@@ -232,7 +232,7 @@ SOFL_API uint32_t sofl_frag_id_next(struct sofl_frag_ids *ids, const void *src, 
  *                        past the IP packet (the parse stopped at L3), or
  *                        (iovec input) the headers go past SOFL_GSO_HDR_MAX or
  *                        the iovecs hold fewer bytes than the IP packet;
- *   SOFL_ENOSPC          out->seg, out->buf or out->iov too small
+ *   SOFL_E_NOSPC          out->seg, out->buf or out->iov too small
  *                        (sofl_gso_need() says how much is needed).
  * On error nothing has been written to @out.  Never writes past
  * out->seg[seg_cap], out->buf[buf_cap], out->iov[iov_cap]. */
@@ -246,8 +246,8 @@ SOFL_API int sofl_gso_segment(const struct sofl_gso_params *gp, const struct sof
  * res[i] = the number of segments of packet i (its segments follow those of
  * packets 0..i-1), or its error: a packet that fails (any sofl_gso_segment()
  * error) produces nothing and the burst goes on; when the output is full,
- * res[i..n) = SOFL_ENOSPC and the call stops (retry those with fresh memory).
- * @return the total number of segments written, or SOFL_EINVAL (NULL
+ * res[i..n) = SOFL_E_NOSPC and the call stops (retry those with fresh memory).
+ * @return the total number of segments written, or SOFL_E_INVAL (NULL
  *         arguments; nothing written). */
 SOFL_API int sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 				    size_t n, struct sofl_gso_out *out, int *res);
@@ -264,7 +264,7 @@ SOFL_API int sofl_gso_segment_burst(const struct sofl_gso_params *gp, const stru
  * SOFL_GSO_HDR_MAX bytes.  Use the result only with sofl_gso_segment(...,
  * iov, cnt, ...).
  * @return 0, a sofl_pkt_parse() error, SOFL_E_GSO_HDR (headers too long),
- *         SOFL_EINVAL.  After an error found past the gathered bytes' IP
+ *         SOFL_E_INVAL.  After an error found past the gathered bytes' IP
  *         length, p->layers keeps at most SOFL_LAYER_L2 (lengths were trimmed:
  *         nothing beyond L2 is trustworthy), so sofl_gso_segment() refuses it. */
 SOFL_API int sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,

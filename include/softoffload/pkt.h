@@ -136,7 +136,7 @@ struct sofl_pkt {
  *         p->layers / p->ipv / p->l4_proto), or a negative SOFL_E_* parse
  *         error naming the first malformation found; the layers parsed before
  *         it are valid in *p (p->layers says which).
- * Errors: SOFL_EINVAL (NULL p or frame with len > 0, len > UINT32_MAX),
+ * Errors: SOFL_E_INVAL (NULL p or frame with len > 0, len > UINT32_MAX),
  *         SOFL_E_TRUNC_L2, SOFL_E_TRUNC_L3, SOFL_E_IP_VERSION, SOFL_E_IPV4_IHL,
  *         SOFL_E_IPV4_HDR_TRUNC, SOFL_E_IPV4_TOTLEN_SHORT, SOFL_E_IPV4_TOTLEN_LONG,
  *         SOFL_E_IPV6_PLEN_LONG, SOFL_E_IPV6_JUMBO, SOFL_E_EXTHDR_TRUNC,

@@ -203,7 +203,7 @@ struct sofl_port;
  * Receives what is ready without blocking (non-blocking fd or MSG_DONTWAIT;
  * wait with poll() on sofl_port_fd()), up to the port's batch size, and sets
  * *pkts to the port-owned array of the packets.
- * @return their count (0: nothing ready), SOFL_EINVAL (NULL), or SOFL_E_SYS
+ * @return their count (0: nothing ready), SOFL_E_INVAL (NULL), or SOFL_E_SYS
  *         (errno set) for a fault of the descriptor itself (EBADF, EFAULT,
  *         a TUN whose device was deleted): the port cannot go on.  Faults of
  *         single packets are counted, never returned.
@@ -217,7 +217,7 @@ SOFL_API int sofl_port_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
  * UDP).  Blocks while the kernel's buffers are full unless the port was
  * opened non-blocking for sends (then EAGAIN drops are counted).
  * @return the number of packets the kernel accepted (<= n; the others were
- *         dropped and counted by reason), SOFL_EINVAL (NULL with n > 0), or
+ *         dropped and counted by reason), SOFL_E_INVAL (NULL with n > 0), or
  *         SOFL_E_SYS for a fault of the descriptor itself.
  * The packets and their buffers are read only, and free again on return. */
 SOFL_API int sofl_port_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n);
@@ -238,8 +238,8 @@ SOFL_API void sofl_port_get_stats(const struct sofl_port *port, struct sofl_port
 
 /* sofl_port_gro_stats() :
  * The counters of the port's GRO engine (the one that coalesces sends to a
- * TUN/TAP, or receives of an AF_PACKET port).  @return 0, or SOFL_ENOTSUP
- * (the port has no GRO engine; *s zeroed), SOFL_EINVAL (NULL).  Same
+ * TUN/TAP, or receives of an AF_PACKET port).  @return 0, or SOFL_E_NOTSUP
+ * (the port has no GRO engine; *s zeroed), SOFL_E_INVAL (NULL).  Same
  * thread rules as sofl_port_get_stats(). */
 SOFL_API int sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s);
 
@@ -305,8 +305,8 @@ SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
  * same), then probes TUNSETOFFLOAD: CSUM first, then TSO4|TSO6, ECN, and
  * USO4|USO6 together, keeping what the kernel accepts.  The fd is made
  * non-blocking.  *out is written on success only.
- * @return 0, SOFL_EINVAL (NULL, bad size field, name too long, headroom or
- *         tailroom with rx_mode SUPER), SOFL_ENOMEM, SOFL_E_SYS (errno from
+ * @return 0, SOFL_E_INVAL (NULL, bad size field, name too long, headroom or
+ *         tailroom with rx_mode SUPER), SOFL_E_NOMEM, SOFL_E_SYS (errno from
  *         open/ioctl: ENOENT no /dev/net/tun, EPERM, EBUSY...). */
 SOFL_API int sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out);
 
@@ -355,13 +355,13 @@ SOFL_API void sofl_udp_config_init(struct sofl_udp_config *cfg);
  * connects as asked, probes UDP_SEGMENT (setsockopt accepted) and UDP_GRO,
  * and asks for SO_RXQ_OVFL (receive-buffer drops counted).  Receives are
  * MSG_DONTWAIT; sends block unless nonblock_send.  *out on success only.
- * @return 0, SOFL_EINVAL (NULL, bad size field, no address, families
- *         differ, rx_buf too small), SOFL_ENOMEM, SOFL_E_SYS (socket, bind,
+ * @return 0, SOFL_E_INVAL (NULL, bad size field, no address, families
+ *         differ, rx_buf too small), SOFL_E_NOMEM, SOFL_E_SYS (socket, bind,
  *         connect failed; errno set). */
 SOFL_API int sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out);
 
 /* sofl_udp_local() : the bound local address (getsockname) into @sa
- * (@*len in: its size, out: the address length).  @return 0, SOFL_EINVAL,
+ * (@*len in: its size, out: the address length).  @return 0, SOFL_E_INVAL,
  * SOFL_E_SYS. */
 SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, socklen_t *len);
 
@@ -447,14 +447,14 @@ SOFL_API void sofl_afp_config_init(struct sofl_afp_config *cfg);
  * index for every protocol, and probes the device's TSO and transmit
  * checksum features (SIOCETHTOOL), its MAC address and MTU.  *out on success
  * only.
- * @return 0, SOFL_EINVAL (NULL, bad size field, no ifname, rx_batch or
+ * @return 0, SOFL_E_INVAL (NULL, bad size field, no ifname, rx_batch or
  *         ring_frames 0 or > 65536, headroom/tailroom with rx_mode SUPER),
- *         SOFL_ENOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
+ *         SOFL_E_NOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
  *         ENOMEM for the ring...). */
 SOFL_API int sofl_afp_open(const struct sofl_afp_config *cfg, struct sofl_port **out);
 
 /* sofl_afp_mac() : copies the interface's MAC address (6 bytes, read at
- * open) to @mac.  @return 0, SOFL_EINVAL (NULL), SOFL_E_PORT_KIND. */
+ * open) to @mac.  @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KIND. */
 SOFL_API int sofl_afp_mac(const struct sofl_port *port, uint8_t mac[6]);
 
 /* sofl_afp_sync_stats() :
@@ -462,7 +462,7 @@ SOFL_API int sofl_afp_mac(const struct sofl_port *port, uint8_t mac[6]);
  * clears on read) and adds its drops to rx_drop[SOFL_PORT_DROP_RCVBUF].
  * sofl_port_recv() does this by itself at most every 100 ms; call it before
  * reading the final counters.  Owner thread only.
- * @return 0, SOFL_EINVAL (NULL), SOFL_E_PORT_KIND, SOFL_E_SYS. */
+ * @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KIND, SOFL_E_SYS. */
 SOFL_API int sofl_afp_sync_stats(struct sofl_port *port);
 
 #ifdef __cplusplus

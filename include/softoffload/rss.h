@@ -157,7 +157,7 @@ SOFL_API extern const uint8_t sofl_rss_default_key[SOFL_RSS_KEY_LEN];
  *            bytes; longer keys are accepted so that NIC keys can be mirrored.
  * @nqueues : 1 .. SOFL_RSS_QUEUES_MAX.
  * @flags   : 0 or SOFL_RSS_SYMMETRIC.
- * @return 0, or SOFL_EINVAL (NULL r, bad key length, nqueues or flags; *r is
+ * @return 0, or SOFL_E_INVAL (NULL r, bad key length, nqueues or flags; *r is
  *         then left unchanged).  Cost: some 25 us (fills 37 KiB of tables,
  *         reads CPUID and SOFL_RSS_IMPL): set up once, not per packet. */
 SOFL_API int sofl_rss_init(struct sofl_rss *r, const void *key, size_t key_len,
@@ -168,7 +168,7 @@ SOFL_API int sofl_rss_impl_available(enum sofl_rss_impl impl);
 
 /* sofl_rss_set_impl() :
  * Forces @impl for hashes computed with @r (results never change, only speed).
- * @return 0, SOFL_EINVAL (NULL r, unknown impl) or SOFL_ENOTSUP (unavailable
+ * @return 0, SOFL_E_INVAL (NULL r, unknown impl) or SOFL_E_NOTSUP (unavailable
  *         here; the engine keeps its implementation). */
 SOFL_API int sofl_rss_set_impl(struct sofl_rss *r, enum sofl_rss_impl impl);
 
@@ -186,7 +186,7 @@ SOFL_API uint32_t sofl_rss_toeplitz(const void *key, size_t key_len, const void 
  * Hashes in[0..len) with @r's key through @r's implementation, raw: the
  * symmetric flag does not apply (the input's layout is the caller's).
  * @len : 0 .. SOFL_RSS_INPUT_MAX (0 gives hash 0; @in may then be NULL).
- * @return 0 with *hash set, or SOFL_EINVAL (NULL argument, len too long). */
+ * @return 0 with *hash set, or SOFL_E_INVAL (NULL argument, len too long). */
 SOFL_API int sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len,
 				 uint32_t *hash);
 
@@ -194,7 +194,7 @@ SOFL_API int sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_
  * hash[i] = the hash of in[i][0..len) for i < n (as sofl_rss_hash_bytes()),
  * with the per-call set-up done once: the form for bursts of tuples.
  * n = 0 does nothing.  Tuples are read, never written; hash[] is written.
- * @return 0, or SOFL_EINVAL (len > SOFL_RSS_INPUT_MAX, or with n > 0 a NULL
+ * @return 0, or SOFL_E_INVAL (len > SOFL_RSS_INPUT_MAX, or with n > 0 a NULL
  *         r, in, hash or in[i]; nothing is written then). */
 SOFL_API int sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len,
 				size_t n, uint32_t *hash);
@@ -206,7 +206,7 @@ SOFL_API int sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in,
  * fragment) -> 4-tuple; else an IP header parsed (SOFL_LAYER_L3) -> 2-tuple;
  * else no hash.  SOFL_RSS_SYMMETRIC applies.
  * @return the enum sofl_rss_type (> 0 hashed, 0 no hash; *out is filled in
- *         both cases) or SOFL_EINVAL (NULL argument). */
+ *         both cases) or SOFL_E_INVAL (NULL argument). */
 SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
 			  struct sofl_rss_out *out);
 
@@ -214,14 +214,14 @@ SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
  * The bytes sofl_rss_pkt() hashes for @p (after the symmetric sort, if the
  * engine has it): in[0..*len), *len = 8, 12, 32 or 36, or 0 for no hash.
  * For flow accounting, checking a NIC's hash, or sofl_rss_toeplitz().
- * @return the enum sofl_rss_type (0 = no hash), or SOFL_EINVAL. */
+ * @return the enum sofl_rss_type (0 = no hash), or SOFL_E_INVAL. */
 SOFL_API int sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 			    uint8_t in[SOFL_RSS_INPUT_MAX], size_t *len);
 
 /* sofl_rss_burst() :
  * sofl_rss_pkt() on pkts[0..n), results in out[0..n) (same values; with
  * GFNI two packets share one pass).  n = 0 does nothing.
- * @return the number of packets that got a hash (type > 0), or SOFL_EINVAL
+ * @return the number of packets that got a hash (type > 0), or SOFL_E_INVAL
  *         (NULL argument with n > 0, or n > INT_MAX). */
 SOFL_API int sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 			    struct sofl_rss_out *out);
@@ -238,7 +238,7 @@ sofl_rss_queue(const struct sofl_rss *r, uint32_t hash)
  * @nqueues queues (entry i = i % nqueues; what `ethtool -X equal N` does),
  * and sets the engine's queue count to @nqueues.
  * @size : power of two, 1 .. SOFL_RSS_RETA_MAX.  @nqueues : 1 .. SOFL_RSS_QUEUES_MAX.
- * @return 0 or SOFL_EINVAL (the table is then unchanged). */
+ * @return 0 or SOFL_E_INVAL (the table is then unchanged). */
 SOFL_API int sofl_rss_reta_fill(struct sofl_rss *r, unsigned size, unsigned nqueues);
 
 /* sofl_rss_reta_weights() :
@@ -247,7 +247,7 @@ SOFL_API int sofl_rss_reta_fill(struct sofl_rss *r, unsigned size, unsigned nque
  * `ethtool -X weight W0 W1 ...` does: entry i goes to the first queue q with
  * i < floor(size * (weight[0] + ... + weight[q]) / total).  A queue of
  * weight 0 gets no entry.  Sets the engine's queue count to @n.
- * @return 0, or SOFL_EINVAL (bad size, n out of 1 .. SOFL_RSS_QUEUES_MAX,
+ * @return 0, or SOFL_E_INVAL (bad size, n out of 1 .. SOFL_RSS_QUEUES_MAX,
  *         NULL weight, all weights 0, or a total above 2^32 - 1); the table
  *         is then unchanged. */
 SOFL_API int sofl_rss_reta_weights(struct sofl_rss *r, unsigned size, const unsigned *weight,
@@ -255,10 +255,10 @@ SOFL_API int sofl_rss_reta_weights(struct sofl_rss *r, unsigned size, const unsi
 
 /* sofl_rss_reta_set() :
  * Sets entry @index to @queue (one entry of `ethtool -X ... ` / a NIC's RETA).
- * @return 0 or SOFL_EINVAL (index >= table size, queue >= the queue count). */
+ * @return 0 or SOFL_E_INVAL (index >= table size, queue >= the queue count). */
 SOFL_API int sofl_rss_reta_set(struct sofl_rss *r, unsigned index, unsigned queue);
 
-/* sofl_rss_reta_get() : entry @index (>= 0), or SOFL_EINVAL. */
+/* sofl_rss_reta_get() : entry @index (>= 0), or SOFL_E_INVAL. */
 SOFL_API int sofl_rss_reta_get(const struct sofl_rss *r, unsigned index);
 
 /* sofl_rss_reta_size() : the table's size (a power of two). */

@@ -137,14 +137,14 @@ struct sofl_vnet_hdr {
  * (@len bytes available) into *h, in host order.  With a 10-byte header
  * h->num_buffers is set to 0.
  * @return @hdr_size (the bytes to skip to reach the frame), or
- *         SOFL_E_VNET_SHORT (len < hdr_size), SOFL_EINVAL (NULL, bad hdr_size).
+ *         SOFL_E_VNET_SHORT (len < hdr_size), SOFL_E_INVAL (NULL, bad hdr_size).
  * Only reads buf[0..hdr_size). */
 SOFL_API int sofl_vnet_decode(struct sofl_vnet_hdr *h, const void *buf, size_t len,
 			      size_t hdr_size, unsigned opts);
 
 /* sofl_vnet_encode() :
  * Writes *h as a @hdr_size-byte (10 or 12) wire header into @buf (@cap bytes).
- * @return @hdr_size, or SOFL_ENOSPC (cap < hdr_size), SOFL_EINVAL.
+ * @return @hdr_size, or SOFL_E_NOSPC (cap < hdr_size), SOFL_E_INVAL.
  * Writes exactly buf[0..hdr_size); no validation of the contents (use
  * sofl_vnet_check() on what you send). */
 SOFL_API int sofl_vnet_encode(void *buf, size_t cap, const struct sofl_vnet_hdr *h,
@@ -161,7 +161,7 @@ SOFL_API int sofl_vnet_encode(void *buf, size_t cap, const struct sofl_vnet_hdr 
  *         0: valid, not GSO (GSO_NONE, or a GSO header on a packet that fits
  *            one segment, which Linux silently treats as non-GSO);
  *         < 0: the rule that fails, as listed at the top of this file, or
- *            SOFL_EINVAL (NULL argument). */
+ *            SOFL_E_INVAL (NULL argument). */
 SOFL_API int sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p,
 			     unsigned opts);
 
@@ -194,7 +194,7 @@ SOFL_API int sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_p
  * length-0 seed); SOFL_VNET_MK_VALID -> DATA_VALID; SOFL_VNET_MK_ECN ->
  * ECN bit (TCP GSO only).  The result is checked with sofl_vnet_check(), so
  * a header this returns is one Linux accepts.
- * @return 0, SOFL_EINVAL (NULL), SOFL_E_NOT_IP / SOFL_E_NOT_TCPUDP /
+ * @return 0, SOFL_E_INVAL (NULL), SOFL_E_NOT_IP / SOFL_E_NOT_TCPUDP /
  *         SOFL_E_FRAGMENT (GSO or MK_CSUM asked of a packet that cannot
  *         carry it), or the sofl_vnet_check() error. *h written on success. */
 SOFL_API int sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p,

@@ -230,9 +230,9 @@ main(int argc, char **argv)
 			const char *w; const uint8_t *f; uint32_t l; int type, size, n;
 			double a;
 		} w[4] = {
-			{ "tcp4_64k_mss1448", tcp4, l_t4, SOFL_GSO_TCP, 1448, 45,
+			{ "tcp4_64k_mss1448", tcp4, l_t4, SOFL_GSO_TCPV4, 1448, 45,
 			  modes[i].flags ? 38.8 : 139.5 },
-			{ "tcp6_64k_mss1448", tcp6, l_t6, SOFL_GSO_TCP, 1448, 45, 0 },
+			{ "tcp6_64k_mss1448", tcp6, l_t6, SOFL_GSO_TCPV6, 1448, 45, 0 },
 			{ "udp4_64k_gso1200", udp4, l_u4, SOFL_GSO_UDP_L4, 1200, 55, 0 },
 			{ "udp6_64k_gso1200", udp6, l_u6, SOFL_GSO_UDP_L4, 1200, 55, 0 },
 		};
@@ -258,7 +258,7 @@ main(int argc, char **argv)
 		r->name = i ? "ufo4_64k_mtu1500_copy" : "ufo4_64k_mtu1500_zerocopy";
 		r->frame = udp4;
 		r->len = l_u4;
-		r->gp = (struct sofl_gso_params){ .type = SOFL_GSO_IP_FRAG, .mtu = 1500 };
+		r->gp = (struct sofl_gso_params){ .type = SOFL_GSO_UFO, .mtu = 1500 };
 		r->mode = i ? SOFL_GSO_COPY : SOFL_GSO_ZEROCOPY;
 		r->nseg = 44;
 		r->anchor = i ? 0 : 32.7;
@@ -278,7 +278,7 @@ main(int argc, char **argv)
 			r->name = names[nrows];
 			r->frame = sweep_frame[i];
 			r->len = len;
-			r->gp.type = SOFL_GSO_TCP;
+			r->gp.type = SOFL_GSO_TCPV4;
 			r->gp.gso_size = 1448;
 			r->gp.flags = modes[m].flags;
 			r->mode = modes[m].mode;

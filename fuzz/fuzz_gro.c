@@ -83,7 +83,7 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 			CHECK(ip == (q.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
 		/* a pseudo sum may happen to verify as a full checksum */
 		tcp_full = full && q.l4_proto == 6;
-		CHECK(o[i].csum == (tcp_full ? SOFL_GRO_CSUM_VALID : SOFL_GRO_CSUM_PARTIAL));
+		CHECK(o[i].csum == (tcp_full ? SOFL_CSUM_VALID : SOFL_CSUM_PARTIAL));
 		CHECK(l4 == SOFL_CSUM_VALID || (!tcp_full && l4 == SOFL_CSUM_PARTIAL));
 	}
 }

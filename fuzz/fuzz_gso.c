@@ -63,6 +63,8 @@ release(struct sofl_gso_out *o)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static const uint8_t type_of[4] = { SOFL_GSO_NONE, SOFL_GSO_TCPV4, SOFL_GSO_UDP_L4,
+					      SOFL_GSO_UFO };
 	struct sofl_gso_params gp;
 	struct sofl_gso_out c, z;
 	struct sofl_pkt p;
@@ -75,7 +77,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(&gp, 0, sizeof(gp));
 	link = (data[0] & 1) ? SOFL_LINK_RAW : SOFL_LINK_ETH;
-	gp.type = (uint8_t)((data[0] >> 1) & 3);
+	gp.type = type_of[(data[0] >> 1) & 3];
+	if (gp.type == SOFL_GSO_TCPV4 && (data[0] & 0x80))
+		gp.type = SOFL_GSO_TCPV6;	/* either family, matching or not */
 	gp.flags = (uint8_t)((data[0] >> 3) & 0x0f);
 	gp.gso_size = (uint16_t)(data[1] << 8 | data[2]);
 	gp.mtu = (uint16_t)(data[3] * 8);
@@ -110,7 +114,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(perr < 0);
 			continue;
 		}
-		if (gp.type == SOFL_GSO_IP_FRAG || !(p.layers & SOFL_LAYER_L4))
+		if (gp.type == SOFL_GSO_UFO || !(p.layers & SOFL_LAYER_L4))
 			continue;
 		/* TCP / UDP: the payload, in order, exactly once */
 		CHECK(q.layers & SOFL_LAYER_L4);
@@ -122,7 +126,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!(gp.flags & SOFL_GSO_F_CSUM_PARTIAL))
 			CHECK(l4 == SOFL_CSUM_VALID || l4 == SOFL_CSUM_ABSENT);
 	}
-	if (n > 0 && gp.type != SOFL_GSO_IP_FRAG && (p.layers & SOFL_LAYER_L4))
+	if (n > 0 && gp.type != SOFL_GSO_UFO && (p.layers & SOFL_LAYER_L4))
 		CHECK(pay == p.pay_len);
 	release(&c);
 	release(&z);

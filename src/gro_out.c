@@ -51,9 +51,9 @@ out_single(struct sofl_gro *g, const uint8_t *frame, uint32_t len, uint64_t cook
 	o->iovcnt = 1;
 	o->len = len;
 	o->csum = (uint8_t)csum;
-	if (csum == SOFL_GRO_CSUM_VALID) {
+	if (csum == SOFL_CSUM_VALID) {
 		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
-	} else if (csum == SOFL_GRO_CSUM_PARTIAL) {
+	} else if (csum == SOFL_CSUM_PARTIAL) {
 		o->csum_start = o->vnet.csum_start = csum_start;
 		o->csum_offset = o->vnet.csum_offset = csum_off;
 		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
@@ -68,7 +68,7 @@ gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why)
 
 	g->st.bypass[why]++;
 	o = out_single(g, in->data, in->len, in->cookie,
-		       (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_GRO_CSUM_VALID : SOFL_GRO_CSUM_NONE, 0, 0);
+		       (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_CSUM_VALID : SOFL_CSUM_UNKNOWN, 0, 0);
 	o->bypass = 1;
 	o->reason = (uint8_t)why;
 }
@@ -81,9 +81,9 @@ gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sof
 	  int ck)
 {
 	struct sofl_gro_out *o;
-	int csum = ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL :
-		   ck == CK_VALID || (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_GRO_CSUM_VALID :
-		   SOFL_GRO_CSUM_NONE;
+	int csum = ck == CK_PARTIAL ? SOFL_CSUM_PARTIAL :
+		   ck == CK_VALID || (in->flags & SOFL_GRO_F_CSUM_OK) ? SOFL_CSUM_VALID :
+		   SOFL_CSUM_UNKNOWN;
 
 	g->st.bypass[why]++;
 	o = out_single(g, in->data, in->len, in->cookie, csum, q->l4_off,
@@ -138,10 +138,10 @@ out_super(struct sofl_gro *g, struct flow *f)
 			if (f->ts_off)
 				memcpy(l4 + f->ts_off + 2, f->last_l4 + f->ts_off + 2, 8);
 		}
-		o->gso_type = f->ipv == 4 ? SOFL_GRO_GSO_TCPV4 : SOFL_GRO_GSO_TCPV6;
+		o->gso_type = f->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6;
 	} else {
 		sofl_put16(l4 + 4, (uint16_t)l4len);
-		o->gso_type = SOFL_GRO_GSO_UDP_L4;
+		o->gso_type = SOFL_GSO_UDP_L4;
 	}
 	if (g->cfg.csum_full && f->proto == 6) {	/* UDP: see gro.h, Completion */
 		uint16_t c;
@@ -154,11 +154,11 @@ out_super(struct sofl_gro *g, struct flow *f)
 		if (c == 0)
 			c = 0xffff;
 		sofl_put16(l4 + co, c);
-		o->csum = SOFL_GRO_CSUM_VALID;
+		o->csum = SOFL_CSUM_VALID;
 		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
 	} else {
 		sofl_put16(l4 + co, pseudo);
-		o->csum = SOFL_GRO_CSUM_PARTIAL;
+		o->csum = SOFL_CSUM_PARTIAL;
 		o->csum_start = o->vnet.csum_start = f->l4_off;
 		o->csum_offset = o->vnet.csum_offset = co;
 		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
@@ -215,7 +215,7 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 	struct flow *f = &g->flows[fi];
 
 	if (f->count == 1) {
-		int ck = f->ck == CK_PARTIAL ? SOFL_GRO_CSUM_PARTIAL : SOFL_GRO_CSUM_VALID;
+		int ck = f->ck == CK_PARTIAL ? SOFL_CSUM_PARTIAL : SOFL_CSUM_VALID;
 		out_single(g, fframe(g, f), (uint32_t)f->hdr_len + f->mss, f->cookie0, ck, f->l4_off,
 			   f->proto == 6 ? 16 : 6);
 	} else {
@@ -281,7 +281,7 @@ emit_buckets(struct sofl_gro *g, int why)
 			o->len = len;
 			o->reason = (uint8_t)why;
 			if (f->ck == CK_PARTIAL) {
-				o->csum = SOFL_GRO_CSUM_PARTIAL;
+				o->csum = SOFL_CSUM_PARTIAL;
 				o->csum_start = o->vnet.csum_start = f->l4_off;
 				o->csum_offset = o->vnet.csum_offset = f->proto == 6 ? 16 : 6;
 				o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;

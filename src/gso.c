@@ -109,7 +109,7 @@ max_segs(const struct sofl_gso_params *gp)
 		return gp->max_segs;
 	switch (gp->type) {
 	case SOFL_GSO_UDP_L4:  return SOFL_GSO_UDP_MAX_SEGS;
-	case SOFL_GSO_IP_FRAG: return SOFL_GSO_FRAG_MAX_SEGS;
+	case SOFL_GSO_UFO: return SOFL_GSO_FRAG_MAX_SEGS;
 	default:               return SOFL_GSO_TCP_MAX_SEGS;
 	}
 }
@@ -162,8 +162,10 @@ plan_seg(struct job *j)
 	const struct sofl_pkt *p = j->p;
 	uint32_t g = gp->gso_size;
 
-	if (p->l4_proto != (gp->type == SOFL_GSO_TCP ? 6 : 17))
+	if (p->l4_proto != (gp->type == SOFL_GSO_UDP_L4 ? 17 : 6))
 		return SOFL_E_GSO_PROTO;
+	if (gp->type != SOFL_GSO_UDP_L4 && p->ipv != (gp->type == SOFL_GSO_TCPV4 ? 4 : 6))
+		return SOFL_E_GSO_PROTO;	/* TCPV4 for IPv4, TCPV6 for IPv6 */
 	if (!(p->layers & SOFL_LAYER_L4))	/* its TCP/UDP header is malformed or cut */
 		return SOFL_E_GSO_HDR;
 	if (g == 0)
@@ -244,9 +246,10 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, 
 		return SOFL_E_FRAGMENT;
 	switch (gp->type) {
 	case SOFL_GSO_NONE:    err = plan_pass(j); break;
-	case SOFL_GSO_TCP:
+	case SOFL_GSO_TCPV4:
+	case SOFL_GSO_TCPV6:
 	case SOFL_GSO_UDP_L4:  err = plan_seg(j); break;
-	case SOFL_GSO_IP_FRAG: err = plan_frag(j); break;
+	case SOFL_GSO_UFO: err = plan_frag(j); break;
 	default:               return SOFL_E_INVAL;
 	}
 	if (err)

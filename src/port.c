@@ -348,7 +348,7 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 
 	if (q->n >= q->cap)
 		return PORT_RXQ_FULL;
-	if (!h || (mode == SOFL_PORT_RX_SEGMENT && h->gso_type == SOFL_VNET_GSO_NONE &&
+	if (!h || (mode == SOFL_PORT_RX_SEGMENT && h->gso_type == SOFL_GSO_NONE &&
 		   !(h->flags & SOFL_VNET_F_NEEDS_CSUM))) {
 		/* nothing to finish: the packet as it is */
 		if (mtu && len > mtu + (link == SOFL_LINK_ETH ? 18u : 0u)) {
@@ -376,7 +376,7 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 			q->pkt[q->n - 1].vnet = *h;
 			if (q->rss)
 				rxq_hash(q, &p, q->n - 1);
-			if (h->gso_type != SOFL_VNET_GSO_NONE)
+			if (h->gso_type != SOFL_GSO_NONE)
 				port_add(&port->st.rx_super, 1);
 		}
 		return r;

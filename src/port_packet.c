@@ -199,7 +199,7 @@ rx_frame(struct afp *a, uint8_t *f, uint32_t len, uint32_t room, int vlan, uint1
 		if (a->vnet && (vh.flags & SOFL_VNET_F_NEEDS_CSUM))
 			vh.csum_start = (uint16_t)(vh.csum_start + 4);
 	}
-	if (!a->vnet || (vh.gso_type == SOFL_VNET_GSO_NONE &&
+	if (!a->vnet || (vh.gso_type == SOFL_GSO_NONE &&
 			 !(vh.flags & SOFL_VNET_F_NEEDS_CSUM))) {
 		/* nothing to finish: no parse, the frame as it is */
 		if (a->mtu && len > a->mtu + 18u) {
@@ -209,7 +209,7 @@ rx_frame(struct afp *a, uint8_t *f, uint32_t len, uint32_t room, int vlan, uint1
 		fl = a->vnet && (vh.flags & SOFL_VNET_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
 		return port_rxq_add_plain(&a->q, f, len, fl);
 	}
-	if (a->rx_mode == SOFL_PORT_RX_SUPER && vh.gso_type == SOFL_VNET_GSO_NONE) {
+	if (a->rx_mode == SOFL_PORT_RX_SUPER && vh.gso_type == SOFL_GSO_NONE) {
 		int r = finish_in_place(a, f, len, &vh);
 
 		if (r != 0)
@@ -581,12 +581,12 @@ device_takes(const struct afp *a, const struct sofl_vnet_hdr *h)
 
 	if (!a->vnet)
 		return 0;
-	switch (h->gso_type & ~SOFL_VNET_GSO_ECN) {
-	case SOFL_VNET_GSO_NONE:
+	switch (h->gso_type & ~SOFL_GSO_ECN) {
+	case SOFL_GSO_NONE:
 		return !(h->flags & SOFL_VNET_F_NEEDS_CSUM) || (off & SOFL_PORT_OFF_CSUM);
-	case SOFL_VNET_GSO_TCPV4:
+	case SOFL_GSO_TCPV4:
 		return (off & SOFL_PORT_OFF_TSO4) != 0;
-	case SOFL_VNET_GSO_TCPV6:
+	case SOFL_GSO_TCPV6:
 		return (off & SOFL_PORT_OFF_TSO6) != 0;
 	}
 	return 0;
@@ -595,12 +595,12 @@ device_takes(const struct afp *a, const struct sofl_vnet_hdr *h)
 static int
 tx_one(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in, int whole)
 {
-	int gso = (pk->flags & SOFL_PORT_PKT_VNET) && pk->vnet.gso_type != SOFL_VNET_GSO_NONE;
+	int gso = (pk->flags & SOFL_PORT_PKT_VNET) && pk->vnet.gso_type != SOFL_GSO_NONE;
 	uint8_t *vh;
 	int r;
 
 	if ((pk->flags & SOFL_PORT_PKT_VNET) &&
-	    (pk->vnet.gso_type != SOFL_VNET_GSO_NONE || (pk->vnet.flags & SOFL_VNET_F_NEEDS_CSUM)) &&
+	    (pk->vnet.gso_type != SOFL_GSO_NONE || (pk->vnet.flags & SOFL_VNET_F_NEEDS_CSUM)) &&
 	    (!whole || !device_takes(a, &pk->vnet)))
 		return tx_segment(a, pk, in);
 	if (pk->iovcnt + 1 > IOV_MAX || pk->iovcnt + 1 > a->iov_cap) {

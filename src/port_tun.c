@@ -485,7 +485,7 @@ write_one(struct tun_port *t, const struct sofl_port_pkt *pk)
 	}
 	port_add(&t->base.st.tx_pkts, 1);
 	port_add(&t->base.st.tx_bytes, pk->len);
-	if ((pk->flags & SOFL_PORT_PKT_VNET) && pk->vnet.gso_type != SOFL_VNET_GSO_NONE)
+	if ((pk->flags & SOFL_PORT_PKT_VNET) && pk->vnet.gso_type != SOFL_GSO_NONE)
 		port_add(&t->base.st.tx_super, 1);
 	return 1;
 }

@@ -84,11 +84,11 @@ struct gso_kind {
 static int
 gso_kind(uint8_t gso_type, struct gso_kind *k)
 {
-	switch (gso_type & ~SOFL_VNET_GSO_ECN) {
-	case SOFL_VNET_GSO_TCPV4:  *k = (struct gso_kind){ 6, 20, 20, 4 }; return 0;
-	case SOFL_VNET_GSO_TCPV6:  *k = (struct gso_kind){ 6, 20, 40, 6 }; return 0;
-	case SOFL_VNET_GSO_UDP:    *k = (struct gso_kind){ 17, 8, 20, 0 }; return 0;
-	case SOFL_VNET_GSO_UDP_L4: *k = (struct gso_kind){ 17, 8, 20, 0 }; return 0;
+	switch (gso_type & ~SOFL_GSO_ECN) {
+	case SOFL_GSO_TCPV4:  *k = (struct gso_kind){ 6, 20, 20, 4 }; return 0;
+	case SOFL_GSO_TCPV6:  *k = (struct gso_kind){ 6, 20, 40, 6 }; return 0;
+	case SOFL_GSO_UFO:    *k = (struct gso_kind){ 17, 8, 20, 0 }; return 0;
+	case SOFL_GSO_UDP_L4: *k = (struct gso_kind){ 17, 8, 20, 0 }; return 0;
 	default: return SOFL_E_VNET_GSO_TYPE;
 	}
 }
@@ -143,7 +143,7 @@ SOFL_API int
 sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned opts)
 {
 	struct gso_kind k = { 0, 0, 20, 0 };
-	uint8_t base = h ? h->gso_type & ~SOFL_VNET_GSO_ECN : 0;
+	uint8_t base = h ? h->gso_type & ~SOFL_GSO_ECN : 0;
 	int gso, err;
 	uint32_t p_off = 0, nh_off;
 
@@ -151,7 +151,7 @@ sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigne
 		return SOFL_E_INVAL;
 	if ((opts & SOFL_VNET_STRICT) && (h->flags & ~KNOWN_FLAGS))
 		return SOFL_E_VNET_FLAGS;
-	gso = h->gso_type != SOFL_VNET_GSO_NONE;
+	gso = h->gso_type != SOFL_GSO_NONE;
 	if (gso) {
 		if ((err = gso_kind(h->gso_type, &k)) < 0)		/* rule 1 */
 			return err;
@@ -168,23 +168,23 @@ sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigne
 		return err;
 	if (!gso)
 		return 0;
-	if (base == SOFL_VNET_GSO_UDP_L4) {				/* rule 5 */
+	if (base == SOFL_GSO_UDP_L4) {				/* rule 5 */
 		if (!(h->flags & SOFL_VNET_F_NEEDS_CSUM))
 			return SOFL_E_VNET_NO_CSUM;
 		if (h->csum_offset != 6)
 			return SOFL_E_VNET_CSUM_OFFSET;
 		if (p->len - p_off > (uint32_t)h->gso_size * SOFL_VNET_UDP_MAX_SEGS)
 			return SOFL_E_VNET_TOO_MANY;
-		if (h->gso_type & SOFL_VNET_GSO_ECN)
+		if (h->gso_type & SOFL_GSO_ECN)
 			return SOFL_E_VNET_ECN;
-	} else if (base != SOFL_VNET_GSO_UDP &&
+	} else if (base != SOFL_GSO_UFO &&
 		   (h->flags & SOFL_VNET_F_NEEDS_CSUM) && h->csum_offset != 16) {
 		return SOFL_E_VNET_CSUM_OFFSET;				/* rule 6 */
 	}
 	if (h->gso_size == SOFL_VNET_GSO_BY_FRAGS)			/* rule 7 */
 		return SOFL_E_VNET_GSO_SIZE;
 	/* UFO's gso_size counts the UDP header too */
-	nh_off = base == SOFL_VNET_GSO_UDP ? p_off - k.thlen : p_off;
+	nh_off = base == SOFL_GSO_UFO ? p_off - k.thlen : p_off;
 	return p->len - nh_off > h->gso_size ? 1 : 0;
 }
 
@@ -202,7 +202,7 @@ sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsign
 	if (r < 0)
 		return r;
 	memset(&g, 0, sizeof(g));
-	base = h->gso_type & ~SOFL_VNET_GSO_ECN;
+	base = h->gso_type & ~SOFL_GSO_ECN;
 	if (r == 1) {
 		struct gso_kind k;
 
@@ -215,16 +215,16 @@ sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsign
 		if ((h->flags & SOFL_VNET_F_NEEDS_CSUM) && h->csum_start != p->l4_off)
 			return SOFL_E_VNET_CSUM_START;
 		g.gso_size = h->gso_size;
-		if (base == SOFL_VNET_GSO_UDP_L4) {
+		if (base == SOFL_GSO_UDP_L4) {
 			g.type = SOFL_GSO_UDP_L4;
-		} else if (base == SOFL_VNET_GSO_UDP) {
-			g.type = SOFL_GSO_IP_FRAG;
+		} else if (base == SOFL_GSO_UFO) {
+			g.type = SOFL_GSO_UFO;
 			g.flags = SOFL_GSO_F_IGNORE_DF;
 		} else {
-			g.type = SOFL_GSO_TCP;
+			g.type = base;	/* SOFL_GSO_TCPV4 or SOFL_GSO_TCPV6 */
 		}
 		/* TCP payload <= gso_size is non-GSO for tcp_gso_segment too */
-		if (g.type != SOFL_GSO_IP_FRAG && p->pay_len <= g.gso_size)
+		if (g.type != SOFL_GSO_UFO && p->pay_len <= g.gso_size)
 			g = (struct sofl_gso_params){ 0 };
 	}
 	*gp = g;
@@ -251,11 +251,11 @@ sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p, uint16_t g
 		v.hdr_len = (uint16_t)p->pay_off;
 	if (gso) {
 		if (p->l4_proto == 17)
-			v.gso_type = SOFL_VNET_GSO_UDP_L4;
+			v.gso_type = SOFL_GSO_UDP_L4;
 		else
-			v.gso_type = p->ipv == 4 ? SOFL_VNET_GSO_TCPV4 : SOFL_VNET_GSO_TCPV6;
+			v.gso_type = p->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6;
 		if ((opts & SOFL_VNET_MK_ECN) && p->l4_proto == 6)
-			v.gso_type |= SOFL_VNET_GSO_ECN;
+			v.gso_type |= SOFL_GSO_ECN;
 		v.gso_size = gso_size;
 	}
 	if (opts & SOFL_VNET_MK_CSUM) {

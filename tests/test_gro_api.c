@@ -578,8 +578,8 @@ test_malformed(void **state)
 		assert_int_equal(o[i].iovcnt, 1);
 		assert_ptr_equal(o[i].iov[0].iov_base, r.in[k].data);
 		assert_int_equal(o[i].len, r.in[k].len);
-		assert_int_equal(o[i].gso_type, SOFL_GRO_GSO_NONE);
-		assert_int_equal(o[i].csum, SOFL_GRO_CSUM_NONE);
+		assert_int_equal(o[i].gso_type, SOFL_GSO_NONE);
+		assert_int_equal(o[i].csum, SOFL_CSUM_UNKNOWN);
 	}
 	sofl_gro_get_stats(r.g, &st);
 	assert_int_equal(st.bypass[SOFL_GRO_BYPASS_MALFORMED], 4);
@@ -624,9 +624,9 @@ test_completion(void **state)
 			assert_int_equal(sofl_gro_receive(r.g, r.in, 3, 0), 3);
 			assert_int_equal(sofl_gro_outputs(r.g, &o), 1);	/* FIN: merged, flushed */
 			assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_PSH_FIN);
-			assert_int_equal(o[0].gso_type, SOFL_GRO_GSO_TCPV4);
+			assert_int_equal(o[0].gso_type, SOFL_GSO_TCPV4);
 			assert_int_equal(o[0].gso_size, 1001);
-			assert_int_equal(o[0].vnet.gso_type, SOFL_VNET_GSO_TCPV4);
+			assert_int_equal(o[0].vnet.gso_type, SOFL_GSO_TCPV4);
 			assert_int_equal(o[0].vnet.gso_size, 1001);
 			assert_int_equal(o[0].vnet.hdr_len, l2 + 52);
 			assert_int_equal(o[0].len, l2 + 52 + 3003);
@@ -639,11 +639,11 @@ test_completion(void **state)
 			assert_int_equal(sofl_get16(out + l2 + 10), sofl_ipv4_hdr_csum(hdr, 20));
 			assert_int_equal(sofl_get16(out + l2 + 4), 46000);	/* first ID */
 			if (full) {
-				assert_int_equal(o[0].csum, SOFL_GRO_CSUM_VALID);
+				assert_int_equal(o[0].csum, SOFL_CSUM_VALID);
 				assert_int_equal(o[0].vnet.flags, SOFL_VNET_F_DATA_VALID);
 				assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(out + l2 + 36));
 			} else {
-				assert_int_equal(o[0].csum, SOFL_GRO_CSUM_PARTIAL);
+				assert_int_equal(o[0].csum, SOFL_CSUM_PARTIAL);
 				assert_int_equal(o[0].vnet.flags, SOFL_VNET_F_NEEDS_CSUM);
 				assert_int_equal(o[0].vnet.csum_start, l2 + 20);
 				assert_int_equal(o[0].vnet.csum_offset, 16);
@@ -686,7 +686,7 @@ test_order(void **state)
 	assert_int_equal(o[0].reason, SOFL_GRO_BYPASS_L4_CSUM);
 	assert_int_equal(o[1].cookies[0], 0);
 	assert_int_equal(o[1].reason, SOFL_GRO_FLUSH_HDR);
-	assert_int_equal(o[1].csum, SOFL_GRO_CSUM_VALID);	/* verified in software */
+	assert_int_equal(o[1].csum, SOFL_CSUM_VALID);	/* verified in software */
 	assert_int_equal(o[1].vnet.flags, SOFL_VNET_F_DATA_VALID);
 	assert_int_equal(o[2].cookies[0], 2);
 	assert_int_equal(o[2].reason, SOFL_GRO_FLUSH_HDR);
@@ -694,10 +694,10 @@ test_order(void **state)
 	assert_int_equal(o[3].bypass, 1);
 	assert_int_equal(o[3].reason, SOFL_GRO_BYPASS_FLAGS);
 	/* verified before the rules looked at it: DATA_VALID, as Linux says */
-	assert_int_equal(o[3].csum, SOFL_GRO_CSUM_VALID);
+	assert_int_equal(o[3].csum, SOFL_CSUM_VALID);
 	assert_int_equal(o[3].vnet.flags, SOFL_VNET_F_DATA_VALID);
 	/* the bad-checksum packet is not */
-	assert_int_equal(o[0].csum, SOFL_GRO_CSUM_NONE);
+	assert_int_equal(o[0].csum, SOFL_CSUM_UNKNOWN);
 	assert_int_equal(o[0].vnet.flags, 0);
 	sofl_gro_release(r.g);
 	sofl_gro_destroy(r.g);

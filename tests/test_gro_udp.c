@@ -80,7 +80,7 @@ cases(int ipv, int full)
 	off = 0;
 	add_train(&t, ipv, (const int[]){ 1000, 1000, 1000, 1000, 1000 }, 5, &off);
 	CASE("equal", 5000);
-	assert_int_equal(t.gso_type[0], SOFL_GRO_GSO_UDP_L4);
+	assert_int_equal(t.gso_type[0], SOFL_GSO_UDP_L4);
 	assert_int_equal(t.gso_size[0], 1000);
 	assert_int_equal(t.segs[0], 5);
 	tg_free(&t);
@@ -250,11 +250,11 @@ completion_bytes(int full)
 	assert_int_equal(o[0].cookies[0], 10);
 	assert_int_equal(o[0].cookies[2], 12);
 	assert_int_equal(o[0].len, 14 + 20 + 8 + 3000);
-	assert_int_equal(o[0].csum, SOFL_GRO_CSUM_PARTIAL);
+	assert_int_equal(o[0].csum, SOFL_CSUM_PARTIAL);
 	assert_int_equal(o[0].csum_start, 34);
 	assert_int_equal(o[0].csum_offset, 6);
 	assert_int_equal(o[0].vnet.flags, SOFL_VNET_F_NEEDS_CSUM);
-	assert_int_equal(o[0].vnet.gso_type, SOFL_VNET_GSO_UDP_L4);
+	assert_int_equal(o[0].vnet.gso_type, SOFL_GSO_UDP_L4);
 	assert_int_equal(o[0].vnet.gso_size, 1000);
 	assert_int_equal(o[0].vnet.hdr_len, 42);
 	assert_int_equal(o[0].vnet.csum_start, 34);

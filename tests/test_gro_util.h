@@ -135,10 +135,10 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 		 * super-packet carries the pseudo sum in both modes: gro.h);
 		 * partial: the field is exactly the pseudo sum (a payload that sums
 		 * to -0 makes that a valid full checksum too, hence no state check) */
-		if (o->csum != (cfg->csum_full && p.l4_proto == 6 ? SOFL_GRO_CSUM_VALID :
-				SOFL_GRO_CSUM_PARTIAL))
+		if (o->csum != (cfg->csum_full && p.l4_proto == 6 ? SOFL_CSUM_VALID :
+				SOFL_CSUM_PARTIAL))
 			tg_fail(t, "output checksum mode", k);
-		if (o->csum == SOFL_GRO_CSUM_VALID ? l4 != SOFL_CSUM_VALID :
+		if (o->csum == SOFL_CSUM_VALID ? l4 != SOFL_CSUM_VALID :
 		    sofl_get16(b + p.l4_off + (p.l4_proto == 6 ? 16 : 6)) != sofl_pkt_l4_pseudo(&p))
 			tg_fail(t, "L4 checksum state", k);
 		if (p.ip_end != (uint32_t)l)

@@ -321,7 +321,8 @@ static void
 tcp_case(int ipv, uint8_t flags, uint8_t gflags, size_t pay, uint16_t mss, int expect_n)
 {
 	struct t_spec s;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = mss, .flags = gflags };
+	struct sofl_gso_params gp = { .type = ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6,
+				      .gso_size = mss, .flags = gflags };
 
 	t_spec_init(&s, ipv, 6);
 	s.flags = flags;
@@ -361,7 +362,7 @@ test_tcp_rules_direct(void **state)
 {
 	static uint8_t in[BIG];
 	struct t_spec s;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 100 };
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCPV4, .gso_size = 100 };
 	struct flat f = { 0 };
 	size_t len;
 	int n, i;
@@ -400,7 +401,7 @@ static void
 test_tcp_ipv6_exthdr(void **state)
 {
 	struct t_spec s;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1400 };
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCPV6, .gso_size = 1400 };
 	(void)state;
 
 	t_spec_init(&s, 6, 6);
@@ -421,7 +422,7 @@ test_vlan_raw_options(void **state)
 {
 	static const uint8_t ipopt[4] = { 1, 1, 1, 0 };	/* NOP NOP NOP EOL */
 	struct t_spec s;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 536 };
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCPV4, .gso_size = 536 };
 	(void)state;
 
 	t_spec_init(&s, 4, 6);
@@ -448,7 +449,7 @@ test_input_csum_ignored(void **state)
 {
 	static uint8_t a[BIG], b[BIG];
 	struct t_spec s;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1000 };
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCPV4, .gso_size = 1000 };
 	struct flat fa = { 0 }, fb = { 0 };
 	size_t la, lb;
 	int csum, i;
@@ -457,7 +458,7 @@ test_input_csum_ignored(void **state)
 	for (int proto = 6; proto <= 17; proto += 11) {
 		t_spec_init(&s, 4, proto);
 		s.pay_len = 4500;
-		gp.type = proto == 6 ? SOFL_GSO_TCP : SOFL_GSO_UDP_L4;
+		gp.type = proto == 6 ? SOFL_GSO_TCPV4 : SOFL_GSO_UDP_L4;
 		la = t_build(a, sizeof(a), &s);
 		assert_int_equal(gso_flat(&gp, a, la, SOFL_LINK_ETH, &fa), 5);
 		for (csum = 0; csum < 4; csum++) {
@@ -485,7 +486,7 @@ test_zero_checksum(void **state)
 
 	for (int proto = 6; proto <= 17; proto += 11) {
 		struct t_spec s;
-		struct sofl_gso_params gp = { .type = proto == 6 ? SOFL_GSO_TCP : SOFL_GSO_UDP_L4,
+		struct sofl_gso_params gp = { .type = proto == 6 ? SOFL_GSO_TCPV4 : SOFL_GSO_UDP_L4,
 					      .gso_size = 100 };
 		struct flat f = { 0 };
 		struct sofl_pkt p;
@@ -688,8 +689,8 @@ test_ipfrag6_ident(void **state)
 	static const uint8_t key[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 	uint8_t a[16], b[16];
 	struct sofl_frag_ids ids, ids2;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_IP_FRAG, .mtu = 1280 };
-	struct sofl_vnet_hdr vh = { .gso_type = SOFL_VNET_GSO_UDP, .gso_size = 1200 };
+	struct sofl_gso_params gp = { .type = SOFL_GSO_UFO, .mtu = 1280 };
+	struct sofl_vnet_hdr vh = { .gso_type = SOFL_GSO_UFO, .gso_size = 1200 };
 	struct t_spec s;
 	uint32_t seen[64], id;
 	size_t len;
@@ -721,7 +722,7 @@ test_ipfrag6_ident(void **state)
 
 		assert_int_equal(sofl_pkt_parse(&p, in, len, SOFL_LINK_ETH), 0);
 		assert_int_equal(sofl_vnet_to_gso(&vh, &p, 0, &vg), 1);
-		assert_int_equal(vg.type, SOFL_GSO_IP_FRAG);
+		assert_int_equal(vg.type, SOFL_GSO_UFO);
 		assert_int_equal(vg.frag_id, 0);
 		for (k = 0; k < 64; k++) {
 			seen[k] = frag6_id(&vg, in, len, 3);
@@ -742,7 +743,7 @@ test_ipfrag6_ident(void **state)
 	assert_int_equal(ids.ctr, 64);		/* one per datagram, not per fragment */
 	/* same key, same addresses, same counter: the same identification */
 	assert_int_equal(sofl_frag_ids_init(&ids2, key, sizeof(key)), 0);
-	id = frag6_id(&(struct sofl_gso_params){ .type = SOFL_GSO_IP_FRAG, .mtu = 1280,
+	id = frag6_id(&(struct sofl_gso_params){ .type = SOFL_GSO_UFO, .mtu = 1280,
 						 .frag_ids = &ids2 }, in, len, 3);
 	assert_int_equal(id, seen[0]);
 	/* a burst: every datagram its own */
@@ -773,7 +774,7 @@ test_ipfrag(void **state)
 {
 	static uint8_t in[BIG];
 	struct t_spec s;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_IP_FRAG, .mtu = 1500,
+	struct sofl_gso_params gp = { .type = SOFL_GSO_UFO, .mtu = 1500,
 				      .flags = SOFL_GSO_F_IGNORE_DF, .frag_id = 0xabcdef01 };
 	struct flat f = { 0 };
 	size_t len;
@@ -822,7 +823,7 @@ test_ipfrag(void **state)
 	s.ext[2] = (struct t_ext){ .type = 60, .len = 16 };
 	s.pay_len = 9000;
 	len = t_build(in, sizeof(in), &s);
-	gp = (struct sofl_gso_params){ .type = SOFL_GSO_IP_FRAG, .mtu = 1280, .frag_id = 77 };
+	gp = (struct sofl_gso_params){ .type = SOFL_GSO_UFO, .mtu = 1280, .frag_id = 77 };
 	n = gso_flat(&gp, in, len, SOFL_LINK_ETH, &f);
 	/* per fragment (1280 - 40 - 32 - 8) & ~7 = 1200 of 16 + 8 + 9000 bytes */
 	assert_int_equal(n, 8);
@@ -871,7 +872,7 @@ test_errors(void **state)
 {
 	static uint8_t in[BIG];
 	struct t_spec s;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1000 };
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCPV4, .gso_size = 1000 };
 	size_t len;
 	(void)state;
 
@@ -888,7 +889,7 @@ test_errors(void **state)
 	expect_err(&gp, in, len, SOFL_E_GSO_PROTO);	/* TCP packet, UDP asked */
 	gp.type = 9;
 	expect_err(&gp, in, len, SOFL_E_INVAL);
-	gp.type = SOFL_GSO_TCP;
+	gp.type = SOFL_GSO_TCPV4;
 	gp.mtu = 1000;					/* 40 + 1000 > 1000 */
 	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
 	gp.mtu = 0;
@@ -924,7 +925,7 @@ test_errors(void **state)
 	s.pay_len = 3000;
 	s.df = 0;
 	len = t_build(in, sizeof(in), &s);
-	gp = (struct sofl_gso_params){ .type = SOFL_GSO_IP_FRAG };
+	gp = (struct sofl_gso_params){ .type = SOFL_GSO_UFO };
 	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
 	gp.mtu = 20 + 7;				/* unit 7 & ~7 = 0 */
 	expect_err(&gp, in, len, SOFL_E_GSO_SIZE);
@@ -941,7 +942,7 @@ test_exact_buffers(void **state)
 	struct t_spec s;
 	struct sofl_pkt p;
 	struct sofl_gso_need need;
-	struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1448 };
+	struct sofl_gso_params gp = { .type = SOFL_GSO_TCPV6, .gso_size = 1448 };
 	size_t len;
 	(void)state;
 
@@ -997,9 +998,9 @@ test_burst(void **state)
 	struct t_spec s;
 	struct sofl_pkt p[5];
 	struct sofl_gso_params gp[5] = {
-		{ .type = SOFL_GSO_TCP, .gso_size = 1000 },
+		{ .type = SOFL_GSO_TCPV4, .gso_size = 1000 },
 		{ .type = SOFL_GSO_UDP_L4, .gso_size = 1200 },
-		{ .type = SOFL_GSO_TCP, .gso_size = 1000 },
+		{ .type = SOFL_GSO_TCPV4, .gso_size = 1000 },
 		{ .type = SOFL_GSO_UDP_L4, .gso_size = 100 },
 		{ .type = SOFL_GSO_NONE },
 	};

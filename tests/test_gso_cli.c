@@ -118,6 +118,7 @@ static int
 lib_segments(int i, const struct sofl_gso_params *gp, uint8_t **frames, uint32_t *lens)
 {
 	struct sofl_pkt p;
+	struct sofl_gso_params tcp6;
 	struct sofl_gso_need need;
 	struct sofl_gso_out o = { .mode = SOFL_GSO_COPY };
 	static struct sofl_gso_seg seg[MAXOUT];
@@ -125,6 +126,11 @@ lib_segments(int i, const struct sofl_gso_params *gp, uint8_t **frames, uint32_t
 	int n;
 
 	assert_int_equal(sofl_pkt_parse(&p, in[i].d, in[i].caplen, SOFL_LINK_ETH), 0);
+	if (gp->type == SOFL_GSO_TCPV4 && p.ipv == 6) {	/* the CLI picks by family */
+		tcp6 = *gp;
+		tcp6.type = SOFL_GSO_TCPV6;
+		gp = &tcp6;
+	}
 	assert_int_equal(sofl_gso_need(gp, &p, SOFL_GSO_COPY, 0, &need), 0);
 	o.seg = seg;
 	o.seg_cap = MAXOUT;
@@ -170,7 +176,7 @@ expect_same(int i)
 static void
 test_segment_capture(void **state)
 {
-	struct sofl_gso_params tcp = { .type = SOFL_GSO_TCP, .gso_size = 1000 };
+	struct sofl_gso_params tcp = { .type = SOFL_GSO_TCPV4, .gso_size = 1000 };
 	struct sofl_gso_params udp = { .type = SOFL_GSO_UDP_L4, .gso_size = 1200 };
 	(void)state;
 
@@ -219,7 +225,7 @@ test_refused_and_partial(void **state)
 {
 	struct sofl_gso_params udp = { .type = SOFL_GSO_UDP_L4, .gso_size = 100,
 				       .flags = SOFL_GSO_F_CSUM_PARTIAL };
-	struct sofl_gso_params tcp = { .type = SOFL_GSO_TCP, .gso_size = 100,
+	struct sofl_gso_params tcp = { .type = SOFL_GSO_TCPV4, .gso_size = 100,
 				       .flags = SOFL_GSO_F_CSUM_PARTIAL };
 	(void)state;
 
@@ -244,7 +250,7 @@ test_refused_and_partial(void **state)
 static void
 test_mtu(void **state)
 {
-	struct sofl_gso_params frag = { .type = SOFL_GSO_IP_FRAG, .mtu = 1500 };
+	struct sofl_gso_params frag = { .type = SOFL_GSO_UFO, .mtu = 1500 };
 	(void)state;
 
 	/* no --mss: the super-packets are fragmented instead — but record 0 has

@@ -146,9 +146,10 @@ one(uint64_t *r)
 				total += seg[i].len - seg[i].hdr_len;
 			}
 			/* payload bytes out = payload bytes in, exactly once */
-			if (n == 1 && gp.type != SOFL_GSO_IP_FRAG)
+			if (n == 1 && gp.type != SOFL_GSO_UFO)
 				assert_int_equal(total, p.ip_end - p.pay_off);
-			else if (gp.type == SOFL_GSO_TCP || gp.type == SOFL_GSO_UDP_L4)
+			else if (gp.type == SOFL_GSO_TCPV4 || gp.type == SOFL_GSO_TCPV6 ||
+				 gp.type == SOFL_GSO_UDP_L4)
 				assert_int_equal(total, p.pay_len);
 			else
 				assert_true(total < p.ip_end);

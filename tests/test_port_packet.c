@@ -224,7 +224,7 @@ test_rx_super_mode(void **state)
 	assert_int_equal(sofl_port_recv(p, &pk), 1);
 	assert_int_equal(pk[0].len, len);
 	assert_true(pk[0].flags & SOFL_PORT_PKT_VNET);
-	assert_int_equal(pk[0].vnet.gso_type, SOFL_VNET_GSO_TCPV6);
+	assert_int_equal(pk[0].vnet.gso_type, SOFL_GSO_TCPV6);
 	assert_int_equal(pk[0].vnet.gso_size, 1428);
 	assert_memory_equal(pk[0].iov[0].iov_base, f, len);
 	sofl_port_close(p);
@@ -318,7 +318,7 @@ test_rx_drops(void **state)
 	h->tp_snaplen = h->tp_len = 0xffffff;
 	/* 4: a GSO header with gso_size 0, which the kernel would refuse */
 	memset(&vh, 0, sizeof(vh));
-	vh.gso_type = SOFL_VNET_GSO_TCPV4;
+	vh.gso_type = SOFL_GSO_TCPV4;
 	put_slot(p, 3, f, (uint32_t)len, &vh, 0, 0);
 	/* 5: a good one after them */
 	put_slot(p, 4, f, 200, NULL, 0, 0);
@@ -596,7 +596,7 @@ test_tx_tso(void **state)
 	assert_int_equal(s->n, 1);
 	assert_int_equal(s->len[0], len);
 	assert_int_equal(sofl_vnet_decode(&h, s->vh[0], 10, 10, SOFL_VNET_NATIVE), 10);
-	assert_int_equal(h.gso_type, SOFL_VNET_GSO_TCPV4);
+	assert_int_equal(h.gso_type, SOFL_GSO_TCPV4);
 	assert_int_equal(h.gso_size, 1448);
 	assert_int_equal(h.flags, SOFL_VNET_F_NEEDS_CSUM);
 	sofl_port_close(p);

@@ -104,8 +104,8 @@ gso_hdr(int ipv, int proto, uint16_t gso_size)
 	uint16_t l3 = ipv == 4 ? 20 : 40;
 
 	h.flags = SOFL_VNET_F_NEEDS_CSUM;
-	h.gso_type = proto == 17 ? SOFL_VNET_GSO_UDP_L4 : ipv == 4 ? SOFL_VNET_GSO_TCPV4 :
-		     SOFL_VNET_GSO_TCPV6;
+	h.gso_type = proto == 17 ? SOFL_GSO_UDP_L4 : ipv == 4 ? SOFL_GSO_TCPV4 :
+		     SOFL_GSO_TCPV6;
 	h.gso_size = gso_size;
 	h.csum_start = l3;
 	h.csum_offset = proto == 17 ? 6 : 16;
@@ -215,7 +215,7 @@ test_read_super(void **state)
 	assert_int_equal(sofl_port_recv(f.port, &pk), 1);
 	assert_true(pk[0].flags & SOFL_PORT_PKT_VNET);
 	assert_int_equal(pk[0].vnet.gso_size, 1200);
-	assert_int_equal(pk[0].vnet.gso_type, SOFL_VNET_GSO_TCPV6);
+	assert_int_equal(pk[0].vnet.gso_type, SOFL_GSO_TCPV6);
 	assert_int_equal(pk[0].len, len);
 	assert_memory_equal(pk[0].iov[0].iov_base, frame, len);
 	fix_close(&f);
@@ -305,12 +305,12 @@ test_write_coalesced(void **state)
 	r = read(f.sp[1], wire, sizeof(wire));
 	assert_int_equal(r, 12 + 60);
 	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, SOFL_VNET_LE), 12);
-	assert_int_equal(h.gso_type, SOFL_VNET_GSO_NONE);
+	assert_int_equal(h.gso_type, SOFL_GSO_NONE);
 	assert_int_equal(h.flags, 0);
 	r = read(f.sp[1], wire, sizeof(wire));
 	assert_int_equal(r, 12 + 40 + 10000);
 	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, SOFL_VNET_LE), 12);
-	assert_int_equal(h.gso_type, SOFL_VNET_GSO_TCPV4);
+	assert_int_equal(h.gso_type, SOFL_GSO_TCPV4);
 	assert_int_equal(h.gso_size, 1000);
 	assert_true(h.flags & SOFL_VNET_F_NEEDS_CSUM);
 	assert_memory_equal(wire + 12 + 40, segs[0] + 40, 1000);

@@ -133,7 +133,7 @@ generate(struct gen *g, uint64_t *r)
 static int
 segment(const struct gen *g, const uint8_t *x, size_t len, uint8_t gflags, uint64_t *r)
 {
-	struct sofl_gso_params gp = { .type = g->s.proto == 6 ? SOFL_GSO_TCP : SOFL_GSO_UDP_L4,
+	struct sofl_gso_params gp = { .type = g->s.proto == 6 ? (g->s.ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6) : SOFL_GSO_UDP_L4,
 				      .gso_size = g->mss, .flags = gflags };
 	static struct sofl_gso_seg seg[MAXSEG];
 	static struct iovec iov[3 * MAXSEG];
@@ -269,7 +269,7 @@ gro_back(const struct gen *g, const uint8_t *x, size_t xlen, int n, int partial_
 	assert_int_equal(sofl_pkt_parse(&p, out, (size_t)l, cfg.link), 0);
 	assert_int_equal(sofl_vnet_to_gso(&o[0].vnet, &p, 0, &gp), 1);
 	assert_int_equal(gp.gso_size, g->mss);
-	assert_int_equal(gp.type, g->s.proto == 6 ? SOFL_GSO_TCP : SOFL_GSO_UDP_L4);
+	assert_int_equal(gp.type, g->s.proto == 6 ? (g->s.ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6) : SOFL_GSO_UDP_L4);
 	sofl_gro_release(gro);
 	sofl_gro_destroy(gro);
 }

@@ -105,9 +105,9 @@ good(const struct sofl_pkt *p, uint16_t gso)
 	h.csum_offset = p->l4_proto == 6 ? 16 : 6;
 	h.hdr_len = 9999;	/* never trusted */
 	if (p->l4_proto == 17)
-		h.gso_type = SOFL_VNET_GSO_UDP_L4;
+		h.gso_type = SOFL_GSO_UDP_L4;
 	else
-		h.gso_type = p->ipv == 4 ? SOFL_VNET_GSO_TCPV4 : SOFL_VNET_GSO_TCPV6;
+		h.gso_type = p->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6;
 	return h;
 }
 
@@ -135,12 +135,12 @@ test_accept(void **state)
 			}
 	/* UFO on either IP version, with or without NEEDS_CSUM */
 	mk(&p, 6, 17, 3000, 0);
-	h = (struct sofl_vnet_hdr){ .gso_type = SOFL_VNET_GSO_UDP, .gso_size = 1280 };
+	h = (struct sofl_vnet_hdr){ .gso_type = SOFL_GSO_UFO, .gso_size = 1280 };
 	assert_int_equal(sofl_vnet_check(&h, &p, 0), 1);
 	/* TCP ECN is fine */
 	mk(&p, 4, 6, 3000, 0);
 	h = good(&p, 1000);
-	h.gso_type |= SOFL_VNET_GSO_ECN;
+	h.gso_type |= SOFL_GSO_ECN;
 	assert_int_equal(sofl_vnet_check(&h, &p, 0), 1);
 	/* non-GSO NEEDS_CSUM anywhere >= 20 bytes in the frame */
 	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_F_NEEDS_CSUM, .csum_start = 20,
@@ -228,23 +228,23 @@ test_rule4_dissect(void **state)
 	mk(&p, 6, 6, 3000, 0);
 	h = good(&p, 1000);
 	h.flags = 0;
-	h.gso_type = SOFL_VNET_GSO_TCPV4;
+	h.gso_type = SOFL_GSO_TCPV4;
 	REJECT(h, p, SOFL_E_VNET_PROTO);
 	mk(&p, 4, 6, 3000, SOFL_LINK_RAW);
-	h.gso_type = SOFL_VNET_GSO_TCPV6;
+	h.gso_type = SOFL_GSO_TCPV6;
 	REJECT(h, p, SOFL_E_VNET_PROTO);
 	/* L4 protocol not the one implied */
 	mk(&p, 4, 17, 3000, 0);
-	h.gso_type = SOFL_VNET_GSO_TCPV4;
+	h.gso_type = SOFL_GSO_TCPV4;
 	REJECT(h, p, SOFL_E_VNET_PROTO);
 	mk(&p, 4, 6, 3000, 0);
-	h.gso_type = SOFL_VNET_GSO_UDP;
+	h.gso_type = SOFL_GSO_UFO;
 	REJECT(h, p, SOFL_E_VNET_PROTO);
 	/* not IP at all */
 	t_spec_init(&s, 4, 6);
 	len = t_build_arp(frame, sizeof(frame), &s);
 	assert_int_equal(sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH), 0);
-	h.gso_type = SOFL_VNET_GSO_TCPV4;
+	h.gso_type = SOFL_GSO_TCPV4;
 	REJECT(h, p, SOFL_E_VNET_PROTO);
 	/* TCP header cut short: IP says 30 bytes (20 + 10 of TCP) */
 	t_spec_init(&s, 4, 6);
@@ -270,7 +270,7 @@ test_rule5_udp_l4(void **state)
 	h.csum_offset = 16;
 	REJECT(h, p, SOFL_E_VNET_CSUM_OFFSET);
 	h = good(&p, 1000);
-	h.gso_type |= SOFL_VNET_GSO_ECN;
+	h.gso_type |= SOFL_GSO_ECN;
 	REJECT(h, p, SOFL_E_VNET_ECN);
 	/* 128 segments are fine, 129 are not */
 	mk(&p, 6, 17, 128 * 10, 0);
@@ -333,9 +333,9 @@ test_to_gso(void **state)
 
 	mk(&p, 4, 6, 3000, 0);
 	h = good(&p, 1000);
-	h.gso_type |= SOFL_VNET_GSO_ECN;
+	h.gso_type |= SOFL_GSO_ECN;
 	assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), 1);
-	assert_int_equal(gp.type, SOFL_GSO_TCP);
+	assert_int_equal(gp.type, SOFL_GSO_TCPV4);
 	assert_int_equal(gp.gso_size, 1000);
 	assert_int_equal(gp.flags, 0);		/* ECN: CWR on the first segment only */
 	h.csum_start = (uint16_t)(p.l4_off + 2);	/* valid for the kernel's rule 3 ... */
@@ -351,9 +351,9 @@ test_to_gso(void **state)
 	h = good(&p, 1200);
 	assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), 1);
 	assert_int_equal(gp.type, SOFL_GSO_UDP_L4);
-	h = (struct sofl_vnet_hdr){ .gso_type = SOFL_VNET_GSO_UDP, .gso_size = 1232 };
+	h = (struct sofl_vnet_hdr){ .gso_type = SOFL_GSO_UFO, .gso_size = 1232 };
 	assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), 1);
-	assert_int_equal(gp.type, SOFL_GSO_IP_FRAG);
+	assert_int_equal(gp.type, SOFL_GSO_UFO);
 	assert_int_equal(gp.flags, SOFL_GSO_F_IGNORE_DF);
 	assert_int_equal(gp.gso_size, 1232);
 	h = good(&p, 0);
@@ -367,7 +367,7 @@ test_vnet_to_segments(void **state)
 	static const uint8_t wire[10] = { 1, 4, 0, 0, 0xb0, 0x04, 54, 0, 16, 0 };	/* TCPV6, 1200 */
 	struct sofl_pkt p;
 	struct sofl_vnet_hdr h;
-	struct sofl_gso_params gp, direct = { .type = SOFL_GSO_TCP, .gso_size = 1200 };
+	struct sofl_gso_params gp, direct = { .type = SOFL_GSO_TCPV6, .gso_size = 1200 };
 	struct sofl_gso_seg s1[8], s2[8];
 	static uint8_t b1[20000], b2[20000];
 	struct sofl_gso_out o1 = { .mode = SOFL_GSO_COPY, .seg = s1, .seg_cap = 8, .buf = b1,
@@ -403,7 +403,7 @@ test_from_pkt(void **state)
 	mk(&p, 4, 6, 2896, 0);
 	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_MK_CSUM | SOFL_VNET_MK_ECN), 0);
 	assert_int_equal(h.flags, SOFL_VNET_F_NEEDS_CSUM);
-	assert_int_equal(h.gso_type, SOFL_VNET_GSO_TCPV4 | SOFL_VNET_GSO_ECN);
+	assert_int_equal(h.gso_type, SOFL_GSO_TCPV4 | SOFL_GSO_ECN);
 	assert_int_equal(h.gso_size, 1448);
 	assert_int_equal(h.hdr_len, 54);
 	assert_int_equal(h.csum_start, 34);
@@ -411,16 +411,16 @@ test_from_pkt(void **state)
 	assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), 1);
 	mk(&p, 6, 6, 2896, SOFL_LINK_RAW);
 	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_MK_CSUM), 0);
-	assert_int_equal(h.gso_type, SOFL_VNET_GSO_TCPV6);
+	assert_int_equal(h.gso_type, SOFL_GSO_TCPV6);
 	assert_int_equal(h.csum_start, 40);
 	mk(&p, 6, 17, 2896, 0);
 	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_MK_CSUM | SOFL_VNET_MK_ECN), 0);
-	assert_int_equal(h.gso_type, SOFL_VNET_GSO_UDP_L4);	/* no ECN for UDP */
+	assert_int_equal(h.gso_type, SOFL_GSO_UDP_L4);	/* no ECN for UDP */
 	assert_int_equal(h.csum_offset, 6);
 	/* a single segment: no GSO */
 	mk(&p, 4, 6, 1448, 0);
 	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_MK_VALID), 0);
-	assert_int_equal(h.gso_type, SOFL_VNET_GSO_NONE);
+	assert_int_equal(h.gso_type, SOFL_GSO_NONE);
 	assert_int_equal(h.gso_size, 0);
 	assert_int_equal(h.flags, SOFL_VNET_F_DATA_VALID);
 	/* UDP_L4 without NEEDS_CSUM would be refused by the kernel: so by us */

@@ -174,7 +174,8 @@ count_l4(struct l4_count *c, enum sofl_csum_state s)
 	case SOFL_CSUM_BAD:     c->bad++; break;
 	case SOFL_CSUM_PARTIAL: c->partial++; break;
 	case SOFL_CSUM_ABSENT:  c->absent++; break;
-	case SOFL_CSUM_NONE:    break;
+	case SOFL_CSUM_NONE:
+	case SOFL_CSUM_UNKNOWN: break;
 	}
 }
 

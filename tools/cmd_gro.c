@@ -572,7 +572,7 @@ write_outputs(struct run *r)
 			continue;	/* a write failed: only collect the inputs */
 		if (x->segs == 1)
 			wire = rec_of(x->cookies[0])->len;
-		if (r->o->cfg.csum_full && x->csum == SOFL_GRO_CSUM_PARTIAL) {
+		if (r->o->cfg.csum_full && x->csum == SOFL_CSUM_PARTIAL) {
 			/* left with the pseudo sum (a UDP super-packet, which the
 			 * engine gives NEEDS_CSUM in both modes, or a packet held
 			 * with one under --partial-ok): complete it */

@@ -212,14 +212,14 @@ choose(const struct gso_run *r, const struct sofl_pkt *p, struct sofl_gso_params
 			      (o->partial ? SOFL_GSO_F_CSUM_PARTIAL : 0));
 	gp->mtu = (uint16_t)o->mtu;
 	if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 6 && o->mss && p->pay_len > o->mss) {
-		gp->type = SOFL_GSO_TCP;
+		gp->type = p->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6;
 		gp->gso_size = (uint16_t)o->mss;
 	} else if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 17 && o->udp_size &&
 		   p->pay_len > o->udp_size) {
 		gp->type = SOFL_GSO_UDP_L4;
 		gp->gso_size = (uint16_t)o->udp_size;
 	} else if (o->mtu && p->ip_end - p->l3_off > o->mtu) {
-		gp->type = SOFL_GSO_IP_FRAG;
+		gp->type = SOFL_GSO_UFO;
 		gp->flags |= o->ignore_df ? SOFL_GSO_F_IGNORE_DF : 0;
 		gp->frag_id = (uint32_t)r->st.records;	/* per datagram: its record number */
 	} else {
@@ -238,7 +238,7 @@ first_frag_too_small(const struct gso_run *r, const struct sofl_pkt *p,
 {
 	uint32_t fixed, room;
 
-	if (err != SOFL_E_GSO_SIZE || gp->type != SOFL_GSO_IP_FRAG || !(p->layers & SOFL_LAYER_L4))
+	if (err != SOFL_E_GSO_SIZE || gp->type != SOFL_GSO_UFO || !(p->layers & SOFL_LAYER_L4))
 		return 0;
 	fixed = (uint32_t)(p->l4_off - p->l3_off) + (p->ipv == 6 ? 8u : 0u);
 	room = r->o.mtu > fixed ? (r->o.mtu - fixed) & ~7u : 0;
@@ -302,9 +302,10 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		return write_unchanged(r, rec);
 	}
 	switch (gp.type) {
-	case SOFL_GSO_TCP:     r->st.tcp_super += n > 1; break;
+	case SOFL_GSO_TCPV4:
+	case SOFL_GSO_TCPV6:   r->st.tcp_super += n > 1; break;
 	case SOFL_GSO_UDP_L4:  r->st.udp_super += n > 1; break;
-	case SOFL_GSO_IP_FRAG: r->st.frag_super += n > 1; break;
+	case SOFL_GSO_UFO:     r->st.frag_super += n > 1; break;
 	default:               r->st.passed++; break;
 	}
 	if (n > 1)
@@ -320,7 +321,7 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		uint32_t len = s->len;
 
 		if ((p.layers & SOFL_LAYER_L4) &&
-		    !(gp.type == SOFL_GSO_IP_FRAG && i > 0) &&
+		    !(gp.type == SOFL_GSO_UFO && i > 0) &&
 		    !(gp.type == SOFL_GSO_NONE && p.l4_proto == 17 && p.ipv == 4 &&
 		      sofl_get16(rec->data + p.l4_off + 6) == 0))
 			r->st.l4_csums++;

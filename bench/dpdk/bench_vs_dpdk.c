@@ -1784,17 +1784,17 @@ setup_gso_ours(void)
 	int o;
 
 	/* TCP: MSS 1448 (DPDK's gso_size 1514 is the whole frame) */
-	e = os_new(gso_tcp_frame, gso_tcp_len, SOFL_GSO_TCP, SOFL_GSO_F_CSUM_PARTIAL, MSS, 0,
+	e = os_new(gso_tcp_frame, gso_tcp_len, SOFL_GSO_TCPV4, SOFL_GSO_F_CSUM_PARTIAL, MSS, 0,
 		   SOFL_GSO_ZEROCOPY, calls);
 	check_ours_tcp(e, "zero-copy, pseudo-header checksum");
 	o = add_row("gso", "seg", m_ours_gso, e, 0, "sofl_tcp4_65160B_mss1448_zerocopy_partial");
 	add_cmp(dpdk_gso_row[0][GS_SEG], o);
 	add_cmp(dpdk_gso_row[0][GS_SEG_FREE], o);
-	e = os_new(gso_tcp_frame, gso_tcp_len, SOFL_GSO_TCP, 0, MSS, 0, SOFL_GSO_ZEROCOPY, calls);
+	e = os_new(gso_tcp_frame, gso_tcp_len, SOFL_GSO_TCPV4, 0, MSS, 0, SOFL_GSO_ZEROCOPY, calls);
 	check_ours_tcp(e, "zero-copy, full checksums");
 	o = add_row("gso", "seg", m_ours_gso, e, 0, "sofl_tcp4_65160B_mss1448_zerocopy_fullcsum");
 	add_cmp(dpdk_gso_row[0][GS_SEG_CSUM], o);
-	e = os_new(gso_tcp_frame, gso_tcp_len, SOFL_GSO_TCP, 0, MSS, 0, SOFL_GSO_COPY, calls);
+	e = os_new(gso_tcp_frame, gso_tcp_len, SOFL_GSO_TCPV4, 0, MSS, 0, SOFL_GSO_COPY, calls);
 	check_ours_tcp(e, "copy, full checksums");
 	o = add_row("gso", "seg", m_ours_gso, e, 0, "sofl_tcp4_65160B_mss1448_copy_fullcsum");
 	add_cmp(dpdk_gso_row[0][GS_SEG_CSUM], o);
@@ -1802,7 +1802,7 @@ setup_gso_ours(void)
 	/* UDP: DPDK fragments; our like-for-like is IP_FRAG at MTU 1500.  It
 	 * always completes the datagram's UDP checksum first (Linux UFO), so
 	 * it has no pseudo-header-only variant */
-	e = os_new(gso_udp_frame, gso_udp_len, SOFL_GSO_IP_FRAG, 0, 0, 1500, SOFL_GSO_ZEROCOPY,
+	e = os_new(gso_udp_frame, gso_udp_len, SOFL_GSO_UFO, 0, 0, 1500, SOFL_GSO_ZEROCOPY,
 		   calls);
 	check_ours_frag(e, "zero-copy, full checksums");
 	o = add_row("gso", "seg", m_ours_gso, e, 0, "sofl_udp4_65000B_ipfrag_zerocopy_fullcsum");

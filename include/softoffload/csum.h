@@ -364,13 +364,17 @@ SOFL_API uint16_t sofl_csum_replace32(uint16_t check, uint32_t old, uint32_t new
  * overflow-safe); on error the frame is not touched. */
 SOFL_API int sofl_csum_complete_partial(void *frame, size_t len, size_t csum_start, size_t csum_offset);
 
-/* Checksum states reported by sofl_pkt_csum_check(). */
+/* The state of one checksum: one enum for the whole library.  The parser's
+ * checker (sofl_pkt_csum_check() below) reports VALID, BAD, PARTIAL, ABSENT or
+ * NONE; a GRO output (gro.h, sofl_gro_out.csum) is UNKNOWN, VALID or PARTIAL.
+ * Values are stable; new states are appended. */
 enum sofl_csum_state {
-	SOFL_CSUM_VALID = 0,   /* verifies */
-	SOFL_CSUM_BAD,         /* does not verify, and is not a partial sum */
-	SOFL_CSUM_PARTIAL,     /* holds exactly the folded pseudo-header sum (CHECKSUM_PARTIAL, TSO/GRO) */
-	SOFL_CSUM_ABSENT,      /* UDP over IPv4 with checksum 0 ("no checksum") */
-	SOFL_CSUM_NONE,        /* no such checksum in this packet (not IPv4 / not TCP-UDP / fragment) */
+	SOFL_CSUM_UNKNOWN = 0, /* not verified (a GRO output passed through unchanged) */
+	SOFL_CSUM_VALID = 1,   /* verifies (or was verified / completed) */
+	SOFL_CSUM_PARTIAL = 2, /* holds exactly the folded pseudo-header sum (CHECKSUM_PARTIAL, TSO/GRO) */
+	SOFL_CSUM_BAD = 3,     /* does not verify, and is not a partial sum */
+	SOFL_CSUM_ABSENT = 4,  /* UDP over IPv4 with checksum 0 ("no checksum") */
+	SOFL_CSUM_NONE = 5,    /* no such checksum in this packet (not IPv4 / not TCP-UDP / fragment) */
 };
 
 /* sofl_pkt_csum_check() :

@@ -144,9 +144,9 @@
  * Completion (count >= 2; tcp_gro_complete, udp_gro_complete): IPv4 total
  *   length with an RFC 1624 incremental header-checksum update (csum_replace2), IPv6 payload length,
  *   TCP flags |= PSH/FIN of the followers, UDP length; TCP/UDP checksum =
- *   pseudo-header sum of the new length (SOFL_GRO_CSUM_PARTIAL: Linux's bytes,
+ *   pseudo-header sum of the new length (SOFL_CSUM_PARTIAL: Linux's bytes,
  *   csum_start = L4 header, csum_offset 16 / 6, vnet NEEDS_CSUM) or, with
- *   cfg.csum_full, for TCP the complete checksum (SOFL_GRO_CSUM_VALID, vnet
+ *   cfg.csum_full, for TCP the complete checksum (SOFL_CSUM_VALID, vnet
  *   DATA_VALID without NEEDS_CSUM; a computed 0 is stored as 0xFFFF,
  *   exactly as a device completing Linux's partial checksum does).  Linux
  *   accepts that header for TCPV4/6 (virtio_net_hdr_to_skb finds the TCP
@@ -222,6 +222,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 #include "softoffload/error.h"
+#include "softoffload/csum.h"
+#include "softoffload/gso.h"
 #include "softoffload/pkt.h"
 #include "softoffload/vnet.h"
 
@@ -298,19 +300,6 @@ struct sofl_gro_in {
 	uint64_t cookie;	/* opaque, reported back in the output that carries it */
 };
 
-/* Output checksum state */
-enum sofl_gro_csum {
-	SOFL_GRO_CSUM_NONE = 0,	/* not verified (bypassed packet, unchanged) */
-	SOFL_GRO_CSUM_VALID,	/* verified (input flag or software) or completed */
-	SOFL_GRO_CSUM_PARTIAL,	/* L4 field = pseudo sum; finish from csum_start */
-};
-
-/* Output gso_type: the virtio header's values (vnet.h), by definition */
-#define SOFL_GRO_GSO_NONE   SOFL_VNET_GSO_NONE
-#define SOFL_GRO_GSO_TCPV4  SOFL_VNET_GSO_TCPV4
-#define SOFL_GRO_GSO_TCPV6  SOFL_VNET_GSO_TCPV6
-#define SOFL_GRO_GSO_UDP_L4 SOFL_VNET_GSO_UDP_L4
-
 /* Why a held flow was completed */
 enum sofl_gro_flush {
 	SOFL_GRO_FLUSH_POLL = 0,	/* end of poll (sofl_gro_poll_end) */
@@ -360,8 +349,8 @@ struct sofl_gro_out {
 	uint32_t segs;			/* input packets carried (1 = unchanged) */
 	const uint64_t *cookies;	/* their cookies, in order */
 	uint16_t gso_size;		/* 0 when segs == 1 */
-	uint8_t  gso_type;		/* SOFL_GRO_GSO_* */
-	uint8_t  csum;			/* enum sofl_gro_csum */
+	uint8_t  gso_type;		/* enum sofl_gso_type: NONE, TCPV4, TCPV6 or UDP_L4 */
+	uint8_t  csum;			/* enum sofl_csum_state: UNKNOWN, VALID or PARTIAL */
 	uint16_t csum_start;		/* PARTIAL: L4 header offset from frame start */
 	uint16_t csum_offset;		/* PARTIAL: 16 TCP, 6 UDP */
 	uint8_t  bypass;		/* 1: delivered without being held */

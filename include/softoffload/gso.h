@@ -13,7 +13,7 @@
  *   int
  *   send_tso(int fd, const void *frame, size_t len)
  *   {
- *       struct sofl_gso_params gp = { .type = SOFL_GSO_TCP, .gso_size = 1448 };
+ *       struct sofl_gso_params gp = { .type = SOFL_GSO_TCPV4, .gso_size = 1448 };
  *       struct sofl_gso_out out = { .mode = SOFL_GSO_ZEROCOPY,
  *           .seg = segs, .seg_cap = 64, .buf = scratch, .buf_cap = sizeof(scratch),
  *           .iov = iovs, .iov_cap = 64 * 2 };
@@ -107,12 +107,19 @@
 extern "C" {
 #endif
 
+/* The GSO type: one enum for gso.h, gro.h and vnet.h, with the virtio-net
+ * header's values (VIRTIO_NET_HDR_GSO_*), so a decoded header's gso_type, a
+ * GRO output's gso_type and sofl_gso_params.type compare and convert without
+ * a table.  Values are stable. */
 enum sofl_gso_type {
-	SOFL_GSO_NONE    = 0,	/* no segmentation: one segment, checksums completed */
-	SOFL_GSO_TCP     = 1,	/* TSO/GSO, TCP over IPv4/IPv6 */
-	SOFL_GSO_UDP_L4  = 2,	/* USO, UDP_SEGMENT */
-	SOFL_GSO_IP_FRAG = 3,	/* UFO: IP fragmentation */
+	SOFL_GSO_NONE   = 0,	/* no segmentation: one segment, checksums completed */
+	SOFL_GSO_TCPV4  = 1,	/* TSO/GSO, TCP over IPv4 */
+	SOFL_GSO_UFO    = 3,	/* UFO: IP fragmentation of a UDP datagram */
+	SOFL_GSO_TCPV6  = 4,	/* TSO/GSO, TCP over IPv6 */
+	SOFL_GSO_UDP_L4 = 5,	/* USO, UDP_SEGMENT (IPv4 or IPv6) */
 };
+#define SOFL_GSO_ECN 0x80	/* virtio wire only: TCP with CWR set (VIRTIO_NET_HDR_GSO_ECN),
+				   OR'ed into a header's gso_type; never in sofl_gso_params */
 
 #define SOFL_GSO_F_FIXED_ID     0x01	/* IPv4: every segment keeps the input's ID */
 #define SOFL_GSO_F_CSUM_PARTIAL 0x02	/* L4 checksum left as the pseudo-header sum */

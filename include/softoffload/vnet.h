@@ -101,12 +101,7 @@ extern "C" {
 #define SOFL_VNET_F_DATA_VALID   2	/* rx: checksum already verified */
 #define SOFL_VNET_F_RSC_INFO     4
 
-#define SOFL_VNET_GSO_NONE   0
-#define SOFL_VNET_GSO_TCPV4  1
-#define SOFL_VNET_GSO_UDP    3	/* UFO: IP fragmentation */
-#define SOFL_VNET_GSO_TCPV6  4
-#define SOFL_VNET_GSO_UDP_L4 5	/* USO: UDP segmentation */
-#define SOFL_VNET_GSO_ECN    0x80	/* flag: TCP with CWR set (ECN) */
+/* gso_type values: enum sofl_gso_type and SOFL_GSO_ECN (gso.h) */
 
 #define SOFL_VNET_HDR_LEN     10	/* struct virtio_net_hdr */
 #define SOFL_VNET_HDR_MRG_LEN 12	/* + num_buffers */
@@ -116,7 +111,7 @@ extern "C" {
 
 struct sofl_vnet_hdr {
 	uint8_t  flags;		/* SOFL_VNET_F_* */
-	uint8_t  gso_type;	/* SOFL_VNET_GSO_* (| SOFL_VNET_GSO_ECN) */
+	uint8_t  gso_type;	/* enum sofl_gso_type (| SOFL_GSO_ECN) */
 	uint16_t hdr_len;	/* Ethernet/IP/L4 header bytes (a hint; never trusted) */
 	uint16_t gso_size;	/* payload bytes per segment */
 	uint16_t csum_start;	/* offset from the frame start where checksumming starts */
@@ -168,8 +163,8 @@ SOFL_API int sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pk
 /* sofl_vnet_to_gso() :
  * Validates like sofl_vnet_check() (plus the segmentation-time rules above)
  * and translates the header into segmentation parameters for gso.h:
- *   TCPV4/TCPV6 -> SOFL_GSO_TCP, UDP_L4 -> SOFL_GSO_UDP_L4,
- *   UDP (UFO) -> SOFL_GSO_IP_FRAG with SOFL_GSO_F_IGNORE_DF (Linux UFO
+ *   TCPV4, TCPV6 and UDP_L4 keep their type (the ECN bit dropped),
+ *   UFO -> SOFL_GSO_UFO with SOFL_GSO_F_IGNORE_DF (Linux UFO
  *   fragments regardless of DF), anything valid but not GSO -> SOFL_GSO_NONE.
  * gp->gso_size = h->gso_size; the ECN bit keeps Linux 6.18 behaviour (CWR on
  * the first segment only, i.e. no SOFL_GSO_F_ACCECN); other fields 0.  So

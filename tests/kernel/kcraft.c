@@ -364,10 +364,10 @@ super(struct t_spec *s, uint16_t mss, int extra_flags)
 		k_die("kcraft: built an unparsable super-packet");
 	memset(&vh, 0, sizeof(vh));
 	vh.flags = SOFL_VNET_F_NEEDS_CSUM;
-	vh.gso_type = (uint8_t)((s->proto == 17 ? SOFL_VNET_GSO_UDP_L4 :
-				 s->ipv == 4 ? SOFL_VNET_GSO_TCPV4 : SOFL_VNET_GSO_TCPV6) | extra_flags);
+	vh.gso_type = (uint8_t)((s->proto == 17 ? SOFL_GSO_UDP_L4 :
+				 s->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6) | extra_flags);
 	if (extra_flags == UFO)
-		vh.gso_type = SOFL_VNET_GSO_UDP;
+		vh.gso_type = SOFL_GSO_UFO;
 	vh.gso_size = mss;
 	vh.hdr_len = (uint16_t)p.pay_off;
 	vh.csum_start = p.l4_off;
@@ -402,7 +402,7 @@ gso_cases(void)
 		t_spec_init(&s, ipv, 6);
 		s.flags = SOFL_TCP_ACK | SOFL_TCP_CWR | SOFL_TCP_ECE;
 		s.pay_len = 3000;
-		super(&s, 1400, SOFL_VNET_GSO_ECN);
+		super(&s, 1400, SOFL_GSO_ECN);
 		t_spec_init(&s, ipv, 6);
 		s.flags = SOFL_TCP_ACK | SOFL_TCP_URG;
 		s.urg = 10;

@@ -23,6 +23,15 @@
  * separately and the timer cost subtracted.  The 65536/32 ratio is the
  * "cost does not grow with the number of flows" check.
  *
+ * Sweeps (gro_sweep.h; the plots of scripts/bench-plot.sh): section
+ * gro_flows, rows "sofl_linux_hash@<N>" (Linux table, rx hash) and
+ * "sofl_lru@<N>" (LRU table of 2N flows, no hash), ns per input packet
+ * against N = 1 .. 65536 held flows, both engines fed the same buffers
+ * poll by poll; section gro_segs, rows "<table>_<mode>@<S>", ns per input
+ * packet against S = 1 .. 32 segments per super-packet (one flow, PSH on
+ * every S-th segment, polls of 64).  SOFL_BENCH_ROW "flows sweep" / "segs
+ * sweep" selects them.
+ *
  * SOFL_BENCH_ROW=text runs only the rows whose name contains text (e.g.
  * "W1 sw-csum", "65536 flows"), SOFL_BENCH_SCALE=x (0 < x <= 1) scales the
  * iterations per sample: for instruction counts (valgrind --tool=callgrind)
@@ -33,6 +42,7 @@
 #include "softoffload/gro.h"
 #include "softoffload/pkt.h"
 #include "softoffload/csum.h"
+#include "gro_sweep.h"
 #include "util.h"
 #include "workloads.h"
 
@@ -296,6 +306,191 @@ scaled(int n)
 	return n * s >= 1 ? (int)(n * s) : 1;
 }
 
+/* Polls per repetition of the flows sweep at @n flows. */
+static int
+flows_polls(uint32_t n)
+{
+	(void)n;
+	return scaled(256);
+}
+
+/* One steady-state poll of both engines (the order alternates per poll);
+ * adds each engine's time to t[] (timer cost subtracted).  @return 0 when
+ * each engine produced @want outputs (want < 0: any). */
+static int
+flows_step(struct gs_stream *s, struct gs_engine *e, double *t, double tc, int want)
+{
+	int ok = 0;
+
+	gs_stream_next(s);
+	for (int j = 0; j < 2; j++) {
+		int k = (int)((s->poll + (uint64_t)j) & 1), n;
+		uint64_t t0, t1;
+
+		gs_engine_load(&e[k], s);
+		t0 = bench_ns();
+		n = gs_engine_poll(&e[k], s);
+		t1 = bench_ns();
+		if (t)
+			t[k] += (double)(t1 - t0) - tc;
+		/* the Linux table holds at most 64 flows (8 per bucket): from 64
+		 * held (+ 16 new) it completes flows early */
+		if (want >= 0 && n != want && !(e[k].table == GS_LINUX_HASH && s->nflows > 32))
+			ok = -1;
+	}
+	return ok;
+}
+
+static void
+flows_sweep(int reps, double tc)
+{
+	static const char *const series[2] = { "sofl_linux_hash", "sofl_lru" };
+	double *sm[2];
+	char name[64];
+
+	if (!row_wanted("flows sweep"))
+		return;
+	sm[0] = calloc((size_t)reps, sizeof(double));
+	sm[1] = calloc((size_t)reps, sizeof(double));
+	for (int i = 0; i < GS_NFLOWS; i++) {
+		uint32_t n = gs_flows_at(i);
+		struct gs_stream s;
+		struct gs_engine e[2];
+		int polls = flows_polls(n);
+
+		if (gs_stream_init(&s, n, SLOT) != 0 || gs_engine_init(&e[0], GS_LINUX_HASH, &s) != 0 ||
+		    gs_engine_init(&e[1], GS_LRU, &s) != 0) {
+			fprintf(stderr, "flows sweep: %u flows: no memory or engine\n", n);
+			exit(1);
+		}
+		for (uint32_t w = 0; w < gs_warmup_polls(&s) + 64; w++)
+			flows_step(&s, e, NULL, tc, -1);
+		for (int c = 0; c < 4; c++)
+			if (flows_step(&s, e, NULL, tc, gs_outs_per_poll(&s)) != 0) {
+				fprintf(stderr, "flows sweep: %u flows: not %d outputs per poll\n", n,
+					gs_outs_per_poll(&s));
+				exit(1);
+			}
+		for (int r = 0; r < reps; r++) {
+			double t[2] = { 0, 0 };
+
+			for (int p = 0; p < polls; p++)
+				flows_step(&s, e, t, tc, -1);
+			for (int k = 0; k < 2; k++)
+				sm[k][r] = t[k] / ((double)polls * GS_BURST);
+		}
+		for (int k = 0; k < 2; k++) {
+			snprintf(name, sizeof(name), "%s@%u", series[k], n);
+			bench_report("gro_flows", name, "ns_per_pkt", "ns", sm[k], reps);
+			gs_engine_free(&e[k]);
+		}
+		gs_stream_free(&s);
+	}
+	free(sm[0]);
+	free(sm[1]);
+}
+
+/* The segments sweep: one engine on the 64 PSH-bounded frames. */
+struct segrow {
+	struct sofl_gro *g;
+	struct sofl_gro_in in[GS_SEG_BURST];
+	uint8_t *mem;
+	double *samples;
+	int table, sw;		/* GS_LINUX_HASH / GS_LRU, software checksums */
+	uint32_t segs;
+};
+
+static int
+segrow_init(struct segrow *r, int table, int sw, uint32_t segs, int reps)
+{
+	struct sofl_gro_config cfg;
+	uint32_t lens[GS_SEG_BURST];
+	const struct sofl_gro_out *o;
+	int n, i, bad = 0;
+
+	r->table = table;
+	r->sw = sw;
+	r->segs = segs;
+	r->mem = bench_alloc(GS_SEG_BURST * SLOT);
+	r->samples = calloc((size_t)reps, sizeof(double));
+	gs_segs_frames(r->mem, SLOT, segs, lens);
+	sofl_gro_config_init(&cfg);
+	if (table == GS_LRU) {
+		cfg.table = SOFL_GRO_TABLE_LRU;
+		cfg.max_flows = 32;
+	}
+	if (sofl_gro_create(&cfg, &r->g) != 0)
+		return -1;
+	for (i = 0; i < GS_SEG_BURST; i++) {
+		r->in[i].data = r->mem + i * SLOT;
+		r->in[i].len = lens[i];
+		r->in[i].flags = (sw ? 0 : SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) |
+				 (table == GS_LINUX_HASH ? SOFL_GRO_F_HASH : 0);
+		r->in[i].hash = 0x5bd1e995u;
+		r->in[i].cookie = (uint64_t)i;
+	}
+	sofl_gro_receive(r->g, r->in, GS_SEG_BURST, 0);
+	sofl_gro_poll_end(r->g, 0);
+	n = sofl_gro_outputs(r->g, &o);
+	for (i = 0; i < n; i++)
+		bad += o[i].segs != segs;
+	sofl_gro_release(r->g);
+	if (n != (int)(GS_SEG_BURST / segs) || bad) {
+		fprintf(stderr, "segs sweep %u: %d outputs (%d not of %u segments)\n", segs, n, bad,
+			segs);
+		return -1;
+	}
+	return 0;
+}
+
+static double
+segrow_run(struct segrow *r, int iters)
+{
+	const struct sofl_gro_out *o;
+	uint64_t t0, t1, acc = 0;
+
+	t0 = bench_ns();
+	for (int i = 0; i < iters; i++) {
+		sofl_gro_receive(r->g, r->in, GS_SEG_BURST, 0);
+		sofl_gro_poll_end(r->g, 0);
+		acc += (uint64_t)sofl_gro_outputs(r->g, &o);
+		acc += o[0].len;
+		sofl_gro_release(r->g);
+	}
+	t1 = bench_ns();
+	bench_sink(acc);
+	return (double)(t1 - t0) / ((double)iters * GS_SEG_BURST);
+}
+
+static void
+segs_sweep(int reps)
+{
+	/* Linux table verified, LRU table verified, Linux table software checksums */
+	static const int cfgs[3][2] = { { GS_LINUX_HASH, 0 }, { GS_LRU, 0 }, { GS_LINUX_HASH, 1 } };
+	static const char *const series[3] = { "sofl_linux_hash_verified", "sofl_lru_verified",
+					       "sofl_linux_hash_swcsum" };
+	struct segrow rw[3 * GS_NSEGS];
+	int iters = scaled(10000), nr = 0;
+	char name[64];
+
+	if (!row_wanted("segs sweep"))
+		return;
+	for (int c = 0; c < 3; c++)
+		for (int i = 0; i < GS_NSEGS; i++)
+			if (segrow_init(&rw[nr++], cfgs[c][0], cfgs[c][1], gs_segs_at(i), reps) != 0)
+				exit(1);
+	for (int r = 0; r < reps; r++)
+		for (int i = 0; i < nr; i++)
+			rw[i].samples[r] = segrow_run(&rw[i], iters);
+	for (int i = 0; i < nr; i++) {
+		snprintf(name, sizeof(name), "%s@%u", series[i / GS_NSEGS], rw[i].segs);
+		bench_report("gro_segs", name, "ns_per_pkt", "ns", rw[i].samples, reps);
+		sofl_gro_destroy(rw[i].g);
+		free(rw[i].mem);
+		free(rw[i].samples);
+	}
+}
+
 int
 main(void)
 {
@@ -387,6 +582,9 @@ main(void)
 		printf("  sofl_pkt_parse() alone costs %.2f ns per packet; W1 costs %.2f ns in all (its\n"
 		       "  inputs are merged without being parsed: fast path)\n", pmed, med[0]);
 	free(psamp);
+	printf("\n");
+	segs_sweep(reps);
+	flows_sweep(reps, tc);
 	for (i = 0; i < nrows; i++) {
 		sofl_gro_destroy(rows[i].g);
 		free(rows[i].mem);

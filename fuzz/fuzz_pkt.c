@@ -65,7 +65,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)sofl_pkt_l4_pseudo(&p);
 		CHECK(sofl_pkt_csum_fill(f, &p, 1) == 0);
 		CHECK(sofl_pkt_parse(&q, f, size, link) == 0);
-		CHECK(memcmp(&p, &q, sizeof(p)) == 0);
+		CHECK(memcmp(&p, &q, offsetof(struct sofl_pkt, reserved_)) == 0);
 		sofl_pkt_csum_check(&q, &ip, &l4);
 		CHECK(ip == (p.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
 		CHECK(l4 == ((p.layers & SOFL_LAYER_L4) ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));

@@ -48,6 +48,18 @@ sofl_strerror(int err)
 	case SOFL_E_GSO_DF:         return "fragmentation needed but DF set";
 	case SOFL_E_SYS:            return "system call failed (see errno)";
 	case SOFL_E_PORT_KIND:      return "not supported by this kind of port";
+	case SOFL_E_GRO_BATCH:      return "too many inputs in this cycle (max_batch): end the poll, then release";
+	case SOFL_E_GRO_HELD:       return "too many packets held (max_held): end the poll or flush, then release";
+	case SOFL_E_CFG_SIZE:       return "config: size field unknown to this library version";
+	case SOFL_E_CFG_LINK:       return "config: link must be Ethernet or raw IP";
+	case SOFL_E_CFG_POLICY:     return "config: unknown policy";
+	case SOFL_E_CFG_TABLE:      return "config: unknown table";
+	case SOFL_E_CFG_MAX_FLOWS:  return "config: max_flows above 2^24";
+	case SOFL_E_CFG_MAX_SIZE:   return "config: max_size must be 0 or 128..65535";
+	case SOFL_E_CFG_MAX_BATCH:  return "config: max_batch above 2^24";
+	case SOFL_E_CFG_MAX_HELD:   return "config: max_held above 2^26";
+	case SOFL_E_CFG_MAX_SEGS:   return "config: max_segs above 65535";
+	case SOFL_E_CFG_RULES:      return "config: flow rules missing, or a rule's family or prefix invalid";
 	}
 	return "unknown error";
 }

@@ -4,6 +4,7 @@
  * udp_gro_receive_segment), completion (inet/ipv6/tcp/udp_gro_complete).
  * Rule numbers "#n" are those of docs/gro-rules.md. */
 #include <stdlib.h>
+#include "cfg.h"
 #include "gro_table.h"
 #include "zalloc.h"
 
@@ -39,6 +40,7 @@ sofl_gro_config_init(struct sofl_gro_config *cfg)
 	if (!cfg)
 		return;
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
 	cfg->link = SOFL_LINK_ETH;
 	cfg->policy = SOFL_GRO_POLICY_LINUX;
 	cfg->table = SOFL_GRO_TABLE_AUTO;
@@ -51,22 +53,28 @@ config_check(const struct sofl_gro_config *c)
 	uint32_t i;
 
 	if (c->link != SOFL_LINK_ETH && c->link != SOFL_LINK_RAW)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_LINK;
 	if (c->policy != SOFL_GRO_POLICY_LINUX && c->policy != SOFL_GRO_POLICY_RELAXED)
-		return SOFL_E_INVAL;
-	if ((unsigned)c->table > SOFL_GRO_TABLE_LRU || c->max_flows > (1u << 24))
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_POLICY;
+	if ((unsigned)c->table > SOFL_GRO_TABLE_LRU)
+		return SOFL_E_CFG_TABLE;
+	if (c->max_flows > (1u << 24))
+		return SOFL_E_CFG_MAX_FLOWS;
 	if (c->max_size && (c->max_size > 65535 || c->max_size < 128))
-		return SOFL_E_INVAL;
-	if (c->max_batch > (1u << 24) || c->max_held > (1u << 26) || c->max_segs > 65535)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_MAX_SIZE;
+	if (c->max_batch > (1u << 24))
+		return SOFL_E_CFG_MAX_BATCH;
+	if (c->max_held > (1u << 26))
+		return SOFL_E_CFG_MAX_HELD;
+	if (c->max_segs > 65535)
+		return SOFL_E_CFG_MAX_SEGS;
 	if (c->n_rules && !c->rules)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_RULES;
 	for (i = 0; i < c->n_rules; i++) {
 		const struct sofl_gro_rule *r = &c->rules[i];
 		if ((r->family != 0 && r->family != 4 && r->family != 6) ||
 		    r->prefix > (r->family == 4 ? 32 : 128) || (r->family == 0 && r->prefix))
-			return SOFL_E_INVAL;
+			return SOFL_E_CFG_RULES;
 	}
 	return 0;
 }
@@ -74,6 +82,7 @@ config_check(const struct sofl_gro_config *c)
 SOFL_API int
 sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 {
+	struct sofl_gro_config c;
 	struct sofl_gro *g;
 	uint32_t nb, i, nsuper;
 	int err;
@@ -81,14 +90,17 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	if (!cfg || !out)
 		return SOFL_E_INVAL;
 	*out = NULL;
-	err = config_check(cfg);
+	sofl_gro_config_init(&c);
+	err = sofl_cfg_copy(&c, sizeof(c), cfg, cfg->size, sizeof(c));
+	if (!err)
+		err = config_check(&c);
 	if (err)
 		return err;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return SOFL_E_NOMEM;
-	g->cfg = *cfg;
-	if ((err = sofl_sip_key(g->hkey, cfg->hash_key)) != 0) {
+	g->cfg = c;
+	if ((err = sofl_sip_key(g->hkey, c.hash_key)) != 0) {
 		free(g);
 		return err;
 	}
@@ -99,31 +111,31 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		g->cfg.max_batch = 256;
 	if (!g->cfg.max_segs)
 		g->cfg.max_segs = SOFL_GRO_MAX_SEGS_DEFAULT;
-	g->lnx = cfg->table == SOFL_GRO_TABLE_LINUX ||
-		 (cfg->table == SOFL_GRO_TABLE_AUTO && (cfg->max_flows == 0 || cfg->max_flows == 64));
+	g->lnx = c.table == SOFL_GRO_TABLE_LINUX ||
+		 (c.table == SOFL_GRO_TABLE_AUTO && (c.max_flows == 0 || c.max_flows == 64));
 	if (g->lnx) {
 		g->nflows = LNX_BUCKETS * LNX_PER_BUCKET;
 		nb = LNX_BUCKETS;
 		g->per_bucket = LNX_PER_BUCKET;
 	} else {
-		g->nflows = cfg->max_flows ? cfg->max_flows : 64;
+		g->nflows = c.max_flows ? c.max_flows : 64;
 		for (nb = 8; nb < 2 * g->nflows; nb <<= 1)
 			;
 		g->per_bucket = UINT32_MAX;
 	}
 	g->cfg.max_flows = g->nflows;
 	if (!g->cfg.max_held) {
-		if (cfg->flush_timeout_us)
+		if (c.flush_timeout_us)
 			g->cfg.max_held = 4 * g->nflows > 1024 ? 4 * g->nflows : 1024;
 		else
 			g->cfg.max_held = g->cfg.max_batch;
 	}
 	g->mask = nb - 1;
-	g->fast = cfg->policy == SOFL_GRO_POLICY_LINUX;
+	g->fast = c.policy == SOFL_GRO_POLICY_LINUX;
 #if GRO_AVX2
 	sofl_gro_set_isa(g, 2);
 #endif
-	g->timeout_ns = (uint64_t)cfg->flush_timeout_us * 1000;
+	g->timeout_ns = (uint64_t)c.flush_timeout_us * 1000;
 	g->use_age = !g->lnx || g->timeout_ns;
 	/* prefetching flow entries pays where they miss the cache; where all
 	 * are cached the prefetches are pure cost (docs/benchmarks.md) */
@@ -149,14 +161,14 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->iov = malloc((size_t)g->seg_cap * 2 * sizeof(*g->iov));
 	g->cookies = malloc((size_t)g->seg_cap * sizeof(*g->cookies));
 	g->scratch = malloc(g->scap);
-	if (cfg->n_rules) {
-		g->rules = malloc(cfg->n_rules * sizeof(*g->rules));
+	if (c.n_rules) {
+		g->rules = malloc(c.n_rules * sizeof(*g->rules));
 		if (g->rules)
-			memcpy(g->rules, cfg->rules, cfg->n_rules * sizeof(*g->rules));
+			memcpy(g->rules, c.rules, c.n_rules * sizeof(*g->rules));
 	}
 	if (!g->head || (g->lnx && (!g->cnt || !g->tags || !g->tail)) || !g->flows || !g->fstack ||
 	    !g->segs || !g->outs || !g->iov || !g->cookies || !g->scratch ||
-	    (cfg->n_rules && !g->rules)) {
+	    (c.n_rules && !g->rules)) {
 		sofl_gro_destroy(g);
 		return SOFL_E_NOMEM;
 	}
@@ -258,9 +270,10 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 
 	if (!g || (!in && n))
 		return SOFL_E_INVAL;
-	if (n > g->cfg.max_batch - g->cycle_in ||
-	    (uint64_t)g->held_at_start + g->cycle_in + n > g->seg_cap)
-		return SOFL_E_NOSPC;
+	if (n > g->cfg.max_batch - g->cycle_in)
+		return SOFL_E_GRO_BATCH;
+	if ((uint64_t)g->held_at_start + g->cycle_in + n > g->seg_cap)
+		return SOFL_E_GRO_HELD;
 	segs_grow(g, (uint32_t)n);
 	g->now = now_ns;
 	g->cycle_in += (uint32_t)n;
@@ -358,10 +371,10 @@ sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap)
 }
 
 SOFL_API void
-sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s)
+sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s, size_t size)
 {
 	if (g && s)
-		*s = g->st;
+		memcpy(s, &g->st, size < sizeof(g->st) ? size : sizeof(g->st));
 }
 
 SOFL_API void

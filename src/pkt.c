@@ -4,6 +4,8 @@
 #include "softoffload/csum.h"
 #include "pkt_impl.h"
 
+_Static_assert(sizeof(struct sofl_pkt) == SOFL_PKT_SIZE, "sofl_pkt's size is ABI");
+
 #define ETH_HLEN   14
 #define ETH_P_IP   0x0800
 #define ETH_P_IPV6 0x86DD

@@ -49,7 +49,8 @@ pk_zero(struct sofl_pkt *p)
 #if defined(__SSE2__)
 	__m128i z = _mm_setzero_si128(), *v = (__m128i *)(void *)p;
 
-	_Static_assert(sizeof(*p) == 128, "sofl_pkt is eight 16-byte words");
+	_Static_assert(offsetof(struct sofl_pkt, reserved_) <= 128 && sizeof(*p) >= 128,
+		       "sofl_pkt's fields lie within eight 16-byte words");
 	__asm__("" : "+x"(z));	/* opaque: gcc turns stores of known zeros back into memset */
 	_mm_storeu_si128(v, z);
 	_mm_storeu_si128(v + 1, z);

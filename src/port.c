@@ -133,7 +133,7 @@ port_gro_mirror(struct sofl_port *port)
 
 	if (!port->gro)
 		return;
-	sofl_gro_get_stats(port->gro, &s);
+	sofl_gro_get_stats(port->gro, &s, sizeof(s));
 	for (i = 0; i < sizeof(s) / sizeof(uint64_t); i++)
 		__atomic_store_n(&d[i], v[i], __ATOMIC_RELAXED);
 }

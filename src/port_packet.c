@@ -27,6 +27,7 @@
 #include "softoffload/gso.h"
 #include "softoffload/pkt.h"
 #include "softoffload/vnet.h"
+#include "cfg.h"
 #include "port_impl.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
@@ -715,8 +716,10 @@ sofl_afp_config_init(struct sofl_afp_config *cfg)
 static int
 cfg_check(const struct sofl_afp_config *cfg)
 {
-	if (!cfg || cfg->size != sizeof(*cfg))
+	if (!cfg)
 		return SOFL_E_INVAL;
+	if (sofl_cfg_size_ok(cfg, cfg->size, sizeof(*cfg), sizeof(*cfg)))
+		return SOFL_E_CFG_SIZE;
 	if (cfg->rx_batch == 0 || cfg->rx_batch > 65536 || cfg->ring_frames == 0 ||
 	    cfg->ring_frames > 65536 || cfg->tx_batch == 0 || cfg->tx_batch > 65536)
 		return SOFL_E_INVAL;
@@ -910,8 +913,11 @@ sofl_afp_open(const struct sofl_afp_config *cfg, struct sofl_port **out)
 	struct afp *a;
 	int r, e;
 
-	if (!out || cfg_check(cfg) < 0 || !cfg->ifname || !*cfg->ifname ||
-	    strlen(cfg->ifname) >= IFNAMSIZ)
+	if (!out)
+		return SOFL_E_INVAL;
+	if ((r = cfg_check(cfg)) < 0)
+		return r;
+	if (!cfg->ifname || !*cfg->ifname || strlen(cfg->ifname) >= IFNAMSIZ)
 		return SOFL_E_INVAL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -992,8 +998,10 @@ port_afp_make(const struct sofl_afp_config *cfg, unsigned offloads, const uint8_
 	struct afp *a;
 	int r;
 
-	if (!out || cfg_check(cfg) < 0)
+	if (!out)
 		return SOFL_E_INVAL;
+	if ((r = cfg_check(cfg)) < 0)
+		return r;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return SOFL_E_NOMEM;

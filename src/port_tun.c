@@ -21,6 +21,7 @@
 #include "softoffload/port.h"
 #include "softoffload/gro.h"
 #include "softoffload/vnet.h"
+#include "cfg.h"
 #include "port_impl.h"
 
 /* Debian's uapi headers are older than the kernel */
@@ -87,11 +88,14 @@ sofl_tun_config_init(struct sofl_tun_config *cfg)
 static int
 tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 {
-	if (!in || in->size < offsetof(struct sofl_tun_config, rx_mode))
+	int err;
+
+	if (!in)
 		return SOFL_E_INVAL;
 	sofl_tun_config_init(c);
-	memcpy(c, in, in->size < sizeof(*c) ? in->size : sizeof(*c));
-	c->size = sizeof(*c);
+	err = sofl_cfg_copy(c, sizeof(*c), in, in->size, offsetof(struct sofl_tun_config, rx_mode));
+	if (err)
+		return err;
 	if (c->rx_batch < 64)
 		c->rx_batch = 64;
 	if (c->rx_reads == 0)

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "softoffload/port.h"
+#include "cfg.h"
 #include "port_impl.h"
 
 #ifndef UDP_SEGMENT
@@ -84,11 +85,14 @@ sofl_udp_config_init(struct sofl_udp_config *cfg)
 static int
 udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 {
-	if (!in || in->size < offsetof(struct sofl_udp_config, rx_batch))
+	int err;
+
+	if (!in)
 		return SOFL_E_INVAL;
 	sofl_udp_config_init(c);
-	memcpy(c, in, in->size < sizeof(*c) ? in->size : sizeof(*c));
-	c->size = sizeof(*c);
+	err = sofl_cfg_copy(c, sizeof(*c), in, in->size, offsetof(struct sofl_udp_config, rx_batch));
+	if (err)
+		return err;
 	if (c->rx_batch == 0)
 		c->rx_batch = 32;
 	if (c->rx_buf == 0)

@@ -84,25 +84,60 @@ test_config(void **state)
 	assert_int_equal(c.max_size, 65535);
 	assert_int_equal(sofl_gro_create(NULL, &g), SOFL_E_INVAL);
 	assert_int_equal(sofl_gro_create(&c, NULL), SOFL_E_INVAL);
+	assert_int_equal(c.size, sizeof(c));
 	c.max_size = 70000;
-	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_MAX_SIZE);
 	assert_null(g);
 	c.max_size = 100;
-	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_MAX_SIZE);
 	sofl_gro_config_init(&c);
 	c.policy = (enum sofl_gro_policy)7;
-	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_POLICY);
 	sofl_gro_config_init(&c);
 	c.link = (enum sofl_link)9;
-	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_LINK);
+	sofl_gro_config_init(&c);
+	c.table = (enum sofl_gro_table)3;
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_TABLE);
+	sofl_gro_config_init(&c);
+	c.max_flows = (1u << 24) + 1;
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_MAX_FLOWS);
+	sofl_gro_config_init(&c);
+	c.max_batch = (1u << 24) + 1;
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_MAX_BATCH);
+	sofl_gro_config_init(&c);
+	c.max_held = (1u << 26) + 1;
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_MAX_HELD);
+	sofl_gro_config_init(&c);
+	c.max_segs = 65536;
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_MAX_SEGS);
+	/* the size field: 0 (no config_init) and unknown set bytes are refused,
+	 * a larger struct whose unknown tail is zero is accepted */
+	sofl_gro_config_init(&c);
+	c.size = 0;
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_SIZE);
+	c.size = sizeof(c) - 4;
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_SIZE);
+	{
+		struct { struct sofl_gro_config c; uint8_t more[16]; } big;
+
+		memset(&big, 0, sizeof(big));
+		sofl_gro_config_init(&big.c);
+		big.c.size = sizeof(big);
+		assert_int_equal(sofl_gro_create(&big.c, &g), 0);
+		sofl_gro_destroy(g);
+		big.more[15] = 1;
+		assert_int_equal(sofl_gro_create(&big.c, &g), SOFL_E_CFG_SIZE);
+	}
+	assert_string_equal(sofl_strerror(SOFL_E_CFG_MAX_SEGS), "config: max_segs above 65535");
 	sofl_gro_config_init(&c);
 	c.n_rules = 1;
-	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_RULES);
 	memset(&rule, 0, sizeof(rule));
 	rule.family = 4;
 	rule.prefix = 33;
 	c.rules = &rule;
-	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_RULES);
 	rule.prefix = 32;
 	assert_int_equal(sofl_gro_create(&c, &g), 0);
 	sofl_gro_destroy(g);
@@ -124,10 +159,10 @@ test_capacity(void **state)
 	r.cfg.max_batch = 8;
 	rig_create(&r);
 	rig_add_flow(&r, 10);
-	assert_int_equal(sofl_gro_receive(r.g, r.in, 9, 0), SOFL_E_NOSPC);
+	assert_int_equal(sofl_gro_receive(r.g, r.in, 9, 0), SOFL_E_GRO_BATCH);
 	assert_int_equal(sofl_gro_held(r.g), 0);
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 5, 0), 5);
-	assert_int_equal(sofl_gro_receive(r.g, r.in + 5, 4, 0), SOFL_E_NOSPC);
+	assert_int_equal(sofl_gro_receive(r.g, r.in + 5, 4, 0), SOFL_E_GRO_BATCH);
 	assert_int_equal(sofl_gro_receive(r.g, r.in + 5, 3, 0), 3);
 	assert_int_equal(sofl_gro_held(r.g), 8);
 	assert_int_equal(sofl_gro_poll_end(r.g, 0), 1);
@@ -187,7 +222,7 @@ test_rules(void **state)
 	sofl_gro_poll_end(r.g, 0);
 	m = sofl_gro_outputs(r.g, &o);
 	assert_int_equal(m, 8);
-	sofl_gro_get_stats(r.g, &st);
+	sofl_gro_get_stats(r.g, &st, sizeof(st));
 	assert_int_equal(st.bypass[SOFL_GRO_BYPASS_RULE], 6);
 	assert_int_equal(st.super_pkts, 2);
 	sofl_gro_release(r.g);
@@ -222,7 +257,7 @@ test_stats(void **state)
 	r.buf[r.n - 1][14 + 10] ^= 1;
 	assert_int_equal(sofl_gro_receive(r.g, r.in, (size_t)r.n, 0), r.n);
 	sofl_gro_poll_end(r.g, 0);
-	sofl_gro_get_stats(r.g, &st);
+	sofl_gro_get_stats(r.g, &st, sizeof(st));
 	assert_int_equal(st.pkts_in, 28);
 	assert_int_equal(st.pkts_out, 5);
 	assert_int_equal(st.super_pkts, 2);
@@ -238,7 +273,7 @@ test_stats(void **state)
 	assert_int_equal(st.csum_sw_ip, 23);	/* every IPv4 packet */
 	assert_int_equal(st.csum_sw_l4, 27);	/* all but the bad IPv4 header */
 	sofl_gro_reset_stats(r.g);
-	sofl_gro_get_stats(r.g, &st);
+	sofl_gro_get_stats(r.g, &st, sizeof(st));
 	assert_int_equal(st.pkts_in, 0);
 	sofl_gro_release(r.g);
 	sofl_gro_destroy(r.g);
@@ -581,7 +616,7 @@ test_malformed(void **state)
 		assert_int_equal(o[i].gso_type, SOFL_GSO_NONE);
 		assert_int_equal(o[i].csum, SOFL_CSUM_UNKNOWN);
 	}
-	sofl_gro_get_stats(r.g, &st);
+	sofl_gro_get_stats(r.g, &st, sizeof(st));
 	assert_int_equal(st.bypass[SOFL_GRO_BYPASS_MALFORMED], 4);
 	assert_int_equal(st.bypass[SOFL_GRO_BYPASS_NOT_IP], 1);
 	assert_int_equal(st.bypass[SOFL_GRO_BYPASS_IP_OPTS], 1);

@@ -242,8 +242,8 @@ compare_engines(const struct stream *st, const struct sofl_gro_config *ca,
 		sofl_gro_release(b);
 		start = i + 1;
 	}
-	sofl_gro_get_stats(a, &sa);
-	sofl_gro_get_stats(b, &sb);
+	sofl_gro_get_stats(a, &sa, sizeof(sa));
+	sofl_gro_get_stats(b, &sb, sizeof(sb));
 	if (memcmp(&sa, &sb, sizeof(sa)) != 0) {
 		fprintf(stderr, "run %d: counters differ (csum_sw_l4 %llu/%llu, super %llu/%llu)\n",
 			run, (unsigned long long)sa.csum_sw_l4, (unsigned long long)sb.csum_sw_l4,
@@ -393,7 +393,7 @@ test_holds_evict(void **state)
 	assert_int_equal(sofl_gro_receive(g, st.in, 64, 0), 64);
 	sofl_gro_poll_end(g, 0);
 	sofl_gro_release(g);
-	sofl_gro_get_stats(g, &gs);
+	sofl_gro_get_stats(g, &gs, sizeof(gs));
 	assert_true(gs.flush[SOFL_GRO_FLUSH_EVICT] >= 30 && gs.super_pkts >= 10);
 	assert_true(gs.bypass[SOFL_GRO_BYPASS_L4_CSUM] > 0 && gs.bypass[SOFL_GRO_BYPASS_IP_CSUM] > 0);
 	sofl_gro_destroy(g);
@@ -428,7 +428,7 @@ test_fast_equals_general(void **state)
 			assert_int_equal(sofl_gro_create(&cfg, &g), 0);
 			sofl_gro_receive(g, st.in, 64, 0);
 			sofl_gro_flush(g);
-			sofl_gro_get_stats(g, &s);
+			sofl_gro_get_stats(g, &s, sizeof(s));
 			merged += s.segs_merged;
 			sofl_gro_destroy(g);
 		}
@@ -616,7 +616,7 @@ test_sw_csum_decides(void **state)
 				assert_true(n <= 2 * (nbad4 + nbad_ip) + (train == 2 ? 4 : 1));
 			else
 				assert_int_equal(n, SWN);
-			sofl_gro_get_stats(g, &st);
+			sofl_gro_get_stats(g, &st, sizeof(st));
 			assert_int_equal(st.bypass[SOFL_GRO_BYPASS_L4_CSUM], nbad4);
 			assert_int_equal(st.bypass[SOFL_GRO_BYPASS_IP_CSUM], nbad_ip);
 			assert_int_equal(st.csum_sw_ip, ip4 ? SWN : 0);

@@ -84,7 +84,7 @@ test_max_segs(void **state)
 	sofl_gro_config_init(&cfg);
 	assert_int_equal(cfg.max_segs, 0);
 	cfg.max_segs = 65536;
-	assert_int_equal(sofl_gro_create(&cfg, &g), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_create(&cfg, &g), SOFL_E_CFG_MAX_SEGS);
 	cfg.max_segs = 65535;
 	assert_int_equal(sofl_gro_create(&cfg, &g), 0);
 	sofl_gro_destroy(g);
@@ -234,7 +234,7 @@ test_collisions(void **state)
 			assert_int_equal(sofl_gro_receive(g, in, N, 0), N);
 			chain[j] = sofl_gro_chain_max(g);
 			assert_true(chain[j] >= 1 && chain[j] <= 8);
-			sofl_gro_get_stats(g, &st);
+			sofl_gro_get_stats(g, &st, sizeof(st));
 			if (mode == 2)
 				assert_int_equal(st.flush[SOFL_GRO_FLUSH_EVICT], N - 8);
 			else

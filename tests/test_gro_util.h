@@ -219,7 +219,7 @@ tg_run(struct tg *t, const struct sofl_gro_config *cfg, struct sofl_gro_stats *s
 			t->errors++;
 		}
 	if (st)
-		sofl_gro_get_stats(g, st);
+		sofl_gro_get_stats(g, st, sizeof(*st));
 	sofl_gro_destroy(g);
 	return t->errors;
 }

@@ -887,6 +887,12 @@ test_errors(void **state)
 	gp.max_segs = 0;
 	gp.type = SOFL_GSO_UDP_L4;
 	expect_err(&gp, in, len, SOFL_E_GSO_PROTO);	/* TCP packet, UDP asked */
+	gp.type = SOFL_GSO_TCPV6;
+	expect_err(&gp, in, len, SOFL_E_GSO_PROTO);	/* IPv4 packet, IPv6 type */
+	gp.type = 2;					/* not a GSO type */
+	expect_err(&gp, in, len, SOFL_E_INVAL);
+	gp.type = SOFL_GSO_TCPV4 | SOFL_GSO_ECN;	/* wire flag, not a type */
+	expect_err(&gp, in, len, SOFL_E_INVAL);
 	gp.type = 9;
 	expect_err(&gp, in, len, SOFL_E_INVAL);
 	gp.type = SOFL_GSO_TCPV4;

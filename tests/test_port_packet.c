@@ -723,7 +723,7 @@ test_api_args(void **state)
 	assert_int_equal(sofl_afp_open(NULL, &p), SOFL_E_INVAL);
 	c.ifname = "x";
 	c.size = 3;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_INVAL);
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_SIZE);
 	sofl_afp_config_init(&c);
 	c.ifname = "soflnosuchif0";
 	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_SYS);

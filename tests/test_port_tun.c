@@ -411,7 +411,19 @@ test_api_edges(void **state)
 	assert_int_equal(sofl_tun_open(NULL, &port), SOFL_E_INVAL);
 	c.name = NULL;
 	c.size = 4;
-	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_INVAL);
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_SIZE);
+	{	/* a newer, larger config: zero past the known fields is fine,
+		 * a field this library does not know is refused */
+		struct { struct sofl_tun_config c; uint8_t more[8]; } big;
+
+		memset(&big, 0, sizeof(big));
+		sofl_tun_config_init(&big.c);
+		big.c.name = "a-name-that-is-far-too-long-for-ifnamsiz";
+		big.c.size = sizeof(big);
+		assert_int_equal(sofl_tun_open(&big.c, &port), SOFL_E_INVAL);	/* got past size */
+		big.more[7] = 1;
+		assert_int_equal(sofl_tun_open(&big.c, &port), SOFL_E_CFG_SIZE);
+	}
 	assert_null(port);
 	assert_int_equal(sofl_port_recv(NULL, NULL), SOFL_E_INVAL);
 	assert_int_equal(sofl_port_send(NULL, NULL, 1), SOFL_E_INVAL);

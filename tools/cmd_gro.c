@@ -806,7 +806,7 @@ cmd_gro(int argc, char **argv)
 	if (o.stats || o.json) {
 		FILE *f = strcmp(o.out, "-") ? stdout : stderr;
 
-		sofl_gro_get_stats(r.g, &st);
+		sofl_gro_get_stats(r.g, &st, sizeof(st));
 		if (!o.json)
 			print_stats(f, &st, r.written, pcapin_filtered(in));
 		else if (print_json(f, &o, &st, r.written, pcapin_filtered(in)) && !rc)

@@ -75,6 +75,22 @@ enum sofl_err {
 	/* ports (port.h) */
 	SOFL_E_SYS             = -70, /* a system call failed: errno says why */
 	SOFL_E_PORT_KIND       = -71, /* the call does not apply to this kind of port */
+
+	/* coalescing (gro.h) */
+	SOFL_E_GRO_BATCH       = -80, /* more inputs in one cycle than cfg.max_batch */
+	SOFL_E_GRO_HELD        = -81, /* held + new inputs would pass max_held + max_batch */
+
+	/* configuration structs (gro.h, port.h): one code per field that is wrong */
+	SOFL_E_CFG_SIZE        = -90, /* size field too small, or unknown non-zero bytes past the known fields */
+	SOFL_E_CFG_LINK        = -91, /* link is not SOFL_LINK_ETH or SOFL_LINK_RAW */
+	SOFL_E_CFG_POLICY      = -92, /* unknown policy */
+	SOFL_E_CFG_TABLE       = -93, /* unknown table */
+	SOFL_E_CFG_MAX_FLOWS   = -94, /* max_flows above 2^24 */
+	SOFL_E_CFG_MAX_SIZE    = -95, /* max_size not 0 or 128 .. 65535 */
+	SOFL_E_CFG_MAX_BATCH   = -96, /* max_batch above 2^24 */
+	SOFL_E_CFG_MAX_HELD    = -97, /* max_held above 2^26 */
+	SOFL_E_CFG_MAX_SEGS    = -98, /* max_segs above 65535 */
+	SOFL_E_CFG_RULES       = -99, /* n_rules without rules, or a rule with a bad family or prefix */
 };
 
 /* sofl_strerror() :

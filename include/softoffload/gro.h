@@ -260,7 +260,14 @@ struct sofl_gro_rule {
 	uint16_t dport;		/* destination port, host order; 0 = any */
 };
 
+/* Engine configuration.  It can grow: it starts with its size, new fields
+ * are only ever appended, and sofl_gro_create() reads `size` bytes (an
+ * older, smaller struct gets the defaults for the fields it lacks; a newer,
+ * larger one is refused with SOFL_E_CFG_SIZE only if it sets a field this
+ * library does not know).  Always fill it with sofl_gro_config_init() first,
+ * then change fields; copied by sofl_gro_create(), so it may be freed after. */
 struct sofl_gro_config {
+	uint32_t size;		/* sizeof(struct sofl_gro_config); set by config_init */
 	enum sofl_link link;	/* SOFL_LINK_ETH (default) or SOFL_LINK_RAW */
 	enum sofl_gro_policy policy;
 	enum sofl_gro_table table;
@@ -385,10 +392,16 @@ SOFL_API void sofl_gro_config_init(struct sofl_gro_config *cfg);
  * Large LRU tables are mapped, not written: memory is backed as flows and
  * buckets are used.  Makes one getrandom() call (the hash key) unless
  * cfg.hash_key is set.
- * @return 0, SOFL_E_INVAL (NULL, max_size > 65535 or < 128, bad enum, rule
- *         family/prefix invalid, n_rules without rules, max_flows or
- *         max_batch > 2^24, max_held > 2^26, max_segs > 65535), SOFL_E_NOMEM,
- *         SOFL_E_NOTSUP (no random bytes from getrandom() or /dev/urandom). */
+ * @return 0, or one code per cause (nothing is allocated then):
+ *         SOFL_E_INVAL (@cfg or @out NULL), SOFL_E_CFG_SIZE (cfg.size; see
+ *         struct sofl_gro_config), SOFL_E_CFG_LINK, SOFL_E_CFG_POLICY,
+ *         SOFL_E_CFG_TABLE (unknown enum value), SOFL_E_CFG_MAX_FLOWS (above
+ *         2^24), SOFL_E_CFG_MAX_SIZE (not 0 or 128 .. 65535),
+ *         SOFL_E_CFG_MAX_BATCH (above 2^24), SOFL_E_CFG_MAX_HELD (above 2^26),
+ *         SOFL_E_CFG_MAX_SEGS (above 65535), SOFL_E_CFG_RULES (n_rules
+ *         without rules, a family not 0/4/6, a prefix too long for it, or a
+ *         prefix with family 0); SOFL_E_NOMEM; SOFL_E_NOTSUP (no random bytes
+ *         from getrandom() or /dev/urandom).  sofl_strerror() names the field. */
 SOFL_API int sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out);
 
 /* sofl_gro_destroy() : frees the engine (NULL is fine).  Outputs and held
@@ -400,10 +413,11 @@ SOFL_API void sofl_gro_destroy(struct sofl_gro *g);
  * merged into a held flow, held, or delivered: outputs accumulate until
  * sofl_gro_release().  @now_ns is a monotonic time (only used with a flush
  * timeout; pass 0 otherwise).
- * @return @n, or SOFL_E_INVAL (NULL with n > 0) or SOFL_E_NOSPC when the cycle
- *         would exceed max_batch inputs, or held + new > max_held + max_batch
- *         (call sofl_gro_poll_end() or sofl_gro_flush(), then release): in
- *         both cases nothing was consumed. */
+ * @return @n, or (nothing consumed in each case) SOFL_E_INVAL (NULL with
+ *         n > 0), SOFL_E_GRO_BATCH (the cycle would pass max_batch inputs:
+ *         call sofl_gro_poll_end(), take the outputs, sofl_gro_release()),
+ *         SOFL_E_GRO_HELD (held + new would pass max_held + max_batch: the
+ *         same, or sofl_gro_flush() first in the timeout mode). */
 SOFL_API int sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n,
 			      uint64_t now_ns);
 
@@ -437,8 +451,14 @@ SOFL_API uint32_t sofl_gro_held(const struct sofl_gro *g);
  * @return its length, or SOFL_E_NOSPC (nothing meaningful written), SOFL_E_INVAL. */
 SOFL_API long sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap);
 
-/* sofl_gro_get_stats() / sofl_gro_reset_stats() : counters since creation or reset. */
-SOFL_API void sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s);
+/* sofl_gro_get_stats() :
+ * Copies the first @size bytes of the counters since creation or reset into
+ * *s: pass sizeof(*s).  The struct grows at its end only, so a program built
+ * with an older, smaller struct gets the counters it knows.  Nothing is
+ * written when @g or @s is NULL.  Same thread as the engine's other calls.
+ * sofl_gro_reset_stats() : sets every counter to 0. */
+SOFL_API void sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s,
+				 size_t size);
 SOFL_API void sofl_gro_reset_stats(struct sofl_gro *g);
 
 /* sofl_gro_flush_name() / sofl_gro_bypass_name() : short static names of the

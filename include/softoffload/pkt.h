@@ -77,6 +77,13 @@ struct sofl_flow_key {
 	uint16_t sport, dport;	/* host order; 0 when no TCP/UDP header */
 };
 
+/* The parser's result, caller-allocated (on the stack, or arrays of them for
+ * the burst calls).  Because callers allocate it and index arrays of it, its
+ * size is part of the ABI: SOFL_PKT_SIZE bytes for this SOVERSION.  It grows
+ * without an ABI break by taking new fields (a tunnel's inner headers, say)
+ * out of reserved_; the parser writes every named field, and what it leaves
+ * in reserved_ is unspecified, so nothing may be read from it. */
+#define SOFL_PKT_SIZE 192
 struct sofl_pkt {
 	const uint8_t *data;	/* the frame (not owned) */
 	uint32_t len;		/* bytes available in data */
@@ -118,6 +125,7 @@ struct sofl_pkt {
 	uint32_t tcp_seq, tcp_ack; /* host order */
 
 	struct sofl_flow_key key;
+	uint8_t  reserved_[68];	/* future fields; unspecified */
 };
 
 /* TCP flag bits (byte 13 of the TCP header) */
@@ -131,7 +139,8 @@ struct sofl_pkt {
 #define SOFL_TCP_CWR 0x80
 
 /* sofl_pkt_parse() :
- * Parses @len bytes at @frame as @link into *p (fully overwritten).
+ * Parses @len bytes at @frame as @link into *p (every named field
+ * overwritten).
  * @return 0 on success (including non-IP and non-TCP/UDP packets: check
  *         p->layers / p->ipv / p->l4_proto), or a negative SOFL_E_* parse
  *         error naming the first malformation found; the layers parsed before

@@ -305,7 +305,8 @@ SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
  * same), then probes TUNSETOFFLOAD: CSUM first, then TSO4|TSO6, ECN, and
  * USO4|USO6 together, keeping what the kernel accepts.  The fd is made
  * non-blocking.  *out is written on success only.
- * @return 0, SOFL_E_INVAL (NULL, bad size field, name too long, headroom or
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ *         SOFL_E_INVAL (NULL, name too long, headroom or
  *         tailroom with rx_mode SUPER), SOFL_E_NOMEM, SOFL_E_SYS (errno from
  *         open/ioctl: ENOENT no /dev/net/tun, EPERM, EBUSY...). */
 SOFL_API int sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out);
@@ -355,7 +356,8 @@ SOFL_API void sofl_udp_config_init(struct sofl_udp_config *cfg);
  * connects as asked, probes UDP_SEGMENT (setsockopt accepted) and UDP_GRO,
  * and asks for SO_RXQ_OVFL (receive-buffer drops counted).  Receives are
  * MSG_DONTWAIT; sends block unless nonblock_send.  *out on success only.
- * @return 0, SOFL_E_INVAL (NULL, bad size field, no address, families
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ *         SOFL_E_INVAL (NULL, no address, families
  *         differ, rx_buf too small), SOFL_E_NOMEM, SOFL_E_SYS (socket, bind,
  *         connect failed; errno set). */
 SOFL_API int sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out);
@@ -447,7 +449,8 @@ SOFL_API void sofl_afp_config_init(struct sofl_afp_config *cfg);
  * index for every protocol, and probes the device's TSO and transmit
  * checksum features (SIOCETHTOOL), its MAC address and MTU.  *out on success
  * only.
- * @return 0, SOFL_E_INVAL (NULL, bad size field, no ifname, rx_batch or
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ *         SOFL_E_INVAL (NULL, no ifname, rx_batch or
  *         ring_frames 0 or > 65536, headroom/tailroom with rx_mode SUPER),
  *         SOFL_E_NOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
  *         ENOMEM for the ring...). */

@@ -17,9 +17,12 @@
 # value, a call removed or its signature changed.  New calls alone keep it.
 # 1: sofl_gro_config grew max_segs and hash_key, struct sofl_rss changed
 # alignment, the port API (port.h) was added.
+# 2: one checksum-state and one GSO-type enum (values changed), error codes
+# renamed and split per cause, sofl_gro_config.size, sofl_gro_get_stats()
+# takes a size, sofl_pkt is 192 bytes, struct sofl_rss is opaque.
 ver_part   = $(shell sed -n 's/^#define SOFL_VERSION_$(1) *\([0-9]*\)$$/\1/p' include/softoffload/version.h)
 VERSION   := $(call ver_part,MAJOR).$(call ver_part,MINOR).$(call ver_part,PATCH)
-SOVERSION := 1
+SOVERSION := 2
 BUILD     ?= build
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib

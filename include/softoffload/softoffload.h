@@ -1,5 +1,29 @@
 /* softoffload — umbrella header: software network offloads.
- * Link with -lsoftoffload (pkg-config softoffload). */
+ * Link with -lsoftoffload (pkg-config softoffload).
+ *
+ * Conventions every header follows:
+ *   - Calls return int: 0 or a count on success, a negative SOFL_E_* code
+ *     (error.h) on failure, one code per cause; sofl_strerror() names it.
+ *     Calls that cannot fail return their value (a sum, a hash, a count).
+ *   - One enum per concept across headers: enum sofl_csum_state (csum.h)
+ *     for every checksum state, enum sofl_gso_type (gso.h, the virtio
+ *     values) for every GSO type.
+ *   - How each struct can grow without breaking a program built against an
+ *     older header, decided by who allocates it and how it is passed:
+ *       engines (struct sofl_gro, sofl_rss, sofl_port): opaque, made by a
+ *         create/open call and freed by destroy/close;
+ *       configurations (sofl_gro_config, sofl_tun/udp/afp_config): start
+ *         with a size field set by their config_init call and grow at the
+ *         end; the library reads `size` bytes;
+ *       statistics (sofl_gro_stats, sofl_port_stats): grow at the end and
+ *         are copied by the size the caller passes;
+ *       per-packet records the caller keeps in arrays (sofl_pkt, sofl_gro_in,
+ *         sofl_gro_out, sofl_gso_params, sofl_gso_seg, sofl_rss_out,
+ *         sofl_vnet_hdr, sofl_port_pkt) and the 24-byte per-thread
+ *         sofl_frag_ids: their size is part of the ABI and
+ *         changes only with the SONAME (version.h); sofl_pkt, the one
+ *         expected to gain fields, carries reserved space for them.
+ *   - Engines are single-threaded objects: one per thread or RSS queue. */
 #ifndef SOFTOFFLOAD_H
 #define SOFTOFFLOAD_H
 #include "softoffload/version.h"

@@ -353,7 +353,7 @@ sofl_gro_held(const struct sofl_gro *g)
 	return g ? g->held_segs : 0;
 }
 
-SOFL_API long
+SOFL_API int
 sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap)
 {
 	uint8_t *d = buf;
@@ -367,7 +367,7 @@ sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap)
 		memcpy(d, o->iov[i].iov_base, o->iov[i].iov_len);
 		d += o->iov[i].iov_len;
 	}
-	return (long)o->len;
+	return (int)o->len;
 }
 
 SOFL_API void

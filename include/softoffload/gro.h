@@ -449,7 +449,7 @@ SOFL_API uint32_t sofl_gro_held(const struct sofl_gro *g);
 /* sofl_gro_out_copy() :
  * Copies output @o (headers + payload slices) into @buf (@cap bytes).
  * @return its length, or SOFL_E_NOSPC (nothing meaningful written), SOFL_E_INVAL. */
-SOFL_API long sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap);
+SOFL_API int sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap);
 
 /* sofl_gro_get_stats() :
  * Copies the first @size bytes of the counters since creation or reset into

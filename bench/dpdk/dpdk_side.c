@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -283,6 +284,137 @@ dh_out(struct dh *h, int i, uint8_t *buf, size_t cap)
 	if (i < 0 || i >= h->nout)
 		return -1;
 	return chain_out(h->out[i], buf, cap);
+}
+
+struct dm {
+	struct rte_mempool *pool;
+	struct rte_mbuf **slot;
+	struct rte_mbuf *pkts[MAX_BURST], *out[MAX_BURST];
+	void *ctx;
+	uint64_t *mark;		/* end of poll p, at mark[p % nmark] */
+	uint64_t poll;
+	uint32_t nslots, nmark;
+	int nout, segs;
+};
+
+struct dm *
+dm_new(int nslots, uint32_t max_flows, uint32_t items_per_flow)
+{
+	static int seq;
+	struct rte_gro_param p = {
+		.gro_types = RTE_GRO_TCP_IPV4,
+		.socket_id = rte_socket_id(),
+	};
+	struct dm *m;
+	char name[32];
+
+	if (max_flows > UINT16_MAX || items_per_flow > UINT16_MAX ||
+	    (uint64_t)max_flows * items_per_flow > 1024 * 1024) {
+		fprintf(stderr, "dm_new: DPDK's table holds at most 65535 flows and 1M items, "
+		    "not %u x %u\n", max_flows, items_per_flow);
+		return NULL;
+	}
+	p.max_flow_num = (uint16_t)max_flows;
+	p.max_item_per_flow = (uint16_t)items_per_flow;
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return NULL;
+	snprintf(name, sizeof(name), "dm%d", seq++);
+	m->nslots = (uint32_t)nslots;
+	m->nmark = (uint32_t)nslots + 2;
+	m->pool = rte_pktmbuf_pool_create(name, (unsigned)nslots, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+	    (int)rte_socket_id());
+	m->slot = calloc((size_t)nslots, sizeof(*m->slot));
+	m->mark = calloc(m->nmark, sizeof(*m->mark));
+	m->ctx = rte_gro_ctx_create(&p);
+	if (m->pool == NULL || m->slot == NULL || m->mark == NULL || m->ctx == NULL ||
+	    rte_pktmbuf_alloc_bulk(m->pool, m->slot, (unsigned)nslots) != 0) {
+		fprintf(stderr, "dm_new: no memory for %d mbufs or a %u-flow table: %s\n", nslots,
+		    max_flows, rte_strerror(rte_errno));
+		dm_free(m);
+		return NULL;
+	}
+	for (int i = 0; i < nslots; i++)
+		memset(m->slot[i]->buf_addr, 0, m->slot[i]->buf_len);
+	return m;
+}
+
+void
+dm_free(struct dm *m)
+{
+	if (m == NULL)
+		return;
+	if (m->ctx)
+		rte_gro_ctx_destroy(m->ctx);
+	/* the slots' mbufs go with the pool (none is chained to another now
+	 * that the table is gone: each is freed as one segment) */
+	for (uint32_t i = 0; m->slot && m->pool && i < m->nslots; i++)
+		if (m->slot[i]) {
+			m->slot[i]->next = NULL;
+			m->slot[i]->nb_segs = 1;
+			rte_pktmbuf_free(m->slot[i]);
+		}
+	rte_mempool_free(m->pool);
+	free(m->slot);
+	free(m->mark);
+	free(m);
+}
+
+void
+dm_load(struct dm *m, uint32_t slot, const uint8_t *frame, uint32_t len, uint32_t copy)
+{
+	struct rte_mbuf *b = m->slot[slot];
+
+	b->next = NULL;
+	b->nb_segs = 1;
+	b->data_off = RTE_PKTMBUF_HEADROOM;
+	b->data_len = (uint16_t)len;
+	b->pkt_len = len;
+	b->ol_flags = 0;
+	b->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_TCP;
+	b->l2_len = 14;
+	b->l3_len = (uint8_t)((frame[14] & 0x0f) * 4);
+	b->l4_len = (uint8_t)((frame[14 + b->l3_len + 12] >> 4) * 4);
+	memcpy(rte_pktmbuf_mtod(b, uint8_t *), frame, copy);
+}
+
+int
+dm_poll(struct dm *m, const uint32_t *slots, int n, uint32_t timeout)
+{
+	int k, nout;
+
+	for (int i = 0; i < n; i++)
+		m->pkts[i] = m->slot[slots[i]];
+	k = rte_gro_reassemble(m->pkts, (uint16_t)n, m->ctx);
+	for (int i = 0; i < k; i++)	/* not taken: returned in place */
+		m->out[i] = m->pkts[i];
+	nout = k;
+	if (timeout == 0)
+		nout += rte_gro_timeout_flush(m->ctx, 0, RTE_GRO_TCP_IPV4, m->out + nout,
+		    (uint16_t)(MAX_BURST - nout));
+	else if (m->poll >= timeout)
+		nout += rte_gro_timeout_flush(m->ctx,
+		    rte_rdtsc() - m->mark[(m->poll - timeout) % m->nmark], RTE_GRO_TCP_IPV4,
+		    m->out + nout, (uint16_t)(MAX_BURST - nout));
+	m->nout = nout;
+	return nout;
+}
+
+void
+dm_mark(struct dm *m)
+{
+	m->mark[m->poll % m->nmark] = rte_rdtsc();
+	m->poll++;
+}
+
+int
+dm_out_segs(const struct dm *m)
+{
+	int s = 0;
+
+	for (int i = 0; i < m->nout; i++)
+		s += m->out[i]->nb_segs;
+	return s;
 }
 
 struct ds {

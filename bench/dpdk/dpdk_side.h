@@ -44,6 +44,29 @@ void dh_restore(struct dh *h);
 int dh_run(struct dh *h);
 long dh_out(struct dh *h, int i, uint8_t *buf, size_t cap);
 
+/* ---- GRO, many flows: a heavyweight rte_gro_ctx sized for @max_flows
+ * flows of @items_per_flow items each, fed from a ring of @nslots mbufs
+ * (the flows sweep, bench/gro_sweep.h). ----
+ * dm_new() fails (NULL, with a message) where DPDK cannot hold that many:
+ * rte_gro_param.max_flow_num is 16 bits (at most 65535) and flows x items
+ * at most 1M (GRO_TCP4_TBL_MAX_ITEM_NUM).  dm_load() (untimed) resets slot
+ * @slot's mbuf as an RX path would (one segment, packet type TCP/IPv4,
+ * l2/l3/l4_len) and copies the first @copy bytes of @frame; the slot's
+ * previous use must have left the table.  dm_poll() is the timed call:
+ * rte_gro_reassemble() of the @n slots, then rte_gro_timeout_flush() of
+ * the packets inserted up to the end of the poll @timeout polls back (0:
+ * everything held), which costs one rte_rdtsc() more than DPDK's own;
+ * dm_mark() (untimed, right after) records this poll's end for later
+ * polls' timeouts.  @return packets out (flushed + not taken). */
+struct dm;
+struct dm *dm_new(int nslots, uint32_t max_flows, uint32_t items_per_flow);
+void dm_free(struct dm *m);
+void dm_load(struct dm *m, uint32_t slot, const uint8_t *frame, uint32_t len, uint32_t copy);
+int dm_poll(struct dm *m, const uint32_t *slots, int n, uint32_t timeout);
+void dm_mark(struct dm *m);
+/* Input segments carried by the last dm_poll()'s outputs. */
+int dm_out_segs(const struct dm *m);
+
 /* ---- GSO: rte_gso_segment() on one super-packet (TCP: TX_TCP_SEG, UDP:
  * TX_UDP_SEG = IPv4 fragmentation), gso_size = whole output frame. ----
  * ds_run() segments (outputs live until ds_free()); ds_csum() computes IPv4 +

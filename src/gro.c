@@ -353,6 +353,48 @@ sofl_gro_held(const struct sofl_gro *g)
 	return g ? g->held_segs : 0;
 }
 
+/* The flows are in hold-time order on the age list (kept with a timeout
+ * by either table), so the oldest is its head. */
+SOFL_API int
+sofl_gro_next_deadline(const struct sofl_gro *g, uint64_t *deadline_ns)
+{
+	uint64_t t;
+
+	if (!g || !deadline_ns)
+		return SOFL_E_INVAL;
+	if (!g->held_segs || (g->timeout_ns && g->age.head == NIL)) {
+		*deadline_ns = UINT64_MAX;
+		return 0;
+	}
+	if (!g->timeout_ns) {
+		*deadline_ns = 0;	/* NAPI: due at this poll's end */
+		return 1;
+	}
+	t = g->flows[g->age.head].age;
+	*deadline_ns = t > UINT64_MAX - g->timeout_ns ? UINT64_MAX : t + g->timeout_ns;
+	return 1;
+}
+
+SOFL_API int
+sofl_gro_held_cookies(const struct sofl_gro *g, uint64_t *cookies, size_t cap)
+{
+	if (!g || (!cookies && cap))
+		return SOFL_E_INVAL;
+	if (cap < g->held_segs)
+		return SOFL_E_NOSPC;
+	return (int)gro_held_cookies(g, cookies);
+}
+
+SOFL_API int
+sofl_gro_discard(struct sofl_gro *g, uint64_t *cookies, size_t cap)
+{
+	if (!g || (!cookies && cap))
+		return SOFL_E_INVAL;
+	if (cap < g->held_segs)
+		return SOFL_E_NOSPC;
+	return (int)gro_discard(g, cookies);
+}
+
 SOFL_API int
 sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap)
 {

@@ -68,3 +68,74 @@ gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt
 	else
 		hold_in(g, in, &x, h, b, ports, ck, 0, 0);
 }
+
+/* Flow @fi's cookies (the first segment's, then the others' in arrival
+ * order) at @c; @return the end. */
+static uint64_t *
+flow_cookies(const struct sofl_gro *g, uint32_t fi, uint64_t *c)
+{
+	const struct flow *f = &g->flows[fi];
+	uint32_t si;
+
+	*c++ = f->cookie0;
+	for (si = f->seg_head; si != NIL; si = g->segs[si].next)
+		*c++ = g->segs[si].cookie;
+	return c;
+}
+
+/* The held flows in the order a flush emits them (emit_buckets,
+ * gro_flush_lru): Linux table bucket by bucket from the oldest (cprev
+ * links), LRU table by the age list.  @return the cookies written. */
+uint32_t
+gro_held_cookies(const struct sofl_gro *g, uint64_t *c)
+{
+	uint64_t *p = c;
+	uint32_t b, fi;
+
+	if (g->lnx) {
+		for (b = 0; b <= g->mask; b++)
+			for (fi = g->tail[b]; fi != NIL; fi = g->flows[fi].cprev)
+				p = flow_cookies(g, fi, p);
+	} else {
+		for (fi = g->age.head; fi != NIL; fi = g->flows[fi].age_next)
+			p = flow_cookies(g, fi, p);
+	}
+	return (uint32_t)(p - c);
+}
+
+/* Held flow @fi out of the table without an output: its segment entries
+ * back on the free list in one piece (as out_super), the entry on the free
+ * stack (as emit). */
+static void
+drop_flow(struct sofl_gro *g, uint32_t fi)
+{
+	struct flow *f = &g->flows[fi];
+
+	table_unlink(g, fi);
+	if (f->seg_head != NIL) {
+		g->segs[f->seg_tail].next = g->free_seg;
+		g->free_seg = f->seg_head;
+	}
+	g->held_segs -= f->count;
+	f->count = 0;
+	g->fstack[g->nfree++] = fi;
+}
+
+/* Every held flow forgotten, its cookies written first (gro_held_cookies'
+ * order).  @return the cookies written. */
+uint32_t
+gro_discard(struct sofl_gro *g, uint64_t *c)
+{
+	uint32_t n = gro_held_cookies(g, c), b, fi;
+
+	if (g->lnx) {
+		for (b = 0; b <= g->mask; b++)
+			while ((fi = g->tail[b]) != NIL)
+				drop_flow(g, fi);
+	} else {
+		while ((fi = g->age.head) != NIL)
+			drop_flow(g, fi);
+	}
+	g->last_fi = NIL;
+	return n;
+}

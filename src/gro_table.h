@@ -357,4 +357,9 @@ append(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const stru
 		f->last_l4 = q->data + q->l4_off;
 }
 
+/* gro_table.c: the held inputs for an event loop (sofl_gro_held_cookies,
+ * sofl_gro_discard); @c has room for g->held_segs cookies. */
+uint32_t gro_held_cookies(const struct sofl_gro *g, uint64_t *c);
+uint32_t gro_discard(struct sofl_gro *g, uint64_t *c);
+
 #endif

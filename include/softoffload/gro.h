@@ -466,6 +466,137 @@ SOFL_API void sofl_gro_reset_stats(struct sofl_gro *g);
 SOFL_API const char *sofl_gro_flush_name(int reason);
 SOFL_API const char *sofl_gro_bypass_name(int reason);
 
+/* Event loops: when the timeout mode next has work, which inputs are held.
+ *   With flush_timeout_us set, packets stay held across cycles until their
+ *   flow has been held that long, so an event loop (epoll with a timerfd,
+ *   io_uring with a timeout) needs the time at which to call
+ *   sofl_gro_poll_end() next, and a caller recycling receive buffers needs
+ *   to know which ones the engine still references.  Every now_ns given to
+ *   one engine must come from one clock that never goes back
+ *   (CLOCK_MONOTONIC in nanoseconds); a flow's hold time is the now_ns of
+ *   the sofl_gro_receive() that held its first segment.
+ *   ```c
+ *   #include <stdint.h>
+ *   #include <stdlib.h>
+ *   #include <string.h>
+ *   #include <time.h>
+ *   #include <unistd.h>
+ *   #include <sys/timerfd.h>
+ *   #include <softoffload/gro.h>
+ *
+ *   // tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK), in the epoll
+ *   // set next to the receive socket; every now_ns given is mono_ns()
+ *   uint64_t
+ *   mono_ns(void)
+ *   {
+ *       struct timespec t;
+ *
+ *       clock_gettime(CLOCK_MONOTONIC, &t);
+ *       return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+ *   }
+ *
+ *   // after every cycle's sofl_gro_release(): the timer for the next timeout
+ *   int
+ *   gro_arm(const struct sofl_gro *g, int tfd)
+ *   {
+ *       struct itimerspec its;
+ *       uint64_t d;
+ *
+ *       memset(&its, 0, sizeof(its));           // all zero: disarmed
+ *       if (sofl_gro_next_deadline(g, &d) == 1 && d > 0) {  // 0: NAPI mode
+ *           its.it_value.tv_sec = (time_t)(d / 1000000000u);
+ *           its.it_value.tv_nsec = (long)(d % 1000000000u);
+ *       }
+ *       return timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+ *   }
+ *
+ *   // tfd readable: complete what is due; then outputs, release, gro_arm()
+ *   int
+ *   gro_timer(struct sofl_gro *g, int tfd)
+ *   {
+ *       uint64_t expirations;
+ *
+ *       if (read(tfd, &expirations, sizeof(expirations)) < 0)
+ *           return 0;                   // EAGAIN: re-armed meanwhile
+ *       return sofl_gro_poll_end(g, mono_ns());     // outputs pending
+ *   }
+ *
+ *   // shutdown: every buffer still held goes back to the receive ring
+ *   int
+ *   gro_stop(struct sofl_gro *g, void (*recycle)(uint64_t cookie))
+ *   {
+ *       uint32_t k = sofl_gro_held(g);
+ *       uint64_t *c = malloc((k ? k : 1) * sizeof(*c));
+ *       int n = c ? sofl_gro_discard(g, c, k) : SOFL_E_NOMEM, i;
+ *
+ *       for (i = 0; i < n; i++)
+ *           recycle(c[i]);
+ *       free(c);
+ *       sofl_gro_destroy(g);
+ *       return n < 0 ? n : 0;
+ *   }
+ *   ```
+ *
+ * sofl_gro_next_deadline() :
+ * The time at which sofl_gro_poll_end() next has a flow to complete by the
+ * timeout.  Timeout mode: *deadline_ns = the oldest held flow's hold time
+ * + flush_timeout_us (saturated at UINT64_MAX), on the now_ns clock: the
+ * earliest now_ns at which sofl_gro_poll_end() completes that flow by the
+ * timeout (reason TIMEOUT); at any earlier now_ns it completes none by the
+ * timeout (only, with more than max_held held, the oldest by CAPACITY).
+ * It may have passed when inputs were received since the last poll end:
+ * due now (a timerfd armed with a past absolute time expires at once).
+ * It is never 0 in this mode.
+ * NAPI mode (no timeout): what is held is due at this poll's end,
+ * *deadline_ns = 0 (call sofl_gro_poll_end(); do not arm a timerfd with
+ * it: an absolute time of 0 disarms).  Nothing held (either mode):
+ * *deadline_ns = UINT64_MAX (disarm).  Flows can complete before their
+ * deadline (a later segment, eviction, capacity, sofl_gro_flush()), never
+ * after the first poll end at or past it.  O(1): the flows are kept in
+ * hold-time order (the LRU table's age list; the Linux table keeps one
+ * too in timeout mode), so this reads the oldest's hold time; no scan.
+ * @return 1 (something held, *deadline_ns as above), 0 (nothing held),
+ *         SOFL_E_INVAL (NULL argument).
+ * Thread-safety: reads the engine; never concurrently with a call that
+ * changes it (receive, poll_end, flush, release, discard). */
+SOFL_API int sofl_gro_next_deadline(const struct sofl_gro *g, uint64_t *deadline_ns);
+
+/* sofl_gro_held_cookies() :
+ * Writes the cookies of every held input (received, in no output yet:
+ * sofl_gro_held() of them) to @cookies, in the order sofl_gro_flush()
+ * would deliver them: flow by flow (Linux table: bucket by bucket, each
+ * from its oldest flow to its newest; LRU table: oldest flow first), each
+ * flow's inputs in arrival order.  The engine references exactly the
+ * buffers of these inputs and of the cycle's outputs (until
+ * sofl_gro_release()); every other buffer it was given may be reused.
+ * Every input received leaves exactly once: in one output (its cookies),
+ * or in a sofl_gro_discard().  @cookies is caller-owned and only written;
+ * O(held), no allocation, no syscall.
+ * @return the count written (0: nothing held, @cookies may then be NULL),
+ *         SOFL_E_NOSPC when @cap < sofl_gro_held() (nothing written; that
+ *         call gives the count needed, which stays valid until the next
+ *         call that changes the engine), SOFL_E_INVAL (@g NULL, or
+ *         @cookies NULL with @cap > 0).
+ * Thread-safety: as sofl_gro_next_deadline(). */
+SOFL_API int sofl_gro_held_cookies(const struct sofl_gro *g, uint64_t *cookies, size_t cap);
+
+/* sofl_gro_discard() :
+ * Forgets every held input without an output (as Linux's gro_cleanup() in
+ * net/core/gro.c frees what a NAPI instance still holds when it is
+ * deleted): for shutdown, a link reset, or a receive ring that must take
+ * its buffers back now.  Their cookies are written to @cookies in
+ * sofl_gro_held_cookies()' order; on return the engine references none of
+ * those buffers.  The cycle's outputs stay valid until sofl_gro_release().
+ * The engine keeps its configuration, hash key and statistics (pkts_in
+ * counts the discarded inputs, no output does) and takes inputs at once;
+ * sofl_gro_next_deadline() then returns 0.
+ * @return the number discarded (0: nothing held, @cookies may then be
+ *         NULL), SOFL_E_NOSPC when @cap < sofl_gro_held() (nothing
+ *         discarded or written), SOFL_E_INVAL (@g NULL, or @cookies NULL
+ *         with @cap > 0).
+ * Thread-safety: changes the engine, as sofl_gro_flush(). */
+SOFL_API int sofl_gro_discard(struct sofl_gro *g, uint64_t *cookies, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif

@@ -98,11 +98,14 @@ int cli_hexdigit(int c);
 /* ---- the ports' counters, shared by tunnel and relay ---- */
 struct sofl_port_stats;
 /* The offloads (SOFL_PORT_OFF_* bits) as names: "vnet-hdr csum ..." (or
- * "none"), or with @json "\"vnet-hdr\",\"csum\",..." for inside a JSON array. */
-void cli_port_offloads(FILE *f, unsigned off, int json);
-/* A port's counters as JSON members, no braces: "rx_calls":N,...,
- * "fallbacks":N,"rx_drop":{reason:N...},"tx_drop":{...} (the field names
- * of struct sofl_port_stats and sofl_port_drop_name()). */
-void cli_port_counters_json(FILE *f, const struct sofl_port_stats *s);
+ * "none"). */
+void cli_port_offloads(FILE *f, unsigned off);
+/* The same as a JSON array member "@key": ["vnet-hdr","csum",...] ([] for none). */
+void cli_port_offloads_json(struct cli_json *j, const char *key, unsigned off);
+/* A port's counters as members of the current JSON object: "rx_calls":N,
+ * ...,"fallbacks":N,"rx_drop":{reason:N...},"tx_drop":{...} (the field
+ * names of struct sofl_port_stats and sofl_port_drop_name(); the drop maps
+ * list the non-zero reasons only). */
+void cli_port_counters_json(struct cli_json *j, const struct sofl_port_stats *s);
 
 #endif

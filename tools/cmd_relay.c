@@ -73,6 +73,7 @@ struct relay {
 	double interval;
 	double duration;
 	struct timespec t0;
+	int out_err;		/* the counters could not be written (exit 2) */
 };
 
 static volatile sig_atomic_t stop;
@@ -478,7 +479,7 @@ print_port(const struct end *e)
 
 	sofl_port_get_stats(e->port, &s, sizeof(s));
 	printf("%s:\n\toffloads: ", e->spec);
-	cli_port_offloads(stdout, sofl_port_offloads(e->port), 0);
+	cli_port_offloads(stdout, sofl_port_offloads(e->port));
 	printf("\n");
 	line(s.rx_pkts, "packets received");
 	line(s.rx_bytes, "bytes received");
@@ -536,69 +537,83 @@ print_dir(const struct relay *r, int i)
 }
 
 static void
-json_port(const struct end *e)
+json_port(struct cli_json *j, const struct end *e)
 {
 	struct sofl_port_stats s;
 	struct sofl_gro_stats g;
 
 	sofl_port_get_stats(e->port, &s, sizeof(s));
-	printf("{\"port\":\"%s\",\"kind\":\"%s\",\"offloads\":[", e->spec,
-	       sofl_port_kind(e->port));
-	cli_port_offloads(stdout, sofl_port_offloads(e->port), 1);
-	printf("],");
-	cli_port_counters_json(stdout, &s);
-	if (sofl_port_gro_stats(e->port, &g) == 0)
-		printf(",\"gro\":{\"pkts_in\":%llu,\"pkts_out\":%llu,\"super_pkts\":%llu,"
-		       "\"segs_merged\":%llu,\"csum_sw_l4\":%llu}",
-		       (unsigned long long)g.pkts_in, (unsigned long long)g.pkts_out,
-		       (unsigned long long)g.super_pkts, (unsigned long long)g.segs_merged,
-		       (unsigned long long)g.csum_sw_l4);
-	printf("}");
+	cli_json_obj(j, NULL);
+	cli_json_str(j, "port", e->spec);
+	cli_json_str(j, "kind", sofl_port_kind(e->port));
+	cli_port_offloads_json(j, "offloads", sofl_port_offloads(e->port));
+	cli_port_counters_json(j, &s);
+	if (sofl_port_gro_stats(e->port, &g) == 0) {
+		cli_json_obj(j, "gro");
+		cli_json_u64(j, "pkts_in", g.pkts_in);
+		cli_json_u64(j, "pkts_out", g.pkts_out);
+		cli_json_u64(j, "super_pkts", g.super_pkts);
+		cli_json_u64(j, "segs_merged", g.segs_merged);
+		cli_json_u64(j, "csum_sw_l4", g.csum_sw_l4);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
 }
 
 static void
-json_dir(const struct relay *r, int i)
+json_dir(struct cli_json *j, const struct relay *r, int i)
 {
 	const struct dir_stats *d = &r->d[i];
 
-	printf("{\"from\":\"%s\",\"to\":\"%s\",\"pkts\":%llu,\"bytes\":%llu,\"sent\":%llu,"
-	       "\"non_ip\":%llu,\"no_peer_mac\":%llu,\"short_hdr\":%llu,\"arp_replies\":%llu,"
-	       "\"nd_adverts\":%llu}",
-	       r->e[i].spec, r->e[1 - i].spec, (unsigned long long)d->pkts,
-	       (unsigned long long)d->bytes, (unsigned long long)d->sent,
-	       (unsigned long long)d->non_ip, (unsigned long long)d->no_peer,
-	       (unsigned long long)d->short_hdr, (unsigned long long)d->arp_replies,
-	       (unsigned long long)d->nd_adverts);
+	cli_json_obj(j, NULL);
+	cli_json_str(j, "from", r->e[i].spec);
+	cli_json_str(j, "to", r->e[1 - i].spec);
+	cli_json_u64(j, "pkts", d->pkts);
+	cli_json_u64(j, "bytes", d->bytes);
+	cli_json_u64(j, "sent", d->sent);
+	cli_json_u64(j, "non_ip", d->non_ip);
+	cli_json_u64(j, "no_peer_mac", d->no_peer);
+	cli_json_u64(j, "short_hdr", d->short_hdr);
+	cli_json_u64(j, "arp_replies", d->arp_replies);
+	cli_json_u64(j, "nd_adverts", d->nd_adverts);
+	cli_json_end(j);
 }
 
-static void
+/* The counters, text or one JSON line.  @return 0, or 2 having printed
+ * the write error (the relay goes on; the exit status says it). */
+static int
 report(struct relay *r, int final)
 {
+	struct cli_json j;
 	int i;
 
 	for (i = 0; i < 2; i++)
 		if (r->e[i].kind == K_AFP)
 			sofl_afp_sync_stats(r->e[i].port);
 	if (r->json) {
-		printf("{\"time\":%.3f,\"final\":%s,\"offload\":\"%s\",\"ports\":[", elapsed(r),
-		       final ? "true" : "false", r->offload ? "on" : "off");
-		json_port(&r->e[0]);
-		printf(",");
-		json_port(&r->e[1]);
-		printf("],\"relay\":[");
-		json_dir(r, 0);
-		printf(",");
-		json_dir(r, 1);
-		printf("]}\n");
-	} else {
-		printf("softoffload relay, offload %s, %.3f s%s\n", r->offload ? "on" : "off",
-		       elapsed(r), final ? " (exit)" : "");
+		cli_json_begin(&j, stdout);
+		cli_json_dbl(&j, "time", elapsed(r), 3);
+		cli_json_bool(&j, "final", final);
+		cli_json_str(&j, "offload", r->offload ? "on" : "off");
+		cli_json_arr(&j, "ports");
 		for (i = 0; i < 2; i++)
-			print_port(&r->e[i]);
+			json_port(&j, &r->e[i]);
+		cli_json_end(&j);
+		cli_json_arr(&j, "relay");
 		for (i = 0; i < 2; i++)
-			print_dir(r, i);
+			json_dir(&j, r, i);
+		cli_json_end(&j);
+		return cli_json_finish(&j, "stdout");
 	}
-	fflush(stdout);
+	printf("softoffload relay, offload %s, %.3f s%s\n", r->offload ? "on" : "off",
+	       elapsed(r), final ? " (exit)" : "");
+	for (i = 0; i < 2; i++)
+		print_port(&r->e[i]);
+	for (i = 0; i < 2; i++)
+		print_dir(r, i);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return cli_error("stdout: write error");
+	return 0;
 }
 
 /* ---- main loop ---- */
@@ -621,7 +636,8 @@ run(struct relay *r)
 		if (r->duration > 0 && t >= r->duration)
 			break;
 		if (next > 0 && t >= next) {
-			report(r, 0);
+			if (!r->out_err)
+				r->out_err = report(r, 0);
 			next += r->interval;
 		}
 		/* --busy-poll: after traffic, look again (without sleeping)
@@ -777,8 +793,9 @@ cmd_relay(int argc, char **argv)
 		fprintf(stderr, "relay: %s <-> %s, offload %s\n", r.e[0].spec, r.e[1].spec,
 			r.offload ? "on" : "off");
 	rc = run(&r);
-	report(&r, 1);
+	if (!r.out_err)
+		r.out_err = report(&r, 1);
 	sofl_port_close(r.e[0].port);
 	sofl_port_close(r.e[1].port);
-	return rc ? 2 : 0;
+	return rc || r.out_err ? 2 : 0;
 }

@@ -583,7 +583,7 @@ print_text(FILE *f, const struct opts *o, const struct totals *t, double secs, i
 	fprintf(f, "tunnel %s: %u queue%s, offload %s, %.1f s%s\n", o->tun, o->queues,
 		o->queues > 1 ? "s" : "", mode_names[o->mode], secs, final ? " (exit)" : "");
 	fprintf(f, "tun (");
-	cli_port_offloads(f, t->tun_off, 0);
+	cli_port_offloads(f, t->tun_off);
 	fprintf(f, "):\n");
 	line(f, t->tun.rx_calls, "packets read from the kernel");
 	line(f, t->tun.rx_super, "super-packets read");
@@ -599,7 +599,7 @@ print_text(FILE *f, const struct opts *o, const struct totals *t, double secs, i
 	print_drops(f, &t->tun, "packets");
 	line(f, t->kernel_drops, "packets the kernel dropped: TUN queue full (tx_dropped)");
 	fprintf(f, "udp (");
-	cli_port_offloads(f, t->udp_off, 0);
+	cli_port_offloads(f, t->udp_off);
 	fprintf(f, "):\n");
 	line(f, t->udp.tx_pkts, "datagrams sent");
 	line(f, t->udp.tx_calls, "send calls");
@@ -636,53 +636,64 @@ print_text(FILE *f, const struct opts *o, const struct totals *t, double secs, i
 }
 
 static void
-json_port(FILE *f, const char *name, const struct sofl_port_stats *s, unsigned off)
+json_port(struct cli_json *j, const char *name, const struct sofl_port_stats *s, unsigned off)
 {
-	fprintf(f, "\"%s\":{\"offloads\":[", name);
-	cli_port_offloads(f, off, 1);
-	fputs("],", f);
-	cli_port_counters_json(f, s);
-	fputc('}', f);
+	cli_json_obj(j, name);
+	cli_port_offloads_json(j, "offloads", off);
+	cli_port_counters_json(j, s);
+	cli_json_end(j);
 }
 
-static void
+/* @return 0, or 2 having printed the write error */
+static int
 print_json(FILE *f, const struct opts *o, const struct totals *t, double secs, int final)
 {
+	struct cli_json j;
 	int i;
 
-	fprintf(f, "{\"tunnel\":\"%s\",\"queues\":%u,\"offload\":\"%s\",\"time\":%.3f,"
-		"\"final\":%s,", o->tun, o->queues, mode_names[o->mode], secs,
-		final ? "true" : "false");
-	json_port(f, "tun", &t->tun, t->tun_off);
-	fputc(',', f);
-	json_port(f, "udp", &t->udp, t->udp_off);
-	fprintf(f, ",\"gro\":{\"pkts_in\":%llu,\"pkts_out\":%llu,\"super_pkts\":%llu,"
-		"\"segs_merged\":%llu,\"csum_sw_l4\":%llu,\"bypass\":{",
-		(unsigned long long)t->gro.pkts_in, (unsigned long long)t->gro.pkts_out,
-		(unsigned long long)t->gro.super_pkts, (unsigned long long)t->gro.segs_merged,
-		(unsigned long long)t->gro.csum_sw_l4);
+	cli_json_begin(&j, f);
+	cli_json_str(&j, "tunnel", o->tun);
+	cli_json_u64(&j, "queues", o->queues);
+	cli_json_str(&j, "offload", mode_names[o->mode]);
+	cli_json_dbl(&j, "time", secs, 3);
+	cli_json_bool(&j, "final", final);
+	json_port(&j, "tun", &t->tun, t->tun_off);
+	json_port(&j, "udp", &t->udp, t->udp_off);
+	cli_json_obj(&j, "gro");
+	cli_json_u64(&j, "pkts_in", t->gro.pkts_in);
+	cli_json_u64(&j, "pkts_out", t->gro.pkts_out);
+	cli_json_u64(&j, "super_pkts", t->gro.super_pkts);
+	cli_json_u64(&j, "segs_merged", t->gro.segs_merged);
+	cli_json_u64(&j, "csum_sw_l4", t->gro.csum_sw_l4);
+	cli_json_obj(&j, "bypass");
 	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
-		fprintf(f, "%s\"%s\":%llu", i ? "," : "", sofl_gro_bypass_name(i),
-			(unsigned long long)t->gro.bypass[i]);
-	fprintf(f, "}},\"inner_drop\":{\"short\":%llu,\"not_ip\":%llu,\"bad_len\":%llu},"
-		"\"steered\":%llu,\"kernel_tun_tx_dropped\":%llu}\n",
-		(unsigned long long)t->inner_drop[IN_SHORT],
-		(unsigned long long)t->inner_drop[IN_NOT_IP],
-		(unsigned long long)t->inner_drop[IN_BAD_LEN], (unsigned long long)t->steered,
-		(unsigned long long)t->kernel_drops);
-	fflush(f);
+		cli_json_u64(&j, sofl_gro_bypass_name(i), t->gro.bypass[i]);
+	cli_json_end(&j);
+	cli_json_end(&j);
+	cli_json_obj(&j, "inner_drop");
+	cli_json_u64(&j, "short", t->inner_drop[IN_SHORT]);
+	cli_json_u64(&j, "not_ip", t->inner_drop[IN_NOT_IP]);
+	cli_json_u64(&j, "bad_len", t->inner_drop[IN_BAD_LEN]);
+	cli_json_end(&j);
+	cli_json_u64(&j, "steered", t->steered);
+	cli_json_u64(&j, "kernel_tun_tx_dropped", t->kernel_drops);
+	return cli_json_finish(&j, "stdout");
 }
 
-static void
+/* @return 0, or 2 having printed the write error (the tunnel goes on; the
+ * exit status says it) */
+static int
 report(struct worker *ws, const struct opts *o, double secs, int final)
 {
 	struct totals t;
 
 	gather(ws, o->queues, &t);
 	if (o->json)
-		print_json(stdout, o, &t, secs, final);
-	else
-		print_text(stdout, o, &t, secs, final);
+		return print_json(stdout, o, &t, secs, final);
+	print_text(stdout, o, &t, secs, final);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return cli_error("stdout: write error");
+	return 0;
 }
 
 static double
@@ -737,7 +748,7 @@ run(struct worker *ws, const struct opts *o)
 	double t0 = now_s(), next = t0 + o->interval;
 	sigset_t all, old;
 	unsigned i;
-	int failed = 0;
+	int failed = 0, out_err = 0;	/* out_err: the counters could not be written */
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -759,7 +770,8 @@ run(struct worker *ws, const struct opts *o)
 		if (o->duration && t - t0 >= o->duration)
 			stop = 1;
 		if (o->interval && t >= next && !stop) {
-			report(ws, o, t - t0, 0);
+			if (!out_err)
+				out_err = report(ws, o, t - t0, 0);
 			next += o->interval;
 		}
 	}
@@ -768,8 +780,9 @@ run(struct worker *ws, const struct opts *o)
 			pthread_join(ws[i].th, NULL);
 			failed |= ws[i].failed;
 		}
-	report(ws, o, now_s() - t0, 1);
-	return failed ? 1 : 0;
+	if (!out_err)
+		out_err = report(ws, o, now_s() - t0, 1);
+	return failed ? 1 : out_err;
 }
 
 int

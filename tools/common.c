@@ -230,7 +230,7 @@ static const struct { unsigned bit; const char *name; } port_off_names[] = {
 };
 
 void
-cli_port_offloads(FILE *f, unsigned off, int json)
+cli_port_offloads(FILE *f, unsigned off)
 {
 	size_t i;
 	int first = 1;
@@ -238,41 +238,50 @@ cli_port_offloads(FILE *f, unsigned off, int json)
 	for (i = 0; i < sizeof(port_off_names) / sizeof(port_off_names[0]); i++) {
 		if (!(off & port_off_names[i].bit))
 			continue;
-		fprintf(f, json ? "%s\"%s\"" : "%s%s", first ? "" : json ? "," : " ",
-			port_off_names[i].name);
+		fprintf(f, "%s%s", first ? "" : " ", port_off_names[i].name);
 		first = 0;
 	}
-	if (first && !json)
+	if (first)
 		fputs("none", f);
 }
 
 void
-cli_port_counters_json(FILE *f, const struct sofl_port_stats *s)
+cli_port_offloads_json(struct cli_json *j, const char *key, unsigned off)
 {
-	int r, tx, first;
+	size_t i;
 
-	fprintf(f, "\"rx_calls\":%llu,\"rx_pkts\":%llu,\"rx_bytes\":%llu,\"rx_super\":%llu,"
-		"\"rx_segs\":%llu,\"tx_calls\":%llu,\"tx_pkts\":%llu,\"tx_bytes\":%llu,"
-		"\"tx_super\":%llu,\"tx_segs\":%llu,\"csum_sw\":%llu,\"csum_sw_verify\":%llu,"
-		"\"fallbacks\":%llu",
-		(unsigned long long)s->rx_calls, (unsigned long long)s->rx_pkts,
-		(unsigned long long)s->rx_bytes, (unsigned long long)s->rx_super,
-		(unsigned long long)s->rx_segs, (unsigned long long)s->tx_calls,
-		(unsigned long long)s->tx_pkts, (unsigned long long)s->tx_bytes,
-		(unsigned long long)s->tx_super, (unsigned long long)s->tx_segs,
-		(unsigned long long)s->csum_sw, (unsigned long long)s->csum_sw_verify,
-		(unsigned long long)s->fallbacks);
+	cli_json_arr(j, key);
+	for (i = 0; i < sizeof(port_off_names) / sizeof(port_off_names[0]); i++)
+		if (off & port_off_names[i].bit)
+			cli_json_str(j, NULL, port_off_names[i].name);
+	cli_json_end(j);
+}
+
+void
+cli_port_counters_json(struct cli_json *j, const struct sofl_port_stats *s)
+{
+	int r, tx;
+
+	cli_json_u64(j, "rx_calls", s->rx_calls);
+	cli_json_u64(j, "rx_pkts", s->rx_pkts);
+	cli_json_u64(j, "rx_bytes", s->rx_bytes);
+	cli_json_u64(j, "rx_super", s->rx_super);
+	cli_json_u64(j, "rx_segs", s->rx_segs);
+	cli_json_u64(j, "tx_calls", s->tx_calls);
+	cli_json_u64(j, "tx_pkts", s->tx_pkts);
+	cli_json_u64(j, "tx_bytes", s->tx_bytes);
+	cli_json_u64(j, "tx_super", s->tx_super);
+	cli_json_u64(j, "tx_segs", s->tx_segs);
+	cli_json_u64(j, "csum_sw", s->csum_sw);
+	cli_json_u64(j, "csum_sw_verify", s->csum_sw_verify);
+	cli_json_u64(j, "fallbacks", s->fallbacks);
 	for (tx = 0; tx < 2; tx++) {
 		const uint64_t *d = tx ? s->tx_drop : s->rx_drop;
 
-		fprintf(f, ",\"%s_drop\":{", tx ? "tx" : "rx");
-		for (r = 0, first = 1; r < SOFL_PORT_DROP__MAX; r++) {
-			if (!d[r])
-				continue;
-			fprintf(f, "%s\"%s\":%llu", first ? "" : ",", sofl_port_drop_name(r),
-				(unsigned long long)d[r]);
-			first = 0;
-		}
-		fputc('}', f);
+		cli_json_obj(j, tx ? "tx_drop" : "rx_drop");
+		for (r = 0; r < SOFL_PORT_DROP__MAX; r++)
+			if (d[r])
+				cli_json_u64(j, sofl_port_drop_name(r), d[r]);
+		cli_json_end(j);
 	}
 }

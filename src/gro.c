@@ -388,11 +388,18 @@ sofl_gro_held_cookies(const struct sofl_gro *g, uint64_t *cookies, size_t cap)
 SOFL_API int
 sofl_gro_discard(struct sofl_gro *g, uint64_t *cookies, size_t cap)
 {
+	uint32_t n;
+
 	if (!g || (!cookies && cap))
 		return SOFL_E_INVAL;
 	if (cap < g->held_segs)
 		return SOFL_E_NOSPC;
-	return (int)gro_discard(g, cookies);
+	n = gro_discard(g, cookies);
+	/* receive's room check counts the cycle's inputs and those held at
+	 * its start, all of which could become outputs; the discarded never
+	 * will, so their room is free again within the cycle */
+	g->held_at_start -= n < g->held_at_start ? n : g->held_at_start;
+	return (int)n;
 }
 
 SOFL_API int

@@ -644,6 +644,60 @@ test_discard_reuse(void **state)
 	}
 }
 
+/* A discard frees its inputs' room within the cycle: an engine holding
+ * more than max_held at a release (no poll end) refuses a full batch with
+ * SOFL_E_GRO_HELD, consuming nothing, and takes it after the discard */
+static void
+test_discard_room(void **state)
+{
+	static struct rig r;
+	struct sofl_gro_config cfg;
+	struct sofl_gro_in in[32];
+	int i, n;
+
+	(void)state;
+	sofl_gro_config_init(&cfg);
+	cfg.table = SOFL_GRO_TABLE_LRU;
+	cfg.max_flows = 64;
+	cfg.flush_timeout_us = 1000000;
+	cfg.max_batch = 32;
+	cfg.max_held = 8;
+	rig_init(&r, &cfg, 1, 13);
+	for (i = 0; i < 32; i++) {
+		make_in(&r, i, &in[i]);		/* 32 flows: 32 held */
+		r.fed_ns[(uint32_t)in[i].cookie] = 1000;
+	}
+	assert_int_equal(sofl_gro_receive(r.g, in, 32, 1000), 32);
+	r.fed += 32;
+	r.nheld += 32;
+	take_outputs(&r, 1000, 0, NULL);
+	release(&r);
+	assert_true(r.nheld > 8);
+	for (i = 0; i < 32; i++) {
+		make_in(&r, 40 + i, &in[i]);
+		r.fed_ns[(uint32_t)in[i].cookie] = 2000;
+	}
+	assert_int_equal(sofl_gro_receive(r.g, in, 32, 2000), SOFL_E_GRO_HELD);
+	check_held(&r);				/* nothing consumed */
+	n = sofl_gro_discard(r.g, r.list, NBUF);
+	assert_int_equal(n, (int)r.nheld);
+	for (i = 0; i < n; i++) {
+		int b = buf_of(&r, r.list[i]);
+		assert_true(b >= 0);
+		r.state[b] = 2;
+		r.left[r.nleft++] = b;
+	}
+	r.discarded += (uint64_t)n;
+	r.nheld = 0;
+	assert_int_equal(sofl_gro_receive(r.g, in, 32, 2000), 32);
+	r.fed += 32;
+	r.nheld += 32;
+	take_outputs(&r, 2000, 0, NULL);
+	end_flush(&r);
+	assert_true(r.fed == r.out + r.discarded);
+	rig_free(&r);
+}
+
 /* A hold time near the clock's end: the deadline saturates */
 static void
 test_saturate(void **state)
@@ -684,6 +738,7 @@ main(void)
 		cmocka_unit_test(test_loop_capacity),
 		cmocka_unit_test(test_napi),
 		cmocka_unit_test(test_discard_reuse),
+		cmocka_unit_test(test_discard_room),
 		cmocka_unit_test(test_saturate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -588,8 +588,10 @@ SOFL_API int sofl_gro_held_cookies(const struct sofl_gro *g, uint64_t *cookies, 
  * sofl_gro_held_cookies()' order; on return the engine references none of
  * those buffers.  The cycle's outputs stay valid until sofl_gro_release().
  * The engine keeps its configuration, hash key and statistics (pkts_in
- * counts the discarded inputs, no output does) and takes inputs at once;
- * sofl_gro_next_deadline() then returns 0.
+ * counts the discarded inputs, no output does) and takes inputs at once,
+ * the discarded inputs' room free for this cycle's sofl_gro_receive()
+ * (SOFL_E_GRO_HELD counts them no longer; max_batch still counts every
+ * input of the cycle); sofl_gro_next_deadline() then returns 0.
  * @return the number discarded (0: nothing held, @cookies may then be
  *         NULL), SOFL_E_NOSPC when @cap < sofl_gro_held() (nothing
  *         discarded or written), SOFL_E_INVAL (@g NULL, or @cookies NULL

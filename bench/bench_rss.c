@@ -11,7 +11,12 @@
  *   *_bulk32        sofl_rss_hash_bulk() in bursts of 32 tuples
  *   pkt_burst32     sofl_rss_burst() on parsed TCP packets in bursts of 32
  *                   (tuple extraction + hash + queue lookup), with the
- *                   implementation sofl_rss_init() chose
+ *                   implementation sofl_rss_create() chose
+ *   tuple           sofl_rss_hash_tuple() per flow key (the parsed packets'
+ *                   keys; hash + queue lookup), implementation as created;
+ *                   _sym with SOFL_RSS_SYMMETRIC (the sort included)
+ *   queue_call      sofl_rss_queue() per hash: the cost of the library call
+ *                   that replaced the inline table read
  * The DPDK 22.11 anchor figures (other process, other day) are
  * printed next to ours as a ratio; absolute numbers on this shared machine
  * move by +-25 %, the in-run ratio to softrss_style moves much less. */
@@ -29,7 +34,7 @@ static uint8_t tup4[NT][12], tup6[NT][36];
 static const void *ptr4[NT], *ptr6[NT];
 static uint8_t frame4[NT][40], frame6[NT][60];
 static struct sofl_pkt pkt4[NT], pkt6[NT];
-static struct sofl_rss rss, rss_def;	/* rss: forced impl per row; rss_def: as init chose */
+static struct sofl_rss *rss, *rss_def, *rss_sym;	/* rss: forced impl per row; others as created */
 static uint32_t key_be_words[11];	/* softrss_style: key as host-order words */
 
 static void
@@ -113,7 +118,7 @@ softrss_style(const uint8_t *t, int len)
 
 enum row {
 	R_SOFT4, R_SOFT6, R_BIT4, R_TAB4, R_TAB6, R_GF4, R_GF6, R_TABB4, R_TABB6,
-	R_GFB4, R_GFB6, R_PKT4, R_PKT6, NROW
+	R_GFB4, R_GFB6, R_PKT4, R_PKT6, R_TUP4, R_TUP6, R_TUPS4, R_TUPS6, R_QUEUE, NROW
 };
 
 static const char *const row_name[NROW] = {
@@ -121,6 +126,8 @@ static const char *const row_name[NROW] = {
 	"table_ipv4_12B", "table_ipv6_36B", "gfni_ipv4_12B", "gfni_ipv6_36B",
 	"table_bulk32_ipv4_12B", "table_bulk32_ipv6_36B", "gfni_bulk32_ipv4_12B",
 	"gfni_bulk32_ipv6_36B", "pkt_burst32_ipv4_tcp", "pkt_burst32_ipv6_tcp",
+	"tuple_ipv4_tcp", "tuple_ipv6_tcp", "tuple_sym_ipv4_tcp", "tuple_sym_ipv6_tcp",
+	"queue_call",
 };
 
 /* DPDK 22.11 anchor medians (ns per hash) for the matching rows; 0 = none */
@@ -141,7 +148,8 @@ row_impl(enum row r)
 	switch (r) {
 	case R_GF4: case R_GF6: case R_GFB4: case R_GFB6:
 		return SOFL_RSS_IMPL_GFNI;
-	case R_PKT4: case R_PKT6:
+	case R_PKT4: case R_PKT6: case R_TUP4: case R_TUP6: case R_TUPS4: case R_TUPS6:
+	case R_QUEUE:
 		return -1;
 	default:
 		return SOFL_RSS_IMPL_TABLE;
@@ -153,6 +161,7 @@ static double
 run(enum row r, int loops)
 {
 	static struct sofl_rss_out out[BURST];
+	struct sofl_rss_out o;
 	uint32_t hb[BURST], h, acc = 0;
 	uint64_t t0, t1;
 	int l, i, j;
@@ -171,20 +180,20 @@ run(enum row r, int loops)
 			break;
 		case R_TAB4: case R_GF4:
 			for (i = 0; i < NT; i++) {
-				sofl_rss_hash_bytes(&rss, tup4[i], 12, &h);
+				sofl_rss_hash_bytes(rss, tup4[i], 12, &h);
 				acc ^= h;
 			}
 			break;
 		case R_TAB6: case R_GF6:
 			for (i = 0; i < NT; i++) {
-				sofl_rss_hash_bytes(&rss, tup6[i], 36, &h);
+				sofl_rss_hash_bytes(rss, tup6[i], 36, &h);
 				acc ^= h;
 			}
 			break;
 		case R_TABB4: case R_GFB4: case R_TABB6: case R_GFB6: {
 			int v4 = r == R_TABB4 || r == R_GFB4;
 			for (i = 0; i < NT; i += BURST) {
-				sofl_rss_hash_bulk(&rss, (v4 ? ptr4 : ptr6) + i, v4 ? 12 : 36,
+				sofl_rss_hash_bulk(rss, (v4 ? ptr4 : ptr6) + i, v4 ? 12 : 36,
 						   BURST, hb);
 				for (j = 0; j < BURST; j++)
 					acc ^= hb[j];
@@ -193,10 +202,24 @@ run(enum row r, int loops)
 		}
 		case R_PKT4: case R_PKT6:
 			for (i = 0; i < NT; i += BURST) {
-				sofl_rss_burst(&rss_def, (r == R_PKT4 ? pkt4 : pkt6) + i, BURST, out);
+				sofl_rss_burst(rss_def, (r == R_PKT4 ? pkt4 : pkt6) + i, BURST, out);
 				for (j = 0; j < BURST; j++)
 					acc ^= out[j].hash ^ out[j].queue;
 			}
+			break;
+		case R_TUP4: case R_TUP6: case R_TUPS4: case R_TUPS6: {
+			const struct sofl_pkt *pk = r == R_TUP4 || r == R_TUPS4 ? pkt4 : pkt6;
+			const struct sofl_rss *e = r == R_TUPS4 || r == R_TUPS6 ? rss_sym : rss_def;
+
+			for (i = 0; i < NT; i++) {
+				sofl_rss_hash_tuple(e, &pk[i].key, 1, &o);
+				acc ^= o.hash ^ o.queue;
+			}
+			break;
+		}
+		case R_QUEUE:
+			for (i = 0; i < NT; i++)
+				acc += sofl_rss_queue(rss_def, (uint32_t)i * 0x9e3779b1u ^ acc);
 			break;
 		default:
 			break;
@@ -214,21 +237,32 @@ check(void)
 	int i, impl, bad = 0;
 
 	for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
-		if (sofl_rss_set_impl(&rss, (enum sofl_rss_impl)impl))
+		if (sofl_rss_set_impl(rss, (enum sofl_rss_impl)impl))
 			continue;
 		for (i = 0; i < NT; i++) {
 			uint32_t want4 = sofl_rss_toeplitz(sofl_rss_default_key, 40, tup4[i], 12);
 			uint32_t want6 = sofl_rss_toeplitz(sofl_rss_default_key, 40, tup6[i], 36);
 			struct sofl_rss_out o;
 
-			sofl_rss_hash_bytes(&rss, tup4[i], 12, &h);
+			sofl_rss_hash_bytes(rss, tup4[i], 12, &h);
 			bad += h != want4 || softrss_style(tup4[i], 12) != want4;
-			sofl_rss_hash_bytes(&rss, tup6[i], 36, &h);
+			sofl_rss_hash_bytes(rss, tup6[i], 36, &h);
 			bad += h != want6 || softrss_style(tup6[i], 36) != want6;
-			bad += sofl_rss_pkt(&rss, &pkt4[i], &o) != SOFL_RSS_IPV4_TCP || o.hash != want4;
-			bad += sofl_rss_pkt(&rss, &pkt6[i], &o) != SOFL_RSS_IPV6_TCP || o.hash != want6;
+			bad += sofl_rss_pkt(rss, &pkt4[i], &o) != SOFL_RSS_IPV4_TCP || o.hash != want4;
+			bad += sofl_rss_pkt(rss, &pkt6[i], &o) != SOFL_RSS_IPV6_TCP || o.hash != want6;
+			bad += sofl_rss_hash_tuple(rss, &pkt4[i].key, 1, &o) != SOFL_RSS_IPV4_TCP ||
+			       o.hash != want4;
+			bad += sofl_rss_hash_tuple(rss, &pkt6[i].key, 1, &o) != SOFL_RSS_IPV6_TCP ||
+			       o.hash != want6;
+			if (impl == SOFL_RSS_IMPL_TABLE) {	/* symmetric: tuple == packet */
+				struct sofl_rss_out q;
+
+				sofl_rss_pkt(rss_sym, &pkt6[i], &q);
+				bad += sofl_rss_hash_tuple(rss_sym, &pkt6[i].key, 1, &o) < 0 ||
+				       o.hash != q.hash || o.queue != q.queue;
+			}
 		}
-		sofl_rss_hash_bulk(&rss, ptr6, 36, NT, hb);
+		sofl_rss_hash_bulk(rss, ptr6, 36, NT, hb);
 		for (i = 0; i < NT; i++)
 			bad += hb[i] != sofl_rss_toeplitz(sofl_rss_default_key, 40, tup6[i], 36);
 	}
@@ -243,7 +277,8 @@ main(void)
 	int loops[NROW], have[NROW];
 
 	make_tuples();
-	if (sofl_rss_init(&rss, NULL, 0, 16, 0) || sofl_rss_init(&rss_def, NULL, 0, 16, 0))
+	if (sofl_rss_create(&rss, NULL, 0, 16, 0) || sofl_rss_create(&rss_def, NULL, 0, 16, 0) ||
+	    sofl_rss_create(&rss_sym, NULL, 0, 16, SOFL_RSS_SYMMETRIC))
 		return 1;
 	for (r = 0; r < 10; r++) {
 		const uint8_t *k = sofl_rss_default_key + 4 * r;
@@ -259,7 +294,7 @@ main(void)
 	printf("RSS Toeplitz, 40-byte Microsoft key, %d random tuples (splitmix64 0x5EED); "
 	       "GFNI %s; default impl %s\n", NT,
 	       sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI) ? "available" : "NOT available",
-	       sofl_rss_impl_name(&rss_def));
+	       sofl_rss_impl_name(rss_def));
 	for (r = 0; r < NROW; r++) {
 		int impl = row_impl((enum row)r);
 
@@ -275,7 +310,7 @@ main(void)
 			if (!have[r])
 				continue;
 			if (impl >= 0)
-				sofl_rss_set_impl(&rss, (enum sofl_rss_impl)impl);
+				sofl_rss_set_impl(rss, (enum sofl_rss_impl)impl);
 			s[r][rep] = run((enum row)r, loops[r]);
 		}
 	}
@@ -295,8 +330,13 @@ main(void)
 		if (!have[r])
 			continue;
 		m = bench_median(s[r], reps);
+		if (r == R_QUEUE) {	/* no hash: no ratio to a hash */
+			printf("  %-26s %7.2f ns\n", row_name[r], m);
+			continue;
+		}
 		soft = bench_median(s[r == R_SOFT6 || r == R_TAB6 || r == R_GF6 || r == R_TABB6 ||
-				      r == R_GFB6 || r == R_PKT6 ? R_SOFT6 : R_SOFT4], reps);
+				      r == R_GFB6 || r == R_PKT6 || r == R_TUP6 || r == R_TUPS6 ?
+				      R_SOFT6 : R_SOFT4], reps);
 		printf("  %-26s %7.2f ns  %6.1fx faster than softrss_style (same run)", row_name[r],
 		       m, soft / m);
 		if (dpdk_ns[r] > 0)
@@ -306,5 +346,8 @@ main(void)
 	}
 	for (r = 0; r < NROW; r++)
 		free(s[r]);
+	sofl_rss_destroy(rss);
+	sofl_rss_destroy(rss_def);
+	sofl_rss_destroy(rss_sym);
 	return 0;
 }

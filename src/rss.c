@@ -12,6 +12,23 @@
 #include <cpuid.h>
 #endif
 
+/* The engine (opaque in rss.h).  Hot first: the tables; the scalars the
+ * hashing calls read sit together at the end.  Allocated 64-byte aligned,
+ * so that the GFNI matrices span 5 cache lines, not 6. */
+struct sofl_rss {
+	uint32_t tab[SOFL_RSS_INPUT_MAX][256];	/* per byte position */
+	uint64_t mat[40];	/* GFNI: 8x8 bit matrix per key byte position */
+	uint16_t reta[SOFL_RSS_RETA_MAX];
+	uint8_t  key[SOFL_RSS_KEY_MAX];
+	uint16_t key_len;
+	uint16_t reta_size;	/* power of two */
+	uint16_t nqueues;
+	uint8_t  flags;		/* SOFL_RSS_SYMMETRIC */
+	uint8_t  impl;		/* enum sofl_rss_impl */
+};
+
+#define RSS_ALIGN 64
+
 SOFL_API const uint8_t sofl_rss_default_key[SOFL_RSS_KEY_LEN] = {
 	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
 	0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
@@ -193,11 +210,42 @@ sofl_rss_reta_get(const struct sofl_rss *r, unsigned index)
 	return r->reta[index];
 }
 
-SOFL_API int
-sofl_rss_init(struct sofl_rss *r, const void *key, size_t key_len, unsigned nqueues,
-	      unsigned flags)
+static inline unsigned
+queue_of(const struct sofl_rss *r, uint32_t hash)
 {
-	if (!r || nqueues < 1 || nqueues > SOFL_RSS_QUEUES_MAX || (flags & ~SOFL_RSS_SYMMETRIC))
+	return r->reta[hash & (uint32_t)(r->reta_size - 1)];
+}
+
+SOFL_API unsigned
+sofl_rss_queue(const struct sofl_rss *r, uint32_t hash)
+{
+	return r ? queue_of(r, hash) : 0;
+}
+
+SOFL_API unsigned
+sofl_rss_reta_size(const struct sofl_rss *r)
+{
+	return r ? r->reta_size : 0;
+}
+
+SOFL_API unsigned
+sofl_rss_nqueues(const struct sofl_rss *r)
+{
+	return r ? r->nqueues : 0;
+}
+
+SOFL_API int
+sofl_rss_create(struct sofl_rss **out, const void *key, size_t key_len, unsigned nqueues,
+		unsigned flags)
+{
+	struct sofl_rss *r;
+	/* aligned_alloc() wants a multiple of the alignment */
+	size_t sz = (sizeof(*r) + RSS_ALIGN - 1) & ~(size_t)(RSS_ALIGN - 1);
+
+	if (!out)
+		return SOFL_E_INVAL;
+	*out = NULL;
+	if (nqueues < 1 || nqueues > SOFL_RSS_QUEUES_MAX || (flags & ~SOFL_RSS_SYMMETRIC))
 		return SOFL_E_INVAL;
 	if (!key) {
 		if (key_len != 0 && key_len != SOFL_RSS_KEY_LEN)
@@ -207,13 +255,23 @@ sofl_rss_init(struct sofl_rss *r, const void *key, size_t key_len, unsigned nque
 	}
 	if (key_len < SOFL_RSS_KEY_LEN || key_len > SOFL_RSS_KEY_MAX)
 		return SOFL_E_INVAL;
-	memset(r->key, 0, sizeof(r->key));
+	if (!(r = aligned_alloc(RSS_ALIGN, sz)))
+		return SOFL_E_NOMEM;
+	memset(r, 0, sizeof(*r));
 	memcpy(r->key, key, key_len);
 	r->key_len = (uint16_t)key_len;
 	r->flags = (uint8_t)flags;
 	r->impl = (uint8_t)choose_impl();
 	build_tables(r);
-	return sofl_rss_reta_fill(r, SOFL_RSS_RETA_DEFAULT, nqueues);
+	sofl_rss_reta_fill(r, SOFL_RSS_RETA_DEFAULT, nqueues);	/* valid: checked above */
+	*out = r;
+	return 0;
+}
+
+SOFL_API void
+sofl_rss_destroy(struct sofl_rss *r)
+{
+	free(r);
 }
 
 SOFL_API int
@@ -357,27 +415,39 @@ struct sel {
 	int type, layout, swap_addr, swap_port;
 };
 
-/* @return 0 (no hash) or 1, *s filled. */
+/* The input of flow key @k: the 4-tuple when @ports (the type from @proto,
+ * 6 TCP or 17 UDP, which the callers have checked), else the 2-tuple.
+ * @return 0 (not IPv4/IPv6: no hash) or 1, *s filled. */
 static inline int
-select_input(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s)
+select_key(const struct sofl_rss *r, const struct sofl_flow_key *k, int ports, int proto,
+	   struct sel *s)
 {
-	const struct sofl_flow_key *k = &p->key;
-	int sym = r->flags & SOFL_RSS_SYMMETRIC, v6, ports;
+	int sym = r->flags & SOFL_RSS_SYMMETRIC, v6;
 
-	if (!(p->layers & SOFL_LAYER_L3) || (k->family != 4 && k->family != 6))
+	if (k->family != 4 && k->family != 6)
 		return 0;
 	v6 = k->family == 6;
-	/* fragments, even the first, hash on addresses only: the later ones
-	 * carry no ports and must land on the same queue */
-	ports = (p->layers & SOFL_LAYER_L4) && !p->is_frag &&
-		(p->l4_proto == 6 || p->l4_proto == 17);
 	s->type = v6 ? SOFL_RSS_IPV6 : SOFL_RSS_IPV4;
 	if (ports)
-		s->type += p->l4_proto == 6 ? 1 : 2;
+		s->type += proto == 6 ? 1 : 2;
 	s->layout = 2 * v6 + ports;
 	s->swap_addr = sym && addr_gt(k->src, k->dst, v6 ? 16 : 4);
 	s->swap_port = sym && ports && k->sport > k->dport;
 	return 1;
+}
+
+/* A parsed packet's input.  @return 0 (no hash) or 1, *s filled. */
+static inline int
+select_input(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s)
+{
+	/* fragments, even the first, hash on addresses only: the later ones
+	 * carry no ports and must land on the same queue */
+	int ports = (p->layers & SOFL_LAYER_L4) && !p->is_frag &&
+		    (p->l4_proto == 6 || p->l4_proto == 17);
+
+	if (!(p->layers & SOFL_LAYER_L3))
+		return 0;
+	return select_key(r, &p->key, ports, p->l4_proto, s);
 }
 
 static inline uint32_t
@@ -402,7 +472,7 @@ set_out(const struct sofl_rss *r, struct sofl_rss_out *out, int type, uint32_t h
 	out->pad_ = 0;
 	out->type = (uint8_t)type;
 	out->hash = h;
-	out->queue = type ? (uint16_t)sofl_rss_queue(r, h) : 0;
+	out->queue = type ? (uint16_t)queue_of(r, h) : 0;
 }
 
 static inline int
@@ -455,6 +525,20 @@ sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss
 	if (!r || !p || !out)
 		return SOFL_E_INVAL;
 	return rss_one(r, p, out);
+}
+
+SOFL_API int
+sofl_rss_hash_tuple(const struct sofl_rss *r, const struct sofl_flow_key *k, int with_ports,
+		    struct sofl_rss_out *out)
+{
+	struct sel s;
+
+	if (!r || !k || !out || (with_ports != 0 && with_ports != 1) ||
+	    (with_ports && k->proto != 6 && k->proto != 17) ||
+	    !select_key(r, k, with_ports, k->proto, &s))
+		return SOFL_E_INVAL;
+	set_out(r, out, s.type, hash_sel(r, k, &s));
+	return s.type;
 }
 
 #if defined(__x86_64__)

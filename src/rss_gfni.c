@@ -41,9 +41,10 @@ static const uint8_t perm2[5][64] __attribute__((aligned(64))) = {
 	{ VEC2(0) }, { VEC2(1) }, { VEC2(2) }, { VEC2(3) }, { VEC2(4) },
 };
 
-/* The engine's matrices as vectors that may sit at any address: the engine
- * is caller memory with no alignment promise beyond its fields' (rss.h), so
- * an element access is an unaligned load (vmovdqu64, or a memory operand). */
+/* The engine's matrices as vectors.  sofl_rss_create() aligns them to 64
+ * bytes, but this file sees only a pointer: the type promises nothing, so an
+ * access is an unaligned load (vmovdqu64, or a memory operand), which costs
+ * the same as an aligned one on aligned data. */
 typedef long long mat_v __attribute__((vector_size(64), aligned(1), may_alias));
 
 #define TARGET __attribute__((target("avx512vbmi,bmi2")))

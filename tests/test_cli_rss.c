@@ -22,7 +22,16 @@ struct rec {
 
 static struct rec recs[MAXREC];
 static int nrec;
-static struct sofl_rss eng;	/* the expectation */
+static struct sofl_rss *eng;	/* the expectation (eng_init()) */
+
+/* (Re)makes the expectation's engine: sofl_rss_create()'s arguments. */
+static int
+eng_init(const void *key, size_t key_len, unsigned nqueues, unsigned flags)
+{
+	sofl_rss_destroy(eng);
+	eng = NULL;
+	return sofl_rss_create(&eng, key, key_len, nqueues, flags);
+}
 
 static struct rec *
 add(const struct t_spec *s)
@@ -62,7 +71,7 @@ expect_line(int i, int hashed, char *line, size_t cap)
 	int type, af;
 
 	sofl_pkt_parse(&p, recs[i].d, recs[i].len, (enum sofl_link)recs[i].link);
-	type = hashed ? sofl_rss_pkt(&eng, &p, &o) : 0;
+	type = hashed ? sofl_rss_pkt(eng, &p, &o) : 0;
 	if (type <= 0) {
 		snprintf(line, cap, "%d\t-\t-\t-\t-\t-\t-\t-\n", i + 1);
 		return;
@@ -174,7 +183,7 @@ test_tsv_mixed(void **state)
 
 	mixed(hashed);
 	write_cap("m.pcap", DLT_EN10MB, T_CAP_PCAP);
-	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 4, 0), 0);
+	assert_int_equal(eng_init(NULL, 0, 4, 0), 0);
 	assert_int_equal(t_cli_run("rss", "m.pcap --queues 4 --format tsv"), 0);
 	check_tsv(hashed);
 	/* spot checks independent of expect_line(): ARP and the malformed one */
@@ -197,13 +206,13 @@ test_text_mixed(void **state)
 
 	mixed(hashed);
 	write_cap("m.pcap", DLT_EN10MB, T_CAP_PCAP);
-	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 8, 0), 0);
+	assert_int_equal(eng_init(NULL, 0, 8, 0), 0);
 	for (i = 0; i < nrec; i++) {
 		struct sofl_pkt p;
 		struct sofl_rss_out o;
 
 		sofl_pkt_parse(&p, recs[i].d, recs[i].len, SOFL_LINK_ETH);
-		if (hashed[i] && sofl_rss_pkt(&eng, &p, &o) > 0)
+		if (hashed[i] && sofl_rss_pkt(eng, &p, &o) > 0)
 			pk[o.queue]++;
 	}
 	assert_int_equal(t_cli_run("rss", "m.pcap --queues 8"), 0);
@@ -257,7 +266,7 @@ test_symmetric(void **state)
 		add(&s);
 	}
 	write_cap("sym.pcap", DLT_EN10MB, T_CAP_PCAP);
-	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 16, SOFL_RSS_SYMMETRIC), 0);
+	assert_int_equal(eng_init(NULL, 0, 16, SOFL_RSS_SYMMETRIC), 0);
 	assert_int_equal(t_cli_run("rss", "sym.pcap --queues 16 --symmetric --format tsv"), 0);
 	check_tsv(NULL);
 	for (l = strtok_r(t_cli_out + strlen(TSV_HEADER), "\n", &save); l; l = strtok_r(NULL, "\n", &save))
@@ -304,7 +313,7 @@ test_key_table_raw(void **state)
 	write_cap("raw.pcapng", 101, T_CAP_PCAPNG);
 
 	/* a custom key, with and without separators */
-	assert_int_equal(sofl_rss_init(&eng, key, 40, 3, 0), 0);
+	assert_int_equal(eng_init(key, 40, 3, 0), 0);
 	assert_int_equal(t_cli_run("rss", "raw.pcap --queues 3 --format tsv --key %s", hex), 0);
 	check_tsv(NULL);
 	assert_int_equal(t_cli_run("rss", "raw.pcapng --queues 3 --format tsv --key "
@@ -313,17 +322,17 @@ test_key_table_raw(void **state)
 
 	/* an explicit 8-entry table */
 	t_cli_write_file("t8", "# reversed\n7\n6\n5\n4\n3\n2 1\n0\n");
-	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 8, 0), 0);
-	assert_int_equal(sofl_rss_reta_fill(&eng, 8, 8), 0);
+	assert_int_equal(eng_init(NULL, 0, 8, 0), 0);
+	assert_int_equal(sofl_rss_reta_fill(eng, 8, 8), 0);
 	for (i = 0; i < 8; i++)
-		assert_int_equal(sofl_rss_reta_set(&eng, (unsigned)i, 7u - (unsigned)i), 0);
+		assert_int_equal(sofl_rss_reta_set(eng, (unsigned)i, 7u - (unsigned)i), 0);
 	assert_int_equal(t_cli_run("rss", "raw.pcap --queues 8 --table t8 --format tsv"), 0);
 	check_tsv(NULL);
 
 	/* weights: queues 0 and 2 only, 1:3 */
 	t_cli_write_file("tw", "weight 1 0 3 0   # ethtool -X weight\n");
-	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 4, 0), 0);
-	assert_int_equal(sofl_rss_reta_weights(&eng, 128, w, 4), 0);
+	assert_int_equal(eng_init(NULL, 0, 4, 0), 0);
+	assert_int_equal(sofl_rss_reta_weights(eng, 128, w, 4), 0);
 	assert_int_equal(t_cli_run("rss", "raw.pcap --queues 4 --table tw --format tsv"), 0);
 	check_tsv(NULL);
 	assert_null(strstr(t_cli_out, "\t1\n"));
@@ -362,8 +371,8 @@ test_table_many_weights(void **state)
 		}
 		snprintf(text + o, sizeof(text) - o, "\n");
 		t_cli_write_file("tmany", text);
-		assert_int_equal(sofl_rss_init(&eng, NULL, 0, nq[k], 0), 0);
-		assert_int_equal(sofl_rss_reta_weights(&eng, 128, w, nq[k]), 0);
+		assert_int_equal(eng_init(NULL, 0, nq[k], 0), 0);
+		assert_int_equal(sofl_rss_reta_weights(eng, 128, w, nq[k]), 0);
 		assert_int_equal(t_cli_run("rss", "many.pcap --queues %u --table tmany --format tsv",
 					   nq[k]), 0);
 		check_tsv(NULL);
@@ -376,9 +385,9 @@ test_table_many_weights(void **state)
 	t_cli_usage_error("rss", "add up to 4294967296", "many.pcap --queues 2 --table tsum");
 	/* numbers are decimal: 010 is ten (queue 10 of 11), 0x1 is an error */
 	t_cli_write_file("tdec", "010\n");
-	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 11, 0), 0);
-	assert_int_equal(sofl_rss_reta_fill(&eng, 1, 11), 0);
-	assert_int_equal(sofl_rss_reta_set(&eng, 0, 10), 0);
+	assert_int_equal(eng_init(NULL, 0, 11, 0), 0);
+	assert_int_equal(sofl_rss_reta_fill(eng, 1, 11), 0);
+	assert_int_equal(sofl_rss_reta_set(eng, 0, 10), 0);
 	assert_int_equal(t_cli_run("rss", "many.pcap --queues 011 --table tdec --format tsv"), 0);
 	check_tsv(NULL);
 	t_cli_write_file("thex", "0x1\n");
@@ -434,7 +443,7 @@ test_errors(void **state)
 	write_cap("cut.pcap", DLT_EN10MB, T_CAP_PCAP);
 	t_cli_file(path, sizeof(path), "cut.pcap");
 	assert_int_equal(truncate(path, 24 + 16 + recs[0].len + 16 + 10), 0);
-	assert_int_equal(sofl_rss_init(&eng, NULL, 0, 4, 0), 0);
+	assert_int_equal(eng_init(NULL, 0, 4, 0), 0);
 	assert_int_equal(t_cli_run("rss", "cut.pcap --queues 4 --format tsv"), 2);
 	nrec = 1;
 	check_tsv(NULL);
@@ -466,5 +475,6 @@ main(void)
 	if (rc)
 		return rc;
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	sofl_rss_destroy(eng);
 	return t_cli_fini() ? 1 : rc;
 }

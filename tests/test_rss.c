@@ -10,7 +10,7 @@
 #include "helpers.h"
 #include "softoffload/rss.h"
 
-static struct sofl_rss rss, rss_sym;	/* 38 KiB each: not on the stack */
+static struct sofl_rss *rss, *rss_sym;	/* made by setup() */
 
 /* Microsoft's RSS verification suite: destination first in its table, hashed
  * source first. */
@@ -106,7 +106,7 @@ check_msv(int ipv, const struct msv *v, int ports, uint32_t want)
 	size_t n = msv_bytes(ipv, v, ports, b);
 
 	assert_int_equal(sofl_rss_toeplitz(sofl_rss_default_key, 40, b, n), want);
-	check_impls(&rss, b, n, want);
+	check_impls(rss, b, n, want);
 }
 
 static void
@@ -184,25 +184,25 @@ test_microsoft_packets(void **state)
 
 	for (i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
 		spec_msv(&s, 4, 6, &v4[i]);
-		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4_TCP);
+		assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV4_TCP);
 		assert_int_equal(o.hash, v4[i].h4);
 		assert_int_equal(o.queue, (v4[i].h4 & 127) % 4);
 		spec_msv(&s, 4, 17, &v4[i]);
-		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4_UDP);
+		assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV4_UDP);
 		assert_int_equal(o.hash, v4[i].h4);
 		spec_msv(&s, 4, 1, &v4[i]);	/* ICMP: 2-tuple */
-		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4);
+		assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV4);
 		assert_int_equal(o.hash, v4[i].h2);
 	}
 	for (i = 0; i < sizeof(v6) / sizeof(v6[0]); i++) {
 		spec_msv(&s, 6, 6, &v6[i]);
-		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6_TCP);
+		assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV6_TCP);
 		assert_int_equal(o.hash, v6[i].h4);
 		spec_msv(&s, 6, 17, &v6[i]);
-		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6_UDP);
+		assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV6_UDP);
 		assert_int_equal(o.hash, v6[i].h4);
 		spec_msv(&s, 6, 58, &v6[i]);	/* ICMPv6: 2-tuple */
-		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6);
+		assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV6);
 		assert_int_equal(o.hash, v6[i].h2);
 		/* extension headers before TCP do not change the 4-tuple */
 		spec_msv(&s, 6, 6, &v6[i]);
@@ -211,7 +211,7 @@ test_microsoft_packets(void **state)
 		s.ext[1].type = 60;
 		s.ext[1].len = 16;
 		s.n_ext = 2;
-		assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6_TCP);
+		assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV6_TCP);
 		assert_int_equal(o.hash, v6[i].h4);
 	}
 }
@@ -220,7 +220,7 @@ test_microsoft_packets(void **state)
 static void
 test_random_cross_check(void **state)
 {
-	static struct sofl_rss r;
+	struct sofl_rss *r = NULL;
 	uint64_t st = 0x5EED;
 	uint8_t key[SOFL_RSS_KEY_MAX], in[SOFL_RSS_INPUT_MAX];
 	int k, i;
@@ -234,16 +234,18 @@ test_random_cross_check(void **state)
 			key[j] = (uint8_t)t_rand(&st);
 		if (k == 0)
 			memset(key, 0xff, klen);	/* all ones: every window is 0xffffffff */
-		assert_int_equal(sofl_rss_init(&r, key, klen, 8, 0), 0);
+		sofl_rss_destroy(r);
+		assert_int_equal(sofl_rss_create(&r, key, klen, 8, 0), 0);
 		for (i = 0; i < 2000; i++) {
 			len = (size_t)(t_rand(&st) % (SOFL_RSS_INPUT_MAX + 1));
 			for (j = 0; j < len; j++)
 				in[j] = (uint8_t)t_rand(&st);
 			if (i % 100 == 0)
 				memset(in, i % 200 ? 0xff : 0x00, len);
-			check_impls(&r, in, len, sofl_rss_toeplitz(key, klen, in, len));
+			check_impls(r, in, len, sofl_rss_toeplitz(key, klen, in, len));
 		}
 	}
+	sofl_rss_destroy(r);
 	/* linearity, a property of the definition itself: h(a ^ b) = h(a) ^ h(b) */
 	for (i = 0; i < 1000; i++) {
 		uint8_t a[36], b[36], c[36];
@@ -310,10 +312,10 @@ test_symmetric(void **state)
 		if (i % 5 == 0)
 			s.proto = s.ipv == 4 ? 1 : 58;	/* 2-tuple */
 		al = s.ipv == 4 ? 4 : 16;
-		ta = pkt_rss(&rss_sym, &s, &a);
-		pkt_rss(&rss, &s, &plain);
+		ta = pkt_rss(rss_sym, &s, &a);
+		pkt_rss(rss, &s, &plain);
 		reverse(&s);
-		tb = pkt_rss(&rss_sym, &s, &b);
+		tb = pkt_rss(rss_sym, &s, &b);
 		assert_int_equal(ta, tb);
 		assert_int_equal(a.hash, b.hash);
 		assert_int_equal(a.queue, b.queue);
@@ -329,17 +331,17 @@ test_symmetric(void **state)
 		if (memcmp(s.src, s.dst, al) <= 0 && s.sport <= s.dport)
 			assert_int_equal(a.hash, plain.hash);
 		/* plain mode is not symmetric (checked below over many tuples) */
-		pkt_rss(&rss, &s, &a);
+		pkt_rss(rss, &s, &a);
 		reverse(&s);
-		pkt_rss(&rss, &s, &b);
+		pkt_rss(rss, &s, &b);
 		asym += a.hash != b.hash;
 	}
 	assert_true(asym > 3000);
 	/* §6.3 row 1 both ways */
 	spec_msv(&s, 4, 6, &v4[0]);
-	pkt_rss(&rss_sym, &s, &a);
+	pkt_rss(rss_sym, &s, &a);
 	reverse(&s);
-	pkt_rss(&rss_sym, &s, &b);
+	pkt_rss(rss_sym, &s, &b);
 	assert_int_equal(a.hash, b.hash);
 	/* 66.9.149.187 < 161.142.100.80 and 1766 < 2794: (src, dst, dport, sport) */
 	{
@@ -350,6 +352,247 @@ test_symmetric(void **state)
 		sofl_put16(in + 10, 2794);
 		assert_int_equal(a.hash, sofl_rss_toeplitz(sofl_rss_default_key, 40, in, 12));
 	}
+}
+
+/* sofl_rss_hash_tuple() under every implementation of @r: they agree, the
+ * queue is sofl_rss_queue()'s, and the fields it must ignore do not matter.
+ * @return its result, *o the table path's output. */
+static int
+tuple_rss(struct sofl_rss *r, const struct sofl_flow_key *k, int ports, struct sofl_rss_out *o)
+{
+	struct sofl_flow_key noisy = *k;
+	int i, type = -1;
+
+	noisy.nvlan = 2;
+	noisy.vlan[0] = 0xfff;
+	noisy.flow_label = 0xfffff;
+	if (k->family == 4)	/* past an IPv4 address: unused */
+		memset(noisy.src + 4, 0xee, 12), memset(noisy.dst + 4, 0x11, 12);
+	for (i = SOFL_RSS_IMPL_TABLE; i <= SOFL_RSS_IMPL_MIXED; i++) {
+		struct sofl_rss_out x, y;
+
+		if (!sofl_rss_impl_available((enum sofl_rss_impl)i))
+			continue;
+		assert_int_equal(sofl_rss_set_impl(r, (enum sofl_rss_impl)i), 0);
+		memset(&x, 0xa5, sizeof(x));
+		type = sofl_rss_hash_tuple(r, k, ports, &x);
+		assert_true(type > 0);
+		assert_int_equal(type, x.type);
+		assert_int_equal(x.queue, sofl_rss_queue(r, x.hash));
+		assert_int_equal(x.pad_, 0);
+		if (i == SOFL_RSS_IMPL_TABLE)
+			*o = x;
+		assert_int_equal(x.hash, o->hash);
+		assert_int_equal(sofl_rss_hash_tuple(r, &noisy, ports, &y), type);
+		assert_int_equal(y.hash, x.hash);
+	}
+	return type;
+}
+
+/* The flow key a caller would fill by hand from @s (not the parser's). */
+static void
+spec_key(const struct t_spec *s, struct sofl_flow_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->family = (uint8_t)s->ipv;
+	k->proto = (uint8_t)s->proto;
+	memcpy(k->src, s->src, s->ipv == 4 ? 4 : 16);
+	memcpy(k->dst, s->dst, s->ipv == 4 ? 4 : 16);
+	k->sport = s->sport;
+	k->dport = s->dport;
+}
+
+static void
+key_reverse(struct sofl_flow_key *k)
+{
+	uint8_t a[16];
+	uint16_t p = k->sport;
+
+	memcpy(a, k->src, 16);
+	memcpy(k->src, k->dst, 16);
+	memcpy(k->dst, a, 16);
+	k->sport = k->dport;
+	k->dport = p;
+}
+
+/* A tuple hashes as sofl_rss_pkt() hashes a real frame carrying it, on the
+ * Microsoft vectors and on random IPv4/IPv6 TCP/UDP, fragments and other
+ * protocols (2-tuples), plain and symmetric, from a hand-filled key and
+ * from the parser's. */
+static void
+test_tuple_vs_pkt(void **state)
+{
+	struct sofl_rss *eng[2] = { rss, rss_sym };
+	struct sofl_rss_out a, b;
+	struct sofl_flow_key k;
+	struct t_spec s;
+	uint64_t st = 0x7e57;
+	size_t i;
+	int e, n2 = 0, n4 = 0;
+	(void)state;
+
+	for (i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		spec_msv(&s, 4, 6, &v4[i]);
+		spec_key(&s, &k);
+		assert_int_equal(tuple_rss(rss, &k, 1, &a), SOFL_RSS_IPV4_TCP);
+		assert_int_equal(a.hash, v4[i].h4);
+		assert_int_equal(a.queue, (v4[i].h4 & 127) % 4);
+		k.proto = 17;
+		assert_int_equal(tuple_rss(rss, &k, 1, &a), SOFL_RSS_IPV4_UDP);
+		assert_int_equal(a.hash, v4[i].h4);
+		assert_int_equal(tuple_rss(rss, &k, 0, &a), SOFL_RSS_IPV4);
+		assert_int_equal(a.hash, v4[i].h2);
+	}
+	for (i = 0; i < sizeof(v6) / sizeof(v6[0]); i++) {
+		spec_msv(&s, 6, 17, &v6[i]);
+		spec_key(&s, &k);
+		assert_int_equal(tuple_rss(rss, &k, 1, &a), SOFL_RSS_IPV6_UDP);
+		assert_int_equal(a.hash, v6[i].h4);
+		k.proto = 6;
+		assert_int_equal(tuple_rss(rss, &k, 1, &a), SOFL_RSS_IPV6_TCP);
+		assert_int_equal(a.hash, v6[i].h4);
+		k.proto = 58;	/* ignored for a 2-tuple */
+		assert_int_equal(tuple_rss(rss, &k, 0, &a), SOFL_RSS_IPV6);
+		assert_int_equal(a.hash, v6[i].h2);
+	}
+	for (i = 0; i < 3000; i++) {
+		uint8_t buf[2048];
+		struct sofl_pkt p;
+		size_t len;
+		int ports, ta, tb;
+
+		rand_spec(&s, &st);
+		if (i % 5 == 0)
+			s.proto = s.ipv == 4 ? 1 : 58;		/* 2-tuple: ICMP */
+		else if (i % 7 == 0 && s.ipv == 4)
+			s.frag = 0x2000;			/* 2-tuple: a first fragment */
+		len = t_build(buf, sizeof(buf), &s);
+		assert_int_equal(sofl_pkt_parse(&p, buf, len, SOFL_LINK_ETH), 0);
+		ports = (p.layers & SOFL_LAYER_L4) && !p.is_frag;
+		n4 += ports;
+		n2 += !ports;
+		spec_key(&s, &k);
+		for (e = 0; e < 2; e++) {
+			ta = pkt_rss(eng[e], &s, &a);
+			tb = tuple_rss(eng[e], &k, ports, &b);
+			assert_int_equal(ta, tb);
+			assert_int_equal(a.hash, b.hash);
+			assert_int_equal(a.queue, b.queue);
+			tb = tuple_rss(eng[e], &p.key, ports, &b);	/* the parser's key */
+			assert_int_equal(ta, tb);
+			assert_int_equal(a.hash, b.hash);
+		}
+	}
+	assert_true(n2 > 500 && n4 > 1500);
+}
+
+/* Symmetric tuples: both directions hash alike, to the Toeplitz hash of the
+ * sorted input; where a Microsoft vector is already in order (source below
+ * destination, and for the 4-tuple sport below dport) that is the table's
+ * value, from either direction. */
+static void
+test_tuple_symmetric(void **state)
+{
+	struct sofl_rss_out a, b, plain;
+	struct sofl_flow_key k;
+	struct t_spec s;
+	uint64_t st = 99;
+	size_t i, al;
+	int ports, applicable = 0, asym = 0;
+	(void)state;
+
+	for (i = 0; i < sizeof(v4) / sizeof(v4[0]) + sizeof(v6) / sizeof(v6[0]); i++) {
+		int v6i = i >= sizeof(v4) / sizeof(v4[0]);
+		const struct msv *v = v6i ? &v6[i - sizeof(v4) / sizeof(v4[0])] : &v4[i];
+
+		spec_msv(&s, v6i ? 6 : 4, 6, v);
+		spec_key(&s, &k);
+		al = v6i ? 16 : 4;
+		for (ports = 0; ports < 2; ports++) {
+			int sorted = memcmp(k.src, k.dst, al) < 0 && (!ports || k.sport < k.dport);
+
+			tuple_rss(rss_sym, &k, ports, &a);
+			key_reverse(&k);
+			tuple_rss(rss_sym, &k, ports, &b);
+			key_reverse(&k);
+			assert_int_equal(a.hash, b.hash);
+			if (sorted) {
+				assert_int_equal(a.hash, ports ? v->h4 : v->h2);
+				applicable++;
+			}
+		}
+	}
+	assert_true(applicable >= 5);	/* 2-tuples: 3 IPv4 and 2 IPv6 vectors */
+	/* 66.9.149.187:2794 -> 161.142.100.80:1766 sorts to (src, dst, 1766, 2794) */
+	{
+		uint8_t in[12];
+
+		spec_msv(&s, 4, 6, &v4[0]);
+		spec_key(&s, &k);
+		tuple_rss(rss_sym, &k, 1, &a);
+		addr(4, v4[0].src, in);
+		addr(4, v4[0].dst, in + 4);
+		sofl_put16(in + 8, 1766);
+		sofl_put16(in + 10, 2794);
+		assert_int_equal(a.hash, sofl_rss_toeplitz(sofl_rss_default_key, 40, in, 12));
+	}
+	for (i = 0; i < 3000; i++) {
+		uint8_t in[36];
+
+		rand_spec(&s, &st);
+		spec_key(&s, &k);
+		ports = (int)(i & 1);
+		al = s.ipv == 4 ? 4 : 16;
+		tuple_rss(rss_sym, &k, ports, &a);
+		tuple_rss(rss, &k, ports, &plain);
+		key_reverse(&k);
+		tuple_rss(rss_sym, &k, ports, &b);
+		assert_int_equal(a.hash, b.hash);
+		assert_int_equal(a.queue, b.queue);
+		tuple_rss(rss, &k, ports, &b);
+		asym += plain.hash != b.hash;
+		key_reverse(&k);
+		memcpy(in, memcmp(k.src, k.dst, al) <= 0 ? k.src : k.dst, al);
+		memcpy(in + al, memcmp(k.src, k.dst, al) <= 0 ? k.dst : k.src, al);
+		sofl_put16(in + 2 * al, k.sport < k.dport ? k.sport : k.dport);
+		sofl_put16(in + 2 * al + 2, k.sport < k.dport ? k.dport : k.sport);
+		assert_int_equal(a.hash, sofl_rss_toeplitz(sofl_rss_default_key, 40, in,
+							   2 * al + (ports ? 4 : 0)));
+	}
+	assert_true(asym > 2000);	/* the plain engine is not symmetric */
+}
+
+/* Bad tuples are refused and leave *out alone. */
+static void
+test_tuple_errors(void **state)
+{
+	struct sofl_flow_key k;
+	struct sofl_rss_out o, keep;
+	struct t_spec s;
+	(void)state;
+
+	t_spec_init(&s, 4, 6);
+	spec_key(&s, &k);
+	memset(&keep, 0x5a, sizeof(keep));
+	o = keep;
+	assert_int_equal(sofl_rss_hash_tuple(NULL, &k, 1, &o), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple(rss, NULL, 1, &o), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple(rss, &k, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple(rss, &k, 2, &o), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple(rss, &k, -1, &o), SOFL_E_INVAL);
+	k.family = 0;		/* not IP */
+	assert_int_equal(sofl_rss_hash_tuple(rss, &k, 0, &o), SOFL_E_INVAL);
+	k.family = 5;
+	assert_int_equal(sofl_rss_hash_tuple(rss_sym, &k, 1, &o), SOFL_E_INVAL);
+	k.family = 4;
+	k.proto = 1;		/* ports, but neither TCP nor UDP */
+	assert_int_equal(sofl_rss_hash_tuple(rss, &k, 1, &o), SOFL_E_INVAL);
+	k.proto = 132;
+	assert_int_equal(sofl_rss_hash_tuple(rss_sym, &k, 1, &o), SOFL_E_INVAL);
+	assert_memory_equal(&o, &keep, sizeof(o));
+	assert_int_equal(sofl_rss_hash_tuple(rss, &k, 0, &o), SOFL_RSS_IPV4);	/* 2-tuple: fine */
+	k.proto = 17;
+	assert_int_equal(sofl_rss_hash_tuple(rss, &k, 1, &o), SOFL_RSS_IPV4_UDP);
 }
 
 /* What is hashed: fragments, non-IP, VLAN, raw IP, truncated L4. */
@@ -365,27 +608,27 @@ test_tuple_choice(void **state)
 	(void)state;
 
 	spec_msv(&s, 4, 6, &v4[1]);
-	assert_int_equal(pkt_rss(&rss, &s, &ref), SOFL_RSS_IPV4_TCP);
+	assert_int_equal(pkt_rss(rss, &s, &ref), SOFL_RSS_IPV4_TCP);
 	/* VLAN tags and raw IP framing do not change the hash */
 	s.nvlan = 2;
 	s.vlan_tci[0] = 100;
 	s.vlan_tci[1] = 200;
 	s.vlan_tpid[0] = 0x88a8;
-	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4_TCP);
+	assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV4_TCP);
 	assert_int_equal(o.hash, ref.hash);
 	s.nvlan = 0;
 	s.link = SOFL_LINK_RAW;
-	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4_TCP);
+	assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV4_TCP);
 	assert_int_equal(o.hash, ref.hash);
 	s.link = SOFL_LINK_ETH;
 
 	/* IPv4 fragments, the first one included, use the 2-tuple */
 	s.df = 0;
 	s.frag = 0x2000;		/* MF, offset 0 */
-	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4);
+	assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV4);
 	assert_int_equal(o.hash, v4[1].h2);
 	s.frag = 185;			/* last fragment, offset 1480 */
-	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV4);
+	assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV4);
 	assert_int_equal(o.hash, v4[1].h2);
 
 	/* IPv6 fragment header */
@@ -393,7 +636,7 @@ test_tuple_choice(void **state)
 	s.ext[0].type = 44;
 	s.ext[0].frag_mf = 1;
 	s.n_ext = 1;
-	assert_int_equal(pkt_rss(&rss, &s, &o), SOFL_RSS_IPV6);
+	assert_int_equal(pkt_rss(rss, &s, &o), SOFL_RSS_IPV6);
 	assert_int_equal(o.hash, v6[2].h2);
 
 	/* non-IP: no hash, hash 0, queue 0 */
@@ -401,7 +644,7 @@ test_tuple_choice(void **state)
 	len = t_build_arp(buf, sizeof(buf), &s);
 	assert_int_equal(sofl_pkt_parse(&p, buf, len, SOFL_LINK_ETH), 0);
 	memset(&o, 0xa5, sizeof(o));
-	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_NONE);
+	assert_int_equal(sofl_rss_pkt(rss, &p, &o), SOFL_RSS_NONE);
 	assert_int_equal(o.type, SOFL_RSS_NONE);
 	assert_int_equal(o.hash, 0);
 	assert_int_equal(o.queue, 0);
@@ -412,16 +655,16 @@ test_tuple_choice(void **state)
 	sofl_put16(buf + 14 + 2, 20 + 10);	/* IP total length: 10 bytes of TCP */
 	err = sofl_pkt_parse(&p, buf, len, SOFL_LINK_ETH);
 	assert_int_equal(err, SOFL_E_TCP_TRUNC);
-	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_IPV4);
+	assert_int_equal(sofl_rss_pkt(rss, &p, &o), SOFL_RSS_IPV4);
 	assert_int_equal(o.hash, v4[3].h2);
 
 	/* frame shorter than an IP header: no hash */
 	err = sofl_pkt_parse(&p, buf, 20, SOFL_LINK_ETH);
 	assert_true(err < 0);
-	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_NONE);
+	assert_int_equal(sofl_rss_pkt(rss, &p, &o), SOFL_RSS_NONE);
 	/* an all-zero sofl_pkt (never parsed): no hash */
 	memset(&p, 0, sizeof(p));
-	assert_int_equal(sofl_rss_pkt(&rss, &p, &o), SOFL_RSS_NONE);
+	assert_int_equal(sofl_rss_pkt(rss, &p, &o), SOFL_RSS_NONE);
 }
 
 /* Bursts (paired on the GFNI paths) equal the bit-serial hash of each
@@ -433,7 +676,7 @@ test_burst(void **state)
 	static struct sofl_pkt pk[64];
 	static uint8_t bufs[64][256];
 	struct sofl_rss_out out[64];
-	struct sofl_rss *engines[2] = { &rss, &rss_sym };
+	struct sofl_rss *engines[2] = { rss, rss_sym };
 	uint64_t st = 99;
 	struct t_spec s;
 	int i, e, impl, want = 0;
@@ -482,10 +725,10 @@ test_burst(void **state)
 			}
 		}
 	}
-	assert_int_equal(sofl_rss_burst(&rss, pk, 0, out), 0);
+	assert_int_equal(sofl_rss_burst(rss, pk, 0, out), 0);
 	assert_int_equal(sofl_rss_burst(NULL, NULL, 0, NULL), 0);
-	assert_int_equal(sofl_rss_burst(&rss, NULL, 1, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_burst(&rss, pk, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_burst(rss, NULL, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_burst(rss, pk, 1, NULL), SOFL_E_INVAL);
 }
 
 /* The bulk form equals the bit-serial hash of every tuple, for every length. */
@@ -508,47 +751,45 @@ test_bulk(void **state)
 	for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
 		if (!sofl_rss_impl_available((enum sofl_rss_impl)impl))
 			continue;
-		assert_int_equal(sofl_rss_set_impl(&rss, (enum sofl_rss_impl)impl), 0);
+		assert_int_equal(sofl_rss_set_impl(rss, (enum sofl_rss_impl)impl), 0);
 		for (len = 0; len <= SOFL_RSS_INPUT_MAX; len++) {
 			memset(out, 0xa5, sizeof(out));
-			assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, len, 33, out), 0);
+			assert_int_equal(sofl_rss_hash_bulk(rss, ptr, len, 33, out), 0);
 			for (i = 0; i < 33; i++)
 				assert_int_equal(out[i], sofl_rss_toeplitz(sofl_rss_default_key, 40,
 									   tup[i], len));
 		}
 		/* n = 0 writes nothing */
 		out[0] = 0x1234;
-		assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 0, out), 0);
+		assert_int_equal(sofl_rss_hash_bulk(rss, ptr, 12, 0, out), 0);
 		assert_int_equal(out[0], 0x1234);
 	}
 	assert_int_equal(sofl_rss_hash_bulk(NULL, NULL, 12, 0, NULL), 0);
-	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 37, 1, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_bulk(&rss, NULL, 12, 1, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bulk(rss, ptr, 37, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bulk(rss, NULL, 12, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bulk(rss, ptr, 12, 1, NULL), SOFL_E_INVAL);
 	ptr[5] = NULL;
-	assert_int_equal(sofl_rss_hash_bulk(&rss, ptr, 12, 6, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bulk(rss, ptr, 12, 6, out), SOFL_E_INVAL);
 }
 
-/* An engine needs no more alignment than its fields' types (malloc() is
- * enough): engines 16 and 48 bytes past a 64-byte boundary hash as the
- * definition says on every path of every implementation.  (The GFNI kernels
- * once loaded the matrices with aligned 512-bit loads: UBSan and the CPU
- * faulted on such an engine.) */
+/* Engines are the library's: sofl_rss_create() aligns them to 64 bytes (the
+ * GFNI matrices then span 5 cache lines), and several engines, plain and
+ * symmetric, hash as the definition says on every path of every
+ * implementation, independently of each other. */
 static void
-test_misaligned(void **state)
+test_engines(void **state)
 {
 	static struct sofl_pkt pk[8];
 	static uint8_t bufs[8][256];
 	static uint8_t tup[3][SOFL_RSS_INPUT_MAX];
 	const void *ptr[3] = { tup[0], tup[1], tup[2] };
-	size_t offs[2] = { 16, 48 }, len, o, i;
-	unsigned char *mem = malloc(sizeof(struct sofl_rss) + 128);
+	struct sofl_rss *eng[3];
+	size_t len, o, i;
 	uint64_t st = 0x3a11;
 	struct t_spec s;
 	int impl;
 	(void)state;
 
-	assert_non_null(mem);
 	for (i = 0; i < 8; i++) {
 		rand_spec(&s, &st);
 		len = t_build(bufs[i], sizeof(bufs[i]), &s);
@@ -557,11 +798,14 @@ test_misaligned(void **state)
 	for (i = 0; i < 3; i++)
 		for (len = 0; len < SOFL_RSS_INPUT_MAX; len++)
 			tup[i][len] = (uint8_t)t_rand(&st);
-	for (o = 0; o < 2; o++) {
-		uintptr_t a = ((uintptr_t)mem + 63) & ~(uintptr_t)63;
-		struct sofl_rss *r = (struct sofl_rss *)(void *)(a + offs[o]);
+	for (o = 0; o < 3; o++) {
+		assert_int_equal(sofl_rss_create(&eng[o], NULL, 0, 4, o & 1 ? SOFL_RSS_SYMMETRIC : 0),
+				 0);
+		assert_int_equal((uintptr_t)eng[o] % 64, 0);
+	}
+	for (o = 0; o < 3; o++) {
+		struct sofl_rss *r = eng[o];
 
-		assert_int_equal(sofl_rss_init(r, NULL, 0, 4, o ? SOFL_RSS_SYMMETRIC : 0), 0);
 		for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
 			struct sofl_rss_out out[8], one;
 			uint32_t h[3];
@@ -590,7 +834,8 @@ test_misaligned(void **state)
 			}
 		}
 	}
-	free(mem);
+	for (o = 0; o < 3; o++)
+		sofl_rss_destroy(eng[o]);
 }
 
 /* Malformed input: random and mutated frames of every length never crash
@@ -625,7 +870,7 @@ test_garbage(void **state)
 		assert_non_null(f);
 		memcpy(f, buf, len);
 		sofl_pkt_parse(&p, f, len, (enum sofl_link)link);
-		type = sofl_rss_pkt(i & 1 ? &rss : &rss_sym, &p, &o);
+		type = sofl_rss_pkt(i & 1 ? rss : rss_sym, &p, &o);
 		assert_true(type >= 0 && type <= SOFL_RSS_IPV6_UDP);
 		if (!(p.layers & SOFL_LAYER_L3)) {
 			assert_int_equal(type, SOFL_RSS_NONE);
@@ -658,115 +903,140 @@ count_queues(const struct sofl_rss *r, unsigned *cnt, unsigned n)
 static void
 test_reta(void **state)
 {
-	static struct sofl_rss r;
+	struct sofl_rss *r;
 	unsigned cnt[8], i;
 	unsigned w1[3] = { 1, 2, 1 }, w2[3] = { 3, 0, 1 }, w3[3] = { 1, 1, 1 }, w0[2] = { 0, 0 };
 	(void)state;
 
-	assert_int_equal(sofl_rss_init(&r, NULL, 0, 3, 0), 0);
-	assert_int_equal(sofl_rss_reta_size(&r), 128);
-	assert_int_equal(sofl_rss_nqueues(&r), 3);
+	assert_int_equal(sofl_rss_create(&r, NULL, 0, 3, 0), 0);
+	assert_int_equal(sofl_rss_reta_size(r), 128);
+	assert_int_equal(sofl_rss_nqueues(r), 3);
 	for (i = 0; i < 128; i++)
-		assert_int_equal(sofl_rss_reta_get(&r, i), i % 3);
-	assert_int_equal(sofl_rss_queue(&r, 0x51ccc178), (0x51ccc178 & 127) % 3);
-	assert_int_equal(sofl_rss_queue(&r, 0xffffff80), 0);	/* only the low 7 bits count */
+		assert_int_equal(sofl_rss_reta_get(r, i), i % 3);
+	assert_int_equal(sofl_rss_queue(r, 0x51ccc178), (0x51ccc178 & 127) % 3);
+	assert_int_equal(sofl_rss_queue(r, 0xffffff80), 0);	/* only the low 7 bits count */
 
 	/* entry by entry, as ethtool -X */
-	assert_int_equal(sofl_rss_reta_set(&r, 0x78, 0), 0);
-	assert_int_equal(sofl_rss_queue(&r, 0x51ccc178), 0);
-	assert_int_equal(sofl_rss_reta_set(&r, 128, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_set(&r, 0, 3), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_get(&r, 128), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_get(&r, 0x78), 0);
+	assert_int_equal(sofl_rss_reta_set(r, 0x78, 0), 0);
+	assert_int_equal(sofl_rss_queue(r, 0x51ccc178), 0);
+	assert_int_equal(sofl_rss_reta_set(r, 128, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_set(r, 0, 3), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_get(r, 128), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_get(r, 0x78), 0);
 
 	/* round-robin resize */
-	assert_int_equal(sofl_rss_reta_fill(&r, 512, 8), 0);
-	count_queues(&r, cnt, 8);
+	assert_int_equal(sofl_rss_reta_fill(r, 512, 8), 0);
+	count_queues(r, cnt, 8);
 	for (i = 0; i < 8; i++)
 		assert_int_equal(cnt[i], 64);
-	assert_int_equal(sofl_rss_queue(&r, 0x1ff), 7);
-	assert_int_equal(sofl_rss_reta_fill(&r, 1, 1), 0);
-	assert_int_equal(sofl_rss_queue(&r, 0xffffffff), 0);
-	assert_int_equal(sofl_rss_reta_fill(&r, 96, 4), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_fill(&r, 1024, 4), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_fill(&r, 0, 4), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_fill(&r, 128, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_size(&r), 1);	/* unchanged by the failures */
+	assert_int_equal(sofl_rss_queue(r, 0x1ff), 7);
+	assert_int_equal(sofl_rss_reta_fill(r, 1, 1), 0);
+	assert_int_equal(sofl_rss_queue(r, 0xffffffff), 0);
+	assert_int_equal(sofl_rss_reta_fill(r, 96, 4), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_fill(r, 1024, 4), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_fill(r, 0, 4), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_fill(r, 128, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_size(r), 1);	/* unchanged by the failures */
 
 	/* weights, contiguous runs as ethtool's "weight" */
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, w1, 3), 0);
-	count_queues(&r, cnt, 3);
+	assert_int_equal(sofl_rss_reta_weights(r, 128, w1, 3), 0);
+	count_queues(r, cnt, 3);
 	assert_int_equal(cnt[0], 32);
 	assert_int_equal(cnt[1], 64);
 	assert_int_equal(cnt[2], 32);
-	assert_int_equal(sofl_rss_reta_get(&r, 31), 0);
-	assert_int_equal(sofl_rss_reta_get(&r, 32), 1);
-	assert_int_equal(sofl_rss_reta_get(&r, 96), 2);
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, w2, 3), 0);
-	count_queues(&r, cnt, 3);
+	assert_int_equal(sofl_rss_reta_get(r, 31), 0);
+	assert_int_equal(sofl_rss_reta_get(r, 32), 1);
+	assert_int_equal(sofl_rss_reta_get(r, 96), 2);
+	assert_int_equal(sofl_rss_reta_weights(r, 128, w2, 3), 0);
+	count_queues(r, cnt, 3);
 	assert_int_equal(cnt[0], 96);
 	assert_int_equal(cnt[1], 0);
 	assert_int_equal(cnt[2], 32);
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, w3, 3), 0);
-	count_queues(&r, cnt, 3);	/* floor(128/3) = 42, floor(256/3) = 85 */
+	assert_int_equal(sofl_rss_reta_weights(r, 128, w3, 3), 0);
+	count_queues(r, cnt, 3);	/* floor(128/3) = 42, floor(256/3) = 85 */
 	assert_int_equal(cnt[0], 42);
 	assert_int_equal(cnt[1], 43);
 	assert_int_equal(cnt[2], 43);
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, w0, 2), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_weights(&r, 100, w1, 3), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, NULL, 3), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_reta_weights(&r, 128, w1, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_nqueues(&r), 3);
+	assert_int_equal(sofl_rss_reta_weights(r, 128, w0, 2), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_weights(r, 100, w1, 3), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_weights(r, 128, NULL, 3), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_weights(r, 128, w1, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_nqueues(r), 3);
+	sofl_rss_destroy(r);
+	/* the accessors tolerate NULL */
+	assert_int_equal(sofl_rss_reta_size(NULL), 0);
+	assert_int_equal(sofl_rss_nqueues(NULL), 0);
+	assert_int_equal(sofl_rss_queue(NULL, 0x51ccc178), 0);
+	assert_int_equal(sofl_rss_reta_get(NULL, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_set(NULL, 0, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_reta_fill(NULL, 128, 1), SOFL_E_INVAL);
 }
 
 static void
 test_args(void **state)
 {
-	static struct sofl_rss r;
 	uint8_t key[SOFL_RSS_KEY_MAX + 1] = { 0 }, in[40] = { 0 };
+	struct sofl_rss *r = (struct sofl_rss *)(void *)in;	/* not NULL: an error resets it */
 	uint32_t h;
 	(void)state;
 
-	assert_int_equal(sofl_rss_init(NULL, NULL, 0, 1, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 0, 0, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 0, 65536, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 0, 1, 0x80), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 12, 1, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_init(&r, key, 39, 1, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_init(&r, key, 53, 1, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_init(&r, NULL, 40, 65535, SOFL_RSS_SYMMETRIC), 0);
-	assert_int_equal(sofl_rss_init(&r, key, 52, 2, 0), 0);
+	assert_int_equal(sofl_rss_create(NULL, NULL, 0, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_create(&r, NULL, 0, 0, 0), SOFL_E_INVAL);
+	assert_null(r);		/* an error leaves *out NULL */
+	assert_int_equal(sofl_rss_create(&r, NULL, 0, 65536, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_create(&r, NULL, 0, 1, 0x80), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_create(&r, NULL, 12, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_create(&r, key, 39, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_create(&r, key, 53, 1, 0), SOFL_E_INVAL);
+	assert_null(r);
+	sofl_rss_destroy(NULL);	/* allowed */
+	assert_int_equal(sofl_rss_create(&r, NULL, 40, 65535, SOFL_RSS_SYMMETRIC), 0);
+	assert_non_null(r);
+	assert_int_equal(sofl_rss_nqueues(r), 65535);
+	sofl_rss_destroy(r);
+	assert_int_equal(sofl_rss_create(&r, key, 52, 2, 0), 0);
 	/* an all-zero key hashes everything to 0 */
 	memset(in, 0xff, sizeof(in));
-	assert_int_equal(sofl_rss_hash_bytes(&r, in, 36, &h), 0);
+	assert_int_equal(sofl_rss_hash_bytes(r, in, 36, &h), 0);
 	assert_int_equal(h, 0);
-	assert_int_equal(sofl_rss_hash_bytes(&r, in, 37, &h), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_bytes(&r, NULL, 1, &h), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_bytes(&r, in, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes(r, in, 37, &h), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes(r, NULL, 1, &h), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes(r, in, 1, NULL), SOFL_E_INVAL);
 	assert_int_equal(sofl_rss_hash_bytes(NULL, in, 1, &h), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_bytes(&r, NULL, 0, &h), 0);
-	assert_int_equal(sofl_rss_pkt(&r, NULL, NULL), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_set_impl(&r, (enum sofl_rss_impl)7), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_TABLE), 0);
-	assert_string_equal(sofl_rss_impl_name(&r), "table");
+	assert_int_equal(sofl_rss_hash_bytes(r, NULL, 0, &h), 0);
+	assert_int_equal(sofl_rss_pkt(r, NULL, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_set_impl(r, (enum sofl_rss_impl)7), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_set_impl(r, SOFL_RSS_IMPL_TABLE), 0);
+	assert_string_equal(sofl_rss_impl_name(r), "table");
 	if (sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI)) {
-		assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_GFNI), 0);
-		assert_string_equal(sofl_rss_impl_name(&r), "gfni");
+		assert_int_equal(sofl_rss_set_impl(r, SOFL_RSS_IMPL_GFNI), 0);
+		assert_string_equal(sofl_rss_impl_name(r), "gfni");
 	} else {
-		assert_int_equal(sofl_rss_set_impl(&r, SOFL_RSS_IMPL_GFNI), SOFL_E_NOTSUP);
+		assert_int_equal(sofl_rss_set_impl(r, SOFL_RSS_IMPL_GFNI), SOFL_E_NOTSUP);
 		fprintf(stderr, "note: GFNI path not available here; table path only\n");
 	}
 	/* the bit-serial reference tolerates anything */
 	assert_int_equal(sofl_rss_toeplitz(NULL, 0, in, 4), 0);
 	assert_int_equal(sofl_rss_toeplitz(key, 4, NULL, 4), 0);
+	sofl_rss_destroy(r);
 }
 
 static int
 setup(void **state)
 {
 	(void)state;
-	if (sofl_rss_init(&rss, NULL, 0, 4, 0) || sofl_rss_init(&rss_sym, NULL, 0, 4, SOFL_RSS_SYMMETRIC))
+	if (sofl_rss_create(&rss, NULL, 0, 4, 0) ||
+	    sofl_rss_create(&rss_sym, NULL, 0, 4, SOFL_RSS_SYMMETRIC))
 		return -1;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	sofl_rss_destroy(rss);
+	sofl_rss_destroy(rss_sym);
 	return 0;
 }
 
@@ -780,12 +1050,15 @@ main(void)
 		cmocka_unit_test(test_random_cross_check),
 		cmocka_unit_test(test_symmetric),
 		cmocka_unit_test(test_tuple_choice),
+		cmocka_unit_test(test_tuple_vs_pkt),
+		cmocka_unit_test(test_tuple_symmetric),
+		cmocka_unit_test(test_tuple_errors),
 		cmocka_unit_test(test_burst),
 		cmocka_unit_test(test_bulk),
-		cmocka_unit_test(test_misaligned),
+		cmocka_unit_test(test_engines),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_reta),
 		cmocka_unit_test(test_args),
 	};
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, setup, teardown);
 }

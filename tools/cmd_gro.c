@@ -269,7 +269,7 @@ parse_rule(struct gro_opts *o, const char *arg)
 static int
 parse_rx_hash(struct gro_opts *o, const char *val)
 {
-	static struct sofl_rss rss;
+	static struct sofl_rss *rss;	/* made once, kept until exit */
 
 	if (!strcmp(val, "none")) {
 		o->rss = NULL;
@@ -277,9 +277,9 @@ parse_rx_hash(struct gro_opts *o, const char *val)
 	}
 	if (strcmp(val, "toeplitz"))
 		return cli_usage("--rx-hash: toeplitz or none, not '%s'", val);
-	if (sofl_rss_init(&rss, NULL, 0, 1, 0) != 0)
-		return cli_error("internal: sofl_rss_init failed");
-	o->rss = &rss;
+	if (!rss && sofl_rss_create(&rss, NULL, 0, 1, 0) != 0)
+		return cli_error("out of memory (RSS engine)");
+	o->rss = rss;
 	return 0;
 }
 

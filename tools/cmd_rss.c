@@ -582,7 +582,7 @@ print_json(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 int
 cmd_rss(int argc, char **argv)
 {
-	static struct sofl_rss rss;
+	struct sofl_rss *rss;
 	struct rss_opts o;
 	struct rss_stats st;
 	enum sofl_link link = SOFL_LINK_ETH;
@@ -596,26 +596,33 @@ cmd_rss(int argc, char **argv)
 		return rc;
 	if (o.key_hex && (klen = parse_key(o.key_hex, key)) < 0)
 		return 2;
-	if (sofl_rss_init(&rss, o.key_hex ? key : NULL, (size_t)klen, (unsigned)o.queues,
-			  o.symmetric ? SOFL_RSS_SYMMETRIC : 0) != 0)
+	rc = sofl_rss_create(&rss, o.key_hex ? key : NULL, (size_t)klen, (unsigned)o.queues,
+			     o.symmetric ? SOFL_RSS_SYMMETRIC : 0);
+	if (rc == SOFL_E_NOMEM)
+		return cli_error("out of memory");
+	if (rc != 0)
 		return cli_usage("bad key or queue count");
-	if (o.table && (rc = load_table(&rss, o.table, (unsigned)o.queues)) != 0)
+	if (o.table && (rc = load_table(rss, o.table, (unsigned)o.queues)) != 0) {
+		sofl_rss_destroy(rss);
 		return rc;
+	}
 	memset(&st, 0, sizeof(st));
 	st.pkts = calloc(o.queues, sizeof(*st.pkts));
 	st.flows = calloc(o.queues, sizeof(*st.flows));
 	if (!st.pkts || !st.flows) {
 		free(st.pkts);
 		free(st.flows);
+		sofl_rss_destroy(rss);
 		return cli_error("out of memory");
 	}
-	rc = run(&rss, &o, &st, &link);
+	rc = run(rss, &o, &st, &link);
 	if (o.json && !(rc == 2 && st.records == 0)) {
-		if (print_json(&rss, &o, &st, link))
+		if (print_json(rss, &o, &st, link))
 			rc = 2;
 	} else if (!o.tsv && !(rc == 2 && st.records == 0))
-		print_text(&rss, &o, &st, link);
+		print_text(rss, &o, &st, link);
 	free(st.pkts);
 	free(st.flows);
+	sofl_rss_destroy(rss);
 	return rc;
 }

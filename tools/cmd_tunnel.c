@@ -61,7 +61,7 @@ struct worker {
 };
 
 static volatile sig_atomic_t stop;
-static struct sofl_rss rss;
+static struct sofl_rss *rss;
 
 static void
 on_signal(int sig)
@@ -314,7 +314,7 @@ open_tun(const struct opts *o, struct worker *w)
 	sofl_tun_config_init(&c);
 	c.name = o->tun;
 	c.multi_queue = o->queues > 1;
-	c.rss = o->queues > 1 ? &rss : NULL;
+	c.rss = o->queues > 1 ? rss : NULL;
 	switch (o->mode) {
 	case MODE_OFF:
 		c.vnet_hdr = 0;
@@ -712,7 +712,7 @@ setup(struct worker *ws, const struct opts *o)
 {
 	unsigned i;
 
-	if (sofl_rss_init(&rss, NULL, 0, o->queues, 0) < 0)
+	if (sofl_rss_create(&rss, NULL, 0, o->queues, 0) < 0)
 		return cli_error("RSS set-up failed"), -1;
 	for (i = 0; i < o->queues; i++) {
 		ws[i].idx = i;
@@ -740,6 +740,8 @@ teardown(struct worker *ws, const struct opts *o)
 		free(ws[i].dst);
 	}
 	free(ws);
+	sofl_rss_destroy(rss);	/* after the ports that refer to it */
+	rss = NULL;
 }
 
 static int

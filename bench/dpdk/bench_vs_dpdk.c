@@ -957,7 +957,7 @@ m_rss(void *arg)
 	return ticks_median_ns(v, SLICES);
 }
 
-static struct sofl_rss rss_table, rss_gfni;
+static struct sofl_rss *rss_table, *rss_gfni;
 
 /* A TCP packet carrying tuple @t (src, dst, sport, dport as bytes). */
 static void
@@ -993,8 +993,8 @@ rss_check(const uint8_t *tuples, int tlen, const struct sofl_pkt *pkts, const ch
 	uint32_t want = tlen == 36 ? 0x40207d3du : 0x51ccc178u, h = 0, hg = 0;
 	int gfni = dk_thash_gfni_built(), agree = 0;
 
-	sofl_rss_hash_bytes(&rss_table, kv, (size_t)tlen, &h);
-	sofl_rss_hash_bytes(&rss_gfni, kv, (size_t)tlen, &hg);
+	sofl_rss_hash_bytes(rss_table, kv, (size_t)tlen, &h);
+	sofl_rss_hash_bytes(rss_gfni, kv, (size_t)tlen, &hg);
 	check(dk_softrss_generic(kv, tlen, ms_key) == want &&
 	      dk_softrss_native(kv, tlen, ms_key) == want &&
 	      dk_softrss_be_generic(kv, tlen, ms_key) == want &&
@@ -1006,9 +1006,9 @@ rss_check(const uint8_t *tuples, int tlen, const struct sofl_pkt *pkts, const ch
 		uint32_t a = 0, b = 0, c = dk_softrss_native(t, tlen, ms_key);
 		struct sofl_rss_out out;
 
-		sofl_rss_hash_bytes(&rss_table, t, (size_t)tlen, &a);
-		sofl_rss_hash_bytes(&rss_gfni, t, (size_t)tlen, &b);
-		sofl_rss_pkt(&rss_table, &pkts[i], &out);
+		sofl_rss_hash_bytes(rss_table, t, (size_t)tlen, &a);
+		sofl_rss_hash_bytes(rss_gfni, t, (size_t)tlen, &b);
+		sofl_rss_pkt(rss_table, &pkts[i], &out);
 		agree += a == c && b == c && out.hash == c &&
 			 dk_softrss_be_generic(t, tlen, ms_key) == c &&
 			 (!gfni || dk_thash_gfni(t, tlen) == c);
@@ -1050,7 +1050,7 @@ rss_rows(const uint8_t *raw, int tlen)
 		d[k] = add_row("rss", "hash", m_rss, a, 0, kn[k], fam);
 	}
 	for (int impl = 0; impl < 2; impl++) {
-		const struct sofl_rss *e = impl ? &rss_gfni : &rss_table;
+		const struct sofl_rss *e = impl ? rss_gfni : rss_table;
 		const char *in = impl ? "gfni" : "table";
 
 		if (impl && !gfni_ours)
@@ -1063,7 +1063,7 @@ rss_rows(const uint8_t *raw, int tlen)
 		bulk[impl] = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_hash_bulk32_%s_%s", fam, in);
 	}
 	a = xalloc(sizeof(*a));
-	*a = (struct rss_arg){ packed, ptr, pkts, gfni_ours ? &rss_gfni : &rss_table, tlen,
+	*a = (struct rss_arg){ packed, ptr, pkts, gfni_ours ? rss_gfni : rss_table, tlen,
 			       RK_OURS_BURST, iters_for(50) };
 	burst = add_row("rss", "hash", m_rss, a, 0, "sofl_rss_burst32_parsed_%s_%s", fam,
 			sofl_rss_impl_name(a->eng));
@@ -1081,14 +1081,14 @@ setup_rss(void)
 	uint8_t *raw = xalloc(NTUPLE * 40);
 	uint64_t seed = 0x5EED;
 
-	if (sofl_rss_init(&rss_table, ms_key, 40, 1, 0) != 0 ||
-	    sofl_rss_init(&rss_gfni, ms_key, 40, 1, 0) != 0 ||
-	    sofl_rss_set_impl(&rss_table, SOFL_RSS_IMPL_TABLE) != 0) {
-		fprintf(stderr, "bench_vs_dpdk: sofl_rss_init failed\n");
+	if (sofl_rss_create(&rss_table, ms_key, 40, 1, 0) != 0 ||
+	    sofl_rss_create(&rss_gfni, ms_key, 40, 1, 0) != 0 ||
+	    sofl_rss_set_impl(rss_table, SOFL_RSS_IMPL_TABLE) != 0) {
+		fprintf(stderr, "bench_vs_dpdk: sofl_rss_create failed\n");
 		exit(2);
 	}
 	if (sofl_rss_impl_available(SOFL_RSS_IMPL_GFNI))
-		sofl_rss_set_impl(&rss_gfni, SOFL_RSS_IMPL_GFNI);
+		sofl_rss_set_impl(rss_gfni, SOFL_RSS_IMPL_GFNI);
 	dk_thash_gfni_prepare(ms_key);
 	/* tuple i = the first 12 / 36 bytes of 5 splitmix64 outputs (40 bytes) */
 	for (int i = 0; i < NTUPLE; i++)
@@ -1330,11 +1330,11 @@ static struct og *
 og_new(const struct burst *b, int burst, int flush_every, int preverified, int table,
        int calls)
 {
-	static struct sofl_rss nic;	/* Toeplitz, Microsoft key: a NIC's hash */
+	static struct sofl_rss *nic;	/* Toeplitz, Microsoft key: a NIC's hash */
 	struct sofl_gro_config cfg;
 	struct og *e = xalloc(sizeof(*e));
 
-	if (nic.reta_size == 0 && sofl_rss_init(&nic, NULL, 0, 1, 0) != 0)
+	if (!nic && sofl_rss_create(&nic, NULL, 0, 1, 0) != 0)
 		exit(2);
 	sofl_gro_config_init(&cfg);
 	if (table == OG_LRU) {
@@ -1357,7 +1357,7 @@ og_new(const struct burst *b, int burst, int flush_every, int preverified, int t
 			struct sofl_rss_out o;
 
 			sofl_pkt_parse(&p, b->frame[i], b->len[i], SOFL_LINK_ETH);
-			sofl_rss_pkt(&nic, &p, &o);
+			sofl_rss_pkt(nic, &p, &o);
 			e->in[i].flags |= SOFL_GRO_F_HASH;
 			e->in[i].hash = o.hash;
 		}

@@ -3,16 +3,16 @@
  *
  * HowTo (set the engine up once; hashing only reads it)
  *   ```c
- *   static _Alignas(64) struct sofl_rss rss;    // 38 KiB: keep it off small stacks
+ *   static struct sofl_rss *rss;
  *
  *   int
  *   rss_setup(void)
  *   {
- *       int err = sofl_rss_init(&rss, NULL, 0, 4, 0);   // Microsoft key, 128 entries, 4 queues
+ *       int err = sofl_rss_create(&rss, NULL, 0, 4, SOFL_RSS_SYMMETRIC);
  *
- *       if (err < 0)
+ *       if (err < 0)    // Microsoft key, 128 entries, 4 queues
  *           return err;
- *       return sofl_rss_reta_set(&rss, 5, 0);   // optional: entry 5 -> queue 0 (ethtool -X)
+ *       return sofl_rss_reta_set(rss, 5, 0);    // optional: entry 5 -> queue 0 (ethtool -X)
  *   }
  *
  *   // The receive queue of a frame: queue 0 for what gets no hash (not IP).
@@ -23,10 +23,30 @@
  *       struct sofl_pkt p;
  *
  *       sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);  // on error, what parsed is used
- *       return sofl_rss_pkt(&rss, &p, &o) > 0 ? o.queue : 0;    // o.hash: the Toeplitz hash
+ *       return sofl_rss_pkt(rss, &p, &o) > 0 ? o.queue : 0;     // o.hash: the Toeplitz hash
+ *   }
+ *
+ *   // A flow without a frame: 198.18.0.1:40000 -> 198.18.0.2:443 over TCP;
+ *   // symmetric, so the reply direction gets the same queue.
+ *   unsigned
+ *   flow_queue(void)
+ *   {
+ *       struct sofl_flow_key k = { .family = 4, .proto = 6, .sport = 40000, .dport = 443 };
+ *       struct sofl_rss_out o;
+ *
+ *       memcpy(k.src, (const uint8_t[]){ 198, 18, 0, 1 }, 4);
+ *       memcpy(k.dst, (const uint8_t[]){ 198, 18, 0, 2 }, 4);
+ *       return sofl_rss_hash_tuple(rss, &k, 1, &o) > 0 ? o.queue : 0;
+ *   }
+ *
+ *   void
+ *   rss_teardown(void)
+ *   {
+ *       sofl_rss_destroy(rss);
+ *       rss = NULL;
  *   }
  *   ```
- *   For a burst of parsed packets: sofl_rss_burst(&rss, pkts, n, outs).
+ *   For a burst of parsed packets: sofl_rss_burst(rss, pkts, n, outs).
  *
  * The hash is the Toeplitz function of Microsoft's RSS specification: for
  * every input bit (first byte first, most significant bit first) that is 1,
@@ -67,18 +87,30 @@
  * built from the key: hash = XOR of one lookup per input byte) and, on CPUs
  * with GFNI + AVX-512 (F/BW/VL/VBMI) and BMI2, a GF2P8AFFINEQB path.  Both give
  * results bit-identical to the bit-serial definition (sofl_rss_toeplitz()).
- * sofl_rss_init() picks the fastest available: "mixed" (GFNI, except the
+ * sofl_rss_create() picks the fastest available: "mixed" (GFNI, except the
  * tables for single IPv4 hashes, as measured by bench/bench_rss.c) where
  * GFNI is usable, else "table".  The environment variable
  * SOFL_RSS_IMPL=table|gfni|mixed overrides that choice (an unavailable one
  * is ignored), and sofl_rss_set_impl() forces one per engine.
  *
- * Memory: the engine is caller-owned memory; nothing here allocates, and the
- * hashing calls make no system calls.
+ * The engine is opaque (struct sofl_rss is only declared here): it holds
+ * 38 KiB of key-derived tables whose size and layout depend on the
+ * implementations (per-byte tables, GFNI matrices, the longest key and
+ * table accepted).  Were the caller to allocate it, every new implementation
+ * or limit would change its size and break compiled callers; behind a
+ * pointer it can grow without an ABI change.  The price is one allocation at
+ * sofl_rss_create() and that the engine's scalars (sofl_rss_queue(),
+ * sofl_rss_reta_size(), sofl_rss_nqueues()) are library calls rather than
+ * inline reads: a few instructions each, no locking.  sofl_rss_pkt() and
+ * sofl_rss_burst() look the queue up inside the library, with no extra call.
+ *
+ * Memory: sofl_rss_create() allocates the engine once (one aligned_alloc()
+ * of about 38 KiB, 64-byte aligned); sofl_rss_destroy() frees it.  Nothing
+ * else allocates, and the hashing calls make no system calls.
  * Thread-safety: hashing calls only read the engine: any number of threads
- * may share one.  sofl_rss_init(), sofl_rss_set_impl() and the sofl_rss_reta_*
- * setters write it and must not run concurrently with any other call on the
- * same engine.
+ * may share one.  sofl_rss_set_impl(), the sofl_rss_reta_* setters and
+ * sofl_rss_destroy() write it and must not run concurrently with any other
+ * call on the same engine.
  */
 #ifndef SOFTOFFLOAD_RSS_H
 #define SOFTOFFLOAD_RSS_H
@@ -92,6 +124,7 @@ extern "C" {
 #endif
 
 struct sofl_pkt;
+struct sofl_flow_key;
 
 #define SOFL_RSS_KEY_LEN      40	/* the default (Microsoft) key's length */
 #define SOFL_RSS_KEY_MAX      52	/* longest key accepted (e.g. Intel E810) */
@@ -100,7 +133,7 @@ struct sofl_pkt;
 #define SOFL_RSS_RETA_MAX     512
 #define SOFL_RSS_QUEUES_MAX   65535
 
-/* sofl_rss_init() flags */
+/* sofl_rss_create() flags */
 #define SOFL_RSS_SYMMETRIC 0x1	/* sort addresses and ports before hashing */
 
 /* What a packet was hashed over (NIC "hash type"); 0 = no hash. */
@@ -120,22 +153,8 @@ enum sofl_rss_impl {
 	SOFL_RSS_IMPL_MIXED = 2,	/* GFNI, but tables for single inputs up to 12 bytes */
 };
 
-/* The engine.  Its fields are private: set them only through the calls below.
- * It needs no alignment beyond its fields' own (8 bytes): static, automatic,
- * malloc() or a member of another struct are all fine.  64-byte alignment
- * (C11 _Alignas(64) on the object, or aligned_alloc(64, ...)) keeps the
- * GFNI path's matrices within 5 cache lines instead of 6. */
-struct sofl_rss {
-	uint32_t tab[SOFL_RSS_INPUT_MAX][256];	/* per byte position */
-	uint64_t mat[40];	/* GFNI: 8x8 bit matrix per key byte position */
-	uint16_t reta[SOFL_RSS_RETA_MAX];
-	uint8_t  key[SOFL_RSS_KEY_MAX];
-	uint16_t key_len;
-	uint16_t reta_size;	/* power of two */
-	uint16_t nqueues;
-	uint8_t  flags;		/* SOFL_RSS_SYMMETRIC */
-	uint8_t  impl;		/* enum sofl_rss_impl */
-};
+/* The engine: opaque (see above); made by sofl_rss_create(). */
+struct sofl_rss;
 
 /* One packet's result. */
 struct sofl_rss_out {
@@ -148,20 +167,28 @@ struct sofl_rss_out {
 /* The Microsoft RSS key, 40 bytes: 6d 5a 56 da ... be ac 01 fa. */
 SOFL_API extern const uint8_t sofl_rss_default_key[SOFL_RSS_KEY_LEN];
 
-/* sofl_rss_init() :
- * Sets up *r: the key (@key NULL = the Microsoft default key; @key_len must
- * then be 0 or 40), its tables, the implementation, and the default
- * indirection table (128 entries, entry i = i % @nqueues).
+/* sofl_rss_create() :
+ * Allocates an engine and sets it up: the key (@key NULL = the Microsoft
+ * default key; @key_len must then be 0 or 40), its tables, the
+ * implementation, and the default indirection table (128 entries, entry i =
+ * i % @nqueues).  On success *out owns the engine until sofl_rss_destroy().
  * @key_len : SOFL_RSS_KEY_LEN .. SOFL_RSS_KEY_MAX bytes; the key is copied.
  *            Only its first 40 bytes influence hashes of inputs up to 36
  *            bytes; longer keys are accepted so that NIC keys can be mirrored.
  * @nqueues : 1 .. SOFL_RSS_QUEUES_MAX.
  * @flags   : 0 or SOFL_RSS_SYMMETRIC.
- * @return 0, or SOFL_E_INVAL (NULL r, bad key length, nqueues or flags; *r is
- *         then left unchanged).  Cost: some 25 us (fills 37 KiB of tables,
- *         reads CPUID and SOFL_RSS_IMPL): set up once, not per packet. */
-SOFL_API int sofl_rss_init(struct sofl_rss *r, const void *key, size_t key_len,
-			   unsigned nqueues, unsigned flags);
+ * @return 0, SOFL_E_INVAL (NULL out, bad key length, nqueues or flags) or
+ *         SOFL_E_NOMEM; on error *out is set to NULL (when out is not NULL)
+ *         and nothing is allocated.  Cost: some 25 us (the allocation, 37 KiB
+ *         of tables, CPUID and SOFL_RSS_IMPL): set up once, not per packet.
+ * Thread-safety: reentrant (engines share nothing). */
+SOFL_API int sofl_rss_create(struct sofl_rss **out, const void *key, size_t key_len,
+			     unsigned nqueues, unsigned flags);
+
+/* sofl_rss_destroy() :
+ * Frees @r (NULL does nothing).  No call may use @r afterwards; ports
+ * (port.h) that refer to it must be closed or given another engine first. */
+SOFL_API void sofl_rss_destroy(struct sofl_rss *r);
 
 /* sofl_rss_impl_available() : 1 when this CPU and build can run @impl. */
 SOFL_API int sofl_rss_impl_available(enum sofl_rss_impl impl);
@@ -184,7 +211,10 @@ SOFL_API uint32_t sofl_rss_toeplitz(const void *key, size_t key_len, const void 
 
 /* sofl_rss_hash_bytes() :
  * Hashes in[0..len) with @r's key through @r's implementation, raw: the
- * symmetric flag does not apply (the input's layout is the caller's).
+ * bytes are hashed as given and SOFL_RSS_SYMMETRIC does not apply, since
+ * the input's layout is the caller's and the call cannot know where
+ * addresses and ports lie.  For a flow's symmetric hash use
+ * sofl_rss_hash_tuple(), which knows the layout.
  * @len : 0 .. SOFL_RSS_INPUT_MAX (0 gives hash 0; @in may then be NULL).
  * @return 0 with *hash set, or SOFL_E_INVAL (NULL argument, len too long). */
 SOFL_API int sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len,
@@ -210,6 +240,24 @@ SOFL_API int sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in,
 SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
 			  struct sofl_rss_out *out);
 
+/* sofl_rss_hash_tuple() :
+ * Hashes a flow given as its tuple, without a frame, exactly as
+ * sofl_rss_pkt() hashes a packet of that flow: the same input bytes, the
+ * same symmetric sort (SOFL_RSS_SYMMETRIC applies), the same implementation,
+ * and the queue looked up.  From @k it reads family (4 or 6) and src, dst
+ * (network byte order; IPv4: the first 4 bytes), and with @with_ports also
+ * proto (6 TCP or 17 UDP: the type) and sport, dport (host order); the
+ * other fields are ignored.  A key filled by sofl_pkt_parse() (p->key)
+ * gives sofl_rss_pkt()'s result: with_ports 1 when the packet has a TCP or
+ * UDP header and is no fragment, else 0.
+ * @with_ports : 1 = the 4-tuple (12 or 36 bytes), 0 = the 2-tuple (8 or 32).
+ * @return the enum sofl_rss_type (> 0; *out filled), or SOFL_E_INVAL (NULL
+ *         argument, family neither 4 nor 6, with_ports neither 0 nor 1, or
+ *         with_ports and proto neither 6 nor 17; *out is then unchanged).
+ * Pure with respect to @r: any number of threads may share it. */
+SOFL_API int sofl_rss_hash_tuple(const struct sofl_rss *r, const struct sofl_flow_key *k,
+				 int with_ports, struct sofl_rss_out *out);
+
 /* sofl_rss_input() :
  * The bytes sofl_rss_pkt() hashes for @p (after the symmetric sort, if the
  * engine has it): in[0..*len), *len = 8, 12, 32 or 36, or 0 for no hash.
@@ -226,12 +274,11 @@ SOFL_API int sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 SOFL_API int sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 			    struct sofl_rss_out *out);
 
-/* sofl_rss_queue() : the queue of @hash: reta[hash & (size - 1)]. */
-static inline unsigned
-sofl_rss_queue(const struct sofl_rss *r, uint32_t hash)
-{
-	return r->reta[hash & (uint32_t)(r->reta_size - 1)];
-}
+/* sofl_rss_queue() :
+ * The queue of @hash: reta[hash & (size - 1)], as sofl_rss_pkt() fills
+ * out->queue.  For hashes computed elsewhere (sofl_rss_hash_bytes(), a
+ * NIC's).  0 for a NULL @r. */
+SOFL_API unsigned sofl_rss_queue(const struct sofl_rss *r, uint32_t hash);
 
 /* sofl_rss_reta_fill() :
  * Resizes the indirection table to @size entries spread round-robin over
@@ -261,19 +308,11 @@ SOFL_API int sofl_rss_reta_set(struct sofl_rss *r, unsigned index, unsigned queu
 /* sofl_rss_reta_get() : entry @index (>= 0), or SOFL_E_INVAL. */
 SOFL_API int sofl_rss_reta_get(const struct sofl_rss *r, unsigned index);
 
-/* sofl_rss_reta_size() : the table's size (a power of two). */
-static inline unsigned
-sofl_rss_reta_size(const struct sofl_rss *r)
-{
-	return r->reta_size;
-}
+/* sofl_rss_reta_size() : the table's size (a power of two); 0 for a NULL @r. */
+SOFL_API unsigned sofl_rss_reta_size(const struct sofl_rss *r);
 
-/* sofl_rss_nqueues() : the queue count the table refers to. */
-static inline unsigned
-sofl_rss_nqueues(const struct sofl_rss *r)
-{
-	return r->nqueues;
-}
+/* sofl_rss_nqueues() : the queue count the table refers to; 0 for a NULL @r. */
+SOFL_API unsigned sofl_rss_nqueues(const struct sofl_rss *r);
 
 #ifdef __cplusplus
 }

@@ -415,39 +415,43 @@ struct sel {
 	int type, layout, swap_addr, swap_port;
 };
 
-/* The input of flow key @k: the 4-tuple when @ports (the type from @proto,
- * 6 TCP or 17 UDP, which the callers have checked), else the 2-tuple.
- * @return 0 (not IPv4/IPv6: no hash) or 1, *s filled. */
+/* The 2-tuple of flow key @k (type, layout, address swap).  @return 0 (not
+ * IPv4/IPv6: no hash) or 1, *s filled. */
 static inline int
-select_key(const struct sofl_rss *r, const struct sofl_flow_key *k, int ports, int proto,
-	   struct sel *s)
+select_addrs(const struct sofl_rss *r, const struct sofl_flow_key *k, struct sel *s)
 {
-	int sym = r->flags & SOFL_RSS_SYMMETRIC, v6;
+	int v6;
 
 	if (k->family != 4 && k->family != 6)
 		return 0;
 	v6 = k->family == 6;
 	s->type = v6 ? SOFL_RSS_IPV6 : SOFL_RSS_IPV4;
-	if (ports)
-		s->type += proto == 6 ? 1 : 2;
-	s->layout = 2 * v6 + ports;
-	s->swap_addr = sym && addr_gt(k->src, k->dst, v6 ? 16 : 4);
-	s->swap_port = sym && ports && k->sport > k->dport;
+	s->layout = 2 * v6;
+	s->swap_addr = (r->flags & SOFL_RSS_SYMMETRIC) && addr_gt(k->src, k->dst, v6 ? 16 : 4);
+	s->swap_port = 0;
 	return 1;
+}
+
+/* Widens *s to the 4-tuple of @proto (6 TCP or 17 UDP: the callers check). */
+static inline void
+select_ports(const struct sofl_rss *r, const struct sofl_flow_key *k, int proto, struct sel *s)
+{
+	s->type += proto == 6 ? 1 : 2;
+	s->layout += 1;
+	s->swap_port = (r->flags & SOFL_RSS_SYMMETRIC) && k->sport > k->dport;
 }
 
 /* A parsed packet's input.  @return 0 (no hash) or 1, *s filled. */
 static inline int
 select_input(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s)
 {
+	if (!(p->layers & SOFL_LAYER_L3) || !select_addrs(r, &p->key, s))
+		return 0;
 	/* fragments, even the first, hash on addresses only: the later ones
 	 * carry no ports and must land on the same queue */
-	int ports = (p->layers & SOFL_LAYER_L4) && !p->is_frag &&
-		    (p->l4_proto == 6 || p->l4_proto == 17);
-
-	if (!(p->layers & SOFL_LAYER_L3))
-		return 0;
-	return select_key(r, &p->key, ports, p->l4_proto, s);
+	if ((p->layers & SOFL_LAYER_L4) && !p->is_frag && (p->l4_proto == 6 || p->l4_proto == 17))
+		select_ports(r, &p->key, p->l4_proto, s);
+	return 1;
 }
 
 static inline uint32_t
@@ -534,9 +538,10 @@ sofl_rss_hash_tuple(const struct sofl_rss *r, const struct sofl_flow_key *k, int
 	struct sel s;
 
 	if (!r || !k || !out || (with_ports != 0 && with_ports != 1) ||
-	    (with_ports && k->proto != 6 && k->proto != 17) ||
-	    !select_key(r, k, with_ports, k->proto, &s))
+	    (with_ports && k->proto != 6 && k->proto != 17) || !select_addrs(r, k, &s))
 		return SOFL_E_INVAL;
+	if (with_ports)
+		select_ports(r, k, k->proto, &s);
 	set_out(r, out, s.type, hash_sel(r, k, &s));
 	return s.type;
 }

@@ -11,6 +11,7 @@ struct impl {
 	sofl_csum_kernel_fn sum;
 	sofl_csum_copy_fn copy;
 	sofl_csum_resid_fn resid;
+	int (*ok)(uint32_t sum, const void *buf, size_t len);	/* sofl_csum_ok() */
 };
 
 /* Residue kernels (csum_impl.h) of the portable and AVX2 implementations:
@@ -33,12 +34,53 @@ resid_avx2(const void *buf, size_t len)
 }
 #endif
 
-static const struct impl impls[] = {
-	[SOFL_CSUM_GENERIC] = { "generic", sofl_csum_generic, sofl_csum_copy_generic, resid_generic },
+/* The verifiers behind sofl_csum_ok(), one per implementation so that the
+ * public call is one indirect jump, as sofl_csum_add() is: the portable and
+ * AVX-512 ones from their residue kernels (sofl_csum_verify()'s proof),
+ * the AVX2 one from its sum (its residue is that sum swapped back). */
+static int
+resid_ok(uint64_t resid, uint32_t sum)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return sofl_fold64(sofl_adc64(resid, sum)) == 0xffff;
+#else
+	return sofl_fold64(sofl_adc64(resid, (uint64_t)sum << 8)) == 0xffff;
+#endif
+}
+
+static int
+ok_generic(uint32_t sum, const void *buf, size_t len)
+{
+	if (len <= SOFL_CSUM_INLINE_MAX)
+		return sofl_csum_ok_small(sum, buf, len);
+	return resid_ok(sofl_csum_words64(buf, len), sum);
+}
+
 #if defined(__x86_64__)
-	[SOFL_CSUM_AVX2]    = { "avx2", sofl_csum_avx2, sofl_csum_copy_avx2, resid_avx2 },
+static int
+ok_avx2(uint32_t sum, const void *buf, size_t len)
+{
+	if (len <= SOFL_CSUM_INLINE_MAX)
+		return sofl_csum_ok_small(sum, buf, len);
+	return sofl_csum_fold(sofl_csum_avx2(sum, buf, len)) == 0xffff;
+}
+
+static int
+ok_avx512(uint32_t sum, const void *buf, size_t len)
+{
+	if (len <= SOFL_CSUM_INLINE_MAX)
+		return sofl_csum_ok_small(sum, buf, len);
+	return resid_ok(sofl_csum_resid_avx512(buf, len), sum);
+}
+#endif
+
+static const struct impl impls[] = {
+	[SOFL_CSUM_GENERIC] = { "generic", sofl_csum_generic, sofl_csum_copy_generic, resid_generic,
+				ok_generic },
+#if defined(__x86_64__)
+	[SOFL_CSUM_AVX2]    = { "avx2", sofl_csum_avx2, sofl_csum_copy_avx2, resid_avx2, ok_avx2 },
 	[SOFL_CSUM_AVX512]  = { "avx512", sofl_csum_avx512, sofl_csum_copy_avx512,
-				sofl_csum_resid_avx512 },
+				sofl_csum_resid_avx512, ok_avx512 },
 #endif
 };
 
@@ -48,9 +90,11 @@ static const struct impl impls[] = {
 static uint32_t resolve_sum(uint32_t sum, const void *buf, size_t len);
 static uint32_t resolve_copy(void *dst, const void *src, size_t len, uint32_t sum);
 static uint64_t resolve_resid(const void *buf, size_t len);
+static int resolve_ok(uint32_t sum, const void *buf, size_t len);
 static sofl_csum_kernel_fn sum_fn = resolve_sum;
 static sofl_csum_copy_fn copy_fn = resolve_copy;
 static sofl_csum_resid_fn resid_fn = resolve_resid;
+static int (*ok_fn)(uint32_t sum, const void *buf, size_t len) = resolve_ok;
 static const struct impl *cur;
 
 SOFL_API int
@@ -95,6 +139,7 @@ install(const struct impl *c)
 	__atomic_store_n(&sum_fn, c->sum, __ATOMIC_RELAXED);
 	__atomic_store_n(&copy_fn, c->copy, __ATOMIC_RELAXED);
 	__atomic_store_n(&resid_fn, c->resid, __ATOMIC_RELAXED);
+	__atomic_store_n(&ok_fn, c->ok, __ATOMIC_RELAXED);
 	__atomic_store_n(&cur, c, __ATOMIC_RELEASE);
 }
 
@@ -128,6 +173,12 @@ resolve_resid(const void *buf, size_t len)
 	return get_impl()->resid(buf, len);
 }
 
+static int
+resolve_ok(uint32_t sum, const void *buf, size_t len)
+{
+	return get_impl()->ok(sum, buf, len);
+}
+
 SOFL_API int
 sofl_csum_set_impl(enum sofl_csum_impl impl)
 {
@@ -156,6 +207,16 @@ SOFL_API uint32_t
 (sofl_csum_add)(uint32_t sum, const void *buf, size_t len)
 {
 	sofl_csum_kernel_fn f = __atomic_load_n(&sum_fn, __ATOMIC_RELAXED);
+
+	return f(sum, buf, len);
+}
+
+/* The library function behind the sofl_csum_ok() macro (csum.h): the
+ * verifier of the implementation in use, one indirect jump. */
+SOFL_API int
+(sofl_csum_ok)(uint32_t sum, const void *buf, size_t len)
+{
+	int (*f)(uint32_t, const void *, size_t) = __atomic_load_n(&ok_fn, __ATOMIC_RELAXED);
 
 	return f(sum, buf, len);
 }

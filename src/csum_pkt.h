@@ -1,12 +1,10 @@
 /* Internal: the AVX-512 sum of a packet-sized buffer, inline.
  *
  * sofl_pkt_sum() is the kernel csum_avx512.c's entries take for 257..1536
- * bytes at any alignment.  It lives here so that a caller that verifies a
- * checksum per packet in a loop (gro.c's trains and weaves) can inline it in
- * a function of its own compiled for AVX-512 (SOFL_PKT_TARGET): no call, so
- * the caller's registers (a train's header templates in vector registers)
- * stay live across it.  Callers check sofl_cpu_features() for AVX-512 BW,
- * VNNI and BMI2 first, and SOFL_PKT_LEN(len). */
+ * bytes at any alignment, in a header of its own so that it stays one
+ * straight-line function its callers there inline (SOFL_PKT_TARGET).
+ * Callers check SOFL_PKT_LEN(len) first.  The rest of the library reaches
+ * it through the dispatch (csum.h: sofl_csum_add(), sofl_csum_ok()). */
 #ifndef SOFL_CSUM_PKT_H
 #define SOFL_CSUM_PKT_H
 
@@ -88,11 +86,5 @@ sofl_pkt_sum(const unsigned char *p, size_t len)
 }
 #undef SOFL_PVEC_
 
-/* sofl_csum_verify() of a packet-sized buffer, SOFL_PKT_LEN(len), inline */
-static inline __attribute__((always_inline)) SOFL_PKT_TARGET int
-sofl_pkt_verify(uint32_t sum, const void *buf, size_t len)
-{
-	return sofl_fold64(sofl_adc64(sofl_pkt_sum(buf, len), (uint64_t)sum << 8)) == 0xffff;
-}
 #endif /* __x86_64__ */
 #endif

@@ -5,24 +5,14 @@
 
 #include "gro_impl.h"
 #include "softoffload/csum.h"
-#include "csum_impl.h"	/* sofl_csum_verify() */
 
-/* 1 when sofl_csum_fold(sofl_csum_add(sum, buf, len)) == 0xffff: short
- * buffers inline, longer ones by the residue kernel, which skips the fold
- * and byte swap a kernel's sum ends with (they are on the path from the
- * last load to the verdict). */
-static __attribute__((noinline, unused)) int
-csum_ok_small(uint32_t sum, const uint8_t *buf, uint32_t len)
-{
-	return sofl_csum_fold(sofl_csum_add_small(sum, buf, len)) == 0xffff;
-}
-
+/* 1 when sofl_csum_fold(sofl_csum_add(sum, buf, len)) == 0xffff: csum.h's
+ * verifier, called (a segment is longer than its inline path takes; the
+ * call keeps the loops that verify per packet small) */
 static inline int
 csum_ok(uint32_t sum, const uint8_t *buf, uint32_t len)
 {
-	if (len <= SOFL_CSUM_INLINE_MAX)
-		return csum_ok_small(sum, buf, len);
-	return sofl_csum_verify(sum, buf, len);
+	return (sofl_csum_ok)(sum, buf, len);
 }
 
 /* l4_sum_ok() for an IP header of another length (IPv6 extension headers):
@@ -60,7 +50,7 @@ l4_span(unsigned ipv, uint8_t proto, uint32_t l4len)
  * from them to the end sums both; only protocol and length are added
  * apart.  (The sum is > 0, so it folds to 0xffff exactly when it is
  * 0 mod 0xffff, as the pseudo sum plus the L4 sum would.) */
-static inline int
+static inline __attribute__((always_inline)) int
 l4_sum_ok(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, uint32_t l4len)
 {
 	if (l3len == (ipv == 4 ? 20u : 40u)) {
@@ -71,13 +61,12 @@ l4_sum_ok(unsigned ipv, const uint8_t *ip, uint8_t proto, uint32_t l3len, uint32
 	return l4_sum_ok_ext(ipv, ip, proto, l3len, l4len);
 }
 
-/* IPv4 header checksum of a 20-byte header: 1 when it verifies.  Summed in
- * memory-order 64-bit words (a byte swap keeps a sum's fold 0xffff or not),
- * end-around carries, one fold. */
+/* IPv4 header checksum of a 20-byte header: 1 when it verifies (csum.h's
+ * inline verifier: no call) */
 static inline int
 ip4_csum_ok(const uint8_t *ip)
 {
-	return sofl_fold64(sofl_adc64(sofl_adc64(ld64(ip), ld64(ip + 8)), ld32(ip + 16))) == 0xffff;
+	return sofl_csum_ok_small(0, ip, 20);
 }
 
 #endif

@@ -6,7 +6,6 @@
 #endif
 #if GRO_AVX2
 #include <immintrin.h>
-#include "csum_pkt.h"	/* trains' checksums inline where the CPU has AVX-512 */
 #endif
 
 /* fast_merge's masks: for a header layout (L3 offset, IP version, L3 and
@@ -45,7 +44,7 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 	else
 		for (i = 0; i < 8; i++)
 			m[f->l3_off + i] = g->ip6_same[i] | gro_ip6_fast[i];
-	for (i = 0; i < 20; i++)	/* options (past 20 bytes): all compared */
+	for (i = 0; i < f->l4_len; i++)	/* the header and its options */
 		m[f->l4_off + i] = g->tcp_same[i] | gro_tcp_fast[i];
 	g->mask_key[g->nmask] = key;
 	return (uint8_t)g->nmask++;
@@ -158,7 +157,7 @@ fast_setup(struct sofl_gro *g, struct flow *f)
 		f->mk = NO_MASK;
 	else
 		f->mk = mask_for(g, f);
-	f->next_id = (uint16_t)(sofl_get16(h + f->l3_off + 4) + (f->fixedid ? 0 : f->count));
+	f->next_id = rule_id_want(sofl_get16(h + f->l3_off + 4), f->count, f->fixedid);
 	return f->mk != NO_MASK;
 }
 
@@ -173,8 +172,8 @@ fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint
 	if (f->mk >= NMASK && (f->mk == NO_MASK || !fast_setup(g, f)))
 		return 0;
 	return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len) &&
-	       sofl_get32(d + f->l4_off + 4) == f->next_seq &&
-	       (f->ipv != 4 || sofl_get16(d + f->l3_off + 4) == f->next_id);
+	       rule_seq_ok(sofl_get32(d + f->l4_off + 4), f->next_seq) &&
+	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g)));
 }
 
 /* The held flow @in continues, if any, found by its rx hash (known before
@@ -283,48 +282,13 @@ sw_csums_c(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t 
 	return 1;
 }
 
-/* sw_csums_c() out of line: what keeps the loops small where the kernel is
- * not inline (and the layouts and sizes sw_csums_inl leaves) */
+/* sw_csums_c() out of line: what keeps the loops small (the kernel is a
+ * call anyway) */
 static __attribute__((noinline)) int
-sw_csums_call(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d,
-	      uint32_t fl, uint32_t *nip, uint32_t *nl4)
+sw_csums(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d, uint32_t fl,
+	 uint32_t *nip, uint32_t *nl4)
 {
 	return sw_csums_c(g, fi, c, d, fl, nip, nl4);
-}
-
-#if GRO_AVX2
-/* sw_csums_c() with the AVX-512 kernel inline, for the loops of
- * train_more_avx512 and weave_avx512 (which inline it: they are compiled
- * for AVX-512) */
-static inline SOFL_PKT_TARGET int
-sw_csums_inl(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d, uint32_t fl,
-	     uint32_t *nip, uint32_t *nl4)
-{
-	const int sw_ip = c->v4 && !(fl & SOFL_GRO_F_IPCSUM_OK);
-
-	if (!c->len || (!(fl & SOFL_GRO_F_CSUM_OK) && !SOFL_PKT_LEN(c->len)))
-		return sw_csums_call(g, fi, c, d, fl, nip, nl4);
-	if ((sw_ip && !ip4_csum_ok(d + c->l3)) ||
-	    (!(fl & SOFL_GRO_F_CSUM_OK) && !sofl_pkt_verify(c->sum, d + c->off, c->len)))
-		return 0;
-	*nl4 += !(fl & SOFL_GRO_F_CSUM_OK);
-	*nip += (uint32_t)sw_ip;
-	return 1;
-}
-#endif
-
-/* sw_csums_call(), or with @inl sw_csums_inl() */
-HOT int
-sw_csums(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d, uint32_t fl,
-	 uint32_t *nip, uint32_t *nl4, const int inl)
-{
-#if GRO_AVX2
-	if (inl)
-		return sw_csums_inl(g, fi, c, d, fl, nip, nl4);
-#else
-	(void)inl;
-#endif
-	return sw_csums_call(g, fi, c, d, fl, nip, nl4);
 }
 
 /* One input that passed fast_same merged into held flow @fi (a train of
@@ -336,15 +300,16 @@ fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
 	const uint8_t *d = in->data;
 	uint8_t flags;
 
-	if (f->ip_len + f->mss > g->cfg.max_size || f->count >= g->cfg.max_segs)
+	if (!rule_size_ok(g, f->ip_len, f->mss) || !rule_segs_ok(g, f->count))
 		return 0;	/* #26, max_segs */
 	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, in->flags))
 		return 0;
 	flags = d[f->l4_off + 13];
 	g->last_fi = fi;
+	g->fast_segs++;
 	append_seg(g, f, d + f->hdr_len, f->mss, in->cookie);
-	f->next_id = (uint16_t)(f->next_id + !f->fixedid);
+	f->next_id = rule_id_next(f->next_id, f->fixedid);
 	if (flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
 		f->orflags |= flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 		gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
@@ -361,24 +326,21 @@ struct train {
 };
 
 /* A train's state from held flow @f (the free segments from the engine).
- * Its segments are full-size, so the segment cap is a size limit too: max
- * is the lower of max_size and the IP length at max_segs segments. */
+ * Its segments are full-size, so the size limit and the segment cap are
+ * one limit, max (rule_run_limit). */
 HOT void
 train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r)
 {
-	const uint32_t room = g->cfg.max_segs > f->count ? g->cfg.max_segs - f->count : 0;
-	const uint64_t lim = f->ip_len + (uint64_t)room * f->mss;
-
 	r->seq = f->next_seq;
 	r->iplen = f->ip_len;
 	r->tail = f->seg_tail;
 	r->fs = g->free_seg;
 	r->cnt = f->count;
-	r->max = lim < g->cfg.max_size ? (uint32_t)lim : g->cfg.max_size;
+	r->max = rule_run_limit(g, f->ip_len, f->count, f->mss);
 	r->mss = f->mss;
 	r->hl = f->hdr_len;
 	r->id = f->next_id;
-	r->idinc = !f->fixedid;
+	r->idinc = rule_id_next(0, f->fixedid);
 	r->flags = 0;
 }
 
@@ -391,6 +353,8 @@ train_commit(struct sofl_gro *g, struct flow *f, const struct train *r, uint32_t
 	if (f->seg_head == NIL)
 		f->seg_head = first;
 	g->held_segs += r->cnt - f->count;
+	g->fast_segs += r->cnt - f->count;
+	g->fast_runs++;
 	f->count = (uint16_t)r->cnt;
 	f->next_seq = r->seq;
 	f->ip_len = r->iplen;
@@ -436,11 +400,11 @@ train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struc
 }
 
 /* An input's flags and rx hash as a train's flow @fi needs them (@h its
- * hash; @c, @nip, @nl4, @inl: sw_csums): the usual case — hash, both
- * checksums verified — in one compare. */
+ * hash; @c, @nip, @nl4: sw_csums): the usual case — hash, both checksums
+ * verified — in one compare. */
 HOT int
 train_flags_ok(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *p, const uint8_t *d,
-	       uint32_t h, const struct swck *c, uint32_t *nip, uint32_t *nl4, const int inl)
+	       uint32_t h, const struct swck *c, uint32_t *nip, uint32_t *nl4)
 {
 	const uint32_t all = SOFL_GRO_F_HASH | SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
 
@@ -449,7 +413,7 @@ train_flags_ok(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *p, con
 	if (((p->flags & SOFL_GRO_F_HASH) ? p->hash : 0) != h)
 		return 0;
 	return (p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) ==
-	       (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) || sw_csums(g, fi, c, d, p->flags, nip, nl4, inl);
+	       (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) || sw_csums(g, fi, c, d, p->flags, nip, nl4);
 }
 
 /* The rest of a train, from in[i] on: fast_same's test with the first
@@ -460,13 +424,14 @@ train_flags_ok(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *p, con
  * at the end.  @return the index of the first input not merged. */
 HOT size_t
 train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const struct sofl_gro_in *in,
-	   size_t i, size_t n, const int nck, const int v4, const int inl)
+	   size_t i, size_t n, const int nck, const int v4)
 {
 	struct train r = *rp;
 	const uint8_t *t = fhdr(f), *m = g->mask_b[f->mk];
 	const uint32_t hl = r.hl, full = hl + r.mss, h = f->hash, l3 = f->l3_off;
 	const uint32_t seqo = f->l4_off + 4u, flo = f->l4_off + 13u;
 	const uint32_t fi = (uint32_t)(f - g->flows);
+	const uint16_t idm = rule_id_mask(g);
 	uint32_t room = r.iplen < r.max ? (r.max - r.iplen) / r.mss : 0, nip = 0, nl4 = 0;
 	size_t end = n - i < room ? n : i + room;
 	struct swck c;
@@ -526,9 +491,10 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		if (!same_masked(t, d, m, hl))
 			break;
 #endif
-		if (sofl_get32(d + seqo) != r.seq || (v4 && sofl_get16(d + l3 + 4) != r.id))
+		if (!rule_seq_ok(sofl_get32(d + seqo), r.seq) ||
+		    (v4 && !rule_id_ok(sofl_get16(d + l3 + 4), r.id, idm)))
 			break;
-		if (!train_flags_ok(g, fi, p, d, h, &c, &nip, &nl4, inl))
+		if (!train_flags_ok(g, fi, p, d, h, &c, &nip, &nl4))
 			break;
 		train_push(g, &r, &r.fs, p, d[flo]);
 		if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
@@ -549,20 +515,8 @@ train_more_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
 		const struct sofl_gro_in *in, size_t i, size_t n)
 {
 	if (f->ipv == 4)
-		return train_loop(g, f, r, in, i, n, 32, 1, 0);
-	return train_loop(g, f, r, in, i, n, 32, 0, 0);
-}
-
-/* train_more() with TCP checksums to verify, headers of 32..96 bytes, on a
- * CPU with AVX-512: the compare of train_more_avx2 and the checksums summed
- * inline (sw_csums_inl) */
-static __attribute__((noinline, flatten, target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,bmi2"))) size_t
-train_more_avx512(struct sofl_gro *g, const struct flow *f, struct train *r,
-		  const struct sofl_gro_in *in, size_t i, size_t n)
-{
-	if (f->ipv == 4)
-		return train_loop(g, f, r, in, i, n, 32, 1, 1);
-	return train_loop(g, f, r, in, i, n, 32, 0, 1);
+		return train_loop(g, f, r, in, i, n, 32, 1);
+	return train_loop(g, f, r, in, i, n, 32, 0);
 }
 #endif
 
@@ -570,29 +524,23 @@ static __attribute__((noinline)) size_t
 train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
 	   size_t i, size_t n)
 {
-	/* TCP checksums to verify: with AVX-512 the kernel is inlined and
-	 * the headers stay in registers; otherwise a kernel call per segment
-	 * would cost a loop holding them in vector registers a spill and
-	 * reload each time, and the compare from memory costs less */
-	if (!(in[i].flags & SOFL_GRO_F_CSUM_OK)) {
-#if GRO_AVX2
-		if (g->isa == 2 && r->hl >= 32 && r->hl <= 96)
-			return train_more_avx512(g, f, r, in, i, n);
-#endif
-		return f->ipv == 4 ? train_loop(g, f, r, in, i, n, 0, 1, 0) :
-				     train_loop(g, f, r, in, i, n, 0, 0, 0);
-	}
+	/* TCP checksums to verify: a checksum call per segment would cost a
+	 * loop holding the headers in vector registers a spill and reload
+	 * each time, and the compare from memory costs less */
+	if (!(in[i].flags & SOFL_GRO_F_CSUM_OK))
+		return f->ipv == 4 ? train_loop(g, f, r, in, i, n, 0, 1) :
+				     train_loop(g, f, r, in, i, n, 0, 0);
 #if GRO_AVX2
 	if (g->isa && r->hl >= 32 && r->hl <= 96)
 		return train_more_avx2(g, f, r, in, i, n);
 #endif
 	if (f->ipv == 4)
-		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1, 0) :
-		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1, 0) :
-				     train_loop(g, f, r, in, i, n, 0, 1, 0);
-	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0, 0) :
-	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0, 0) :
-			     train_loop(g, f, r, in, i, n, 0, 0, 0);
+		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1) :
+		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1) :
+				     train_loop(g, f, r, in, i, n, 0, 1);
+	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0) :
+	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0) :
+			     train_loop(g, f, r, in, i, n, 0, 0);
 }
 
 /* A train: in[i..n) merged into held flow @fi for as long as each input
@@ -686,14 +634,14 @@ same_masked_y(const uint8_t *t, const uint8_t *d, const uint8_t *m, uint32_t hl)
 #endif
 
 /* The weave from in[i] (it passed fast_same for held flow @fi): @y compares
- * in 32-byte words (AVX2, headers of 32..96 bytes), @inl sums checksums
- * inline (AVX-512).  @return the index of the first input not merged (i:
- * none was). */
+ * in 32-byte words (AVX2, headers of 32..96 bytes).  @return the index of
+ * the first input not merged (i: none was). */
 HOT size_t
 weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
-	   uint32_t *donep, const int y, const int inl)
+	   uint32_t *donep, const int y)
 {
 	struct strand s[WEAVE], *st;
+	const uint16_t idm = rule_id_mask(g);
 	uint32_t fs = g->free_seg, last = fi, done = NIL, nip = 0, nl4 = 0;
 	int k = 1, x;
 
@@ -726,12 +674,12 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 		if (!same_masked(st->t, d, st->m, st->r.hl))
 			break;
 #endif
-		if (sofl_get32(d + st->seqo) != st->r.seq ||
-		    (st->v4 && sofl_get16(d + st->l3 + 4) != st->r.id))
+		if (!rule_seq_ok(sofl_get32(d + st->seqo), st->r.seq) ||
+		    (st->v4 && !rule_id_ok(sofl_get16(d + st->l3 + 4), st->r.id, idm)))
 			break;
 		if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 		    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) &&
-		    !sw_csums(g, st->fi, &st->ck, d, p->flags, &nip, &nl4, inl))
+		    !sw_csums(g, st->fi, &st->ck, d, p->flags, &nip, &nl4))
 			break;
 		train_push(g, &st->r, &fs, p, d[st->seqo + 9]);	/* (fs shared) */
 		if (st->first == NIL)
@@ -760,15 +708,7 @@ static __attribute__((noinline, target("avx2"))) size_t
 weave_avx2(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
 	   uint32_t *done)
 {
-	return weave_loop(g, in, i, n, fi, done, 1, 0);
-}
-
-static __attribute__((noinline, flatten, target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,bmi2")))
-size_t
-weave_avx512(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
-	     uint32_t *done)
-{
-	return weave_loop(g, in, i, n, fi, done, 1, 1);
+	return weave_loop(g, in, i, n, fi, done, 1);
 }
 #endif
 
@@ -798,64 +738,58 @@ fast_weave(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	const uint32_t hl = g->flows[fi].hdr_len;
 
 	if (g->isa && hl >= 32 && hl <= 96)
-		i = g->isa == 2 && !(in[i].flags & SOFL_GRO_F_CSUM_OK) ?
-		    weave_avx512(g, in, i, n, fi, &done) : weave_avx2(g, in, i, n, fi, &done);
+		i = weave_avx2(g, in, i, n, fi, &done);
 	else
 #endif
-		i = weave_loop(g, in, i, n, fi, &done, 0, 0);
+		i = weave_loop(g, in, i, n, fi, &done, 0);
 	if (done != NIL)
 		gro_complete(g, done, SOFL_GRO_FLUSH_PSH_FIN);
 	return i;
 }
 
-/* An IPv4 header (no options) of a packet the fast paths may take: not a
- * fragment, reserved bit clear (#6, #9), total length the @tot bytes
- * received (no padding, #8). */
+/* The IP header at @l3 of a packet of @len bytes, of a layout fast_l3
+ * found (IPv4 without options, IPv6): 1 when the fast paths may take it —
+ * the parser's checks pass (pk_ipv4_len, pk_ipv6_end), it is not a
+ * fragment, and classify would not find it too long or too short (#6, #8,
+ * #9: rule_badlen) — with the end of its IP packet in *end (the frame's
+ * end). */
 HOT int
-ip4_whole(const uint8_t *ip, uint32_t tot)
+fast_ip_ok(const uint8_t *d, uint32_t len, uint32_t l3, unsigned v, uint32_t *end)
 {
-	return !(ip[6] & 0xbf) && !ip[7] && sofl_get16(ip + 2) == tot;
+	const uint8_t *ip = d + l3;
+	uint32_t tot;
+
+	/* (the length rule first: it implies most of the parser's checks,
+	 * which the compiler then drops) */
+	if (v == 4) {
+		*end = l3 + sofl_get16(ip + 2);
+		return !rule_badlen(4, ip, *end, len) && pk_ipv4_len(ip, l3, len, 20, &tot) == 0 &&
+		       !pk_ipv4_frag(ip);
+	}
+	*end = l3 + 40 + sofl_get16(ip + 4);
+	return !rule_badlen(6, ip, *end, len) && pk_ipv6_end(ip, l3, len, end) == 0;
 }
 
-/* An IPv4 packet without options, not a fragment, no padding (@tot bytes
- * from @ip), not TCP, that fast_hold saw: delivered at once as the general
- * way would (classify: PROTO; UDP: MALFORMED for the parser's UDP length
- * errors, UDP_OFF when UDP GRO is off), without the full parse.  0: the
- * general way decides. */
+/* An IPv4 packet (header at @ip, @avail bytes after it) that fast_hold saw
+ * is not TCP: delivered at once as the general way would — the parser's
+ * UDP check (pk_udp_len: MALFORMED), then classify's verdict
+ * (classify_l3: PROTO, UDP_OFF) — without the full parse.  0: the general
+ * way decides (UDP to coalesce). */
 static int
-fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip, uint32_t tot)
+fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip, uint32_t avail)
 {
 	uint32_t ulen;
+	int why;
 
-	if (ip[9] != 17) {
-		gro_bypass(g, in, SOFL_GRO_BYPASS_PROTO);
+	if (ip[9] == 17 && pk_udp_len(ip + 20, avail, &ulen) < 0) {
+		gro_bypass(g, in, SOFL_GRO_BYPASS_MALFORMED);	/* classify: a parse error */
 		return 1;
 	}
-	ulen = tot >= 20 + 8 ? sofl_get16(ip + 20 + 4) : 0;
-	if (ulen < 8 || ulen > tot - 20) {
-		gro_bypass(g, in, SOFL_GRO_BYPASS_MALFORMED);	/* the parser's UDP error */
-		return 1;
-	}
-	if (g->cfg.udp)
-		return 0;	/* UDP GRO: the general way */
-	gro_bypass(g, in, SOFL_GRO_BYPASS_UDP_OFF);
+	if ((why = classify_l3(g, NULL, 4, ip[9], 20, 0, 0)) < 0)
+		return 0;
+	gro_bypass(g, in, why);
 	return 1;
 }
-
-#if GRO_AVX2
-/* l4_sum_ok() for fast_hold's layouts (no IPv4 options, no IPv6 extension
- * headers) with the AVX-512 kernel inline (fast_holds_avx512 only) */
-static inline SOFL_PKT_TARGET int
-hold_sum_inl(unsigned ipv, const uint8_t *ip, uint32_t l4len)
-{
-	const struct l4span sp = l4_span(ipv, 6, l4len);
-
-	return SOFL_PKT_LEN(sp.len) ? sofl_pkt_verify(sp.sum, ip + sp.off, sp.len)
-				    : csum_ok(sp.sum, ip + sp.off, sp.len);
-}
-#else
-#define hold_sum_inl(ipv, ip, l4len) 0	/* (never reached) */
-#endif
 
 /* ---- fast hold ----
  * The first segment of a new TCP flow (fast_find saw no held flow with its
@@ -864,18 +798,18 @@ hold_sum_inl(unsigned ipv, const uint8_t *ip, uint32_t l4len)
  * IP, IPv4 without options or IPv6 without extension headers, TCP with
  * payload and none of the flags that deliver at once, no flow rules;
  * checksums not flagged verified are verified here (and counted only when
- * they pass).  The tests here are exactly those the general way (parse,
- * classify, tcp_rx) passes such a packet through before gro_hold(); anything
- * else — a fragment, padding, a bad length, a flag, a checksum that does not
- * verify (bad, or a pseudo sum for partial_ok) — declines and takes the
- * general way, which counts and decides it.  Not TCP over such an IPv4
- * header: fast_bypass4. */
+ * they pass).  The tests are the general way's own, called: the parser's
+ * (pk_ipv4_len, pk_ipv6_end, pk_tcp_hlen), classify's (classify_l3,
+ * rule_badlen, the checksum checks) and tcp_rx's (tcp_new_flow); anything
+ * they do not pass — a fragment, padding, a bad length, a flag, a checksum
+ * that does not verify (bad, or a pseudo sum for partial_ok) — declines
+ * and takes the general way, which counts and decides it.  Not TCP over
+ * such an IPv4 header: fast_bypass4. */
 HOT int
-fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx,
-	  const int inl)
+fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx)
 {
 	const uint8_t *d = in->data, *ip, *th;
-	uint32_t len = in->len, l3, l4, thl;
+	uint32_t len = in->len, l3, l4, thl, end;
 	struct hinfo x;
 	unsigned v;
 	int o;
@@ -884,32 +818,27 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 		return 0;
 	l3 = (uint32_t)o;
 	ip = d + l3;
-	if (v == 4) {
-		if (!ip4_whole(ip, len - l3))
-			return 0;
-		if (ip[9] != 6)
-			return fast_bypass4(g, in, ip, len - l3);
-		x.ipv = 4;
-		x.l3_len = 20;
-	} else {
-		if (ip[6] != 6 || sofl_get16(ip + 4) + 40u != len - l3)
-			return 0;
-		x.ipv = 6;
-		x.l3_len = 40;
-	}
+	if (!fast_ip_ok(d, len, l3, v, &end))
+		return 0;
+	if (v == 4 && ip[9] != 6)
+		return fast_bypass4(g, in, ip, end - l3 - 20);
+	if (v == 6 && ip[6] != 6)
+		return 0;	/* UDP, extension headers: the general way */
+	x.ipv = (uint8_t)v;
+	x.l3_len = v == 4 ? 20 : 40;
 	l4 = l3 + x.l3_len;
 	th = d + l4;
-	thl = (uint32_t)(th[12] >> 4) * 4;
-	if (thl < 20 || l4 + thl >= len || (th[13] & TCP_FINAL))
-		return 0;	/* bad offset, no payload (#22), or delivered at once */
+	if (pk_tcp_hlen(th, len - l4, &thl) < 0 ||
+	    classify_l3(g, NULL, v, 6, x.l3_len, 0, l4 + thl) >= 0 ||
+	    tcp_new_flow(0, len - l4 - thl, th[13]) >= 0)
+		return 0;	/* malformed, too long, or delivered at once */
 	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) {
 		int sw_ip = x.ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK);
 		int sw_l4 = !(in->flags & SOFL_GRO_F_CSUM_OK);
 
 		if ((sw_ip && !ip4_csum_ok(ip)) ||
-		    (sw_l4 && !(inl ? hold_sum_inl(x.ipv, ip, len - l4) :
-				      l4_sum_ok(x.ipv, ip, 6, x.l3_len, len - l4))))
+		    (sw_l4 && !l4_sum_ok(x.ipv, ip, 6, x.l3_len, len - l4)))
 			return 0;	/* #7, #11 */
 		g->st.csum_sw_ip += (uint64_t)sw_ip;
 		g->st.csum_sw_l4 += (uint64_t)sw_l4;
@@ -935,12 +864,11 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 HOT int
 fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
 {
-	const uint8_t *ip = in->data + l3;
-	uint32_t len = in->len;
+	uint32_t len = in->len, end;
 
-	if (g->cfg.n_rules || len < l3 + 40 + 20 || !ip4_whole(ip, len - l3))
+	if (g->cfg.n_rules || len < l3 + 40 + 20 || !fast_ip_ok(in->data, len, l3, 4, &end))
 		return 0;	/* as fast_hold (its fast_l3 minimum) */
-	return fast_bypass4(g, in, ip, len - l3);
+	return fast_bypass4(g, in, in->data + l3, end - l3 - 20);
 }
 
 /* One input: 1 merged (and perhaps completed), 0 nothing done, take the
@@ -1090,7 +1018,7 @@ gro_rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 			classify(g, &in[i], &x[i]);
 		} else if (x[i].byp == BYP_FAST) {
 			if (fast_merge(g, &in[i], x[i].h) ||
-			    (g->nohash && fast_hold(g, &in[i], x[i].h, 0, 0))) {
+			    (g->nohash && fast_hold(g, &in[i], x[i].h, 0))) {
 				g->nohash = 0;
 				continue;
 			}
@@ -1101,36 +1029,31 @@ gro_rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	}
 }
 
-#if GRO_AVX2
-/* The Linux table, TCP checksums to verify on a CPU with AVX-512: in[i] (no
- * held flow has its hash, fast_find found) and the inputs after it while
- * they are new flows too, held with the checksum kernel inline.  A hash tag
- * no held flow has means no held flow has the hash; fast_hold decides the
- * rest.  @return the index of the first input not held. */
-static __attribute__((noinline, flatten, target("avx2,avx512f,avx512bw,avx512vl,avx512vnni,bmi2")))
-size_t
-fast_holds_avx512(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
+/* The Linux table, TCP checksums to verify: in[i] (no held flow has its
+ * hash, fast_find found) and the inputs after it while they are new flows
+ * too, held in one loop.  A hash tag no held flow has means no held flow
+ * has the hash; fast_hold decides the rest.  @return the index of the
+ * first input not held. */
+static __attribute__((noinline)) size_t
+fast_holds(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 {
-	if (!fast_hold(g, &in[i], g->nohash_h, 1, 1))
+	if (!fast_hold(g, &in[i], g->nohash_h, 1))
 		return i;
 	for (i++; i < n; i++) {
 		const uint32_t h = (in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0;
 
 		if (!in[i].data || (in[i].flags & SOFL_GRO_F_CSUM_OK) || g->tags[tag_of(g, h)] ||
-		    !fast_hold(g, &in[i], h, 1, 1))
+		    !fast_hold(g, &in[i], h, 1))
 			break;
 	}
 	return i;
 }
-#else
-#define fast_holds_avx512(g, in, i, n) (i)	/* (rx_linux's sw is 0) */
-#endif
 
 /* The Linux table (64 flows) stays in cache: no look-ahead, each input in
  * turn; with the fast path, an input that continues a held flow (found by
  * its rx hash, known without parsing) starts a train or a weave of merges,
- * and with @sw (rx_linux_sw) new flows whose checksums are to be verified
- * are held by fast_holds_avx512. */
+ * and with @sw (rx_linux_sw) runs of new flows whose checksums are to be
+ * verified are held by fast_holds. */
 HOT void
 rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int sw)
 {
@@ -1159,12 +1082,12 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int s
 					continue;
 				}
 			} else if (sw && g->nohash && !(in[i].flags & SOFL_GRO_F_CSUM_OK)) {
-				if ((j = fast_holds_avx512(g, in, i, n)) != i) {
+				if ((j = fast_holds(g, in, i, n)) != i) {
 					g->nohash = 0;
 					i = j;
 					continue;
 				}
-			} else if (g->nohash && fast_hold(g, &in[i], g->nohash_h, 1, 0)) {
+			} else if (g->nohash && fast_hold(g, &in[i], g->nohash_h, 1)) {
 				g->nohash = 0;
 				i++;
 				continue;
@@ -1178,8 +1101,8 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int s
 }
 
 #if GRO_AVX2
-/* rx_linux() for inputs with TCP checksums to verify on a CPU with AVX-512:
- * new flows are held by fast_holds_avx512 */
+/* rx_linux() for inputs with TCP checksums to verify (gro.c's choice where
+ * the CPU has AVX-512): runs of new flows are held by fast_holds */
 void
 gro_rx_linux_sw(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 {

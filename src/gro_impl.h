@@ -160,7 +160,12 @@ struct sofl_gro {
 	/* the network-layer rules in use (gro_ip4_rule, gro_ip6_rule) */
 	uint8_t ip4_same[20] __attribute__((aligned(8)));
 	uint8_t ip6_same[8] __attribute__((aligned(8)));
-	uint8_t tcp_same[20] __attribute__((aligned(8)));	/* gro_tcp_rule */
+	uint8_t tcp_same[60] __attribute__((aligned(8)));	/* gro_tcp_rule */
+	uint16_t id_free;	/* IPv4 ID bits rule_id_ok() leaves unchecked: 0 (Linux,
+				 * #14); others for tests of the rule's one definition */
+	uint64_t fast_segs;	/* segments the fast paths merged (for tests: which
+				 * path decided), added once per train */
+	uint64_t fast_runs;	/* trains and weaves' strands that merged (tests) */
 };
 
 /* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
@@ -306,17 +311,23 @@ static const uint8_t gro_ip4_fast[20] = {
 	0xff, 0, 0xff, 0xff, 0, 0, 0xbf, 0xff, 0, 0xff, 0, 0,
 	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 static const uint8_t gro_ip6_fast[8] = { 0xf0, 0x0f, 0xff, 0xff, 0xff, 0xff, 0xff, 0 };
-/* The TCP header's (#16, #17; tcp_gro_receive in net/ipv4/tcp_offload.c):
- * the ACK number and the flag word (data offset, reserved bits, flags but
- * PSH and FIN, window) must be the first segment's, under the Linux policy
- * (the relaxed one lets ACK and window move: tcp_flush).  Options (#19) are
- * compared whole, apart.  The fast path's mask adds the ports (same flow);
- * it leaves out the sequence number (#20, checked apart), the checksum
- * (verified, not compared) and the urgent pointer (ignored, as by Linux). */
-static const uint8_t gro_tcp_rule[20] = {
-	[8] = 0xff, [9] = 0xff, [10] = 0xff, [11] = 0xff,
-	[12] = 0xff, [13] = (uint8_t)~(SOFL_TCP_PSH | SOFL_TCP_FIN), [14] = 0xff, [15] = 0xff };
-static const uint8_t gro_tcp_fast[20] = { 0xff, 0xff, 0xff, 0xff };
+/* The TCP header's (#16, #17, #19; tcp_gro_receive in
+ * net/ipv4/tcp_offload.c): the ACK number, the flag word (data offset,
+ * reserved bits, flags but PSH and FIN, window) and every option byte
+ * (bytes 20..59) must be the first segment's, under the Linux policy (the
+ * relaxed one lets ACK, window and timestamps move: tcp_flush,
+ * options_differ).  tcp_flush and options_differ compare under it and
+ * mask_for builds the fast path's mask from it.  The fast path's mask adds
+ * the ports (same flow); it leaves out the sequence number (#20,
+ * rule_seq_ok), the checksum (verified, not compared) and the urgent
+ * pointer (ignored, as by Linux). */
+#define GRO_FF8 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+static const uint8_t gro_tcp_rule[60] = {
+	0, 0, 0, 0, 0, 0, 0, 0,
+	0xff, 0xff, 0xff, 0xff, 0xff, (uint8_t)~(SOFL_TCP_PSH | SOFL_TCP_FIN), 0xff, 0xff,
+	0, 0, 0, 0, GRO_FF8, GRO_FF8, GRO_FF8, GRO_FF8, GRO_FF8 };
+#undef GRO_FF8
+static const uint8_t gro_tcp_fast[60] = { 0xff, 0xff, 0xff, 0xff };
 
 /* Between the engine's files (hidden symbols) */
 /* gro_table.c */

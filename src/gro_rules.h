@@ -1,6 +1,10 @@
 /* Internal: the GRO merge rules, inline in the receive loops (gro_fast.c):
  * the L2/L3 checks (inet_gro_receive, ipv6_gro_receive), the L4 rules
- * (tcp_gro_receive, udp_gro_receive_segment), a packet's classification. */
+ * (tcp_gro_receive, udp_gro_receive_segment), a packet's classification.
+ * Each rule is written once, here or as a table in gro_impl.h, and both the
+ * general path (classify, tcp_flush, network_flush) and the fast paths
+ * (gro_fast.c, which inline these functions) decide by it
+ * (docs/gro-rules.md). */
 #ifndef SOFL_GRO_RULES_H
 #define SOFL_GRO_RULES_H
 
@@ -15,6 +19,98 @@ masked_differ20(const uint8_t *a, const uint8_t *b, const uint8_t *m)
 		((ld32(a + 16) ^ ld32(b + 16)) & ld32(m + 16))) != 0;
 }
 
+/* @a != @b over n bytes under mask @m, n a multiple of 4 up to 40 (TCP
+ * options), the 12-byte NOP NOP TS block in straight-line loads */
+HOT int
+masked_differ_n(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
+{
+	uint64_t x = 0;
+	unsigned i;
+
+	if (n == 12)
+		return (((ld64(a) ^ ld64(b)) & ld64(m)) | ((ld32(a + 8) ^ ld32(b + 8)) & ld32(m + 8))) != 0;
+	for (i = 0; i + 8 <= n; i += 8)
+		x |= (ld64(a + i) ^ ld64(b + i)) & ld64(m + i);
+	if (i < n)
+		x |= (ld32(a + i) ^ ld32(b + i)) & ld32(m + i);
+	return x != 0;
+}
+
+/* ---- the per-segment rules ----
+ * What a segment must carry given the flow's state, as tcp_flush and
+ * network_flush check it and the fast paths (fast_same, fast_one, trains,
+ * weaves) test it with the state they keep in registers. */
+
+/* #20 (tcp_gro_receive: the flush on ntohl(th2->seq) + skb_gro_len(p) !=
+ * ntohl(th->seq)): the segment's sequence number is the flow's next */
+HOT int
+rule_seq_ok(uint32_t seq, uint32_t next)
+{
+	return seq == next;
+}
+
+/* #14 (inet_gro_flush in include/net/gro.h): the IPv4 ID a flow's segment
+ * number @count (0: the first, with ID @id0) must carry: the first's plus
+ * @count (incrementing IDs), or the first's (fixed IDs, latched when the
+ * second segment has the first's ID) */
+HOT uint16_t
+rule_id_want(uint16_t id0, uint32_t count, unsigned fixedid)
+{
+	return (uint16_t)(id0 + (fixedid ? 0 : count));
+}
+
+/* #14: the ID that follows @id (rule_id_want one segment on) */
+HOT uint16_t
+rule_id_next(uint16_t id, unsigned fixedid)
+{
+	return rule_id_want(id, 1, fixedid);
+}
+
+/* #14: the bits of the IPv4 ID rule_id_ok() compares (all, as Linux; a
+ * test hook may free some: id_free) */
+HOT uint16_t
+rule_id_mask(const struct sofl_gro *g)
+{
+	return (uint16_t)~g->id_free;
+}
+
+/* #14: a segment's IPv4 ID @id is the expected @want, under @mask
+ * (rule_id_mask) */
+HOT int
+rule_id_ok(uint16_t id, uint16_t want, uint16_t mask)
+{
+	return ((id ^ want) & mask) == 0;
+}
+
+/* #26 (skb_gro_receive: p->len + len > gro_max_size): @len more payload
+ * bytes fit a flow whose IP length (Linux p->len) is @ip_len */
+HOT int
+rule_size_ok(const struct sofl_gro *g, uint32_t ip_len, uint32_t len)
+{
+	return ip_len + len <= g->cfg.max_size;
+}
+
+/* The segment cap (max_segs): a flow of @count segments takes one more */
+HOT int
+rule_segs_ok(const struct sofl_gro *g, uint32_t count)
+{
+	return count < g->cfg.max_segs;
+}
+
+/* rule_size_ok and rule_segs_ok over a run of segments of @len bytes each
+ * (trains, weaves), as one limit: the IP length the flow (@ip_len bytes,
+ * @count segments) may reach; a run's next segment fits while the flow's
+ * IP length plus @len is at most that (the lower of max_size and the
+ * length at max_segs segments) */
+HOT uint32_t
+rule_run_limit(const struct sofl_gro *g, uint32_t ip_len, uint32_t count, uint32_t len)
+{
+	const uint32_t room = g->cfg.max_segs > count ? g->cfg.max_segs - count : 0;
+	const uint64_t lim = ip_len + (uint64_t)room * len;
+
+	return lim < g->cfg.max_size ? (uint32_t)lim : g->cfg.max_size;
+}
+
 /* gro_receive_network_flush (include/net/gro.h): -1 = fine, else a flush reason */
 HOT int
 network_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
@@ -22,14 +118,13 @@ network_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q
 	const uint8_t *a = q->data + q->l3_off, *b = fhdr(f) + f->l3_off;
 
 	if (f->ipv == 4) {
-		uint16_t off, cnt = f->count;
+		const uint16_t id = sofl_get16(a + 4), id0 = sofl_get16(b + 4);
 
 		if (masked_differ20(a, b, g->ip4_same))
 			return SOFL_GRO_FLUSH_HDR;		/* #13 TTL, TOS, DF */
-		off = (uint16_t)(sofl_get16(a + 4) - sofl_get16(b + 4));
-		if (cnt == 1 && off == 0)
+		if (f->count == 1 && id == id0)
 			f->fixedid = 1;				/* latched by the 2nd segment */
-		if ((off ^ (f->fixedid ? 0 : cnt)) != 0)
+		if (!rule_id_ok(id, rule_id_want(id0, f->count, f->fixedid), rule_id_mask(g)))
 			return SOFL_GRO_FLUSH_IPID;		/* #14 */
 		return -1;
 	}
@@ -45,8 +140,9 @@ went_back(const uint8_t *now, const uint8_t *before)
 	return (int32_t)(sofl_get32(now) - sofl_get32(before)) < 0;
 }
 
-/* TCP options: linux #19 all bytes identical; relaxed: identical except the
- * timestamp values, which may advance. */
+/* TCP options (#19): under the Linux policy compared under the rule's
+ * option bytes (gro_tcp_rule: all identical), as the fast path's mask;
+ * relaxed: identical except the timestamp values, which may advance. */
 static int
 options_differ(const struct sofl_gro *g, const struct flow *f, const uint8_t *th,
 	       const struct sofl_pkt *q)
@@ -55,7 +151,7 @@ options_differ(const struct sofl_gro *g, const struct flow *f, const uint8_t *th
 	unsigned n = q->l4_len;
 
 	if (g->cfg.policy == SOFL_GRO_POLICY_LINUX || !f->ts_off)
-		return differ_n(th + 20, th2 + 20, n - 20);
+		return masked_differ_n(th + 20, th2 + 20, g->tcp_same + 20, n - 20);
 	if (!q->opt_ts || (unsigned)(q->opt_ts - q->l4_off) != f->ts_off)
 		return 1;
 	if (memcmp(th + 20, th2 + 20, f->ts_off + 2u - 20) != 0 ||
@@ -92,16 +188,32 @@ tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 		return r;
 	if (len > f->mss)
 		return SOFL_GRO_FLUSH_BIGGER;				/* #21 */
-	if (q->tcp_seq != f->next_seq)
+	if (!rule_seq_ok(q->tcp_seq, f->next_seq))
 		return SOFL_GRO_FLUSH_SEQ;				/* #20 */
-	if (f->ip_len + len > g->cfg.max_size)
+	if (!rule_size_ok(g, f->ip_len, len))
 		return SOFL_GRO_FLUSH_SIZE;				/* #26 */
-	if (f->count >= g->cfg.max_segs)
+	if (!rule_segs_ok(g, f->count))
 		return SOFL_GRO_FLUSH_SEGS;
 	return -1;
 }
 
 #define TCP_FINAL (SOFL_TCP_URG | SOFL_TCP_PSH | SOFL_TCP_RST | SOFL_TCP_SYN | SOFL_TCP_FIN)
+
+/* A TCP segment no held flow takes: -1 when it starts a flow (held), else
+ * why it is delivered at once — its length (#8, #9: @badlen), no payload
+ * (#22), or a flag that flushes (#24, as tcp_gro_receive's flush on
+ * URG/PSH/RST/SYN/FIN) */
+HOT int
+tcp_new_flow(int badlen, uint32_t pay_len, uint8_t flags)
+{
+	if (badlen)
+		return SOFL_GRO_BYPASS_BADLEN;
+	if (pay_len == 0)
+		return SOFL_GRO_BYPASS_NOPAYLOAD;
+	if (flags & TCP_FINAL)
+		return SOFL_GRO_BYPASS_FLAGS;
+	return -1;
+}
 
 HOT void
 tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q, uint32_t h,
@@ -116,7 +228,7 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		r = badlen ? SOFL_GRO_FLUSH_BADLEN : tcp_flush(g, f, q);
 		if (r < 0) {
 			append(g, fi, in, q);
-			f->next_id = (uint16_t)(sofl_get16(q->data + q->l3_off + 4) + !f->fixedid);
+			f->next_id = rule_id_next(sofl_get16(q->data + q->l3_off + 4), f->fixedid);
 			f->orflags |= q->tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 			if (q->tcp_flags & TCP_FINAL)
 				gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
@@ -126,12 +238,8 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		}
 		gro_complete(g, fi, r);	/* FLUSH-P: the flow goes out, q starts afresh below */
 	}
-	if (badlen)
-		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_BADLEN, ck);
-	else if (q->pay_len == 0)
-		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_NOPAYLOAD, ck);
-	else if (q->tcp_flags & TCP_FINAL)
-		gro_bypass_l4(g, in, q, SOFL_GRO_BYPASS_FLAGS, ck);
+	if ((r = tcp_new_flow(badlen, q->pay_len, q->tcp_flags)) >= 0)
+		gro_bypass_l4(g, in, q, r, ck);
 	else
 		gro_hold(g, in, q, h, b, ports, ck);
 }
@@ -162,9 +270,9 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 			r = SOFL_GRO_FLUSH_BIGGER;
 		if (r < 0 && badlen)
 			r = SOFL_GRO_FLUSH_BADLEN;
-		if (r < 0 && f->ip_len + q->pay_len > g->cfg.max_size)
+		if (r < 0 && !rule_size_ok(g, f->ip_len, q->pay_len))
 			r = SOFL_GRO_FLUSH_SIZE;
-		if (r < 0 && f->count >= g->cfg.max_segs)
+		if (r < 0 && !rule_segs_ok(g, f->count))
 			r = SOFL_GRO_FLUSH_SEGS;
 		if (r < 0) {
 			append(g, fi, in, q);
@@ -242,6 +350,42 @@ struct rxq {
 #define BYP_FAST (-2)	/* rxq.byp: not classified yet, fast_merge first */
 #define BYP_FAST4 (-3)	/* ... IPv4, neither TCP nor UDP to coalesce: fast_bypass4 */
 
+/* The L3 verdict of classify (#5, #6, #10, the engine's switches and flow
+ * rules, the header limit) from a parse's fields: -1 to the checksums and
+ * L4 rules, else the bypass reason.  @q is read only with flow rules; NULL
+ * from the fast paths, which take no input while there are flow rules
+ * (they check cfg.n_rules first); @pay_off only for TCP/UDP. */
+HOT int
+classify_l3(const struct sofl_gro *g, const struct sofl_pkt *q, unsigned ipv, unsigned proto,
+	    unsigned l3_len, int frag, uint32_t pay_off)
+{
+	if (!ipv)
+		return SOFL_GRO_BYPASS_NOT_IP;
+	if (proto != 6 && proto != 17)
+		return frag ? SOFL_GRO_BYPASS_FRAGMENT : SOFL_GRO_BYPASS_PROTO;
+	if (ipv == 4 && l3_len != 20)
+		return SOFL_GRO_BYPASS_IP_OPTS;		/* #5 */
+	if (frag)
+		return SOFL_GRO_BYPASS_FRAGMENT;	/* #6, #10 */
+	if (proto == 17 && !g->cfg.udp)
+		return SOFL_GRO_BYPASS_UDP_OFF;
+	if (q && g->cfg.n_rules && !rules_allow(g, q))
+		return SOFL_GRO_BYPASS_RULE;
+	if (pay_off > SOFL_GRO_MAX_HDR)
+		return SOFL_GRO_BYPASS_HDR_LONG;
+	return -1;
+}
+
+/* #8, #9 (inet_gro_receive, ipv6_gro_receive: the flush on a length that is
+ * not the bytes received; the reserved IPv4 fragment bit): 1 when a packet
+ * of @len bytes whose IP packet ends at @ip_end (header at @ip) merges
+ * nothing */
+HOT int
+rule_badlen(unsigned ipv, const uint8_t *ip, uint32_t ip_end, uint32_t len)
+{
+	return ip_end != len || (ipv == 4 && (ip[6] & 0x80));
+}
+
 /* L2/L3 checks and checksums (#5-#12): everything that does not depend on
  * held flows, so a whole chunk can be classified before the table is used. */
 HOT void
@@ -257,20 +401,8 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 	}
 	if (sofl_pkt_parse_inline(q, in->data, in->len, g->cfg.link) < 0)	/* (data checked above) */
 		x->byp = SOFL_GRO_BYPASS_MALFORMED;
-	else if (!q->ipv)
-		x->byp = SOFL_GRO_BYPASS_NOT_IP;
-	else if (q->l4_proto != 6 && q->l4_proto != 17)
-		x->byp = q->is_frag ? SOFL_GRO_BYPASS_FRAGMENT : SOFL_GRO_BYPASS_PROTO;
-	else if (q->ipv == 4 && q->l3_len != 20)
-		x->byp = SOFL_GRO_BYPASS_IP_OPTS;		/* #5 */
-	else if (q->is_frag)
-		x->byp = SOFL_GRO_BYPASS_FRAGMENT;		/* #6, #10 */
-	else if (q->l4_proto == 17 && !g->cfg.udp)
-		x->byp = SOFL_GRO_BYPASS_UDP_OFF;
-	else if (g->cfg.n_rules && !rules_allow(g, q))
-		x->byp = SOFL_GRO_BYPASS_RULE;
-	else if (q->pay_off > SOFL_GRO_MAX_HDR)
-		x->byp = SOFL_GRO_BYPASS_HDR_LONG;
+	else
+		x->byp = classify_l3(g, q, q->ipv, q->l4_proto, q->l3_len, q->is_frag, q->pay_off);
 	if (x->byp >= 0)
 		return;
 	if (q->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
@@ -281,7 +413,7 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 		}
 	}
 	/* #8, #9: IP length != bytes received, or the reserved fragment bit */
-	x->badlen = q->ip_end != q->len || (q->ipv == 4 && (q->data[q->l3_off + 6] & 0x80));
+	x->badlen = rule_badlen(q->ipv, q->data + q->l3_off, q->ip_end, q->len);
 	if (!x->badlen && !(in->flags & SOFL_GRO_F_CSUM_OK)) {
 		if (q->l4_proto == 17 && sofl_get16(q->data + q->l4_off + 6) == 0) {
 			/* no UDP checksum: nothing to verify, which Linux's

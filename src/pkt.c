@@ -6,31 +6,23 @@
 
 _Static_assert(sizeof(struct sofl_pkt) == SOFL_PKT_SIZE, "sofl_pkt's size is ABI");
 
-#define ETH_HLEN   14
-#define ETH_P_IP   0x0800
-#define ETH_P_IPV6 0x86DD
-#define ETH_P_8021Q  0x8100
-#define ETH_P_8021AD 0x88A8
 
 static int
 parse_l2(struct sofl_pkt *p, uint32_t *off)
 {
 	const uint8_t *d = p->data;
-	uint32_t o = ETH_HLEN;
+	uint32_t o = PK_ETH_HLEN;
 	uint16_t type;
 
-	if (p->len < ETH_HLEN)
+	if (p->len < PK_ETH_HLEN)
 		return SOFL_E_TRUNC_L2;
 	type = sofl_get16(d + 12);
-	while (type == ETH_P_8021Q || type == ETH_P_8021AD) {
+	while (type == PK_ETH_P_8021Q || type == PK_ETH_P_8021AD) {
 		if (p->key.nvlan == SOFL_PKT_MAX_VLAN)
 			break;		/* a third tag: treated as an unknown ethertype */
 		if (p->len < o + 4)
 			return SOFL_E_TRUNC_L2;
-		p->vlan_tpid[p->key.nvlan] = type;
-		p->vlan_tci[p->key.nvlan] = sofl_get16(d + o);
-		p->key.vlan[p->key.nvlan] = sofl_get16(d + o) & 0x0fff;
-		p->key.nvlan++;
+		pk_vlan_push(p, type, sofl_get16(d + o));
 		type = sofl_get16(d + o + 2);
 		o += 4;
 	}
@@ -46,6 +38,7 @@ parse_ipv4(struct sofl_pkt *p, uint32_t o)
 	const uint8_t *ip = p->data + o;
 	uint32_t hl, tot;
 	uint16_t frag;
+	int err;
 
 	if (p->len < o + 20)
 		return SOFL_E_TRUNC_L3;
@@ -56,26 +49,15 @@ parse_ipv4(struct sofl_pkt *p, uint32_t o)
 		return SOFL_E_IPV4_IHL;
 	if (p->len < o + hl)
 		return SOFL_E_IPV4_HDR_TRUNC;
-	tot = sofl_get16(ip + 2);
-	if (tot < hl)
-		return SOFL_E_IPV4_TOTLEN_SHORT;
-	if (o + tot > p->len)
-		return SOFL_E_IPV4_TOTLEN_LONG;
-	p->ipv = 4;
-	p->l3_off = (uint16_t)o;
-	p->l3_len = (uint16_t)hl;
+	if ((err = pk_ipv4_len(ip, o, p->len, hl, &tot)) < 0)
+		return err;
+	pk_ipv4_store(p, ip, o, hl, tot);
 	p->ip_hl_opts = (uint16_t)(hl - 20);
-	p->ip_end = o + tot;
-	p->l4_proto = ip[9];
 	frag = sofl_get16(ip + 6);
-	if (frag & 0x3fff) {
+	if (pk_ipv4_frag(ip)) {
 		p->is_frag = 1;
 		p->frag_first = (frag & 0x1fff) == 0;
 	}
-	p->key.family = 4;
-	p->key.proto = ip[9];
-	memcpy(p->key.src, ip + 12, 4);
-	memcpy(p->key.dst, ip + 16, 4);
 	p->layers |= SOFL_LAYER_L3;
 	return 0;
 }
@@ -84,26 +66,17 @@ static int
 parse_ipv6(struct sofl_pkt *p, uint32_t o)
 {
 	const uint8_t *ip = p->data + o;
-	uint32_t plen, end, h;
+	uint32_t end, h;
 	uint8_t nh;
+	int err;
 
 	if (p->len < o + 40)
 		return SOFL_E_TRUNC_L3;
 	if ((ip[0] >> 4) != 6)
 		return SOFL_E_IP_VERSION;
-	plen = sofl_get16(ip + 4);
-	if (plen == 0 && ip[6] == 0)
-		return SOFL_E_IPV6_JUMBO;	/* jumbogram (RFC 2675) or empty HBH */
-	end = o + 40 + plen;
-	if (end > p->len)
-		return SOFL_E_IPV6_PLEN_LONG;
-	p->ipv = 6;
-	p->l3_off = (uint16_t)o;
-	p->ip_end = end;
-	p->key.family = 6;
-	p->key.flow_label = sofl_get32(ip) & 0x000fffff;
-	memcpy(p->key.src, ip + 8, 16);
-	memcpy(p->key.dst, ip + 24, 16);
+	if ((err = pk_ipv6_end(ip, o, p->len, &end)) < 0)
+		return err;
+	pk_ipv6_store(p, ip, o, end);
 
 	nh = ip[6];
 	h = o + 40;
@@ -193,7 +166,8 @@ static int
 parse_l4(struct sofl_pkt *p)
 {
 	const uint8_t *d = p->data;
-	uint32_t o = p->l3_off + p->l3_len, avail = p->ip_end - o;
+	uint32_t o = p->l3_off + p->l3_len, avail = p->ip_end - o, hl, ulen;
+	int err;
 
 	p->l4_off = (uint16_t)o;
 	p->pay_off = o;
@@ -201,39 +175,14 @@ parse_l4(struct sofl_pkt *p)
 	if (p->is_frag)
 		return 0;
 	if (p->l4_proto == 6) {
-		uint32_t hl;
-
-		if (avail < 20)
-			return SOFL_E_TCP_TRUNC;
-		hl = (uint32_t)(d[o + 12] >> 4) * 4;
-		if (hl < 20)
-			return SOFL_E_TCP_DOFF_SMALL;
-		if (hl > avail)
-			return SOFL_E_TCP_DOFF_LONG;
-		p->l4_len = (uint16_t)hl;
-		p->tcp_flags = d[o + 13];
-		p->tcp_seq = sofl_get32(d + o + 4);
-		p->tcp_ack = sofl_get32(d + o + 8);
-		p->key.sport = sofl_get16(d + o);
-		p->key.dport = sofl_get16(d + o + 2);
-		p->pay_off = o + hl;
-		p->pay_len = avail - hl;
+		if ((err = pk_tcp_hlen(d + o, avail, &hl)) < 0)
+			return err;
 		p->layers |= SOFL_LAYER_L4;
-		if (hl > 20)
-			sofl_pkt_tcp_options(p);
+		pk_tcp_store(p, d, o, hl, avail);	/* (after the layer: the option walk reads p) */
 	} else if (p->l4_proto == 17) {
-		uint32_t ulen;
-
-		if (avail < 8)
-			return SOFL_E_UDP_TRUNC;
-		ulen = sofl_get16(d + o + 4);
-		if (ulen < 8 || ulen > avail)
-			return SOFL_E_UDP_LEN;
-		p->l4_len = 8;
-		p->key.sport = sofl_get16(d + o);
-		p->key.dport = sofl_get16(d + o + 2);
-		p->pay_off = o + 8;
-		p->pay_len = ulen - 8;
+		if ((err = pk_udp_len(d + o, avail, &ulen)) < 0)
+			return err;
+		pk_udp_store(p, d, o, ulen);
 		p->layers |= SOFL_LAYER_L4;
 	}
 	return 0;
@@ -263,9 +212,9 @@ sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum s
 		err = parse_l2(p, &off);
 		if (err)
 			return err;
-		if (p->ethertype == ETH_P_IP)
+		if (p->ethertype == PK_ETH_P_IP)
 			err = parse_ipv4(p, off);
-		else if (p->ethertype == ETH_P_IPV6)
+		else if (p->ethertype == PK_ETH_P_IPV6)
 			err = parse_ipv6(p, off);
 		else
 			return 0;	/* not IP: fine, just not ours */

@@ -1,6 +1,8 @@
-/* Internal: the parser's generic path, exported (hidden) for the
- * differential test of its fast path (tests/test_pkt_fast.c), and the fast
- * path itself, inline for the library's per-packet callers. */
+/* Internal: the parser's header checks and stores, written once and shared
+ * (inline) by its generic path (pkt.c), its fast path (below) and the GRO
+ * fast paths that skip the parse but not its checks (gro_fast.c); the
+ * generic path exported (hidden) for the differential test of the fast
+ * path (tests/test_pkt_fast.c). */
 #ifndef SOFL_PKT_IMPL_H
 #define SOFL_PKT_IMPL_H
 
@@ -65,8 +67,153 @@ pk_zero(struct sofl_pkt *p)
 #endif
 }
 
+/* ---- the header checks and stores, one definition ---- */
+
+/* One more VLAN tag (TPID @type, TCI @tci) */
+PK_FAST void
+pk_vlan_push(struct sofl_pkt *p, uint16_t type, uint16_t tci)
+{
+	p->vlan_tpid[p->key.nvlan] = type;
+	p->vlan_tci[p->key.nvlan] = tci;
+	p->key.vlan[p->key.nvlan] = tci & 0x0fff;
+	p->key.nvlan++;
+}
+
+/* 1 when the IPv4 header at @ip is a fragment (MF or an offset) */
+PK_FAST int
+pk_ipv4_frag(const uint8_t *ip)
+{
+	return (sofl_get16(ip + 6) & 0x3fff) != 0;
+}
+
+/* The IPv4 total length of the header at @ip (@o bytes into a frame of
+ * @len, header length @hl): 0 with *tot, or the parser's error */
+PK_FAST int
+pk_ipv4_len(const uint8_t *ip, uint32_t o, uint32_t len, uint32_t hl, uint32_t *tot)
+{
+	*tot = sofl_get16(ip + 2);
+	if (*tot < hl)
+		return SOFL_E_IPV4_TOTLEN_SHORT;
+	if (o + *tot > len)
+		return SOFL_E_IPV4_TOTLEN_LONG;
+	return 0;
+}
+
+/* The end of the IPv6 packet whose header is at @ip (@o bytes into a frame
+ * of @len): 0 with *end, or the parser's error */
+PK_FAST int
+pk_ipv6_end(const uint8_t *ip, uint32_t o, uint32_t len, uint32_t *end)
+{
+	const uint32_t plen = sofl_get16(ip + 4);
+
+	if (plen == 0 && ip[6] == 0)
+		return SOFL_E_IPV6_JUMBO;	/* jumbogram (RFC 2675) or empty HBH */
+	*end = o + 40 + plen;
+	if (*end > len)
+		return SOFL_E_IPV6_PLEN_LONG;
+	return 0;
+}
+
+/* The TCP header at @th with @avail bytes of IP payload: 0 with its length
+ * *hl, or the parser's error */
+PK_FAST int
+pk_tcp_hlen(const uint8_t *th, uint32_t avail, uint32_t *hl)
+{
+	if (avail < 20)
+		return SOFL_E_TCP_TRUNC;
+	*hl = (uint32_t)(th[12] >> 4) * 4;
+	if (*hl < 20)
+		return SOFL_E_TCP_DOFF_SMALL;
+	if (*hl > avail)
+		return SOFL_E_TCP_DOFF_LONG;
+	return 0;
+}
+
+/* The UDP header at @uh with @avail bytes of IP payload: 0 with its length
+ * field *ulen, or the parser's error */
+PK_FAST int
+pk_udp_len(const uint8_t *uh, uint32_t avail, uint32_t *ulen)
+{
+	if (avail < 8)
+		return SOFL_E_UDP_TRUNC;
+	*ulen = sofl_get16(uh + 4);
+	if (*ulen < 8 || *ulen > avail)
+		return SOFL_E_UDP_LEN;
+	return 0;
+}
+
+/* The IPv4 header's results (@hl bytes at @o, total length @tot) */
+PK_FAST void
+pk_ipv4_store(struct sofl_pkt *p, const uint8_t *ip, uint32_t o, uint32_t hl, uint32_t tot)
+{
+	p->ipv = 4;
+	p->l4_proto = ip[9];
+	p->l3_off = (uint16_t)o;
+	p->l3_len = (uint16_t)hl;
+	p->ip_end = o + tot;
+	p->key.family = 4;
+	p->key.proto = ip[9];
+	memcpy(p->key.src, ip + 12, 4);
+	memcpy(p->key.dst, ip + 16, 4);
+}
+
+/* The IPv6 header's results (at @o, packet end @end) */
+PK_FAST void
+pk_ipv6_store(struct sofl_pkt *p, const uint8_t *ip, uint32_t o, uint32_t end)
+{
+	p->ipv = 6;
+	p->l3_off = (uint16_t)o;
+	p->ip_end = end;
+	p->key.family = 6;
+	p->key.flow_label = sofl_get32(ip) & 0x000fffff;
+	memcpy(p->key.src, ip + 8, 16);
+	memcpy(p->key.dst, ip + 24, 16);
+}
+
 /* TCP options NOP NOP TS (kind 1 1 8 10) as loaded from memory */
 #define PK_OPT_NNTS_LE 0x0a080101u
+
+/* The TCP header's results (@hl bytes at @o, @avail bytes of IP payload)
+ * and its options: the block Linux sends on every segment (NOP NOP TS)
+ * recognised in one load, any other walked (sofl_pkt_tcp_options) */
+PK_FAST void
+pk_tcp_store(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t hl, uint32_t avail)
+{
+	uint32_t w;
+
+	p->l4_off = (uint16_t)o;
+	p->l4_len = (uint16_t)hl;
+	p->pay_off = o + hl;
+	p->pay_len = avail - hl;
+	p->tcp_flags = d[o + 13];
+	p->tcp_seq = sofl_get32(d + o + 4);
+	p->tcp_ack = sofl_get32(d + o + 8);
+	p->key.sport = sofl_get16(d + o);
+	p->key.dport = sofl_get16(d + o + 2);
+	if (hl == 32) {
+		memcpy(&w, d + o + 20, 4);
+		if (w == PK_OPT_NNTS_LE) {
+			p->opt_ts = (uint16_t)(o + 22);
+			return;
+		}
+	}
+	if (hl > 20)
+		sofl_pkt_tcp_options(p);
+}
+
+/* The UDP header's results (at @o, length field @ulen) */
+PK_FAST void
+pk_udp_store(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t ulen)
+{
+	p->l4_off = (uint16_t)o;
+	p->l4_len = 8;
+	p->pay_off = o + 8;
+	p->pay_len = ulen - 8;
+	p->key.sport = sofl_get16(d + o);
+	p->key.dport = sofl_get16(d + o + 2);
+}
+
+/* ---- the fast path ---- */
 
 /* L4 of the fast path; @o = L4 offset, @end = ip_end.  As parse_l4: 0, or
  * the L4 error with the L3 result and the IP payload filled in; a protocol
@@ -85,50 +232,21 @@ PK_FAST int
 pk_fast_l4(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t end, uint8_t proto,
 	uint8_t layers)
 {
-	uint32_t avail = end - o, hl, w;
+	uint32_t avail = end - o, hl, ulen;
+	int r;
 
 	if (proto == 6) {
-		if (avail < 20)
-			return pk_ip_payload(p, o, avail, layers, SOFL_E_TCP_TRUNC);
-		hl = (uint32_t)(d[o + 12] >> 4) * 4;
-		if (hl < 20)
-			return pk_ip_payload(p, o, avail, layers, SOFL_E_TCP_DOFF_SMALL);
-		if (hl > avail)
-			return pk_ip_payload(p, o, avail, layers, SOFL_E_TCP_DOFF_LONG);
+		if ((r = pk_tcp_hlen(d + o, avail, &hl)) < 0)
+			return pk_ip_payload(p, o, avail, layers, r);
 		p->layers = layers | SOFL_LAYER_L4;
-		p->l4_off = (uint16_t)o;
-		p->l4_len = (uint16_t)hl;
-		p->pay_off = o + hl;
-		p->pay_len = avail - hl;
-		p->tcp_flags = d[o + 13];
-		p->tcp_seq = sofl_get32(d + o + 4);
-		p->tcp_ack = sofl_get32(d + o + 8);
-		p->key.sport = sofl_get16(d + o);
-		p->key.dport = sofl_get16(d + o + 2);
-		if (hl == 32) {
-			memcpy(&w, d + o + 20, 4);
-			if (w == PK_OPT_NNTS_LE) {	/* what Linux sends on every segment */
-				p->opt_ts = (uint16_t)(o + 22);
-				return 0;
-			}
-		}
-		if (hl > 20)
-			sofl_pkt_tcp_options(p);
+		pk_tcp_store(p, d, o, hl, avail);
 		return 0;
 	}
 	if (proto == 17) {
-		if (avail < 8)
-			return pk_ip_payload(p, o, avail, layers, SOFL_E_UDP_TRUNC);
-		w = sofl_get16(d + o + 4);
-		if (w < 8 || w > avail)
-			return pk_ip_payload(p, o, avail, layers, SOFL_E_UDP_LEN);
+		if ((r = pk_udp_len(d + o, avail, &ulen)) < 0)
+			return pk_ip_payload(p, o, avail, layers, r);
 		p->layers = layers | SOFL_LAYER_L4;
-		p->l4_off = (uint16_t)o;
-		p->l4_len = 8;
-		p->pay_off = o + 8;
-		p->pay_len = w - 8;
-		p->key.sport = sofl_get16(d + o);
-		p->key.dport = sofl_get16(d + o + 2);
+		pk_udp_store(p, d, o, ulen);
 		return 0;
 	}
 	return pk_ip_payload(p, o, avail, layers, 0);
@@ -140,20 +258,11 @@ pk_fast_ipv4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uin
 	const uint8_t *ip = d + o;
 	uint32_t tot;
 
-	if (len < o + 20 || ip[0] != 0x45 || (ip[6] & 0x3f) || ip[7])
+	if (len < o + 20 || ip[0] != 0x45 || pk_ipv4_frag(ip))
 		return 1;		/* options or a fragment: generic */
-	tot = sofl_get16(ip + 2);
-	if (tot < 20 || o + tot > len)
-		return 1;
-	p->ipv = 4;
-	p->l4_proto = ip[9];
-	p->l3_off = (uint16_t)o;
-	p->l3_len = 20;
-	p->ip_end = o + tot;
-	p->key.family = 4;
-	p->key.proto = ip[9];
-	memcpy(p->key.src, ip + 12, 4);
-	memcpy(p->key.dst, ip + 16, 4);
+	if (pk_ipv4_len(ip, o, len, 20, &tot) < 0)
+		return 1;		/* (the generic path's error, with its partial result) */
+	pk_ipv4_store(p, ip, o, 20, tot);
 	return pk_fast_l4(p, d, o + 20, o + tot, ip[9], layers | SOFL_LAYER_L3);
 }
 
@@ -167,19 +276,12 @@ pk_fast_ipv6(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uin
 	if (len < o + 40 || (ip[0] >> 4) != 6)
 		return 1;
 	nh = ip[6];
-	end = o + 40 + sofl_get16(ip + 4);
-	if ((nh != 6 && nh != 17) || end > len)
-		return 1;		/* extension headers: generic */
-	p->ipv = 6;
+	if ((nh != 6 && nh != 17) || pk_ipv6_end(ip, o, len, &end) < 0)
+		return 1;		/* extension headers, or an error: generic */
+	pk_ipv6_store(p, ip, o, end);
 	p->l4_proto = nh;
-	p->l3_off = (uint16_t)o;
 	p->l3_len = 40;
-	p->ip_end = end;
-	p->key.family = 6;
 	p->key.proto = nh;
-	p->key.flow_label = sofl_get32(ip) & 0x000fffff;
-	memcpy(p->key.src, ip + 8, 16);
-	memcpy(p->key.dst, ip + 24, 16);
 	return pk_fast_l4(p, d, o + 40, end, nh, layers | SOFL_LAYER_L3);
 }
 
@@ -199,12 +301,7 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 		p->len = len;
 		type = sofl_get16(d + 12);
 		if (type == PK_ETH_P_8021Q || type == PK_ETH_P_8021AD) {
-			uint16_t tci = sofl_get16(d + 14);
-
-			p->vlan_tpid[0] = type;
-			p->vlan_tci[0] = tci;
-			p->key.vlan[0] = tci & 0x0fff;
-			p->key.nvlan = 1;
+			pk_vlan_push(p, type, sofl_get16(d + 14));
 			type = sofl_get16(d + 16);
 			o = PK_ETH_HLEN + 4;
 		}

@@ -969,7 +969,14 @@ fold_ok(uint32_t seed, const uint8_t *b, size_t len)
 static void
 verify_case(uint32_t seed, const uint8_t *b, size_t len)
 {
-	if (sofl_csum_verify(seed, b, len) != fold_ok(seed, b, len)) {
+	int want = fold_ok(seed, b, len);
+
+	/* and the public verifier: the inline path, the library function */
+	if (sofl_csum_ok(seed, b, len) != want || (sofl_csum_ok)(seed, b, len) != want ||
+	    sofl_csum_ok_small(seed, b, len) != want)
+		fail_msg("impl %s len %zu seed %08x: sofl_csum_ok disagrees with the fold (%d)",
+			 sofl_csum_impl_name(), len, seed, want);
+	if (sofl_csum_verify(seed, b, len) != want) {
 		fprintf(stderr, "impl %s len %zu start %zu seed %08x: verify %d, fold says %d\n",
 			sofl_csum_impl_name(), len, (size_t)((uintptr_t)b & 63), seed,
 			sofl_csum_verify(seed, b, len), fold_ok(seed, b, len));

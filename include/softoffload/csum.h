@@ -285,6 +285,54 @@ sofl_csum_add_inline(uint32_t sum, const void *buf, size_t len)
 }
 #define sofl_csum_add(sum, buf, len) sofl_csum_add_inline((sum), (buf), (len))
 
+/* sofl_csum_ok() :
+ * Verification: 1 when sofl_csum_fold(sofl_csum_add(@sum, @buf, @len)) ==
+ * 0xffff (a region that holds its own checksum field, @sum the
+ * pseudo-header's sum or 0, verifies), else 0.  The same verdict as that
+ * expression, bit for bit, with less work after the last load: the
+ * dispatched kernel's verifying entry leaves out the fold and byte swap a
+ * sum ends with.  Like sofl_csum_add(), up to SOFL_CSUM_INLINE_MAX bytes are
+ * verified by inline code (no call: IPv4 headers); longer buffers by the
+ * implementation in use (one call through the cached pointer).
+ * (sofl_csum_ok)(...) or a function pointer always reaches the library
+ * function.  Buffers, thread-safety and memory as for sofl_csum_add(): any
+ * alignment and length (NULL with @len 0), only buf[0..len) is read,
+ * reentrant, no allocation, nothing retained. */
+SOFL_API int (sofl_csum_ok)(uint32_t sum, const void *buf, size_t len);
+
+/* sofl_csum_ok_small() :
+ * sofl_csum_ok() inline for any length (meant for short ones).  The
+ * memory-order words' 64-bit sum s and the API's sum T of the same bytes
+ * plus @sum are congruent modulo 0xffff up to the byte swap (times 256 on a
+ * little-endian host, RFC 1071 §2(B)), and 0 only together, so s plus @sum
+ * (times 256 there) folds to 0xffff exactly when T does. */
+SOFL_CSUM_INLINE_ int
+sofl_csum_ok_small(uint32_t sum, const void *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)buf;
+	uint64_t s = sofl_csum_words_(0, &p, len);
+
+	if (len & 7)
+		s = sofl_csum_adc64_(s, sofl_csum_tail64_(p, len & 7));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	s = sofl_csum_adc64_(s, sum);
+#else
+	s = sofl_csum_adc64_(s, (uint64_t)sum << 8);
+#endif
+	return sofl_csum_fold64_(s) == 0xffff;
+}
+
+/* sofl_csum_ok_inline() :
+ * sofl_csum_ok() with the short-buffer path inline; same contract. */
+SOFL_CSUM_INLINE_ int
+sofl_csum_ok_inline(uint32_t sum, const void *buf, size_t len)
+{
+	if (len <= SOFL_CSUM_INLINE_MAX)
+		return sofl_csum_ok_small(sum, buf, len);
+	return (sofl_csum_ok)(sum, buf, len);
+}
+#define sofl_csum_ok(sum, buf, len) sofl_csum_ok_inline((sum), (buf), (len))
+
 /* sofl_csum_copy() :
  * Fused copy-and-checksum: memcpy(dst, src, len) and return
  * sofl_csum_add(sum, src, len).  dst and src must not overlap. */

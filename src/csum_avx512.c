@@ -137,13 +137,38 @@ fold_lanes(__m512i s)
 					      _mm512_extracti64x4_epi64(s, 1)));
 }
 
-/* len <= SHORT_MAX.  Offsets, not moving pointers: d is NULL unless copying. */
+/* Vector p[o..o+64), or its first n bytes (masked), widened; copied to d. */
+static inline __m512i
+vec_w(const unsigned char *p, unsigned char *d, size_t o, int copy)
+{
+	__m512i x = _mm512_loadu_si512(p + o);
+
+	if (copy)
+		_mm512_storeu_si512(d + o, x);
+	return widen(x);
+}
+
+static inline __m512i
+tail_w(const unsigned char *p, unsigned char *d, size_t o, size_t n, int copy)
+{
+	__mmask64 m = tail_mask(n);
+	__m512i x = _mm512_maskz_loadu_epi8(m, p + o);
+
+	if (copy)
+		_mm512_mask_storeu_epi8(d + o, m, x);
+	return widen(x);
+}
+
+/* len <= SHORT_MAX (256).  Offsets, not moving pointers: d is NULL unless
+ * copying.  Up to four vectors, each widened on its own and added as a
+ * tree: a loop's running sum put two dependent adds per vector on the path
+ * to the fold.  With big_sum() out of line, 256 B on a Xeon (family 6
+ * model 207), DPDK's inlined -march=native loop / ours: 0.90 -> 0.97
+ * (three alternating runs of bench_vs_dpdk's sweep). */
 static inline uint32_t
 sum_short(const unsigned char *p, unsigned char *d, size_t len, int copy)
 {
-	__m512i acc = _mm512_setzero_si512(), x;
-	__mmask64 m;
-	size_t o;
+	__m512i a, b, c;
 
 	if (len <= 32) {	/* half the work in 256-bit registers */
 		const __m256i lo32 = _mm256_set1_epi64x(0xffffffff);
@@ -155,17 +180,18 @@ sum_short(const unsigned char *p, unsigned char *d, size_t len, int copy)
 		return fold_lanes256(_mm256_add_epi64(_mm256_and_si256(y, lo32),
 						      _mm256_srli_epi64(y, 32)));
 	}
-	for (o = 0; len - o > 64; o += 64) {
-		x = _mm512_loadu_si512(p + o);
-		if (copy)
-			_mm512_storeu_si512(d + o, x);
-		acc = _mm512_add_epi64(acc, widen(x));
-	}
-	m = tail_mask(len - o);
-	x = _mm512_maskz_loadu_epi8(m, p + o);
-	if (copy)
-		_mm512_mask_storeu_epi8(d + o, m, x);
-	return fold_lanes(_mm512_add_epi64(acc, widen(x)));
+	if (len <= 64)
+		return fold_lanes(tail_w(p, d, 0, len, copy));
+	a = vec_w(p, d, 0, copy);
+	if (len <= 128)
+		return fold_lanes(_mm512_add_epi64(a, tail_w(p, d, 64, len - 64, copy)));
+	b = vec_w(p, d, 64, copy);
+	if (len <= 192)
+		return fold_lanes(_mm512_add_epi64(_mm512_add_epi64(a, b),
+						   tail_w(p, d, 128, len - 128, copy)));
+	c = vec_w(p, d, 128, copy);
+	return fold_lanes(_mm512_add_epi64(_mm512_add_epi64(a, b),
+					   _mm512_add_epi64(c, tail_w(p, d, 192, len - 192, copy))));
 }
 
 /* One vector at offset o + off: sum it, and store it to d when copying. */
@@ -416,17 +442,30 @@ unaligned_sum(uint32_t sum, const unsigned char *p, size_t len)
 /* The first test a packet meets: SHORT_MAX < len <= MID (one compare). */
 #define PKT_LEN(len) SOFL_PKT_LEN(len)
 _Static_assert(SOFL_PKT_MIN == SHORT_MAX + 1 && SOFL_PKT_MAX == MID, "sofl_pkt_sum's lengths");
+_Static_assert(SHORT_MAX == 256, "sum_short() sums at most four vectors");
+
+/* Beyond MID: out of line (a tail jump), which keeps the code of the
+ * blocks and their branches off the short and packet-sized paths. */
+static __attribute__((noinline)) VNNI uint32_t
+big_sum(uint32_t sum, const unsigned char *p, size_t len)
+{
+	if (len > BLOCK * 64)
+		return long_sum(sum, p, len);
+	if (((uintptr_t)p & 63) && (len <= L1_MAX || !beyond_l1_ymm()))
+		return unaligned_sum(sum, p, len);
+	if (len > L1_MAX && beyond_l1_ymm())
+		return sofl_csum_finish(sum, sofl_fold64(block_y(p, NULL, len, 0)));
+	return sofl_csum_finish(sum, sofl_fold64(block(p, NULL, len, 0)));
+}
 
 VNNI uint32_t
 sofl_csum_avx512(uint32_t sum, const void *buf, size_t len)
 {
 	if (PKT_LEN(len))
 		return sofl_csum_finish(sum, sofl_fold64(sofl_pkt_sum(buf, len)));
-	if (len > BLOCK * 64)
-		return long_sum(sum, buf, len);
-	if (len > MID && ((uintptr_t)buf & 63) && (len <= L1_MAX || !beyond_l1_ymm()))
-		return unaligned_sum(sum, buf, len);
-	return sofl_csum_finish(sum, sum_any(buf, NULL, len, 0));
+	if (len <= SHORT_MAX)
+		return sofl_csum_finish(sum, len ? sum_short(buf, NULL, len, 0) : 0);
+	return big_sum(sum, buf, len);
 }
 
 /* The residue kernel (csum_impl.h): the paths of sofl_csum_avx512() with

@@ -809,7 +809,7 @@ HOT int
 fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx)
 {
 	const uint8_t *d = in->data, *ip, *th;
-	uint32_t len = in->len, l3, l4, thl, end;
+	uint32_t len = in->len, l3, l3len, l4, thl, end;
 	struct hinfo x;
 	unsigned v;
 	int o;
@@ -824,21 +824,24 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 		return fast_bypass4(g, in, ip, end - l3 - 20);
 	if (v == 6 && ip[6] != 6)
 		return 0;	/* UDP, extension headers: the general way */
-	x.ipv = (uint8_t)v;
-	x.l3_len = v == 4 ? 20 : 40;
-	l4 = l3 + x.l3_len;
+	l3len = v == 4 ? 20 : 40;
+	l4 = l3 + l3len;
 	th = d + l4;
-	if (pk_tcp_hlen(th, len - l4, &thl) < 0 ||
-	    classify_l3(g, NULL, v, 6, x.l3_len, 0, l4 + thl) >= 0 ||
+	/* (classify_l3: fast_l3 took IPv4 headers of 20 bytes only; its header
+	 * limit, these headers are at most 114 bytes) */
+	_Static_assert(PK_ETH_HLEN + 40 + 60 <= SOFL_GRO_MAX_HDR, "fast_hold's headers fit");
+	if (pk_tcp_hlen(th, len - l4, &thl) < 0 || classify_l3(g, NULL, v, 6, 20, 0, 0) >= 0 ||
 	    tcp_new_flow(0, len - l4 - thl, th[13]) >= 0)
-		return 0;	/* malformed, too long, or delivered at once */
+		return 0;	/* malformed, or delivered at once */
+	x.ipv = (uint8_t)v;
+	x.l3_len = (uint16_t)l3len;
 	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) {
-		int sw_ip = x.ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK);
+		int sw_ip = v == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK);
 		int sw_l4 = !(in->flags & SOFL_GRO_F_CSUM_OK);
 
 		if ((sw_ip && !ip4_csum_ok(ip)) ||
-		    (sw_l4 && !l4_sum_ok(x.ipv, ip, 6, x.l3_len, len - l4)))
+		    (sw_l4 && !l4_sum_ok(v, ip, 6, l3len, len - l4)))
 			return 0;	/* #7, #11 */
 		g->st.csum_sw_ip += (uint64_t)sw_ip;
 		g->st.csum_sw_l4 += (uint64_t)sw_l4;

@@ -354,7 +354,8 @@ struct rxq {
  * rules, the header limit) from a parse's fields: -1 to the checksums and
  * L4 rules, else the bypass reason.  @q is read only with flow rules; NULL
  * from the fast paths, which take no input while there are flow rules
- * (they check cfg.n_rules first); @pay_off only for TCP/UDP. */
+ * (they check cfg.n_rules first); @l3_len only for IPv4, @pay_off only for
+ * TCP/UDP. */
 HOT int
 classify_l3(const struct sofl_gro *g, const struct sofl_pkt *q, unsigned ipv, unsigned proto,
 	    unsigned l3_len, int frag, uint32_t pay_off)

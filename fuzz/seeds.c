@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../tests/helpers.h"
+#include "softoffload/rss.h"
 #include "softoffload/vnet.h"
 
 #define MAXF 4096
@@ -236,6 +237,18 @@ main(int argc, char **argv)
 				    k ? SOFL_VNET_HDR_MRG_LEN : SOFL_VNET_HDR_LEN, SOFL_VNET_LE);
 				put(w, k ? 1 + SOFL_VNET_HDR_MRG_LEN : 1 + SOFL_VNET_HDR_LEN, f, len);
 			}
+		} else if (!strcmp(argv[1], "fuzz_rss")) {
+			/* link | symmetric << 1; with bit 2 a 40-byte key first */
+			uint8_t h[1 + SOFL_RSS_KEY_LEN];
+
+			h[0] = (uint8_t)link;
+			put(h, 1, f, len);
+			h[0] = (uint8_t)(link | 2);
+			put(h, 1, f, len);
+			h[0] = (uint8_t)(link | 2 | 4);
+			memcpy(h + 1, sofl_rss_default_key, SOFL_RSS_KEY_LEN);
+			h[1] ^= 0x80;
+			put(h, sizeof(h), f, len);
 		} else if (!strcmp(argv[1], "fuzz_port_packet")) {
 			port_packet_seed(f, len, link);
 		} else if (!strcmp(argv[1], "fuzz_port_tun") ||

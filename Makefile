@@ -133,7 +133,8 @@ DPDK_CFLAGS := $(WARN) -O3 -g -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API \
 	$(patsubst -I%,-isystem %,$(shell pkg-config --cflags libdpdk))
 DPDK_LIBS   := $(shell pkg-config --libs libdpdk)
 DPDK_OBJ    := $(BUILD)/bench/dpdk/bench_vs_dpdk.o $(BUILD)/bench/dpdk/dpdk_side.o \
-	$(BUILD)/bench/dpdk/dpdk_kern_generic.o $(BUILD)/bench/dpdk/dpdk_kern_native.o
+	$(BUILD)/bench/dpdk/dpdk_kern_generic.o $(BUILD)/bench/dpdk/dpdk_kern_native.o \
+	$(patsubst %.c,$(BUILD)/%.o,$(wildcard bench/dpdk/vs_*.c))
 
 $(BUILD)/bench/dpdk/dpdk_side.o: bench/dpdk/dpdk_side.c
 	@mkdir -p $(dir $@)
@@ -153,6 +154,8 @@ $(DPDK_BIN): $(DPDK_OBJ) $(BENCH_LOBJ) $(BUILD)/tests/helpers.o $(STATIC)
 
 bench-dpdk: $(DPDK_BIN)
 bench: bench-dpdk
+# make all (and so make check) builds it too: tests/bench_smoke.sh runs it
+benches: $(DPDK_BIN)
 else
 bench-dpdk:
 	@echo "bench-dpdk: libdpdk not found by pkg-config (scripts/deps.sh bench installs it)"

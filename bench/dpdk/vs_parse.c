@@ -1,0 +1,61 @@
+/* Parser rows of bench_vs_dpdk: rte_net_get_ptype against
+ * sofl_pkt_parse on the W1 frames (vs.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "softoffload/softoffload.h"
+#include "vs.h"
+#include "../util.h"
+#include "dpdk_side.h"
+
+/* Software parsing alone, 32 frames: rte_net_get_ptype() (what DPDK's GRO
+ * needs done before it when no NIC classifies) vs sofl_pkt_parse() (what
+ * every softoffload engine starts with). */
+struct parse_arg {
+	struct dg *g;
+	const struct burst *b;
+	int calls;
+};
+
+static double
+m_parse(void *arg)
+{
+	struct parse_arg *a = arg;
+	double v[MAXCALL];
+	uint64_t acc = 0;
+
+	for (int c = 0; c < a->calls; c++) {
+		uint64_t t0, t1;
+
+		if (a->g) {
+			t0 = tic();
+			acc += dg_classify(a->g);
+			t1 = toc();
+		} else {
+			struct sofl_pkt p;
+			t0 = tic();
+			for (int i = 0; i < a->b->n; i++) {
+				const uint8_t *f = a->b->frame[i];
+				LAUNDER(f);
+				sofl_pkt_parse(&p, f, a->b->len[i], SOFL_LINK_ETH);
+				acc += p.l4_off;
+			}
+			t1 = toc();
+		}
+		v[c] = (double)(t1 - t0) - timer_ovh;
+	}
+	bench_sink(acc);
+	return ticks_median_ns(v, a->calls) / (double)a->b->n;
+}
+
+/* The parser rows on the W1 burst: DPDK classifying the mbufs of @g,
+ * ours parsing the frames of @b; @calls calls per repetition. */
+void
+setup_parse(struct dg *g, const struct burst *b, int calls)
+{
+		struct parse_arg *pd = xalloc(sizeof(*pd)), *po = xalloc(sizeof(*po));
+		*pd = (struct parse_arg){ g, b, calls };
+		*po = (struct parse_arg){ NULL, b, calls };
+		add_cmp(add_row("gro", "pkt", m_parse, pd, 0, "rte_net_get_ptype_tcp4_1514B"),
+			add_row("gro", "pkt", m_parse, po, 0, "sofl_pkt_parse_tcp4_1514B"));
+}

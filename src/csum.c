@@ -5,6 +5,7 @@
 #include "softoffload/csum.h"
 #include "softoffload/pkt.h"
 #include "csum_impl.h"
+#include "csum_pkt.h"	/* ok_avx512: the packet-sized sum inline */
 
 struct impl {
 	const char *name;
@@ -65,11 +66,15 @@ ok_avx2(uint32_t sum, const void *buf, size_t len)
 	return sofl_csum_fold(sofl_csum_avx2(sum, buf, len)) == 0xffff;
 }
 
-static int
+/* (packet-sized buffers summed inline: a verifier per packet, as a GRO
+ * train's, then makes one call, not two) */
+static SOFL_PKT_TARGET int
 ok_avx512(uint32_t sum, const void *buf, size_t len)
 {
 	if (len <= SOFL_CSUM_INLINE_MAX)
 		return sofl_csum_ok_small(sum, buf, len);
+	if (SOFL_PKT_LEN(len))
+		return resid_ok(sofl_pkt_sum(buf, len), sum);
 	return resid_ok(sofl_csum_resid_avx512(buf, len), sum);
 }
 #endif

@@ -113,8 +113,8 @@ struct sofl_gro {
 	int lnx;		/* Linux table geometry */
 	int fast;		/* fast_merge applies (Linux policy) */
 	int isa;		/* the fast paths may use 1: AVX2 (a train's compare
-				 * in 32-byte words), 2: and AVX-512 (checksums
-				 * summed inline); 0: neither */
+				 * in 32-byte words), 2: and AVX-512 (flow keys
+				 * hashed eight at a time); 0: neither */
 	int use_age;		/* age list kept (LRU table or flush timeout) */
 	int pf;			/* LRU table larger than a core's L2: prefetch entries */
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
@@ -360,7 +360,9 @@ void sofl_gro_set_fast(struct sofl_gro *g, int on);
 /* sofl_gro_set_isa() : the most the fast paths may use of what the CPU has,
  * so that the test covers every variant: @level 0 SSE2 (or portable C),
  * 1 AVX2 (a train's compare in 32-byte words), 2 (the default) also
- * AVX-512 (a train's checksums summed inline). */
+ * AVX-512 (flow keys hashed eight at a time; runs of new flows with
+ * checksums to verify held in one loop, fast_holds).  Checksums are
+ * verified through csum.h whatever the level. */
 void sofl_gro_set_isa(struct sofl_gro *g, int level);
 
 /* sofl_gro_chain_max() : the longest bucket chain (held flows sharing a

@@ -340,7 +340,7 @@ test_weave_header_lengths(void **state)
 		compare_run(&st, &cfg, lvl);	/* (run % 3: the train variant) */
 }
 
-/* New flows held in a row with checksums to verify (fast_holds_avx512 where
+/* New flows held in a row with checksums to verify (fast_holds, where
  * the CPU has AVX-512): four blocks of 12 flows whose rx hashes all fall in
  * one of the Linux table's buckets, each block's first segments in a row
  * (from the ninth flow on every hold first evicts — completes — the

@@ -40,8 +40,15 @@ print(h.hexdigest())' "$dst" "$af" >"$TL_DIR/out.sum" 2>&1 &
 	TL_PIDS="$TL_PIDS $spid"
 	sleep 0.3
 	ip netns exec "$TL_A" python3 -c '
-import socket, sys
-s = socket.create_connection((sys.argv[1], 5202), timeout=10)
+import socket, sys, time
+end = time.monotonic() + 10
+while True:	# the listener may still be starting on a loaded machine
+    try:
+        s = socket.create_connection((sys.argv[1], 5202), timeout=10)
+        break
+    except ConnectionRefusedError:
+        if time.monotonic() > end: raise
+        time.sleep(0.05)
 s.sendall(open(sys.argv[2], "rb").read()); s.close()' "$dst" "$TL_DIR/in.bin" ||
 	    bad "$MODE: sending the file over IPv$fam failed"
 	wait "$spid"

@@ -6,9 +6,10 @@
  * hash), ns per input packet, compared per repetition.  Unlike the other
  * rows these are not timed by the harness's round robin: each point N is
  * set up, run to its steady state and measured on its own (its buffers
- * would not fit beside every other point's), its three engines taking
- * turns on every poll of one stream.  DPDK stops at 32768 flows: its
- * max_flow_num is 16 bits (at most 65535, and the table must hold N + 16). */
+ * would not fit beside every other point's), its three engines each on
+ * its own copy of the stream, taking turns within every repetition.  DPDK
+ * stops at 32768 flows: its max_flow_num is 16 bits (at most 65535, and
+ * the table must hold N + 16). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,49 +60,69 @@ polls_for(uint32_t n, int dpdk)
 	return (int)p;
 }
 
-struct sweep {
+/* One engine on its own copy of the stream (same bytes, its own buffers:
+ * no engine's polls run between another's, so none pays for the cache
+ * lines another's table walk evicted). */
+struct lane {
 	struct gs_stream s;
-	struct gs_engine e[2];
-	struct dm *dm;
-	uint64_t t[3];		/* ticks per engine, timer cost subtracted */
-	int nout[3], segs[3];	/* the last poll's */
+	struct gs_engine e;	/* k = 1, 2 */
+	struct dm *dm;		/* k = 0 */
+	uint64_t t;		/* ticks, timer cost subtracted */
+	int nout, segs;		/* the last poll's */
 };
 
-/* One poll of every engine, in a turn that rotates per poll. */
+/* One poll of engine @k on its stream. */
 static void
-step(struct sweep *w)
+step(struct lane *w, int k)
 {
 	struct gs_stream *s = &w->s;
+	uint64_t t0, t1, segs;
 
 	gs_stream_next(s);
-	for (int j = 0; j < 3; j++) {
-		int k = (int)((s->poll + (uint64_t)j) % 3);
-		uint64_t t0, t1, segs;
-
-		if (k == 0) {
-			if (w->dm == NULL)
-				continue;
-			for (int i = 0; i < s->n; i++)
-				dm_load(w->dm, s->slot[i], gs_slot(s, s->slot[i]), s->len[i], HDRS);
-			t0 = tic();
-			w->nout[0] = dm_poll(w->dm, s->slot, s->n, s->timeout);
-			t1 = toc();
-			dm_mark(w->dm);
-			w->segs[0] = dm_out_segs(w->dm);
-		} else {
-			struct gs_engine *e = &w->e[k - 1];
-
-			gs_engine_load(e, s);
-			segs = e->segs;
-			t0 = tic();
-			w->nout[k] = gs_engine_poll(e, s);
-			t1 = toc();
-			w->segs[k] = (int)(e->segs - segs);
-		}
-		w->t[k] += t1 - t0 > timer_ovh ? (uint64_t)((double)(t1 - t0) - timer_ovh) : 0;
+	if (k == 0) {
+		for (int i = 0; i < s->n; i++)
+			dm_load(w->dm, s->slot[i], gs_slot(s, s->slot[i]), s->len[i], HDRS);
+		t0 = tic();
+		w->nout = dm_poll(w->dm, s->slot, s->n, s->timeout);
+		t1 = toc();
+		dm_mark(w->dm);
+		w->segs = dm_out_segs(w->dm);
+	} else {
+		gs_engine_load(&w->e, s);
+		segs = w->e.segs;
+		t0 = tic();
+		w->nout = gs_engine_poll(&w->e, s);
+		t1 = toc();
+		w->segs = (int)(w->e.segs - segs);
 	}
+	w->t += t1 - t0 > timer_ovh ? (uint64_t)((double)(t1 - t0) - timer_ovh) : 0;
 }
 
+static void
+lane_init(struct lane *w, int k, uint32_t n)
+{
+	memset(w, 0, sizeof(*w));
+	if (gs_stream_init(&w->s, n, SLOT) != 0 ||
+	    (k > 0 && gs_engine_init(&w->e, k == 1 ? GS_LINUX_HASH : GS_LRU, &w->s) != 0)) {
+		fprintf(stderr, "bench_vs_dpdk: flows sweep at %u flows: no memory\n", n);
+		exit(2);
+	}
+	if (k == 0 && (w->dm = dm_new((int)w->s.ring, n + GS_BURST, 2)) == NULL)
+		exit(2);
+}
+
+static void
+lane_free(struct lane *w, int k)
+{
+	if (k == 0)
+		dm_free(w->dm);
+	else
+		gs_engine_free(&w->e);
+	gs_stream_free(&w->s);
+}
+
+/* Point @i: each engine run to its steady state and checked, then the
+ * repetitions, the engines taking turns within each (DPDK, Linux, LRU). */
 static void
 run_point(int i, int reps)
 {
@@ -109,50 +130,44 @@ run_point(int i, int reps)
 					    "softoffload (LRU table)" };
 	struct point *p = &pts[i];
 	uint32_t n = gs_flows_at(i);
-	struct sweep w;
-	int polls, want = 0;
+	static struct lane w[3];
+	int polls[3], segs = n >= 16 ? 2 : GS_BURST / (int)n;
 
-	memset(&w, 0, sizeof(w));
-	if (gs_stream_init(&w.s, n, SLOT) != 0 || gs_engine_init(&w.e[0], GS_LINUX_HASH, &w.s) != 0 ||
-	    gs_engine_init(&w.e[1], GS_LRU, &w.s) != 0) {
-		fprintf(stderr, "bench_vs_dpdk: flows sweep at %u flows: no memory\n", n);
-		exit(2);
-	}
-	if (p->row[0] >= 0 && (w.dm = dm_new((int)w.s.ring, n + GS_BURST, 2)) == NULL)
-		exit(2);
-	polls = polls_for(n, w.dm != NULL);
-	for (uint32_t k = 0; k < gs_warmup_polls(&w.s) + 16; k++)
-		step(&w);
-	/* steady state: every engine completes the same flows each poll (the
-	 * Linux table only while it can hold them: 64 flows, 8 per bucket) */
-	for (int c = 0; c < 4; c++) {
-		step(&w);
-		for (int k = 0; k < 3; k++) {
-			int segs = n >= 16 ? 2 : GS_BURST / (int)n;
-
-			if ((k == 0 && w.dm == NULL) || (k == 1 && n > 32))
+	for (int k = 0; k < 3; k++) {
+		if (p->row[k] < 0)
+			continue;
+		lane_init(&w[k], k, n);
+		polls[k] = polls_for(n, k == 0);
+		for (uint32_t c = 0; c < gs_warmup_polls(&w[k].s) + 16; c++)
+			step(&w[k], k);
+		/* steady state: every engine completes the same flows each
+		 * poll (the Linux table only while it can hold them: 64
+		 * flows, 8 per bucket) */
+		for (int c = 0; c < 4; c++) {
+			step(&w[k], k);
+			if (k == 1 && n > 32)
 				continue;
-			want++;
-			check(w.nout[k] == gs_outs_per_poll(&w.s) && w.segs[k] == w.nout[k] * segs,
+			check(w[k].nout == gs_outs_per_poll(&w[k].s) && w[k].segs == w[k].nout * segs,
 			      "gro flows %u: %s completes %d flows of %d segments per poll (%d, %d)", n,
-			      eng[k], gs_outs_per_poll(&w.s), segs, w.nout[k], w.segs[k]);
+			      eng[k], gs_outs_per_poll(&w[k].s), segs, w[k].nout, w[k].segs);
 		}
 	}
-	for (int r = 0; r < reps; r++) {
-		memset(w.t, 0, sizeof(w.t));
-		for (int c = 0; c < polls; c++)
-			step(&w);
-		for (int k = 0; k < 3; k++)
-			if (p->row[k] >= 0)
-				rows[p->row[k]].s[r] = (double)w.t[k] / tsc_per_ns /
-						       ((double)polls * GS_BURST);
-	}
+	for (int r = 0; r < reps; r++)
+		for (int k = 0; k < 3; k++) {
+			if (p->row[k] < 0)
+				continue;
+			w[k].t = 0;
+			for (int c = 0; c < polls[k]; c++)
+				step(&w[k], k);
+			rows[p->row[k]].s[r] = (double)w[k].t / tsc_per_ns /
+					       ((double)polls[k] * GS_BURST);
+		}
 	if (verbose)
-		printf("# gro flows %u: %d polls x %d repetitions, %d checks\n", n, polls, reps, want);
-	dm_free(w.dm);
-	gs_engine_free(&w.e[0]);
-	gs_engine_free(&w.e[1]);
-	gs_stream_free(&w.s);
+		printf("# gro flows %u: %d (DPDK) / %d polls x %d repetitions\n", n,
+		       p->row[0] >= 0 ? polls[0] : 0, polls[1], reps);
+	for (int k = 0; k < 3; k++)
+		if (p->row[k] >= 0)
+			lane_free(&w[k], k);
 }
 
 void

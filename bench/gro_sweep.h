@@ -1,5 +1,5 @@
 /* The GRO "how cost grows" sweeps, shared by bench_gro (softoffload alone)
- * and bench_vs_dpdk (with DPDK 22.11's rte_gro in the same polls).
+ * and bench_vs_dpdk (with DPDK 22.11's rte_gro on the same stream, same run).
  *
  * Active-flows sweep (section gro_flows): a stream of 32-packet polls of
  * full-MSS TCP/IPv4 segments in which N flows are held at every poll

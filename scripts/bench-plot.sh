@@ -10,7 +10,7 @@
 #                        (section gso_sweep, metric ns_per_segment)
 #   bench-gro-flows.png  GRO ns per packet against active flows (section
 #                        gro_flows, metric ns_per_pkt): both tables, DPDK
-#                        alongside; bench_vs_dpdk's rows (same polls as
+#                        alongside; bench_vs_dpdk's rows (same run as
 #                        DPDK) when there are any, else bench_gro's
 #   bench-gro-segs.png   GRO ns per packet against segments per super-packet
 #                        (section gro_segs, metric ns_per_pkt; bench_gro)

@@ -15,6 +15,7 @@
  *   tuple           sofl_rss_hash_tuple() per flow key (the parsed packets'
  *                   keys; hash + queue lookup), implementation as created;
  *                   _sym with SOFL_RSS_SYMMETRIC (the sort included)
+ *   tuple_bulk32    sofl_rss_hash_tuples() in bursts of 32 flow keys
  *   queue_call      sofl_rss_queue() per hash: the cost of the library call
  *                   that replaced the inline table read
  * The DPDK 22.11 anchor figures (other process, other day) are
@@ -34,6 +35,7 @@ static uint8_t tup4[NT][12], tup6[NT][36];
 static const void *ptr4[NT], *ptr6[NT];
 static uint8_t frame4[NT][40], frame6[NT][60];
 static struct sofl_pkt pkt4[NT], pkt6[NT];
+static struct sofl_flow_key key4[NT], key6[NT];	/* the packets' flow keys */
 static struct sofl_rss *rss, *rss_def, *rss_sym;	/* rss: forced impl per row; others as created */
 static uint32_t key_be_words[11];	/* softrss_style: key as host-order words */
 
@@ -92,6 +94,8 @@ make_packets(void)
 		f[52] = 5 << 4;
 		if (sofl_pkt_parse(&pkt6[i], f, 60, SOFL_LINK_RAW) != 0)
 			abort();
+		key4[i] = pkt4[i].key;
+		key6[i] = pkt6[i].key;
 	}
 }
 
@@ -118,7 +122,7 @@ softrss_style(const uint8_t *t, int len)
 
 enum row {
 	R_SOFT4, R_SOFT6, R_BIT4, R_TAB4, R_TAB6, R_GF4, R_GF6, R_TABB4, R_TABB6,
-	R_GFB4, R_GFB6, R_PKT4, R_PKT6, R_TUP4, R_TUP6, R_TUPS4, R_TUPS6, R_QUEUE, NROW
+	R_GFB4, R_GFB6, R_PKT4, R_PKT6, R_TUP4, R_TUP6, R_TUPS4, R_TUPS6, R_TUPB4, R_TUPB6, R_QUEUE, NROW
 };
 
 static const char *const row_name[NROW] = {
@@ -127,7 +131,7 @@ static const char *const row_name[NROW] = {
 	"table_bulk32_ipv4_12B", "table_bulk32_ipv6_36B", "gfni_bulk32_ipv4_12B",
 	"gfni_bulk32_ipv6_36B", "pkt_burst32_ipv4_tcp", "pkt_burst32_ipv6_tcp",
 	"tuple_ipv4_tcp", "tuple_ipv6_tcp", "tuple_sym_ipv4_tcp", "tuple_sym_ipv6_tcp",
-	"queue_call",
+	"tuple_bulk32_ipv4_tcp", "tuple_bulk32_ipv6_tcp", "queue_call",
 };
 
 /* DPDK 22.11 anchor medians (ns per hash) for the matching rows; 0 = none */
@@ -149,7 +153,7 @@ row_impl(enum row r)
 	case R_GF4: case R_GF6: case R_GFB4: case R_GFB6:
 		return SOFL_RSS_IMPL_GFNI;
 	case R_PKT4: case R_PKT6: case R_TUP4: case R_TUP6: case R_TUPS4: case R_TUPS6:
-	case R_QUEUE:
+	case R_TUPB4: case R_TUPB6: case R_QUEUE:
 		return -1;
 	default:
 		return SOFL_RSS_IMPL_TABLE;
@@ -217,6 +221,14 @@ run(enum row r, int loops)
 			}
 			break;
 		}
+		case R_TUPB4: case R_TUPB6:
+			for (i = 0; i < NT; i += BURST) {
+				sofl_rss_hash_tuples(rss_def, (r == R_TUPB4 ? key4 : key6) + i, BURST, 1,
+						     out);
+				for (j = 0; j < BURST; j++)
+					acc ^= out[j].hash ^ out[j].queue;
+			}
+			break;
 		case R_QUEUE:
 			for (i = 0; i < NT; i++)
 				acc += sofl_rss_queue(rss_def, (uint32_t)i * 0x9e3779b1u ^ acc);
@@ -261,6 +273,14 @@ check(void)
 				bad += sofl_rss_hash_tuple(rss_sym, &pkt6[i].key, 1, &o) < 0 ||
 				       o.hash != q.hash || o.queue != q.queue;
 			}
+		}
+		{
+			static struct sofl_rss_out ob[NT];
+
+			bad += sofl_rss_hash_tuples(rss, key4, NT, 1, ob) != NT;
+			for (i = 0; i < NT; i++)
+				bad += ob[i].hash != sofl_rss_toeplitz(sofl_rss_default_key, 40,
+								       tup4[i], 12);
 		}
 		sofl_rss_hash_bulk(rss, ptr6, 36, NT, hb);
 		for (i = 0; i < NT; i++)
@@ -335,7 +355,8 @@ main(void)
 			continue;
 		}
 		soft = bench_median(s[r == R_SOFT6 || r == R_TAB6 || r == R_GF6 || r == R_TABB6 ||
-				      r == R_GFB6 || r == R_PKT6 || r == R_TUP6 || r == R_TUPS6 ?
+				      r == R_GFB6 || r == R_PKT6 || r == R_TUP6 || r == R_TUPS6 ||
+				      r == R_TUPB6 ?
 				      R_SOFT6 : R_SOFT4], reps);
 		printf("  %-26s %7.2f ns  %6.1fx faster than softrss_style (same run)", row_name[r],
 		       m, soft / m);

@@ -8,8 +8,9 @@
  * implementation this CPU has:
  *   - sofl_rss_pkt(), sofl_rss_burst() of one, and the Toeplitz hash of the
  *     bytes sofl_rss_input() reports agree (type, hash, queue);
- *   - sofl_rss_hash_tuple() on the parser's flow key gives the same result
- *     (4-tuple for the TCP/UDP types, else the 2-tuple);
+ *   - sofl_rss_hash_tuple() and sofl_rss_hash_tuples() on the parser's flow
+ *     key give the same result (4-tuple for the TCP/UDP types, else the
+ *     2-tuple);
  *   - in symmetric mode the reversed tuple gets the same hash. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ static void
 check_tuple(struct sofl_rss *r, const struct sofl_pkt *p, const struct sofl_rss_out *o, int sym)
 {
 	struct sofl_flow_key k = p->key;
-	struct sofl_rss_out t;
+	struct sofl_rss_out t, t2;
 	int ports = o->type != SOFL_RSS_IPV4 && o->type != SOFL_RSS_IPV6;
 	uint8_t a[16];
 	uint16_t sp;
@@ -34,6 +35,8 @@ check_tuple(struct sofl_rss *r, const struct sofl_pkt *p, const struct sofl_rss_
 	k.proto = p->l4_proto;	/* what sofl_rss_pkt() types the 4-tuple by */
 	CHECK(sofl_rss_hash_tuple(r, &k, ports, &t) == o->type);
 	CHECK(t.hash == o->hash && t.queue == o->queue && t.type == o->type);
+	CHECK(sofl_rss_hash_tuples(r, &k, 1, ports, &t2) == 1);
+	CHECK(!memcmp(&t, &t2, sizeof(t)));
 	memcpy(a, k.src, 16);
 	memcpy(k.src, k.dst, 16);
 	memcpy(k.dst, a, 16);

@@ -454,6 +454,19 @@ select_input(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s)
 	return 1;
 }
 
+/* A flow key's input: the 4-tuple of k->proto when @ports, else the 2-tuple.
+ * @return 0 (family not 4 or 6, or @ports with a proto neither TCP nor UDP:
+ * sofl_rss_hash_tuple() refuses those) or 1, *s filled. */
+static inline int
+select_tuple(const struct sofl_rss *r, const struct sofl_flow_key *k, int ports, struct sel *s)
+{
+	if ((ports && k->proto != 6 && k->proto != 17) || !select_addrs(r, k, s))
+		return 0;
+	if (ports)
+		select_ports(r, k, k->proto, s);
+	return 1;
+}
+
 static inline uint32_t
 hash_sel(const struct sofl_rss *r, const struct sofl_flow_key *k, const struct sel *s)
 {
@@ -538,12 +551,69 @@ sofl_rss_hash_tuple(const struct sofl_rss *r, const struct sofl_flow_key *k, int
 	struct sel s;
 
 	if (!r || !k || !out || (with_ports != 0 && with_ports != 1) ||
-	    (with_ports && k->proto != 6 && k->proto != 17) || !select_addrs(r, k, &s))
+	    !select_tuple(r, k, with_ports, &s))
 		return SOFL_E_INVAL;
-	if (with_ports)
-		select_ports(r, k, k->proto, &s);
 	set_out(r, out, s.type, hash_sel(r, k, &s));
 	return s.type;
+}
+
+#if defined(__x86_64__)
+/* GFNI: two tuples per affine pass, as burst_gfni() pairs packets. */
+static int
+tuples_gfni(const struct sofl_rss *r, const struct sofl_flow_key *k, size_t n, int ports,
+	    struct sofl_rss_out *out)
+{
+	struct sel a, b;
+	size_t i = 0;
+	int hashed = 0;
+
+	while (i < n) {
+		if (!select_tuple(r, &k[i], ports, &a)) {
+			set_out(r, &out[i++], SOFL_RSS_NONE, 0);
+			continue;
+		}
+		if (i + 1 < n && select_tuple(r, &k[i + 1], ports, &b)) {
+			uint64_t h = sofl_rss_gfni_key2(r->mat, &k[i], a.layout, a.swap_addr,
+							a.swap_port, &k[i + 1], b.layout, b.swap_addr,
+							b.swap_port);
+
+			set_out(r, &out[i], a.type, (uint32_t)h);
+			set_out(r, &out[i + 1], b.type, (uint32_t)(h >> 32));
+			hashed += 2;
+			i += 2;
+			continue;
+		}
+		set_out(r, &out[i], a.type, hash_sel(r, &k[i], &a));
+		hashed++;
+		i++;
+	}
+	return hashed;
+}
+#endif
+
+SOFL_API int
+sofl_rss_hash_tuples(const struct sofl_rss *r, const struct sofl_flow_key *k, size_t n,
+		     int with_ports, struct sofl_rss_out *out)
+{
+	struct sel s;
+	size_t i;
+	int hashed = 0;
+
+	if (n > INT_MAX || (with_ports != 0 && with_ports != 1) || (n && (!r || !k || !out)))
+		return SOFL_E_INVAL;
+#if defined(__x86_64__)
+	if (n && r->impl != SOFL_RSS_IMPL_TABLE)
+		return tuples_gfni(r, k, n, with_ports, out);
+#endif
+	for (i = 0; i < n; i++) {
+		if (!select_tuple(r, &k[i], with_ports, &s)) {
+			set_out(r, &out[i], SOFL_RSS_NONE, 0);
+			continue;
+		}
+		set_out(r, &out[i], s.type, hash_sel(r, &k[i], &s));
+		hashed++;
+	}
+	return hashed;
 }
 
 #if defined(__x86_64__)

@@ -1,4 +1,4 @@
-/* Description: RSS Toeplitz: the 16 Microsoft verification values (bytes and built packets), table and GFNI paths against the bit-serial definition on random keys/inputs, symmetric mode, tuple choice (fragments, ICMP, non-IP, VLAN, raw IP, truncated L4), indirection table and argument errors. */
+/* Description: RSS Toeplitz: the 16 Microsoft verification values (bytes and built packets), table and GFNI paths against the bit-serial definition on random keys/inputs, symmetric mode, tuple choice (fragments, ICMP, non-IP, VLAN, raw IP, truncated L4), tuples without a frame (single and batch) against parsed packets, indirection table and argument errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -595,6 +595,86 @@ test_tuple_errors(void **state)
 	assert_int_equal(sofl_rss_hash_tuple(rss, &k, 1, &o), SOFL_RSS_IPV4_UDP);
 }
 
+/* sofl_rss_hash_tuples() == sofl_rss_hash_tuple() per key, for every
+ * length (odd ones end without a pair), engine, tuple kind and
+ * implementation; keys the single call refuses get no hash, in place. */
+static void
+test_tuple_bulk(void **state)
+{
+	static struct sofl_flow_key k[67];
+	static struct sofl_rss_out out[67], keep[67];
+	struct sofl_rss *eng[2] = { rss, rss_sym };
+	struct t_spec s;
+	uint64_t st = 0xb01c;
+	size_t i, n;
+	int e, ports, impl;
+	(void)state;
+
+	for (i = 0; i < 67; i++) {
+		rand_spec(&s, &st);
+		spec_key(&s, &k[i]);
+	}
+	for (e = 0; e < 2; e++)
+		for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
+			if (sofl_rss_set_impl(eng[e], (enum sofl_rss_impl)impl) != 0)
+				continue;
+			for (ports = 0; ports < 2; ports++)
+				for (n = 0; n <= 67; n += n < 6 ? 1 : 13) {
+					memset(out, 0xa5, sizeof(out));
+					assert_int_equal(sofl_rss_hash_tuples(eng[e], k, n, ports, out),
+							 (int)n);
+					for (i = 0; i < n; i++) {
+						struct sofl_rss_out one;
+
+						assert_int_equal(sofl_rss_hash_tuple(eng[e], &k[i], ports,
+										     &one), out[i].type);
+						assert_memory_equal(&one, &out[i], sizeof(one));
+					}
+					if (n < 67)	/* nothing past n */
+						assert_int_equal(out[n].hash, 0xa5a5a5a5);
+				}
+		}
+	memset(keep, 0x5a, sizeof(keep));
+	memcpy(out, keep, sizeof(out));
+	assert_int_equal(sofl_rss_hash_tuples(rss, k, 0, 1, NULL), 0);
+	assert_int_equal(sofl_rss_hash_tuples(NULL, NULL, 0, 0, NULL), 0);
+	assert_int_equal(sofl_rss_hash_tuples(NULL, k, 1, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuples(rss, NULL, 1, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuples(rss, k, 1, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuples(rss, k, 3, 2, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuples(rss, k, (size_t)1 << 31, 1, out), SOFL_E_INVAL);
+	assert_memory_equal(out, keep, sizeof(out));	/* errors write nothing */
+	k[40].family = 0;	/* not IP */
+	k[41].family = 5;
+	k[66].proto = 1;	/* ports asked, neither TCP nor UDP */
+	for (e = 0; e < 2; e++)
+		for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
+			if (sofl_rss_set_impl(eng[e], (enum sofl_rss_impl)impl) != 0)
+				continue;
+			memcpy(out, keep, sizeof(out));
+			assert_int_equal(sofl_rss_hash_tuples(eng[e], k, 67, 1, out), 64);
+			for (i = 0; i < 67; i++) {
+				struct sofl_rss_out one;
+				int t = sofl_rss_hash_tuple(eng[e], &k[i], 1, &one);
+
+				if (i == 40 || i == 41 || i == 66) {
+					assert_int_equal(t, SOFL_E_INVAL);
+					assert_int_equal(out[i].type, SOFL_RSS_NONE);
+					assert_int_equal(out[i].hash, 0);
+					assert_int_equal(out[i].queue, 0);
+					continue;
+				}
+				assert_memory_equal(&one, &out[i], sizeof(one));
+			}
+			/* as 2-tuples only the two non-IP keys get none */
+			assert_int_equal(sofl_rss_hash_tuples(eng[e], k, 67, 0, out), 65);
+		}
+	k[40].family = 4;
+	k[41].family = 6;
+	k[66].proto = 6;
+	assert_int_equal(sofl_rss_hash_tuples(rss, k, 67, 1, out), 67);
+}
+
 /* What is hashed: fragments, non-IP, VLAN, raw IP, truncated L4. */
 static void
 test_tuple_choice(void **state)
@@ -1053,6 +1133,7 @@ main(void)
 		cmocka_unit_test(test_tuple_vs_pkt),
 		cmocka_unit_test(test_tuple_symmetric),
 		cmocka_unit_test(test_tuple_errors),
+		cmocka_unit_test(test_tuple_bulk),
 		cmocka_unit_test(test_burst),
 		cmocka_unit_test(test_bulk),
 		cmocka_unit_test(test_engines),

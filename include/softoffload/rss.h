@@ -46,7 +46,8 @@
  *       rss = NULL;
  *   }
  *   ```
- *   For a burst of parsed packets: sofl_rss_burst(rss, pkts, n, outs).
+ *   For a burst of parsed packets: sofl_rss_burst(rss, pkts, n, outs); of
+ *   flow keys: sofl_rss_hash_tuples(rss, keys, n, 1, outs).
  *
  * The hash is the Toeplitz function of Microsoft's RSS specification: for
  * every input bit (first byte first, most significant bit first) that is 1,
@@ -257,6 +258,19 @@ SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
  * Pure with respect to @r: any number of threads may share it. */
 SOFL_API int sofl_rss_hash_tuple(const struct sofl_rss *r, const struct sofl_flow_key *k,
 				 int with_ports, struct sofl_rss_out *out);
+
+/* sofl_rss_hash_tuples() :
+ * sofl_rss_hash_tuple() on k[0..n), all with @with_ports, results in
+ * out[0..n) (same values; with GFNI two tuples share one pass): the form
+ * for a burst of flows.  A key sofl_rss_hash_tuple() would refuse (family
+ * neither 4 nor 6; with ports, proto neither TCP nor UDP) gets no hash, as
+ * sofl_rss_burst() treats a non-IP packet: out[i].type SOFL_RSS_NONE, hash
+ * and queue 0.  n = 0 does nothing.  Keys are read, never written.
+ * @return the number of keys that got a hash (type > 0), or SOFL_E_INVAL
+ *         (NULL argument with n > 0, n > INT_MAX, with_ports neither 0 nor
+ *         1; nothing is written then). */
+SOFL_API int sofl_rss_hash_tuples(const struct sofl_rss *r, const struct sofl_flow_key *k,
+				  size_t n, int with_ports, struct sofl_rss_out *out);
 
 /* sofl_rss_input() :
  * The bytes sofl_rss_pkt() hashes for @p (after the symmetric sort, if the

@@ -51,7 +51,11 @@ items() {
 		decl = $0
 		while (decl !~ /;/ && (getline line) > 0)
 			decl = decl "\n" line
-		n = decl; sub(/[(;[].*/, "", n); sub(/.*[ *]/, "", n)
+		if (match(decl, /\([a-z_0-9]+\)[ \t]*\(/)) {	# "(name)(": a call that has a macro of its name
+			n = substr(decl, RSTART + 1); sub(/\).*/, "", n)
+		} else {
+			n = decl; sub(/[(;[].*/, "", n); sub(/.*[ *]/, "", n)
+		}
 		flush_item("call", n, decl)
 		next
 	}

@@ -207,8 +207,9 @@ sofl_gro_set_isa(struct sofl_gro *g, int level)
 	 * fast paths' (AVX2 with BMI2; AVX-512 F/BW/VL with VNNI and BMI2) */
 	if (level >= 1 && sofl_csum_impl_available(SOFL_CSUM_AVX2))
 		g->isa = 1;
-	/* the kernel inlined is the AVX-512 implementation's: only while it
-	 * is the one in use (sofl_csum_set_impl, SOFL_CSUM_IMPL) */
+	/* AVX-512 (the flow-key hash eight at a time): only while the
+	 * AVX-512 checksum implementation is in use, so that forcing a lower
+	 * one (sofl_csum_set_impl, SOFL_CSUM_IMPL) lowers the fast paths too */
 	if (level >= 2 && strcmp(sofl_csum_impl_name(), "avx512") == 0)
 		g->isa = 2;
 #else

@@ -1,10 +1,12 @@
-/* Error strings for enum sofl_err. */
+/* Error strings for enum sofl_err.  The switch is on the enum type, so
+ * -Wswitch (-Wall -Werror) refuses a code of error.h without a case here;
+ * tests/test_error.c checks that no two codes share a message. */
 #include "softoffload/error.h"
 
 SOFL_API const char *
 sofl_strerror(int err)
 {
-	switch (err) {
+	switch ((enum sofl_err)err) {
 	case SOFL_OK:               return "success";
 	case SOFL_E_INVAL:           return "invalid argument";
 	case SOFL_E_NOSPC:           return "output buffer too small";

@@ -47,6 +47,11 @@ sofl_gro_config_init(struct sofl_gro_config *cfg)
 	cfg->max_size = 65535;
 }
 
+/* The smallest struct sofl_gro_config accepted: the first one with a size
+ * field (0.3.0, up to hash_key).  Fields appended later get their defaults
+ * when an older program's struct ends before them. */
+#define GRO_CONFIG_SIZE0 (offsetof(struct sofl_gro_config, hash_key) + 16)
+
 static int
 config_check(const struct sofl_gro_config *c)
 {
@@ -91,7 +96,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		return SOFL_E_INVAL;
 	*out = NULL;
 	sofl_gro_config_init(&c);
-	err = sofl_cfg_copy(&c, sizeof(c), cfg, cfg->size, sizeof(c));
+	err = sofl_cfg_copy(&c, sizeof(c), cfg, cfg->size, GRO_CONFIG_SIZE0);
 	if (!err)
 		err = config_check(&c);
 	if (err)
@@ -423,8 +428,11 @@ sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap)
 SOFL_API void
 sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s, size_t size)
 {
-	if (g && s)
-		memcpy(s, &g->st, size < sizeof(g->st) ? size : sizeof(g->st));
+	if (!g || !s)
+		return;
+	memcpy(s, &g->st, size < sizeof(g->st) ? size : sizeof(g->st));
+	if (size > sizeof(g->st))
+		memset((uint8_t *)s + sizeof(g->st), 0, size - sizeof(g->st));
 }
 
 SOFL_API void
@@ -433,6 +441,9 @@ sofl_gro_reset_stats(struct sofl_gro *g)
 	if (g)
 		memset(&g->st, 0, sizeof(g->st));
 }
+
+_Static_assert(SOFL_GRO_FLUSH__MAX <= SOFL_GRO_FLUSH_SLOTS, "a flush reason without a counter");
+_Static_assert(SOFL_GRO_BYPASS__MAX <= SOFL_GRO_BYPASS_SLOTS, "a bypass reason without a counter");
 
 static const char *const flush_names[SOFL_GRO_FLUSH__MAX] = {
 	"poll", "timeout", "explicit", "evict", "capacity", "psh-fin", "short", "udp-max",

@@ -99,19 +99,25 @@ sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s, siz
 		t.last_errno = __atomic_load_n(&port->st.last_errno, __ATOMIC_RELAXED);
 	}
 	memcpy(s, &t, size < sizeof(t) ? size : sizeof(t));
+	if (size > sizeof(t))
+		memset((uint8_t *)s + sizeof(t), 0, size - sizeof(t));
 }
 
 SOFL_API int
-sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s)
+sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s, size_t size)
 {
+	struct sofl_gro_stats t;
+
 	if (!port || !s)
 		return SOFL_E_INVAL;
-	memset(s, 0, sizeof(*s));
-	if (!port->gro)
-		return SOFL_E_NOTSUP;
-	load_counters((uint64_t *)s, (const uint64_t *)&port->gro_st,
-		      sizeof(*s) / sizeof(uint64_t));
-	return 0;
+	memset(&t, 0, sizeof(t));
+	if (port->gro)
+		load_counters((uint64_t *)&t, (const uint64_t *)&port->gro_st,
+			      sizeof(t) / sizeof(uint64_t));
+	memcpy(s, &t, size < sizeof(t) ? size : sizeof(t));
+	if (size > sizeof(t))
+		memset((uint8_t *)s + sizeof(t), 0, size - sizeof(t));
+	return port->gro ? 0 : SOFL_E_NOTSUP;
 }
 
 SOFL_API void

@@ -713,13 +713,20 @@ sofl_afp_config_init(struct sofl_afp_config *cfg)
 	cfg->tx_batch = 256;
 }
 
+/* Copies the caller's @in (of its own size: an older or newer program)
+ * into @cfg, defaults for the fields it lacks, and checks it.
+ * @return 0, SOFL_E_INVAL, SOFL_E_CFG_SIZE. */
 static int
-cfg_check(const struct sofl_afp_config *cfg)
+cfg_check(struct sofl_afp_config *cfg, const struct sofl_afp_config *in)
 {
-	if (!cfg)
+	int err;
+
+	if (!in)
 		return SOFL_E_INVAL;
-	if (sofl_cfg_size_ok(cfg, cfg->size, sizeof(*cfg), sizeof(*cfg)))
-		return SOFL_E_CFG_SIZE;
+	sofl_afp_config_init(cfg);
+	err = sofl_cfg_copy(cfg, sizeof(*cfg), in, in->size, sizeof(*cfg));
+	if (err)
+		return err;
 	if (cfg->rx_batch == 0 || cfg->rx_batch > 65536 || cfg->ring_frames == 0 ||
 	    cfg->ring_frames > 65536 || cfg->tx_batch == 0 || cfg->tx_batch > 65536)
 		return SOFL_E_INVAL;
@@ -908,14 +915,16 @@ afp_socket(struct afp *a, const struct sofl_afp_config *cfg)
 }
 
 SOFL_API int
-sofl_afp_open(const struct sofl_afp_config *cfg, struct sofl_port **out)
+sofl_afp_open(const struct sofl_afp_config *in, struct sofl_port **out)
 {
+	struct sofl_afp_config c;
+	const struct sofl_afp_config *cfg = &c;
 	struct afp *a;
 	int r, e;
 
 	if (!out)
 		return SOFL_E_INVAL;
-	if ((r = cfg_check(cfg)) < 0)
+	if ((r = cfg_check(&c, in)) < 0)
 		return r;
 	if (!cfg->ifname || !*cfg->ifname || strlen(cfg->ifname) >= IFNAMSIZ)
 		return SOFL_E_INVAL;
@@ -992,15 +1001,17 @@ sofl_afp_sync_stats(struct sofl_port *port)
 /* ---- internal entry points for the tests and fuzzers (port_impl.h) ---- */
 
 int
-port_afp_make(const struct sofl_afp_config *cfg, unsigned offloads, const uint8_t mac[6],
+port_afp_make(const struct sofl_afp_config *in, unsigned offloads, const uint8_t mac[6],
 	      struct sofl_port **out)
 {
+	struct sofl_afp_config c;
+	const struct sofl_afp_config *cfg = &c;
 	struct afp *a;
 	int r;
 
 	if (!out)
 		return SOFL_E_INVAL;
-	if ((r = cfg_check(cfg)) < 0)
+	if ((r = cfg_check(&c, in)) < 0)
 		return r;
 	a = calloc(1, sizeof(*a));
 	if (!a)

@@ -116,8 +116,12 @@ test_config(void **state)
 	sofl_gro_config_init(&c);
 	c.size = 0;
 	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_SIZE);
-	c.size = sizeof(c) - 4;
+	/* the smallest accepted is the first sized version's, up to hash_key */
+	c.size = (uint32_t)(offsetof(struct sofl_gro_config, hash_key) + 15);
 	assert_int_equal(sofl_gro_create(&c, &g), SOFL_E_CFG_SIZE);
+	c.size = (uint32_t)(offsetof(struct sofl_gro_config, hash_key) + 16);
+	assert_int_equal(sofl_gro_create(&c, &g), 0);
+	sofl_gro_destroy(g);
 	{
 		struct { struct sofl_gro_config c; uint8_t more[16]; } big;
 
@@ -272,6 +276,29 @@ test_stats(void **state)
 	assert_int_equal(st.bypass[SOFL_GRO_BYPASS_IP_CSUM], 1);
 	assert_int_equal(st.csum_sw_ip, 23);	/* every IPv4 packet */
 	assert_int_equal(st.csum_sw_l4, 27);	/* all but the bad IPv4 header */
+	/* the size the caller passes: an older, smaller struct gets its
+	 * first bytes only; a newer, larger one gets zeros past ours */
+	{
+		struct { struct sofl_gro_stats s; uint64_t more[4]; } big;
+		struct sofl_gro_stats small;
+		size_t k;
+
+		memset(&big, 0xa5, sizeof(big));
+		sofl_gro_get_stats(r.g, &big.s, sizeof(big));
+		assert_memory_equal(&big.s, &st, sizeof(st));
+		for (k = 0; k < 4; k++)
+			assert_int_equal(big.more[k], 0);
+		memset(&small, 0xa5, sizeof(small));
+		sofl_gro_get_stats(r.g, &small, offsetof(struct sofl_gro_stats, bytes_in));
+		assert_int_equal(small.pkts_in, 28);
+		assert_int_equal(small.segs_merged, 25);
+		assert_int_equal(small.bytes_in, 0xa5a5a5a5a5a5a5a5ull);
+		/* the spare reason slots read 0 */
+		for (k = SOFL_GRO_FLUSH__MAX; k < SOFL_GRO_FLUSH_SLOTS; k++)
+			assert_int_equal(st.flush[k], 0);
+		for (k = SOFL_GRO_BYPASS__MAX; k < SOFL_GRO_BYPASS_SLOTS; k++)
+			assert_int_equal(st.bypass[k], 0);
+	}
 	sofl_gro_reset_stats(r.g);
 	sofl_gro_get_stats(r.g, &st, sizeof(st));
 	assert_int_equal(st.pkts_in, 0);

@@ -724,6 +724,20 @@ test_api_args(void **state)
 	c.ifname = "x";
 	c.size = 3;
 	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_SIZE);
+	{	/* a newer program's larger struct: a zero tail is accepted, a
+		 * field this library does not know refused */
+		struct { struct sofl_afp_config c; uint8_t more[8]; } big;
+
+		memset(&big, 0, sizeof(big));
+		sofl_afp_config_init(&big.c);
+		big.c.size = sizeof(big);
+		assert_int_equal(port_afp_make(&big.c, 0, mac0, &p), 0);
+		sofl_port_close(p);
+		p = NULL;
+		big.more[7] = 1;
+		assert_int_equal(port_afp_make(&big.c, 0, mac0, &p), SOFL_E_CFG_SIZE);
+		assert_null(p);
+	}
 	sofl_afp_config_init(&c);
 	c.ifname = "soflnosuchif0";
 	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_SYS);

@@ -322,7 +322,7 @@ test_write_coalesced(void **state)
 	assert_int_equal(st.tx_pkts, 11);
 	assert_int_equal(st.tx_super, 1);
 	assert_int_equal(st.tx_segs, 10);
-	assert_int_equal(sofl_port_gro_stats(f.port, &g), 0);
+	assert_int_equal(sofl_port_gro_stats(f.port, &g, sizeof(g)), 0);
 	assert_int_equal(g.super_pkts, 1);
 	assert_int_equal(g.pkts_in, 11);
 	assert_true(sofl_port_offloads(f.port) & SOFL_PORT_OFF_GRO);
@@ -353,7 +353,7 @@ test_plain(void **state)
 	assert_int_equal(sofl_port_send(f.port, pk, 1), 1);
 	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), (ssize_t)len);
 	assert_memory_equal(wire, frame, len);
-	assert_int_equal(sofl_port_gro_stats(f.port, &g), SOFL_E_NOTSUP);
+	assert_int_equal(sofl_port_gro_stats(f.port, &g, sizeof(g)), SOFL_E_NOTSUP);
 	fix_close(&f);
 }
 

@@ -507,7 +507,7 @@ print_port(const struct end *e)
 			line(s.tx_drop[i], b);
 		}
 	}
-	if (sofl_port_gro_stats(e->port, &g) == 0) {
+	if (sofl_port_gro_stats(e->port, &g, sizeof(g)) == 0) {
 		line(g.pkts_in, "GRO: packets in");
 		line(g.pkts_out, "GRO: packets out");
 		line(g.super_pkts, "GRO: super-packets formed");
@@ -548,7 +548,7 @@ json_port(struct cli_json *j, const struct end *e)
 	cli_json_str(j, "kind", sofl_port_kind(e->port));
 	cli_port_offloads_json(j, "offloads", sofl_port_offloads(e->port));
 	cli_port_counters_json(j, &s);
-	if (sofl_port_gro_stats(e->port, &g) == 0) {
+	if (sofl_port_gro_stats(e->port, &g, sizeof(g)) == 0) {
 		cli_json_obj(j, "gro");
 		cli_json_u64(j, "pkts_in", g.pkts_in);
 		cli_json_u64(j, "pkts_out", g.pkts_out);

@@ -539,7 +539,7 @@ gather(struct worker *ws, unsigned n, struct totals *t)
 		add_u64((uint64_t *)&t->tun, (uint64_t *)&s, NU64(struct sofl_port_stats, last_errno));
 		sofl_port_get_stats(ws[i].udp, &s, sizeof(s));
 		add_u64((uint64_t *)&t->udp, (uint64_t *)&s, NU64(struct sofl_port_stats, last_errno));
-		if (sofl_port_gro_stats(ws[i].tun, &g) == 0)
+		if (sofl_port_gro_stats(ws[i].tun, &g, sizeof(g)) == 0)
 			add_u64((uint64_t *)&t->gro, (uint64_t *)&g, sizeof(g) / sizeof(uint64_t));
 		for (k = 0; k < IN__MAX; k++)
 			t->inner_drop[k] += __atomic_load_n(&ws[i].inner_drop[k], __ATOMIC_RELAXED);

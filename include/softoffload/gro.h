@@ -35,7 +35,7 @@
  *           return err;
  *       while ((n = read_batch(in, 64)) > 0) {  // one NIC poll (NAPI) each
  *           if ((err = sofl_gro_receive(g, in, n, 0)) < 0)
- *               break;                  // SOFL_E_NOSPC: more than max_batch
+ *               break;                  // SOFL_E_GRO_BATCH: more than max_batch
  *           sofl_gro_poll_end(g, 0);        // completes what is held
  *           k = sofl_gro_outputs(g, &o);    // in Linux's delivery order
  *           for (i = 0; i < k && err >= 0 && !werr; i++) {
@@ -366,7 +366,14 @@ struct sofl_gro_out {
 };
 
 #define SOFL_GRO_HIST_BINS 7	/* segments per output: 1, 2-3, 4-7, 8-15, 16-31, 32-63, 64+ */
+/* Slots of sofl_gro_stats.flush[] and .bypass[]: more than the reasons
+ * known today (SOFL_GRO_FLUSH__MAX, SOFL_GRO_BYPASS__MAX), so that a reason
+ * added later takes a spare slot instead of moving the counters after the
+ * array.  Slots past __MAX read 0. */
+#define SOFL_GRO_FLUSH_SLOTS  32
+#define SOFL_GRO_BYPASS_SLOTS 32
 
+/* Counters of one engine (sofl_gro_get_stats).  Grows at its end only. */
 struct sofl_gro_stats {
 	uint64_t pkts_in;		/* inputs accepted by sofl_gro_receive() */
 	uint64_t pkts_out;		/* outputs produced */
@@ -374,8 +381,8 @@ struct sofl_gro_stats {
 	uint64_t segs_merged;		/* inputs inside those super-packets */
 	uint64_t bytes_in;		/* input bytes (frames) */
 	uint64_t hist[SOFL_GRO_HIST_BINS];
-	uint64_t flush[SOFL_GRO_FLUSH__MAX];
-	uint64_t bypass[SOFL_GRO_BYPASS__MAX];
+	uint64_t flush[SOFL_GRO_FLUSH_SLOTS];	/* by enum sofl_gro_flush */
+	uint64_t bypass[SOFL_GRO_BYPASS_SLOTS];	/* by enum sofl_gro_bypass */
 	uint64_t csum_sw_ip;		/* IPv4 header checksums verified in software */
 	uint64_t csum_sw_l4;		/* TCP/UDP checksums verified in software */
 	uint64_t csum_partial_ok;	/* pseudo-sum checksums accepted (partial_ok) */
@@ -454,8 +461,10 @@ SOFL_API int sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t c
 /* sofl_gro_get_stats() :
  * Copies the first @size bytes of the counters since creation or reset into
  * *s: pass sizeof(*s).  The struct grows at its end only, so a program built
- * with an older, smaller struct gets the counters it knows.  Nothing is
- * written when @g or @s is NULL.  Same thread as the engine's other calls.
+ * with an older, smaller struct gets the counters it knows, and one built
+ * with a newer, larger struct gets 0 in the counters this library lacks
+ * (bytes past the library's struct are zeroed).  Nothing is written when @g
+ * or @s is NULL.  Same thread as the engine's other calls.
  * sofl_gro_reset_stats() : sets every counter to 0. */
 SOFL_API void sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s,
 				 size_t size);
@@ -590,8 +599,8 @@ SOFL_API int sofl_gro_held_cookies(const struct sofl_gro *g, uint64_t *cookies, 
  * The engine keeps its configuration, hash key and statistics (pkts_in
  * counts the discarded inputs, no output does) and takes inputs at once,
  * the discarded inputs' room free for this cycle's sofl_gro_receive()
- * (SOFL_E_GRO_HELD counts them no longer; max_batch still counts every
- * input of the cycle); sofl_gro_next_deadline() then returns 0.
+ * (the SOFL_E_GRO_HELD check does not count them; max_batch still counts
+ * every input of the cycle); sofl_gro_next_deadline() then returns 0.
  * @return the number discarded (0: nothing held, @cookies may then be
  *         NULL), SOFL_E_NOSPC when @cap < sofl_gro_held() (nothing
  *         discarded or written), SOFL_E_INVAL (@g NULL, or @cookies NULL

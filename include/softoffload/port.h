@@ -231,17 +231,21 @@ SOFL_API unsigned sofl_port_offloads(const struct sofl_port *port);
 
 /* sofl_port_get_stats() :
  * Copies the first @size bytes of the counters into *s (pass sizeof(*s); a
- * smaller size from an older program gets the fields it knows).  May be
+ * smaller size from an older program gets the fields it knows, a larger one
+ * from a newer program gets 0 past the fields this library has).  Nothing
+ * is written when @s is NULL; a NULL @port reads as all zero.  May be
  * called from any thread (see the top of this file). */
 SOFL_API void sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s,
 				  size_t size);
 
 /* sofl_port_gro_stats() :
  * The counters of the port's GRO engine (the one that coalesces sends to a
- * TUN/TAP, or receives of an AF_PACKET port).  @return 0, or SOFL_E_NOTSUP
- * (the port has no GRO engine; *s zeroed), SOFL_E_INVAL (NULL).  Same
- * thread rules as sofl_port_get_stats(). */
-SOFL_API int sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s);
+ * TUN/TAP, or receives of an AF_PACKET port): the first @size bytes, as
+ * sofl_gro_get_stats() copies them (pass sizeof(*s)).  @return 0, or
+ * SOFL_E_NOTSUP (the port has no GRO engine; @size bytes of *s zeroed),
+ * SOFL_E_INVAL (NULL).  Same thread rules as sofl_port_get_stats(). */
+SOFL_API int sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s,
+				 size_t size);
 
 /* sofl_port_close() : closes the descriptor and frees the port (NULL is
  * fine).  Packets from its last receive become invalid.  A TUN/TAP the port

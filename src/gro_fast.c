@@ -144,6 +144,23 @@ ycmp_same(const struct ycmp *y, const uint8_t *d)
 }
 #endif
 
+#if GRO_AVX2
+/* A train input's length, flags and rx hash, its words at 8, 12 and 16
+ * (the fourth lane is the padding before the cookie: masked out), are
+ * @e's under mask @m */
+static inline __attribute__((target("avx2"))) int
+lanes_same(const struct sofl_gro_in *p, __m128i e, __m128i m)
+{
+	return _mm_testz_si128(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)&p->len),
+					     e), m);
+}
+
+_Static_assert(offsetof(struct sofl_gro_in, flags) == offsetof(struct sofl_gro_in, len) + 4 &&
+	       offsetof(struct sofl_gro_in, hash) == offsetof(struct sofl_gro_in, len) + 8 &&
+	       offsetof(struct sofl_gro_in, cookie) >= offsetof(struct sofl_gro_in, len) + 16,
+	       "struct sofl_gro_in: len, flags, hash in one 16-byte load");
+#endif
+
 /* When a held flow is first compared: its mask, and the next IPv4 ID
  * (merges the general way keep it up to date from then on).  A TCP flow
  * whose first segment has CWR gets no fast path (no segment joins it: #18).
@@ -419,21 +436,31 @@ train_flags_ok(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *p, con
 /* The rest of a train, from in[i] on: fast_same's test with the first
  * segment's headers and the mask in registers (@nck 16-byte words: 5 for
  * headers up to 80 bytes, 6 up to 96; 0: compared from memory), @v4 the
- * flow's IP version is 4.  The size limit (#26) is turned into a segment
- * count once; the train's state is a local copy (registers) written back
- * at the end.  @return the index of the first input not merged. */
+ * flow's IP version is 4, @pre (train_more_avx2 only) a train of inputs
+ * flagged verified: one that is not ends it (the caller's way takes it),
+ * so the loop holds no software checksum path, and an input's length,
+ * flags and rx hash are one compare.  The size limit (#26) is turned into
+ * a segment count once; the train's state is in locals (registers: the
+ * loop walks a pointer, its offsets are address-sized, the count and IP
+ * length follow from the inputs taken) written back at the end.  @return
+ * the index of the first input not merged. */
 HOT size_t
 train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const struct sofl_gro_in *in,
-	   size_t i, size_t n, const int nck, const int v4)
+	   size_t i, size_t n, const int nck, const int v4, const int pre)
 {
 	struct train r = *rp;
 	const uint8_t *t = fhdr(f), *m = g->mask_b[f->mk];
-	const uint32_t hl = r.hl, full = hl + r.mss, h = f->hash, l3 = f->l3_off;
-	const uint32_t seqo = f->l4_off + 4u, flo = f->l4_off + 13u;
+	const uint32_t hl = r.hl, full = hl + r.mss, h = f->hash, mss = r.mss;
+	const size_t idoff = f->l3_off + 4u, seqo = f->l4_off + 4u;	/* (address offsets) */
 	const uint32_t fi = (uint32_t)(f - g->flows);
-	const uint16_t idm = rule_id_mask(g);
+	const uint16_t idm = rule_id_mask(g), idinc = r.idinc;
 	uint32_t room = r.iplen < r.max ? (r.max - r.iplen) / r.mss : 0, nip = 0, nl4 = 0;
-	size_t end = n - i < room ? n : i + room;
+	uint32_t seq = r.seq, fs = r.fs, si = r.tail;
+	uint16_t id = r.id;
+	uint8_t fl = r.flags;
+	struct seg *const segs = g->segs;
+	const struct sofl_gro_in *p = in + i, *const p0 = p, *const pend = n - i < room ? in + n :
+								     p + room;
 	struct swck c;
 #if defined(__SSE2__)
 	const uint32_t o2 = hl < 48 ? hl - 16 : 32, o3 = hl < 64 ? hl - 16 : 48;
@@ -451,6 +478,13 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 #endif
 #if GRO_AVX2
 	struct ycmp y;
+	/* @pre: the frame length, the checksum flags and the first input's
+	 * HASH flag, and its hash */
+	const uint32_t kf = SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK | SOFL_GRO_F_HASH;
+	const uint32_t hf = i < n ? in[i].flags & SOFL_GRO_F_HASH : 0;
+	const __m128i km = _mm_setr_epi32(-1, (int)kf, hf ? -1 : 0, 0);
+	const __m128i ke = _mm_setr_epi32((int)full, (int)(kf & ~SOFL_GRO_F_HASH) | (int)hf,
+					  hf ? (int)h : 0, 0);
 
 	if (nck == 32)
 		ycmp_init(&y, t, m, hl);
@@ -458,12 +492,17 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	/* a train of inputs flagged verified needs no layout (if one is not,
 	 * len 0 sends it to fast_csums) */
 	memset(&c, 0, sizeof(c));
-	if (i < n && !(in[i].flags & SOFL_GRO_F_CSUM_OK))
+	if (!pre && i < n && !(in[i].flags & SOFL_GRO_F_CSUM_OK))
 		swck_init(&c, f);
-	for (; i < end; i++) {
-		const struct sofl_gro_in *p = &in[i];
+	for (; p < pend; p++) {
 		const uint8_t *d = p->data;
 
+#if GRO_AVX2
+		if (pre) {
+			if (!lanes_same(p, ke, km) || !d)
+				break;
+		} else
+#endif
 		if (p->len != full || !d)
 			break;
 #if GRO_AVX2
@@ -491,32 +530,50 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		if (!same_masked(t, d, m, hl))
 			break;
 #endif
-		if (!rule_seq_ok(sofl_get32(d + seqo), r.seq) ||
-		    (v4 && !rule_id_ok(sofl_get16(d + l3 + 4), r.id, idm)))
+		if (!rule_seq_ok(sofl_get32(d + seqo), seq) ||
+		    (v4 && !rule_id_ok(sofl_get16(d + idoff), id, idm)))
 			break;
-		if (!train_flags_ok(g, fi, p, d, h, &c, &nip, &nl4))
+		if (!pre && !train_flags_ok(g, fi, p, d, h, &c, &nip, &nl4))
 			break;
-		train_push(g, &r, &r.fs, p, d[flo]);
-		if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
-			i++;
+		/* train_push: the free list's head entry, already linked from
+		 * the train's tail (the last entry taken, whose next is the
+		 * head); train_commit ends the chain */
+		si = fs;
+		fs = segs[si].next;
+		segs[si].pay = d + hl;
+		segs[si].len = mss;
+		segs[si].cookie = p->cookie;
+		seq += mss;
+		id = (uint16_t)(id + idinc);
+		fl = d[seqo + 9];	/* the flags byte (13) */
+		if (fl & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
+			p++;
 			break;
 		}
 	}
+	r.cnt += (uint32_t)(p - p0);
+	r.iplen += seq - r.seq;
+	r.seq = seq;
+	r.id = id;
+	r.fs = fs;
+	r.tail = si;
+	r.flags = fl;
 	g->st.csum_sw_ip += nip;
 	g->st.csum_sw_l4 += nl4;
 	*rp = r;
-	return i;
+	return (size_t)(p - in);
 }
 
 #if GRO_AVX2
-/* train_more() for headers of 32..96 bytes on a CPU with AVX2 */
+/* train_more() for headers of 32..96 bytes on a CPU with AVX2, inputs
+ * flagged verified */
 static __attribute__((noinline, target("avx2"))) size_t
 train_more_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
 		const struct sofl_gro_in *in, size_t i, size_t n)
 {
 	if (f->ipv == 4)
-		return train_loop(g, f, r, in, i, n, 32, 1);
-	return train_loop(g, f, r, in, i, n, 32, 0);
+		return train_loop(g, f, r, in, i, n, 32, 1, 1);
+	return train_loop(g, f, r, in, i, n, 32, 0, 1);
 }
 #endif
 
@@ -528,19 +585,19 @@ train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const stru
 	 * loop holding the headers in vector registers a spill and reload
 	 * each time, and the compare from memory costs less */
 	if (!(in[i].flags & SOFL_GRO_F_CSUM_OK))
-		return f->ipv == 4 ? train_loop(g, f, r, in, i, n, 0, 1) :
-				     train_loop(g, f, r, in, i, n, 0, 0);
+		return f->ipv == 4 ? train_loop(g, f, r, in, i, n, 0, 1, 0) :
+				     train_loop(g, f, r, in, i, n, 0, 0, 0);
 #if GRO_AVX2
-	if (g->isa && r->hl >= 32 && r->hl <= 96)
+	if (g->isa && r->hl >= 32 && r->hl <= 96 && (in[i].flags & SOFL_GRO_F_IPCSUM_OK))
 		return train_more_avx2(g, f, r, in, i, n);
 #endif
 	if (f->ipv == 4)
-		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1) :
-		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1) :
-				     train_loop(g, f, r, in, i, n, 0, 1);
-	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0) :
-	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0) :
-			     train_loop(g, f, r, in, i, n, 0, 0);
+		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1, 0) :
+		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1, 0) :
+				     train_loop(g, f, r, in, i, n, 0, 1, 0);
+	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0, 0) :
+	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0, 0) :
+			     train_loop(g, f, r, in, i, n, 0, 0, 0);
 }
 
 /* A train: in[i..n) merged into held flow @fi for as long as each input
@@ -747,48 +804,44 @@ fast_weave(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	return i;
 }
 
-/* The IP header at @l3 of a packet of @len bytes, of a layout fast_l3
- * found (IPv4 without options, IPv6): 1 when the fast paths may take it —
- * the parser's checks pass (pk_ipv4_len, pk_ipv6_end), it is not a
- * fragment, and classify would not find it too long or too short (#6, #8,
- * #9: rule_badlen) — with the end of its IP packet in *end (the frame's
- * end). */
-HOT int
-fast_ip_ok(const uint8_t *d, uint32_t len, uint32_t l3, unsigned v, uint32_t *end)
+/* in[i..n) delivered at once without the full parse for as long as each is
+ * an IPv4 packet of fast_hold's layouts (fast_l3, fast_ip_ok) that is not
+ * TCP and has a reason from bypass4_why() — decided as the general way
+ * would, before any table lookup —, a run of them written back at once
+ * (gro_bypass_n): the cost of saying "not mine" per packet is its tests
+ * and its output record.  No flow rules (fast_hold's condition).  @return
+ * the index of the first input not delivered. */
+#define BYP_RUN 32	/* inputs classified per gro_bypass_n() */
+
+static __attribute__((noinline)) size_t
+fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 {
-	const uint8_t *ip = d + l3;
-	uint32_t tot;
+	uint8_t why[BYP_RUN];
+	size_t k;
 
-	/* (the length rule first: it implies most of the parser's checks,
-	 * which the compiler then drops) */
-	if (v == 4) {
-		*end = l3 + sofl_get16(ip + 2);
-		return !rule_badlen(4, ip, *end, len) && pk_ipv4_len(ip, l3, len, 20, &tot) == 0 &&
-		       !pk_ipv4_frag(ip);
-	}
-	*end = l3 + 40 + sofl_get16(ip + 4);
-	return !rule_badlen(6, ip, *end, len) && pk_ipv6_end(ip, l3, len, end) == 0;
-}
+	if (g->cfg.n_rules)
+		return i;
+	do {
+		const size_t m = n - i < BYP_RUN ? n - i : BYP_RUN;
 
-/* An IPv4 packet (header at @ip, @avail bytes after it) that fast_hold saw
- * is not TCP: delivered at once as the general way would — the parser's
- * UDP check (pk_udp_len: MALFORMED), then classify's verdict
- * (classify_l3: PROTO, UDP_OFF) — without the full parse.  0: the general
- * way decides (UDP to coalesce). */
-static int
-fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip, uint32_t avail)
-{
-	uint32_t ulen;
-	int why;
+		for (k = 0; k < m; k++) {
+			const uint8_t *d = in[i + k].data;
+			const uint32_t len = in[i + k].len;
+			uint32_t end;
+			unsigned v;
+			int l3, w;
 
-	if (ip[9] == 17 && pk_udp_len(ip + 20, avail, &ulen) < 0) {
-		gro_bypass(g, in, SOFL_GRO_BYPASS_MALFORMED);	/* classify: a parse error */
-		return 1;
-	}
-	if ((why = classify_l3(g, NULL, 4, ip[9], 20, 0, 0)) < 0)
-		return 0;
-	gro_bypass(g, in, why);
-	return 1;
+			if (!d || (l3 = fast_l3(g, d, len, 40 + 20, &v)) < 0 || v != 4 ||
+			    !fast_ip_ok(d, len, (uint32_t)l3, 4, &end) || d[l3 + 9] == 6 ||
+			    (w = bypass4_why(g, d + l3, end - (uint32_t)l3 - 20)) < 0)
+				break;
+			why[k] = (uint8_t)w;
+		}
+		if (k)
+			gro_bypass_n(g, in + i, why, k);
+		i += k;
+	} while (k == BYP_RUN && i < n);
+	return i;
 }
 
 /* ---- fast hold ----
@@ -804,9 +857,11 @@ fast_bypass4(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *ip
  * they do not pass — a fragment, padding, a bad length, a flag, a checksum
  * that does not verify (bad, or a pseudo sum for partial_ok) — declines
  * and takes the general way, which counts and decides it.  Not TCP over
- * such an IPv4 header: fast_bypass4. */
+ * such an IPv4 header: fast_bypass_run, for in[0, run).  @return the
+ * inputs taken (1 held; 0: the general way decides in[0]). */
 HOT int
-fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx)
+fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lnx,
+	  size_t run)
 {
 	const uint8_t *d = in->data, *ip, *th;
 	uint32_t len = in->len, l3, l3len, l4, thl, end;
@@ -821,7 +876,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	if (!fast_ip_ok(d, len, l3, v, &end))
 		return 0;
 	if (v == 4 && ip[9] != 6)
-		return fast_bypass4(g, in, ip, end - l3 - 20);
+		return (int)fast_bypass_run(g, in, 0, run);	/* <= max_batch */
 	if (v == 6 && ip[6] != 6)
 		return 0;	/* UDP, extension headers: the general way */
 	l3len = v == 4 ? 20 : 40;
@@ -860,18 +915,21 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	return 1;
 }
 
-/* fast_hold() for an IPv4 packet raw_key_hash() found to be neither TCP
- * nor UDP to coalesce, its IP header at @l3 (fast_l3's layouts): the same
- * tests without doing fast_l3 again — delivered at once (1), or 0: the
- * general way decides. */
+/* fast_bypass_run() for one IPv4 input raw_key_hash() found to be neither
+ * TCP nor UDP to coalesce, its IP header at @l3 (fast_l3's layouts): the
+ * same tests without doing fast_l3 again — delivered at once (1), or 0:
+ * the general way decides. */
 HOT int
 fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
 {
 	uint32_t len = in->len, end;
+	int why;
 
-	if (g->cfg.n_rules || len < l3 + 40 + 20 || !fast_ip_ok(in->data, len, l3, 4, &end))
+	if (g->cfg.n_rules || len < l3 + 40 + 20 || !fast_ip_ok(in->data, len, l3, 4, &end) ||
+	    (why = bypass4_why(g, (const uint8_t *)in->data + l3, end - l3 - 20)) < 0)
 		return 0;	/* as fast_hold (its fast_l3 minimum) */
-	return fast_bypass4(g, in, in->data + l3, end - l3 - 20);
+	gro_bypass(g, in, why);
+	return 1;
 }
 
 /* One input: 1 merged (and perhaps completed), 0 nothing done, take the
@@ -981,8 +1039,8 @@ entry_prefetch(const struct sofl_gro *g, const struct rxq *x)
  * all fetched before the first input's rules, the first inputs would wait
  * for theirs).  Prefetches are hints only; the rules look up the table
  * again. */
-void
-gro_rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
+static void
+rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 {
 	struct rxq x[RX_CHUNK];
 	struct hbatch hb;
@@ -1021,7 +1079,7 @@ gro_rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 			classify(g, &in[i], &x[i]);
 		} else if (x[i].byp == BYP_FAST) {
 			if (fast_merge(g, &in[i], x[i].h) ||
-			    (g->nohash && fast_hold(g, &in[i], x[i].h, 0))) {
+			    (g->nohash && fast_hold(g, &in[i], x[i].h, 0, 1))) {
 				g->nohash = 0;
 				continue;
 			}
@@ -1032,22 +1090,38 @@ gro_rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	}
 }
 
+/* LRU table, a chunk: a leading run of inputs the fast path delivers at
+ * once (fast_bypass_run; tried when the first is not TCP by its IPv4
+ * protocol byte: a hint, the run tests everything), then rx_chunk() */
+void
+gro_rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
+{
+	const uint32_t l3 = g->cfg.link == SOFL_LINK_RAW ? 0 : PK_ETH_HLEN;
+	const uint8_t *d = in[0].data;
+	size_t i = 0;
+
+	if (g->fast && d && in[0].len > l3 + 9 && d[l3 + 9] != 6)
+		i = fast_bypass_run(g, in, 0, n);
+	if (i < n)
+		rx_chunk(g, in + i, n - i);
+}
+
 /* The Linux table, TCP checksums to verify: in[i] (no held flow has its
  * hash, fast_find found) and the inputs after it while they are new flows
  * too, held in one loop.  A hash tag no held flow has means no held flow
- * has the hash; fast_hold decides the rest.  @return the index of the
- * first input not held. */
+ * has the hash; fast_hold decides the rest (a run of inputs that are not
+ * TCP: fast_bypass_run).  @return the index of the first input not taken. */
 static __attribute__((noinline)) size_t
 fast_holds(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 {
-	if (!fast_hold(g, &in[i], g->nohash_h, 1))
-		return i;
-	for (i++; i < n; i++) {
+	size_t j = (size_t)fast_hold(g, &in[i], g->nohash_h, 1, n - i);
+
+	for (i += j; j && i < n; i += j) {
 		const uint32_t h = (in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0;
 
-		if (!in[i].data || (in[i].flags & SOFL_GRO_F_CSUM_OK) || g->tags[tag_of(g, h)] ||
-		    !fast_hold(g, &in[i], h, 1))
+		if (!in[i].data || (in[i].flags & SOFL_GRO_F_CSUM_OK) || g->tags[tag_of(g, h)])
 			break;
+		j = (size_t)fast_hold(g, &in[i], h, 1, n - i);
 	}
 	return i;
 }
@@ -1090,9 +1164,10 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int s
 					i = j;
 					continue;
 				}
-			} else if (g->nohash && fast_hold(g, &in[i], g->nohash_h, 1)) {
+			} else if (g->nohash &&
+				   (j = (size_t)fast_hold(g, &in[i], g->nohash_h, 1, n - i)) != 0) {
 				g->nohash = 0;
-				i++;
+				i += j;	/* held, or a run delivered at once */
 				continue;
 			}
 		}

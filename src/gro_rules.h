@@ -348,7 +348,7 @@ struct rxq {
 
 #define RX_AHEAD 8	/* inputs between a flow entry's prefetch and its use */
 #define BYP_FAST (-2)	/* rxq.byp: not classified yet, fast_merge first */
-#define BYP_FAST4 (-3)	/* ... IPv4, neither TCP nor UDP to coalesce: fast_bypass4 */
+#define BYP_FAST4 (-3)	/* ... IPv4, neither TCP nor UDP to coalesce: fast_other4 */
 
 /* The L3 verdict of classify (#5, #6, #10, the engine's switches and flow
  * rules, the header limit) from a parse's fields: -1 to the checksums and
@@ -385,6 +385,44 @@ HOT int
 rule_badlen(unsigned ipv, const uint8_t *ip, uint32_t ip_end, uint32_t len)
 {
 	return ip_end != len || (ipv == 4 && (ip[6] & 0x80));
+}
+
+/* The IP header at @l3 of a packet of @len bytes, of a layout fast_l3
+ * found (IPv4 without options, IPv6): 1 when the fast paths may take it —
+ * the parser's checks pass (pk_ipv4_len, pk_ipv6_end), it is not a
+ * fragment, and classify would not find it too long or too short (#6, #8,
+ * #9: rule_badlen) — with the end of its IP packet in *end (the frame's
+ * end). */
+HOT int
+fast_ip_ok(const uint8_t *d, uint32_t len, uint32_t l3, unsigned v, uint32_t *end)
+{
+	const uint8_t *ip = d + l3;
+	uint32_t tot;
+
+	/* (the length rule first: it implies most of the parser's checks,
+	 * which the compiler then drops) */
+	if (v == 4) {
+		*end = l3 + sofl_get16(ip + 2);
+		return !rule_badlen(4, ip, *end, len) && pk_ipv4_len(ip, l3, len, 20, &tot) == 0 &&
+		       !pk_ipv4_frag(ip);
+	}
+	*end = l3 + 40 + sofl_get16(ip + 4);
+	return !rule_badlen(6, ip, *end, len) && pk_ipv6_end(ip, l3, len, end) == 0;
+}
+
+/* An IPv4 packet (header at @ip, @avail bytes after it) that fast_hold saw
+ * is not TCP: the reason the general way delivers it at once for — the
+ * parser's UDP check (pk_udp_len: MALFORMED), then classify's verdict
+ * (classify_l3: PROTO, UDP_OFF) — without the full parse; -1: the general
+ * way decides (UDP to coalesce). */
+HOT int
+bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail)
+{
+	uint32_t ulen;
+
+	if (ip[9] == 17 && pk_udp_len(ip + 20, avail, &ulen) < 0)
+		return SOFL_GRO_BYPASS_MALFORMED;	/* classify: a parse error */
+	return classify_l3(g, NULL, 4, ip[9], 20, 0, 0);
 }
 
 /* L2/L3 checks and checksums (#5-#12): everything that does not depend on

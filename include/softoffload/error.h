@@ -80,7 +80,9 @@ enum sofl_err {
 	SOFL_E_GRO_BATCH       = -80, /* more inputs in one cycle than cfg.max_batch */
 	SOFL_E_GRO_HELD        = -81, /* held + new inputs would pass max_held + max_batch */
 
-	/* configuration structs (gro.h, port.h): one code per field that is wrong */
+	/* configuration structs: SOFL_E_CFG_SIZE for every sized config (gro.h,
+	 * port.h); the others one per field of sofl_gro_config that is wrong
+	 * (port configs report a wrong field as SOFL_E_INVAL) */
 	SOFL_E_CFG_SIZE        = -90, /* size field too small, or unknown non-zero bytes past the known fields */
 	SOFL_E_CFG_LINK        = -91, /* link is not SOFL_LINK_ETH or SOFL_LINK_RAW */
 	SOFL_E_CFG_POLICY      = -92, /* unknown policy */

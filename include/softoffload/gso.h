@@ -199,8 +199,9 @@ struct sofl_gso_need {
  * Validates @gp against the parsed packet @p and says how many segments and
  * how much memory sofl_gso_segment() will need in @mode.  @in_iovcnt is the
  * iovcnt the input will be given as (0 = contiguous).
- * @return 0, or the error sofl_gso_segment() would return for the same
- * arguments before writing anything (see below). */
+ * @return 0, SOFL_E_INVAL (NULL @gp, @p or @need), or the error
+ * sofl_gso_segment() would return for the same arguments before writing
+ * anything (see below). */
 SOFL_API int sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 			   int mode, int in_iovcnt, struct sofl_gso_need *need);
 

@@ -367,8 +367,8 @@ SOFL_API void sofl_udp_config_init(struct sofl_udp_config *cfg);
 SOFL_API int sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out);
 
 /* sofl_udp_local() : the bound local address (getsockname) into @sa
- * (@*len in: its size, out: the address length).  @return 0, SOFL_E_INVAL,
- * SOFL_E_SYS. */
+ * (@*len in: its size, out: the address length).  @return 0, SOFL_E_INVAL
+ * (NULL), SOFL_E_PORT_KIND (not a UDP port), SOFL_E_SYS. */
 SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, socklen_t *len);
 
 /* ---------------------------------------------------------------------- */

@@ -173,7 +173,10 @@ SOFL_API int sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pk
  * udp6_ufo_fragment()); set gp->frag_ids for a generator of the caller's.
  * The header length used later is p->pay_off, recomputed by the parser;
  * h->hdr_len is ignored.  *gp is written only on success.
- * @return 1 (segment), 0 (pass through), or a negative SOFL_E_VNET_* code. */
+ * @return 1 (segment), 0 (pass through), a negative SOFL_E_VNET_* code
+ *         (sofl_vnet_check()'s, or SOFL_E_VNET_PROTO / _CSUM_START for a
+ *         header that does not fit the parsed packet), or SOFL_E_INVAL
+ *         (NULL argument). */
 SOFL_API int sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p,
 			      unsigned opts, struct sofl_gso_params *gp);
 

@@ -187,8 +187,9 @@ resolve_ok(uint32_t sum, const void *buf, size_t len)
 SOFL_API int
 sofl_csum_set_impl(enum sofl_csum_impl impl)
 {
-	if ((unsigned)impl >= sizeof(impls) / sizeof(impls[0]) || !impls[impl].sum ||
-	    !sofl_csum_impl_available(impl))
+	if ((unsigned)impl >= sizeof(impls) / sizeof(impls[0]))
+		return SOFL_E_INVAL;
+	if (!impls[impl].sum || !sofl_csum_impl_available(impl))
 		return SOFL_E_NOTSUP;
 	install(&impls[impl]);
 	return 0;

@@ -465,7 +465,9 @@ enum sofl_csum_impl { SOFL_CSUM_GENERIC = 0, SOFL_CSUM_AVX2 = 1, SOFL_CSUM_AVX51
 SOFL_API int sofl_csum_impl_available(enum sofl_csum_impl impl);
 /* sofl_csum_set_impl() : forces @impl for the whole process. Not thread-safe
  * with concurrent checksum calls; GRO engines follow it too (the results
- * never change, only the speed). @return 0 or SOFL_E_NOTSUP. */
+ * never change, only the speed).  @return 0, SOFL_E_INVAL (no such
+ * implementation) or SOFL_E_NOTSUP (not available on this CPU or build;
+ * the one in use stays). */
 SOFL_API int sofl_csum_set_impl(enum sofl_csum_impl impl);
 /* sofl_csum_impl_name() : "generic", "avx2" or "avx512" — the one in use. */
 SOFL_API const char *sofl_csum_impl_name(void);

@@ -420,8 +420,8 @@ SOFL_API void sofl_gro_destroy(struct sofl_gro *g);
  * merged into a held flow, held, or delivered: outputs accumulate until
  * sofl_gro_release().  @now_ns is a monotonic time (only used with a flush
  * timeout; pass 0 otherwise).
- * @return @n, or (nothing consumed in each case) SOFL_E_INVAL (NULL with
- *         n > 0), SOFL_E_GRO_BATCH (the cycle would pass max_batch inputs:
+ * @return @n, or (nothing consumed in each case) SOFL_E_INVAL (@g NULL, or
+ *         @in NULL with n > 0), SOFL_E_GRO_BATCH (the cycle would pass max_batch inputs:
  *         call sofl_gro_poll_end(), take the outputs, sofl_gro_release()),
  *         SOFL_E_GRO_HELD (held + new would pass max_held + max_batch: the
  *         same, or sofl_gro_flush() first in the timeout mode). */

@@ -23,7 +23,12 @@
  *         sofl_frag_ids: their size is part of the ABI and
  *         changes only with the SONAME (version.h); sofl_pkt, the one
  *         expected to gain fields, carries reserved space for them.
- *   - Engines are single-threaded objects: one per thread or RSS queue. */
+ *   - GRO engines and ports are single-threaded objects: one per thread or
+ *     RSS queue.  An RSS engine is only read once set up: threads and ports
+ *     may share it, but its set-up calls (sofl_rss_set_impl, the reta_*
+ *     calls, destroy) must not run while another thread uses it (rss.h).
+ *     The other calls are reentrant, except sofl_csum_set_impl(), which
+ *     sets the process-wide checksum implementation (csum.h). */
 #ifndef SOFTOFFLOAD_H
 #define SOFTOFFLOAD_H
 #include "softoffload/version.h"

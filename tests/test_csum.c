@@ -769,7 +769,7 @@ test_complete_partial(void **state)
 			sofl_pkt_csum_check(&p, NULL, &l4);
 			assert_int_equal(l4, SOFL_CSUM_VALID);
 
-			/* openvmm#3812: a NIC-style seed (L4 length 0) gives a bad
+			/* a NIC-style TSO seed (L4 length 0) gives a bad
 			 * checksum once completed; the virtio seed needs the length */
 			build(b, &s, &p);
 			sofl_put16(b + p.l4_off + co, sofl_csum_fold(ipv == 4 ?

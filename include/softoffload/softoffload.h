@@ -4,7 +4,8 @@
  * Conventions every header follows:
  *   - Calls return int: 0 or a count on success, a negative SOFL_E_* code
  *     (error.h) on failure, one code per cause; sofl_strerror() names it.
- *     Calls that cannot fail return their value (a sum, a hash, a count).
+ *     Calls that cannot fail return their value (a sum, a hash, a count)
+ *     or nothing.
  *   - One enum per concept across headers: enum sofl_csum_state (csum.h)
  *     for every checksum state, enum sofl_gso_type (gso.h, the virtio
  *     values) for every GSO type.
@@ -16,11 +17,16 @@
  *         with a size field set by their config_init call and grow at the
  *         end; the library reads `size` bytes;
  *       statistics (sofl_gro_stats, sofl_port_stats): grow at the end and
- *         are copied by the size the caller passes;
+ *         are copied by the size the caller passes (bytes past the
+ *         library's struct zeroed); their per-reason arrays have spare
+ *         slots (SOFL_GRO_FLUSH_SLOTS, SOFL_GRO_BYPASS_SLOTS,
+ *         SOFL_PORT_DROP__MAX), so a new reason moves no counter;
  *       per-packet records the caller keeps in arrays (sofl_pkt, sofl_gro_in,
  *         sofl_gro_out, sofl_gso_params, sofl_gso_seg, sofl_rss_out,
- *         sofl_vnet_hdr, sofl_port_pkt) and the 24-byte per-thread
- *         sofl_frag_ids: their size is part of the ABI and
+ *         sofl_vnet_hdr, sofl_port_pkt), the 24-byte per-thread
+ *         sofl_frag_ids, and the fixed descriptors sofl_flow_key (inside
+ *         sofl_pkt), sofl_gro_rule (arrays of them in sofl_gro_config),
+ *         sofl_gso_out and sofl_gso_need: their size is part of the ABI and
  *         changes only with the SONAME (version.h); sofl_pkt, the one
  *         expected to gain fields, carries reserved space for them.
  *   - GRO engines and ports are single-threaded objects: one per thread or

@@ -807,40 +807,32 @@ fast_weave(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 /* in[i..n) delivered at once without the full parse for as long as each is
  * an IPv4 packet of fast_hold's layouts (fast_l3, fast_ip_ok) that is not
  * TCP and has a reason from bypass4_why() — decided as the general way
- * would, before any table lookup —, a run of them written back at once
- * (gro_bypass_n): the cost of saying "not mine" per packet is its tests
- * and its output record.  No flow rules (fast_hold's condition).  @return
- * the index of the first input not delivered. */
-#define BYP_RUN 32	/* inputs classified per gro_bypass_n() */
-
+ * would, before any table lookup —, their outputs written with the
+ * cursors in locals (lone_put): the cost of saying "not mine" per packet
+ * is its tests and its output record.  No flow rules (fast_hold's
+ * condition).  @return the index of the first input not delivered. */
 static __attribute__((noinline)) size_t
 fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 {
-	uint8_t why[BYP_RUN];
-	size_t k;
+	struct lone w;
 
 	if (g->cfg.n_rules)
 		return i;
-	do {
-		const size_t m = n - i < BYP_RUN ? n - i : BYP_RUN;
+	lone_begin(g, &w);
+	for (; i < n; i++) {
+		const uint8_t *d = in[i].data;
+		const uint32_t len = in[i].len;
+		uint32_t end;
+		unsigned v;
+		int l3, why;
 
-		for (k = 0; k < m; k++) {
-			const uint8_t *d = in[i + k].data;
-			const uint32_t len = in[i + k].len;
-			uint32_t end;
-			unsigned v;
-			int l3, w;
-
-			if (!d || (l3 = fast_l3(g, d, len, 40 + 20, &v)) < 0 || v != 4 ||
-			    !fast_ip_ok(d, len, (uint32_t)l3, 4, &end) || d[l3 + 9] == 6 ||
-			    (w = bypass4_why(g, d + l3, end - (uint32_t)l3 - 20)) < 0)
-				break;
-			why[k] = (uint8_t)w;
-		}
-		if (k)
-			gro_bypass_n(g, in + i, why, k);
-		i += k;
-	} while (k == BYP_RUN && i < n);
+		if (!d || (l3 = fast_l3(g, d, len, 40 + 20, &v)) < 0 || v != 4 ||
+		    !fast_ip_ok(d, len, (uint32_t)l3, 4, &end) || d[l3 + 9] == 6 ||
+		    (why = bypass4_why(g, d + l3, end - (uint32_t)l3 - 20)) < 0)
+			break;
+		lone_put(g, &w, &in[i], (uint8_t)why);
+	}
+	lone_end(g, &w);
 	return i;
 }
 

@@ -329,6 +329,69 @@ static const uint8_t gro_tcp_rule[60] = {
 #undef GRO_FF8
 static const uint8_t gro_tcp_fast[60] = { 0xff, 0xff, 0xff, 0xff };
 
+/* Outputs of inputs delivered at once, unchanged (gro_bypass,
+ * fast_bypass_run): the cycle's cursors and the bypass counts in locals
+ * (through g they would be reloaded after each byte store into an output,
+ * which may alias them), written back by lone_end() */
+struct lone {
+	struct sofl_gro_out *o;
+	struct iovec *v;
+	uint64_t *c;
+	size_t n, run;		/* outputs; the last ones' reason: run of cur */
+	uint8_t cur;
+};
+
+static inline void
+lone_begin(struct sofl_gro *g, struct lone *w)
+{
+	w->o = &g->outs[g->nout];
+	w->v = &g->iov[g->niov];
+	w->c = &g->cookies[g->ncook];
+	w->n = w->run = 0;
+	w->cur = 0;
+}
+
+/* @in as one output for reason @why: one iovec, one cookie, DATA_VALID
+ * when its L4 checksum is flagged verified */
+static inline __attribute__((always_inline)) void
+lone_put(struct sofl_gro *g, struct lone *w, const struct sofl_gro_in *in, uint8_t why)
+{
+	const struct sofl_gro_out t = { .iovcnt = 1, .segs = 1, .bypass = 1 };
+	struct sofl_gro_out *o = &w->o[w->n];
+	struct iovec *v = &w->v[w->n];
+	uint64_t *c = &w->c[w->n];
+	const int ok = !!(in->flags & SOFL_GRO_F_CSUM_OK);
+
+	v->iov_base = (void *)(uintptr_t)in->data;
+	v->iov_len = in->len;
+	*c = in->cookie;
+	*o = t;
+	o->csum = ok ? SOFL_CSUM_VALID : SOFL_CSUM_UNKNOWN;
+	o->vnet.flags = ok ? SOFL_VNET_F_DATA_VALID : 0;
+	o->iov = v;
+	o->len = in->len;
+	o->cookies = c;
+	o->reason = why;
+	w->n++;
+	if (why != w->cur) {	/* counted by runs of one reason */
+		g->st.bypass[w->cur] += w->run;
+		w->cur = why;
+		w->run = 0;
+	}
+	w->run++;
+}
+
+static inline void
+lone_end(struct sofl_gro *g, const struct lone *w)
+{
+	g->st.bypass[w->cur] += w->run;
+	g->nout += (uint32_t)w->n;
+	g->niov += (uint32_t)w->n;
+	g->ncook += (uint32_t)w->n;
+	g->st.pkts_out += w->n;
+	g->st.hist[0] += w->n;	/* hist_bin(1) */
+}
+
 /* Between the engine's files (hidden symbols) */
 /* gro_table.c */
 uint32_t gro_key_hash(const struct sofl_gro *g, const struct sofl_pkt *q);
@@ -338,7 +401,6 @@ void gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sof
 	      uint32_t b, uint32_t ports, int ck);
 /* gro_out.c */
 void gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why);
-void gro_bypass_n(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *why, size_t n);
 void gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 		   int why, int ck);
 void gro_complete(struct sofl_gro *g, uint32_t fi, int why);

@@ -64,52 +64,11 @@ out_single(struct sofl_gro *g, const uint8_t *frame, uint32_t len, uint64_t cook
 void
 gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why)
 {
-	const uint8_t w = (uint8_t)why;
+	struct lone w;
 
-	gro_bypass_n(g, in, &w, 1);
-}
-
-/* in[0, n) delivered at once, unchanged and in order, in[k] for reason
- * why[k] (gro_bypass of each): the cursors and counters in locals, each
- * output record written from a template (a lone packet's: one iovec, one
- * cookie, DATA_VALID when the L4 checksum is flagged verified) */
-void
-gro_bypass_n(struct sofl_gro *g, const struct sofl_gro_in *in, const uint8_t *why, size_t n)
-{
-	struct sofl_gro_out *o = &g->outs[g->nout];
-	struct iovec *v = &g->iov[g->niov];
-	uint64_t *c = &g->cookies[g->ncook];
-	/* the record but iov, len, cookies, reason and checksum state */
-	const struct sofl_gro_out t = { .iovcnt = 1, .segs = 1, .bypass = 1 };
-	size_t k, run = 0;
-	uint8_t cur = n ? why[0] : 0;
-
-	for (k = 0; k < n; k++) {
-		const int ok = !!(in[k].flags & SOFL_GRO_F_CSUM_OK);
-
-		v[k].iov_base = (void *)(uintptr_t)in[k].data;
-		v[k].iov_len = in[k].len;
-		c[k] = in[k].cookie;
-		o[k] = t;
-		o[k].csum = ok ? SOFL_CSUM_VALID : SOFL_CSUM_UNKNOWN;
-		o[k].vnet.flags = ok ? SOFL_VNET_F_DATA_VALID : 0;
-		o[k].iov = &v[k];
-		o[k].len = in[k].len;
-		o[k].cookies = &c[k];
-		o[k].reason = why[k];
-		if (why[k] != cur) {	/* counted by runs of one reason */
-			g->st.bypass[cur] += run;
-			cur = why[k];
-			run = 0;
-		}
-		run++;
-	}
-	g->st.bypass[cur] += run;
-	g->nout += (uint32_t)n;
-	g->niov += (uint32_t)n;
-	g->ncook += (uint32_t)n;
-	g->st.pkts_out += n;
-	g->st.hist[0] += n;	/* hist_bin(1) */
+	lone_begin(g, &w);
+	lone_put(g, &w, in, (uint8_t)why);
+	lone_end(g, &w);
 }
 
 /* Delivered alone after the L4 checksum stage: as Linux, a checksum verified

@@ -1,13 +1,13 @@
 /* Description: GRO inputs delivered at once without the full parse (runs of
  * IPv4 packets that are not TCP: other protocols, UDP with UDP GRO off or
  * with a bad UDP length) change nothing: random streams dominated by such
- * runs (up to 80 in a row, past the fast path's batch of 32), mixed with
- * what must take the general way (UDP fragments, Ethernet padding, IPv4
- * options, a VLAN tag, IPv6, short frames, TCP segments that are held),
- * through two engines, fast path on and off, both tables, UDP GRO on and
- * off, Ethernet and raw IP: every output and every counter identical; and
- * each fast-path kind checked against its expected reason, checksum state
- * and virtio flags, the bypass counters against the stream's counts. */
+ * runs (up to 80 in a row), mixed with what must take the general way
+ * (UDP fragments, Ethernet padding, IPv4 options, a VLAN tag, IPv6, short
+ * frames, TCP segments that are held), through two engines, fast path on
+ * and off, both tables, UDP GRO on and off, Ethernet and raw IP: every
+ * output and every counter identical; and each fast-path kind checked
+ * against its expected reason, checksum state and virtio flags, the bypass
+ * counters against the stream's counts. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

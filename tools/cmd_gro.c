@@ -634,6 +634,7 @@ run_round(struct run *r, uint32_t off, uint32_t n)
 {
 	uint64_t now = n ? r->recs[off + n - 1]->ts_ns : 0;
 	uint32_t i;
+	int rc;
 
 	for (i = 0; i < n; i++) {
 		struct sofl_gro_in *x = &r->in[i];
@@ -645,10 +646,11 @@ run_round(struct run *r, uint32_t off, uint32_t n)
 		x->cookie = (uint64_t)(uintptr_t)r->recs[off + i];
 		rx_hash(r, x);
 	}
-	if (n && sofl_gro_receive(r->g, r->in, n, now) != (int)n) {
+	if (n && (rc = sofl_gro_receive(r->g, r->in, n, now)) != (int)n) {
 		for (i = 0; i < n; i++)
 			free(r->recs[off + i]);
-		return cli_error("internal: engine refused a poll of %u packets", n);
+		return cli_error("internal: engine refused a poll of %u packets: %s", n,
+				 sofl_strerror(rc));
 	}
 	sofl_gro_poll_end(r->g, now);
 	return cycle_end(r) ? 2 : 0;

@@ -13,7 +13,7 @@
 
 #define MAXREP	64
 #define MAXROW	320
-#define MAXCMP	160
+#define MAXCMP	224
 #define MAXCALL	512
 #define MB	(1024u * 1024u)
 

@@ -314,12 +314,15 @@ setup_sweep(void)
 		size_t iters = 8 * MB / n ? 8 * MB / n : 1;
 		size_t chunk = n > 65536 ? 65536 : 0;
 
+		int d[2];
+
 		for (int kind = CK_DPDK_GENERIC; kind <= CK_DPDK_NATIVE; kind++) {
 			struct csum_arg *a = xalloc(sizeof(*a));
 
 			*a = (struct csum_arg){ buf, n, iters, chunk, kind, 0 };
 			snprintf(name, sizeof(name), "%s@%zu", dk_names[kind], n);
-			add_row("csum_sweep", chunk ? "pass" : "call", m_csum, a, (double)n, "%s", name);
+			d[kind] = add_row("csum_sweep", chunk ? "pass" : "call", m_csum, a, (double)n,
+					  "%s", name);
 		}
 		for (int impl = SOFL_CSUM_GENERIC; impl <= SOFL_CSUM_AVX512; impl++) {
 			struct csum_arg *a;
@@ -329,8 +332,11 @@ setup_sweep(void)
 			a = xalloc(sizeof(*a));
 			*a = (struct csum_arg){ buf, n, iters, 0, CK_OURS, impl };
 			snprintf(name, sizeof(name), "sofl_%s@%zu", impl_names[impl], n);
-			add_row("csum_sweep", n > 65536 ? "pass" : "call", m_csum, a, (double)n, "%s",
-				name);
+			/* same-run ratios, as for the csum rows: generic against
+			 * Debian's build, SIMD against -march=native */
+			add_cmp(d[impl == SOFL_CSUM_GENERIC ? 0 : 1],
+				add_row("csum_sweep", n > 65536 ? "pass" : "call", m_csum, a, (double)n,
+					"%s", name));
 		}
 	}
 }

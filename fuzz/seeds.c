@@ -208,7 +208,7 @@ main(int argc, char **argv)
 				{ 1 << 1, 0x05, 0xa8, 0 },		/* TCP 1448 */
 				{ 1 << 1 | 2 << 3, 0x02, 0x18, 0 },	/* TCP 536, CSUM_PARTIAL */
 				{ 2 << 1, 0x01, 0xf4, 0 },		/* UDP_L4 500 */
-				{ 3 << 1 | 8 << 3, 0, 0, 160 },		/* IP_FRAG mtu 1280, IGNORE_DF */
+				{ 3 << 1 | 8 << 3, 0, 0, 160 },		/* UFO mtu 1280, IGNORE_DF */
 				{ 0, 0, 0, 0 },				/* NONE */
 			};
 			size_t k;

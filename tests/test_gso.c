@@ -926,7 +926,7 @@ test_errors(void **state)
 	in[14 + 20 + 12] = 0x50;
 	sofl_put16(in + 14 + 2, 20 + 12);		/* IP ends inside the TCP header */
 	expect_err(&gp, in, len, SOFL_E_GSO_HDR);
-	/* IP_FRAG without size nor MTU, and an MTU too small for one unit */
+	/* UFO without size nor MTU, and an MTU too small for one unit */
 	t_spec_init(&s, 4, 17);
 	s.pay_len = 3000;
 	s.df = 0;

@@ -228,7 +228,7 @@ choose(const struct gso_run *r, const struct sofl_pkt *p, struct sofl_gso_params
 	}
 }
 
-/* An IP_FRAG the segmenter refused with SOFL_E_GSO_SIZE because the first
+/* A UFO the segmenter refused with SOFL_E_GSO_SIZE because the first
  * fragment's data (the MTU less the headers that every fragment repeats, in
  * units of 8) cannot hold the TCP/UDP header: e.g. --mtu 68 on IPv6/TCP,
  * 68 - 40 - 8 = 20 -> 16 < 20.  Told apart from other size errors. */

@@ -59,7 +59,7 @@
  *          carry; Linux computes it by replacing the length in the
  *          pseudo sum, which gives the same 16 bits).  TCP 0 is written as 0,
  *          UDP 0 as 0xFFFF (CSUM_MANGLED_0).
- *   IP_FRAG (UFO, Linux udp4/udp6_ufo_fragment + inet/ipv6_gso_segment):
+ *   UFO (IP fragmentation, Linux udp4/udp6_ufo_fragment + inet/ipv6_gso_segment):
  *          the L4 checksum (TCP or UDP; other protocols untouched) is first
  *          completed over the whole datagram, then the IP payload is cut into
  *          fragments.  IPv4: MF on all but the last, offset in 8-byte units,
@@ -124,7 +124,7 @@ enum sofl_gso_type {
 #define SOFL_GSO_F_FIXED_ID     0x01	/* IPv4: every segment keeps the input's ID */
 #define SOFL_GSO_F_CSUM_PARTIAL 0x02	/* L4 checksum left as the pseudo-header sum */
 #define SOFL_GSO_F_ACCECN       0x04	/* TCP: CWR kept on every segment (SKB_GSO_TCP_ACCECN) */
-#define SOFL_GSO_F_IGNORE_DF    0x08	/* IP_FRAG: fragment even with DF set (Linux UFO) */
+#define SOFL_GSO_F_IGNORE_DF    0x08	/* UFO: fragment even with DF set (Linux UFO) */
 
 #define SOFL_GSO_UDP_MAX_SEGS 128	/* UDP_MAX_SEGMENTS */
 #define SOFL_GSO_TCP_MAX_SEGS 65535	/* gso_max_segs default */
@@ -137,13 +137,13 @@ struct sofl_gso_params {
 	uint8_t  type;		/* enum sofl_gso_type */
 	uint8_t  flags;		/* SOFL_GSO_F_* */
 	uint16_t gso_size;	/* TCP/UDP_L4: L4 payload bytes per segment (the MSS, not
-				 * DPDK's whole frame).  IP_FRAG: bytes after the IP
+				 * DPDK's whole frame).  UFO: bytes after the IP
 				 * header (IPv6: after the fragment header) per fragment,
 				 * rounded down to a multiple of 8; 0 = from mtu. */
 	uint16_t max_segs;	/* 0 = the type's default (*_MAX_SEGS above) */
 	uint16_t mtu;		/* 0 = no limit; else no output IP packet may exceed it
-				 * (UDP_SEGMENT's EMSGSIZE rule; IP_FRAG's fragment size) */
-	uint32_t frag_id;	/* IP_FRAG over IPv6: fragment header identification;
+				 * (UDP_SEGMENT's EMSGSIZE rule; UFO's fragment size) */
+	uint32_t frag_id;	/* UFO over IPv6: fragment header identification;
 				 * 0 = chosen per datagram (frag_ids) */
 	struct sofl_frag_ids *frag_ids;	/* IPv6 identifications for frag_id 0, or
 				 * NULL: the library's generator */
@@ -231,11 +231,11 @@ SOFL_API uint32_t sofl_frag_id_next(struct sofl_frag_ids *ids, const void *src, 
  *   SOFL_E_NOT_IP        not an IPv4/IPv6 packet (the parse did not reach L3);
  *   SOFL_E_FRAGMENT      the input is itself an IP fragment;
  *   SOFL_E_GSO_PROTO     TCP (UDP_L4) asked of a packet that is not TCP (UDP);
- *   SOFL_E_GSO_SIZE      gso_size 0 (TCP/UDP_L4, or IP_FRAG without mtu), a
+ *   SOFL_E_GSO_SIZE      gso_size 0 (TCP/UDP_L4, or UFO without mtu), a
  *                        segment (or the unsegmented packet) larger than mtu,
- *                        or an IP_FRAG unit smaller than 8 / than the L4 header;
+ *                        or a UFO unit smaller than 8 / than the L4 header;
  *   SOFL_E_GSO_TOO_MANY  more segments than max_segs;
- *   SOFL_E_GSO_DF        IP_FRAG needed on IPv4 with DF and no IGNORE_DF;
+ *   SOFL_E_GSO_DF        UFO on IPv4 with DF set and no IGNORE_DF;
  *   SOFL_E_GSO_HDR       the TCP/UDP header to cut at is malformed or runs
  *                        past the IP packet (the parse stopped at L3), or
  *                        (iovec input) the headers go past SOFL_GSO_HDR_MAX or

@@ -153,7 +153,8 @@ struct sofl_pkt {
  *         SOFL_E_TCP_DOFF_LONG, SOFL_E_UDP_TRUNC, SOFL_E_UDP_LEN. */
 SOFL_API int sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
 
-/* sofl_pkt_tcp_hdr() etc.: convenience pointers (NULL when absent). */
+/* sofl_pkt_l3() / sofl_pkt_l4() : the IP / TCP-UDP header in the frame, or
+ * NULL when that layer was not parsed (p->layers). */
 static inline const uint8_t *sofl_pkt_l3(const struct sofl_pkt *p)
 { return (p->layers & SOFL_LAYER_L3) ? p->data + p->l3_off : (const uint8_t *)0; }
 static inline const uint8_t *sofl_pkt_l4(const struct sofl_pkt *p)

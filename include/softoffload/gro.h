@@ -454,8 +454,11 @@ SOFL_API void sofl_gro_release(struct sofl_gro *g);
 SOFL_API uint32_t sofl_gro_held(const struct sofl_gro *g);
 
 /* sofl_gro_out_copy() :
- * Copies output @o (headers + payload slices) into @buf (@cap bytes).
- * @return its length, or SOFL_E_NOSPC (nothing meaningful written), SOFL_E_INVAL. */
+ * Copies output @o (headers + payload slices) into @buf (@cap bytes); @o
+ * must be valid (before sofl_gro_release()).  Any thread may copy outputs
+ * while the engine's thread does not release them.
+ * @return its length (o->len), or SOFL_E_NOSPC (@cap < o->len; nothing
+ *         written), SOFL_E_INVAL (@o NULL, or @buf NULL with @cap > 0). */
 SOFL_API int sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap);
 
 /* sofl_gro_get_stats() :

@@ -93,7 +93,9 @@ tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 	if (!in)
 		return SOFL_E_INVAL;
 	sofl_tun_config_init(c);
-	err = sofl_cfg_copy(c, sizeof(*c), in, in->size, offsetof(struct sofl_tun_config, rx_mode));
+	/* the smallest accepted: the first sized version's (0.3.0, up to rss) */
+	err = sofl_cfg_copy(c, sizeof(*c), in, in->size,
+			    offsetof(struct sofl_tun_config, rss) + sizeof(c->rss));
 	if (err)
 		return err;
 	if (c->rx_batch < 64)

@@ -90,7 +90,9 @@ udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 	if (!in)
 		return SOFL_E_INVAL;
 	sofl_udp_config_init(c);
-	err = sofl_cfg_copy(c, sizeof(*c), in, in->size, offsetof(struct sofl_udp_config, rx_batch));
+	/* the smallest accepted: the first sized version's (0.3.0, up to quiet) */
+	err = sofl_cfg_copy(c, sizeof(*c), in, in->size,
+			    offsetof(struct sofl_udp_config, quiet) + sizeof(c->quiet));
 	if (err)
 		return err;
 	if (c->rx_batch == 0)

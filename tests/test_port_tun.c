@@ -412,6 +412,13 @@ test_api_edges(void **state)
 	c.name = NULL;
 	c.size = 4;
 	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_SIZE);
+	/* the smallest accepted size is the first sized version's, up to rss */
+	c.size = (uint32_t)offsetof(struct sofl_tun_config, rss);
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_SIZE);
+	c.size = (uint32_t)(offsetof(struct sofl_tun_config, rss) + sizeof(c.rss));
+	c.name = "a-name-that-is-far-too-long-for-ifnamsiz";
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_INVAL);	/* got past size */
+	c.name = NULL;
 	{	/* a newer, larger config: zero past the known fields is fine,
 		 * a field this library does not know is refused */
 		struct { struct sofl_tun_config c; uint8_t more[8]; } big;

@@ -195,6 +195,13 @@ test_config(void **state)
 
 	sofl_udp_config_init(&c);
 	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* no address */
+	/* the size field: the smallest accepted is the first sized version's
+	 * (up to quiet); past that, the no-address check is reached */
+	c.size = (uint32_t)offsetof(struct sofl_udp_config, quiet);
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_SIZE);
+	c.size = (uint32_t)(offsetof(struct sofl_udp_config, quiet) + sizeof(c.quiet));
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);
+	sofl_udp_config_init(&c);
 	c.local = (const struct sockaddr *)&a4;
 	c.local_len = sizeof(a4);
 	c.remote = (const struct sockaddr *)&a6;

@@ -724,7 +724,9 @@ cfg_check(struct sofl_afp_config *cfg, const struct sofl_afp_config *in)
 	if (!in)
 		return SOFL_E_INVAL;
 	sofl_afp_config_init(cfg);
-	err = sofl_cfg_copy(cfg, sizeof(*cfg), in, in->size, sizeof(*cfg));
+	/* the smallest accepted: the first sized version's (0.3.0, up to slot_size) */
+	err = sofl_cfg_copy(cfg, sizeof(*cfg), in, in->size,
+			    offsetof(struct sofl_afp_config, slot_size) + sizeof(cfg->slot_size));
 	if (err)
 		return err;
 	if (cfg->rx_batch == 0 || cfg->rx_batch > 65536 || cfg->ring_frames == 0 ||

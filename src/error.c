@@ -9,7 +9,7 @@ sofl_strerror(int err)
 	switch ((enum sofl_err)err) {
 	case SOFL_OK:               return "success";
 	case SOFL_E_INVAL:           return "invalid argument";
-	case SOFL_E_NOSPC:           return "output buffer too small";
+	case SOFL_E_NOSPC:           return "caller's buffer or array too small";
 	case SOFL_E_NOMEM:           return "out of memory";
 	case SOFL_E_NOTSUP:          return "not supported";
 	case SOFL_E_TRUNC_L2:       return "frame shorter than its Ethernet/VLAN header";
@@ -52,7 +52,7 @@ sofl_strerror(int err)
 	case SOFL_E_PORT_KIND:      return "not supported by this kind of port";
 	case SOFL_E_GRO_BATCH:      return "too many inputs in this cycle (max_batch): end the poll, then release";
 	case SOFL_E_GRO_HELD:       return "too many packets held (max_held): end the poll or flush, then release";
-	case SOFL_E_CFG_SIZE:       return "config: size field unknown to this library version";
+	case SOFL_E_CFG_SIZE:       return "config: size field too small, or a field unknown to this library version set";
 	case SOFL_E_CFG_LINK:       return "config: link must be Ethernet or raw IP";
 	case SOFL_E_CFG_POLICY:     return "config: unknown policy";
 	case SOFL_E_CFG_TABLE:      return "config: unknown table";

@@ -272,6 +272,7 @@ sofl_gro_destroy(struct sofl_gro *g)
 SOFL_API int
 sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uint64_t now_ns)
 {
+	uint64_t bytes = 0;
 	size_t i;
 
 	if (!g || (!in && n))
@@ -284,8 +285,11 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 	g->now = now_ns;
 	g->cycle_in += (uint32_t)n;
 	g->st.pkts_in += n;
-	for (i = 0; i < n; i++)
-		g->st.bytes_in += in[i].len;
+	for (i = 0; i + 4 <= n; i += 4)	/* four a turn: the loop itself cost most */
+		bytes += (uint64_t)in[i].len + in[i + 1].len + in[i + 2].len + in[i + 3].len;
+	for (; i < n; i++)
+		bytes += in[i].len;
+	g->st.bytes_in += bytes;
 	if (g->lnx) {
 #if GRO_AVX2
 		if (g->isa == 2 && n && !(in[0].flags & SOFL_GRO_F_CSUM_OK))

@@ -115,7 +115,7 @@ out_super(struct sofl_gro *g, struct flow *f)
 {
 	struct sofl_gro_out *o = out_begin(g, f->count);
 	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
-	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next, len;
+	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next;
 	uint16_t pseudo, co = f->proto == 6 ? 16 : 6;
 	const struct seg *segs = g->segs;
 	struct iovec *v;
@@ -177,7 +177,6 @@ out_super(struct sofl_gro *g, struct flow *f)
 	v[1].iov_len = f->mss;
 	v += 2;
 	*ck++ = f->cookie0;
-	len = (uint32_t)f->hdr_len + f->mss;
 	/* by runs of consecutive entries (a train's segments usually are):
 	 * within a run the next index is si + 1, so the walk does not wait
 	 * for each entry's link to load (the link only decides the run's end) */
@@ -190,14 +189,13 @@ out_super(struct sofl_gro *g, struct flow *f)
 			v->iov_len = sg->len;
 			v++;
 			*ck++ = sg->cookie;
-			len += sg->len;
 			if (next != si + 1)
 				break;
 		}
 	}
 	g->niov = (uint32_t)(v - g->iov);
 	g->ncook = (uint32_t)(ck - g->cookies);
-	o->len = len;
+	o->len = f->l3_off + f->ip_len;	/* the headers and every payload */
 	g->segs[f->seg_tail].next = g->free_seg;	/* the chain back, in one piece */
 	g->free_seg = f->seg_head;
 	o->iovcnt = f->count + 1;

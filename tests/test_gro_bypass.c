@@ -7,7 +7,7 @@
  * and off, both tables, UDP GRO on and off, Ethernet and raw IP: every
  * output and every counter identical; and each fast-path kind checked
  * against its expected reason, checksum state and virtio flags, the bypass
- * counters against the stream's counts. */
+ * counters and the input bytes against the stream's counts. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -167,7 +167,7 @@ compare(const struct stream *st, const struct sofl_gro_config *cfg, int run)
 	struct sofl_gro *a, *b;
 	struct sofl_gro_stats sa, sb;
 	const struct sofl_gro_out *oa, *ob;
-	uint64_t want[SOFL_GRO_BYPASS__MAX] = { 0 };
+	uint64_t want[SOFL_GRO_BYPASS__MAX] = { 0 }, bytes = 0;
 	int i, start = 0, k, na, nb;
 
 	assert_int_equal(sofl_gro_create(cfg, &a), 0);
@@ -198,6 +198,7 @@ compare(const struct stream *st, const struct sofl_gro_config *cfg, int run)
 		start = i + 1;
 	}
 	for (i = 0; i < st->n; i++) {
+		bytes += st->in[i].len;
 		if (st->kind[i] == K_UDP && !cfg->udp)
 			want[SOFL_GRO_BYPASS_UDP_OFF]++;
 		if (st->kind[i] == K_UDP_SHORT || st->kind[i] == K_UDP_LONG)
@@ -207,7 +208,8 @@ compare(const struct stream *st, const struct sofl_gro_config *cfg, int run)
 	}
 	sofl_gro_get_stats(a, &sa, sizeof(sa));
 	sofl_gro_get_stats(b, &sb, sizeof(sb));
-	if (memcmp(&sa, &sb, sizeof(sa)) != 0 || sa.pkts_in != (uint64_t)st->n) {
+	if (memcmp(&sa, &sb, sizeof(sa)) != 0 || sa.pkts_in != (uint64_t)st->n ||
+	    sa.bytes_in != bytes) {
 		fprintf(stderr, "run %d: counters differ (out %llu/%llu)\n", run,
 			(unsigned long long)sa.pkts_out, (unsigned long long)sb.pkts_out);
 		fail();

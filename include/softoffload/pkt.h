@@ -82,7 +82,10 @@ struct sofl_flow_key {
  * size is part of the ABI: SOFL_PKT_SIZE bytes for this SOVERSION.  It grows
  * without an ABI break by taking new fields (a tunnel's inner headers, say)
  * out of reserved_; the parser writes every named field, and what it leaves
- * in reserved_ is unspecified, so nothing may be read from it. */
+ * in reserved_ is unspecified, so nothing may be read from it.  The library
+ * never reads it either.  A program that uses a field added later must
+ * check sofl_version() first: an older library of the same SONAME leaves
+ * those bytes unspecified. */
 #define SOFL_PKT_SIZE 192
 struct sofl_pkt {
 	const uint8_t *data;	/* the frame (not owned) */

@@ -325,6 +325,19 @@ test_write_coalesced(void **state)
 	assert_int_equal(sofl_port_gro_stats(f.port, &g, sizeof(g)), 0);
 	assert_int_equal(g.super_pkts, 1);
 	assert_int_equal(g.pkts_in, 11);
+	{	/* the caller's size: a larger struct gets zeros past ours, a
+		 * smaller one only its own bytes */
+		struct { struct sofl_gro_stats s; uint64_t more[2]; } big;
+
+		memset(&big, 0xa5, sizeof(big));
+		assert_int_equal(sofl_port_gro_stats(f.port, &big.s, sizeof(big)), 0);
+		assert_memory_equal(&big.s, &g, sizeof(g));
+		assert_true(big.more[0] == 0 && big.more[1] == 0);
+		memset(&big, 0xa5, sizeof(big));
+		assert_int_equal(sofl_port_gro_stats(f.port, &big.s, 8), 0);
+		assert_int_equal(big.s.pkts_in, 11);
+		assert_true(big.s.pkts_out == 0xa5a5a5a5a5a5a5a5ull);
+	}
 	assert_true(sofl_port_offloads(f.port) & SOFL_PORT_OFF_GRO);
 	fix_close(&f);
 }

@@ -731,11 +731,11 @@ cfg_check(struct sofl_afp_config *cfg, const struct sofl_afp_config *in)
 		return err;
 	if (cfg->rx_batch == 0 || cfg->rx_batch > 65536 || cfg->ring_frames == 0 ||
 	    cfg->ring_frames > 65536 || cfg->tx_batch == 0 || cfg->tx_batch > 65536)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_BATCH;
 	if (cfg->rx_mode != SOFL_PORT_RX_SEGMENT && cfg->rx_mode != SOFL_PORT_RX_SUPER)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_RX_MODE;
 	if (cfg->rx_mode == SOFL_PORT_RX_SUPER && (cfg->headroom || cfg->tailroom))
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_ROOM;
 	return 0;
 }
 
@@ -929,7 +929,7 @@ sofl_afp_open(const struct sofl_afp_config *in, struct sofl_port **out)
 	if ((r = cfg_check(&c, in)) < 0)
 		return r;
 	if (!cfg->ifname || !*cfg->ifname || strlen(cfg->ifname) >= IFNAMSIZ)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_NAME;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return SOFL_E_NOMEM;

@@ -103,13 +103,13 @@ tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 	if (c->rx_reads == 0)
 		c->rx_reads = 1;
 	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_RX_MODE;
 	if (c->rx_mode == SOFL_PORT_RX_SUPER && (c->headroom || c->tailroom))
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_ROOM;
 	if (c->name && strlen(c->name) >= IFNAMSIZ)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_NAME;
 	if (c->rx_batch > (1u << 20) || c->rx_reads > 4096)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_BATCH;
 	return 0;
 }
 

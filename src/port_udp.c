@@ -103,14 +103,14 @@ udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 		c->max_pkts = 64 * c->rx_batch;
 	if (c->rx_batch > 1024 || c->rx_buf > (1u << 20) || c->max_pkts > (1u << 20) ||
 	    c->rx_buf < 64 || (c->gro && c->rx_buf < 65536))
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_BATCH;
 	if ((c->local && c->local_len > sizeof(struct sockaddr_storage)) ||
 	    (c->remote && c->remote_len > sizeof(struct sockaddr_storage)))
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_ADDR;
 	if (c->local && c->remote && c->local->sa_family != c->remote->sa_family)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_ADDR;
 	if (c->connect && !c->remote)
-		return SOFL_E_INVAL;
+		return SOFL_E_CFG_ADDR;
 	return 0;
 }
 
@@ -213,7 +213,7 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 		int fam = c.local ? c.local->sa_family : c.remote ? c.remote->sa_family : 0;
 
 		if (fam != AF_INET && fam != AF_INET6)
-			return SOFL_E_INVAL;
+			return SOFL_E_CFG_ADDR;
 		if ((fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP)) < 0)
 			return SOFL_E_SYS;
 		if (c.reuseport &&

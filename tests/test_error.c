@@ -71,7 +71,12 @@
 	X(SOFL_E_CFG_MAX_BATCH) \
 	X(SOFL_E_CFG_MAX_HELD) \
 	X(SOFL_E_CFG_MAX_SEGS) \
-	X(SOFL_E_CFG_RULES)
+	X(SOFL_E_CFG_RULES) \
+	X(SOFL_E_CFG_RX_MODE) \
+	X(SOFL_E_CFG_ROOM) \
+	X(SOFL_E_CFG_NAME) \
+	X(SOFL_E_CFG_BATCH) \
+	X(SOFL_E_CFG_ADDR)
 
 /* @return the enumerator's name, or NULL for an int that is not one */
 static const char *

@@ -719,7 +719,7 @@ test_api_args(void **state)
 
 	(void)state;
 	sofl_afp_config_init(&c);
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_INVAL);	/* no ifname */
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_NAME);	/* no ifname */
 	assert_int_equal(sofl_afp_open(NULL, &p), SOFL_E_INVAL);
 	c.ifname = "x";
 	c.size = 3;
@@ -744,7 +744,19 @@ test_api_args(void **state)
 	assert_int_equal(errno, ENODEV);
 	c.rx_mode = SOFL_PORT_RX_SUPER;
 	c.headroom = 14;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_INVAL);
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_ROOM);
+	assert_null(p);
+	c.headroom = 0;
+	c.rx_mode = 7;
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_RX_MODE);
+	c.rx_mode = SOFL_PORT_RX_SEGMENT;
+	c.ring_frames = 65537;
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_BATCH);
+	c.ring_frames = 0;
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_BATCH);
+	sofl_afp_config_init(&c);
+	c.ifname = "a-name-that-is-far-too-long-for-ifnamsiz";
+	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_NAME);
 	assert_null(p);
 	p = make(SOFL_PORT_RX_SEGMENT, 0);
 	assert_int_equal(sofl_afp_mac(p, mac), 0);

@@ -221,7 +221,7 @@ test_read_super(void **state)
 	fix_close(&f);
 	/* head/tail areas need segments */
 	c.headroom = 8;
-	assert_int_equal(port_tun_make(&c, -1, 0, "x", &f.port), SOFL_E_INVAL);
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &f.port), SOFL_E_CFG_ROOM);
 }
 
 /* The full batch: a super-packet that does not fit waits for the next
@@ -420,8 +420,15 @@ test_api_edges(void **state)
 
 	sofl_tun_config_init(&c);
 	c.name = "a-name-that-is-far-too-long-for-ifnamsiz";
-	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_INVAL);
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_NAME);
 	assert_int_equal(sofl_tun_open(NULL, &port), SOFL_E_INVAL);
+	c.name = NULL;
+	c.rx_mode = 9;
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_RX_MODE);
+	c.rx_mode = SOFL_PORT_RX_SEGMENT;
+	c.rx_batch = (1u << 20) + 1;
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_BATCH);
+	sofl_tun_config_init(&c);
 	c.name = NULL;
 	c.size = 4;
 	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_SIZE);
@@ -430,7 +437,7 @@ test_api_edges(void **state)
 	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_SIZE);
 	c.size = (uint32_t)(offsetof(struct sofl_tun_config, rss) + sizeof(c.rss));
 	c.name = "a-name-that-is-far-too-long-for-ifnamsiz";
-	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_INVAL);	/* got past size */
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_NAME);	/* got past size */
 	c.name = NULL;
 	{	/* a newer, larger config: zero past the known fields is fine,
 		 * a field this library does not know is refused */
@@ -440,7 +447,7 @@ test_api_edges(void **state)
 		sofl_tun_config_init(&big.c);
 		big.c.name = "a-name-that-is-far-too-long-for-ifnamsiz";
 		big.c.size = sizeof(big);
-		assert_int_equal(sofl_tun_open(&big.c, &port), SOFL_E_INVAL);	/* got past size */
+		assert_int_equal(sofl_tun_open(&big.c, &port), SOFL_E_CFG_NAME);	/* got past size */
 		big.more[7] = 1;
 		assert_int_equal(sofl_tun_open(&big.c, &port), SOFL_E_CFG_SIZE);
 	}

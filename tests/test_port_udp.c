@@ -194,25 +194,25 @@ test_config(void **state)
 	(void)state;
 
 	sofl_udp_config_init(&c);
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* no address */
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);		/* no address */
 	/* the size field: the smallest accepted is the first sized version's
 	 * (up to quiet); past that, the no-address check is reached */
 	c.size = (uint32_t)offsetof(struct sofl_udp_config, quiet);
 	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_SIZE);
 	c.size = (uint32_t)(offsetof(struct sofl_udp_config, quiet) + sizeof(c.quiet));
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);
 	sofl_udp_config_init(&c);
 	c.local = (const struct sockaddr *)&a4;
 	c.local_len = sizeof(a4);
 	c.remote = (const struct sockaddr *)&a6;
 	c.remote_len = sizeof(a6);
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* families differ */
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);	/* families differ */
 	c.remote = NULL;
 	c.connect = 1;
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* connect to nothing */
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);	/* connect to nothing */
 	c.connect = 0;
 	c.rx_buf = 1500;
-	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_INVAL);		/* UDP_GRO needs 64 KB */
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_BATCH);	/* UDP_GRO needs 64 KB */
 	assert_null(p);
 	assert_int_equal(sofl_udp_local(NULL, NULL, NULL), SOFL_E_INVAL);
 }

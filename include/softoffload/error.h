@@ -80,9 +80,8 @@ enum sofl_err {
 	SOFL_E_GRO_BATCH       = -80, /* more inputs in one cycle than cfg.max_batch */
 	SOFL_E_GRO_HELD        = -81, /* held + new inputs would pass max_held + max_batch */
 
-	/* configuration structs: SOFL_E_CFG_SIZE for every sized config (gro.h,
-	 * port.h); the others one per field of sofl_gro_config that is wrong
-	 * (port configs report a wrong field as SOFL_E_INVAL) */
+	/* configuration structs (gro.h, port.h): one code per wrong field;
+	 * SOFL_E_CFG_SIZE for every sized config */
 	SOFL_E_CFG_SIZE        = -90, /* size field too small, or unknown non-zero bytes past the known fields */
 	SOFL_E_CFG_LINK        = -91, /* link is not SOFL_LINK_ETH or SOFL_LINK_RAW */
 	SOFL_E_CFG_POLICY      = -92, /* unknown policy */
@@ -93,6 +92,11 @@ enum sofl_err {
 	SOFL_E_CFG_MAX_HELD    = -97, /* max_held above 2^26 */
 	SOFL_E_CFG_MAX_SEGS    = -98, /* max_segs above 65535 */
 	SOFL_E_CFG_RULES       = -99, /* n_rules without rules, or a rule with a bad family or prefix */
+	SOFL_E_CFG_RX_MODE     = -100, /* port: rx_mode not SOFL_PORT_RX_SEGMENT or _SUPER */
+	SOFL_E_CFG_ROOM        = -101, /* port: headroom/tailroom with rx_mode SUPER */
+	SOFL_E_CFG_NAME        = -102, /* port: interface name missing (AF_PACKET) or too long */
+	SOFL_E_CFG_BATCH       = -103, /* port: a batch, ring or buffer size out of its range */
+	SOFL_E_CFG_ADDR        = -104, /* port: address missing, too long, or of another family */
 };
 
 /* sofl_strerror() :

@@ -310,8 +310,10 @@ SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
  * USO4|USO6 together, keeping what the kernel accepts.  The fd is made
  * non-blocking.  *out is written on success only.
  * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
- *         SOFL_E_INVAL (NULL, name too long, headroom or
- *         tailroom with rx_mode SUPER), SOFL_E_NOMEM, SOFL_E_SYS (errno from
+ *         SOFL_E_INVAL (NULL), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM
+ *         (headroom or tailroom with rx_mode SUPER), SOFL_E_CFG_NAME (name
+ *         too long), SOFL_E_CFG_BATCH (rx_batch above 2^20, rx_reads above
+ *         4096), SOFL_E_NOMEM, SOFL_E_SYS (errno from
  *         open/ioctl: ENOENT no /dev/net/tun, EPERM, EBUSY...). */
 SOFL_API int sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out);
 
@@ -361,8 +363,11 @@ SOFL_API void sofl_udp_config_init(struct sofl_udp_config *cfg);
  * and asks for SO_RXQ_OVFL (receive-buffer drops counted).  Receives are
  * MSG_DONTWAIT; sends block unless nonblock_send.  *out on success only.
  * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
- *         SOFL_E_INVAL (NULL, no address, families
- *         differ, rx_buf too small), SOFL_E_NOMEM, SOFL_E_SYS (socket, bind,
+ *         SOFL_E_INVAL (NULL), SOFL_E_CFG_ADDR (no address, a length above
+ *         sockaddr_storage, families differ, connect without remote, not
+ *         IPv4/IPv6), SOFL_E_CFG_BATCH (rx_batch above 1024, rx_buf below 64
+ *         or, with gro, 65536, rx_buf or max_pkts above 2^20), SOFL_E_NOMEM,
+ *         SOFL_E_SYS (socket, bind,
  *         connect failed; errno set). */
 SOFL_API int sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out);
 
@@ -454,9 +459,10 @@ SOFL_API void sofl_afp_config_init(struct sofl_afp_config *cfg);
  * checksum features (SIOCETHTOOL), its MAC address and MTU.  *out on success
  * only.
  * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
- *         SOFL_E_INVAL (NULL, no ifname, rx_batch or
- *         ring_frames 0 or > 65536, headroom/tailroom with rx_mode SUPER),
- *         SOFL_E_NOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
+ *         SOFL_E_INVAL (NULL), SOFL_E_CFG_NAME (no ifname, or too long),
+ *         SOFL_E_CFG_BATCH (rx_batch, ring_frames or tx_batch 0 or above
+ *         65536), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM (headroom/tailroom
+ *         with rx_mode SUPER), SOFL_E_NOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
  *         ENOMEM for the ring...). */
 SOFL_API int sofl_afp_open(const struct sofl_afp_config *cfg, struct sofl_port **out);
 

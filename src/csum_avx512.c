@@ -39,35 +39,28 @@
 #define BLOCK 1024
 #define SHORT_MAX 256
 #define MID 1536
-/* SHORT_MAX < len <= MID: sofl_pkt_sum().  Against the kernels it replaced
- * (block4() with unaligned loads, or the four-accumulator aligned_sum() for
- * unaligned buffers from 1024 bytes that needed no extra vector), best of
- * five loops over 8 buffers in L1, Zen 4: not slower at any of 16 lengths
- * from 257 to 1536 at any of offsets 0, 2, 14, 22, 26, 34, 63; 1000 B at 26
- * 10.3 -> 8.3 ns, 1488 B at 26 11.6 -> 10.5, 1536 B at 26 13.0 -> 10.7,
- * 1500 B at 0 11.5 -> 10.5.  From L2 (32 buffers, 48 KiB) 1480-1500 bytes
- * take 13.2 ns either way: L2 feeds L1 32 bytes per cycle.  Up to 256 bytes
- * sum_short() is as fast or faster.  Unaligned buffers past MID go to
- * aligned_sum() (9000 B at 26: 67 -> 49 ns against unaligned loads). */
+/* SHORT_MAX < len <= MID: sofl_pkt_sum(): aligned loads with masked ends
+ * and four accumulators, for any alignment; it is not slower than the
+ * unaligned block loop at any packet length or offset, and an L2-resident
+ * packet is bound by L2's 32 bytes per cycle either way.  Up to SHORT_MAX,
+ * sum_short() is faster still.  Unaligned buffers past MID go to
+ * aligned_sum(), which avoids a cache-line split on every load.
+ * (Measurements: docs/benchmarks.md, checksum sections.) */
 /* From this length on (beyond L2, streaming from L3 or DRAM) the buffer goes
  * to the AVX2 kernel, whose 256-bit loop (xor, vpmaddwd, vpaddd; 128 bytes
- * per iteration) reads L3 and DRAM at least as fast as anything here: a
- * 256-bit variant of this file's loop (vpdpwssd, eight accumulators, 256
- * bytes per iteration) was ~3% slower at 64 MB, the 512-bit loop ~2% slower
- * at 2-3 MiB and ~9% faster at 1 MiB (Zen 4, alternating A/B calls).  Every
- * CPU with AVX-512 F has AVX2; csum.c requires both for this kernel. */
+ * per iteration) reads L3 and DRAM at least as fast as the 512-bit loop:
+ * there memory bandwidth, not the vector ports, bounds the sum.  Every CPU
+ * with AVX-512 F has AVX2; csum.c requires both for this kernel. */
 #define STREAM_MIN (2u << 20)
-/* A single call longer than L1 (32 KiB on Zen 4) sums its whole 256-byte
- * runs with 256-bit loads: streamed from DRAM in 64 KiB calls (DPDK's
- * workload) they ran at AVX2's speed where the 512-bit loop lost ~20%
- * (~25 vs ~20 GB/s, alternating A/B calls), and in L2 both run alike;
- * in L1 the 512-bit loop is faster (8-32 KiB: 117-172 vs 102-142 GB/s). */
+/* On AMD (Zen 4, 32 KiB L1d) a single call longer than L1 sums its whole
+ * 256-byte runs with 256-bit loads: streamed from DRAM in 64 KiB calls
+ * they keep AVX2's speed where the 512-bit loop is slower, in L2 both run
+ * alike, and in L1 the 512-bit loop is faster (so the shorter calls keep it). */
 #define L1_MAX (32u << 10)
-/* That 256-bit path is for AMD only.  On Intel (a Xeon with AVX-512 and
- * GFNI, 48 KiB L1d) the same single calls of 32-64 KiB, from L2, ran at
- * half the speed of the 512-bit loop (65000 bytes at offset 42, UFO's
- * datagram checksum: 38 against ~90 GB/s); there they take block(), or
- * aligned_sum() when unaligned, as the shorter buffers do. */
+/* That 256-bit path is for AMD only: on Intel (a Xeon with AVX-512 and
+ * GFNI, 48 KiB L1d) the same 32-64 KiB calls from L2 run at about half the
+ * 512-bit loop's speed, so there they take block(), or aligned_sum() when
+ * unaligned, as the shorter buffers do. */
 static int
 beyond_l1_ymm(void)
 {

@@ -74,7 +74,7 @@ check_dpdk_gso_tcp(struct ds *s, int n)
 	check(same == n, "gso tcp4 64K: DPDK + software checksums byte-identical %d/%d", same, n);
 }
 
-/* IPv4 fragments of the UDP super-packet (DPDK's "UDP GSO", our IP_FRAG):
+/* IPv4 fragments of the UDP super-packet (DPDK's "UDP GSO", our UFO):
  * 1480-byte units, offsets/MF/lengths, a valid header checksum, the ID kept,
  * the bytes of the original IP payload.  @return fragments correct. */
 static int
@@ -334,7 +334,7 @@ check_ours_frag(struct og_s *e, const char *what)
 	for (int i = 0; i < e->nseg; i++)
 		zc += os_zero_copy(e, i);
 	check(e->nseg == 44 && good == 44 && zc == 44 && covered == gso_udp_len - 34,
-	      "gso udp4 64K: softoffload IP_FRAG (%s) %d fragments, %d correct, zero-copy %d", what,
+	      "gso udp4 64K: softoffload UFO (%s) %d fragments, %d correct, zero-copy %d", what,
 	      e->nseg, good, zc);
 }
 
@@ -361,7 +361,7 @@ setup_gso_ours(void)
 	o = add_row("gso", "seg", m_ours_gso, e, 0, "sofl_tcp4_65160B_mss1448_copy_fullcsum");
 	add_cmp(dpdk_gso_row[0][GS_SEG_CSUM], o);
 
-	/* UDP: DPDK fragments; our like-for-like is IP_FRAG at MTU 1500.  It
+	/* UDP: DPDK fragments; our like-for-like is UFO (SOFL_GSO_UFO) at MTU 1500.  It
 	 * always completes the datagram's UDP checksum first (Linux UFO), so
 	 * it has no pseudo-header-only variant */
 	e = os_new(gso_udp_frame, gso_udp_len, SOFL_GSO_UFO, 0, 0, 1500, SOFL_GSO_ZEROCOPY,

@@ -155,9 +155,8 @@ tail_w(const unsigned char *p, unsigned char *d, size_t o, size_t n, int copy)
 /* len <= SHORT_MAX (256).  Offsets, not moving pointers: d is NULL unless
  * copying.  Up to four vectors, each widened on its own and added as a
  * tree: a loop's running sum put two dependent adds per vector on the path
- * to the fold.  Inlined into a frameless sofl_csum_avx512(): 256 B on a
- * Xeon (family 6 model 207), DPDK's inlined -march=native loop / ours,
- * same run: 0.77-0.91 -> 0.87-1.06 (five alternating processes). */
+ * to the fold.  Inlined into sofl_csum_avx512(), which then needs no stack
+ * frame. */
 static inline __attribute__((always_inline)) uint32_t
 sum_short(const unsigned char *p, unsigned char *d, size_t len, int copy)
 {
@@ -389,8 +388,8 @@ aligned_sum(const unsigned char *p, size_t len)
 
 /* Out of line and reached by a tail jump, so that its register pressure
  * (callee-saved registers pushed on entry) stays off the short paths: those
- * pushes made 1500-byte sums up to 50% slower whenever the stack's page
- * offset aliased the buffer's (Zen 4). */
+ * pushes slow packet-sized sums down whenever the stack's page offset
+ * aliases the buffer's (4K aliasing of the stores with the loads). */
 static __attribute__((noinline)) VNNI uint32_t
 long_sum(uint32_t sum, const unsigned char *p, size_t len)
 {

@@ -42,7 +42,7 @@ struct seg {
  * tables: by the zero-copy contract it stays valid and unchanged while the
  * flow is held, and the frames of a few flows stay in cache), or, in an LRU
  * table past PF_BYTES, a copy in the entry (hc) made while the frame was
- * in cache (at 32 flows the copy cost ~2 ns per new flow): with thousands of flows
+ * in cache (a cost per new flow, so only for large tables): with thousands of flows
  * held, the first segment's buffer is cold when its flow's next segment
  * arrives (a DRAM miss and a TLB miss, at the end of a chain of dependent
  * loads), while the copy shares the entry's page and sits next to the line

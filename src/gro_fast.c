@@ -822,13 +822,11 @@ fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size
 	for (; i < n; i++) {
 		const uint8_t *d = in[i].data;
 		const uint32_t len = in[i].len;
-		uint32_t end;
 		unsigned v;
 		int l3, why;
 
 		if (!d || (l3 = fast_l3(g, d, len, 40 + 20, &v)) < 0 || v != 4 ||
-		    !fast_ip_ok(d, len, (uint32_t)l3, 4, &end) || d[l3 + 9] == 6 ||
-		    (why = bypass4_why(g, d + l3, end - (uint32_t)l3 - 20)) < 0)
+		    (why = fast_why4(g, d, len, (uint32_t)l3)) < 0)
 			break;
 		lone_put(g, &w, &in[i], (uint8_t)why);
 	}
@@ -914,11 +912,11 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 HOT int
 fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
 {
-	uint32_t len = in->len, end;
+	uint32_t len = in->len;
 	int why;
 
-	if (g->cfg.n_rules || len < l3 + 40 + 20 || !fast_ip_ok(in->data, len, l3, 4, &end) ||
-	    (why = bypass4_why(g, (const uint8_t *)in->data + l3, end - l3 - 20)) < 0)
+	if (g->cfg.n_rules || len < l3 + 40 + 20 ||
+	    (why = fast_why4(g, in->data, len, l3)) < 0)
 		return 0;	/* as fast_hold (its fast_l3 minimum) */
 	gro_bypass(g, in, why);
 	return 1;

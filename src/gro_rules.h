@@ -425,6 +425,20 @@ bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail)
 	return classify_l3(g, NULL, 4, ip[9], 20, 0, 0);
 }
 
+/* An IPv4 input of fast_l3's layouts with its IP header at @l3: the reason
+ * the general way delivers it at once for (fast_ip_ok, then bypass4_why),
+ * or -1: TCP, or the general way decides.  The one test of fast_bypass_run
+ * and fast_other4. */
+HOT int
+fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3)
+{
+	uint32_t end;
+
+	if (!fast_ip_ok(d, len, l3, 4, &end) || d[l3 + 9] == 6)
+		return -1;
+	return bypass4_why(g, d + l3, end - l3 - 20);
+}
+
 /* L2/L3 checks and checksums (#5-#12): everything that does not depend on
  * held flows, so a whole chunk can be classified before the table is used. */
 HOT void

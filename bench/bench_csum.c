@@ -5,8 +5,9 @@
  *
  * Two in-process baselines give ratios measured in the same run:
  *   ref16  a plain 16-bit-word loop into a 32-bit accumulator (the algorithm
- *          of DPDK's rte_raw_cksum), compiled here at -O3 for AVX-512 the way
- *          DPDK's header-inline code is compiled with -march=native;
+ *          of DPDK's rte_raw_cksum), compiled here at -O3 for the widest ISA
+ *          this CPU runs (AVX-512, AVX2 or none) the way DPDK's header-inline
+ *          code is compiled with -march=native;
  *   memcpy glibc memcpy of the same size (for sofl_csum_copy).
  * The DPDK 22.11 anchor figures (measured on another day, possibly on
  * another host CPU) are printed next to ours as "anchor" ratios.
@@ -29,11 +30,6 @@
 
 /* ---- same-run baselines ---- */
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define REF_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl")))
-#else
-#define REF_TARGET
-#endif
 #if defined(__GNUC__) && !defined(__clang__)
 #define REF_OPT __attribute__((optimize("O3")))
 #else
@@ -41,21 +37,56 @@
 #endif
 
 /* The rte_raw_cksum algorithm (our own code): 16-bit words, 32-bit sum, which
- * overflows past ~128 KiB, so callers feed it at most 64 KiB at a time. */
-static REF_TARGET REF_OPT __attribute__((noinline)) uint32_t
-ref16(const void *buf, size_t len, uint32_t sum)
-{
-	const uint8_t *p = buf;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2) {
-		uint16_t w;
-		memcpy(&w, p + i, 2);
-		sum += w;
+ * overflows past ~128 KiB, so callers feed it at most 64 KiB at a time.
+ * REF16_BODY is compiled once per ISA the way -march=native would compile
+ * DPDK's header-inline loop on this CPU; ref16 points at the widest one the
+ * CPU runs (ref16_isa names it). */
+#define REF16_BODY							\
+	{								\
+		const uint8_t *p = buf;					\
+		size_t i;						\
+		for (i = 0; i + 1 < len; i += 2) {			\
+			uint16_t w;					\
+			memcpy(&w, p + i, 2);				\
+			sum += w;					\
+		}							\
+		if (len & 1)						\
+			sum += p[len - 1];				\
+		return sum;						\
 	}
-	if (len & 1)
-		sum += p[len - 1];
-	return sum;
+
+typedef uint32_t ref16_fn(const void *buf, size_t len, uint32_t sum);
+
+static REF_OPT __attribute__((noinline)) uint32_t
+ref16_plain(const void *buf, size_t len, uint32_t sum)
+REF16_BODY
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+static __attribute__((target("avx2"))) REF_OPT __attribute__((noinline)) uint32_t
+ref16_avx2(const void *buf, size_t len, uint32_t sum)
+REF16_BODY
+
+static __attribute__((target("avx2,avx512f,avx512bw,avx512vl"))) REF_OPT __attribute__((noinline)) uint32_t
+ref16_avx512(const void *buf, size_t len, uint32_t sum)
+REF16_BODY
+#endif
+
+static ref16_fn *ref16 = ref16_plain;
+static const char *ref16_isa = "plain";
+
+static void
+ref16_pick(void)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+		ref16 = ref16_avx512;
+		ref16_isa = "avx512";
+	} else if (__builtin_cpu_supports("avx2")) {
+		ref16 = ref16_avx2;
+		ref16_isa = "avx2";
+	}
+#endif
 }
 
 /* ---- rows ---- */
@@ -331,6 +362,7 @@ main(int argc, char **argv)
 	char fmt[64];
 
 	reps = bench_reps_args(argc, argv, 15, MAXREP);
+	ref16_pick();
 	if (getenv("SOFL_BENCH_SCALE") && atof(getenv("SOFL_BENCH_SCALE")) > 0)
 		scale = atof(getenv("SOFL_BENCH_SCALE"));
 	hot = bench_alloc(65536);
@@ -391,7 +423,8 @@ main(int argc, char **argv)
 			sink ^= run(&rows[i], rep);
 	bench_sink(sink);
 
-	printf("# bench_csum: default implementation %s, %d interleaved repetitions\n", def, reps);
+	printf("# bench_csum: default implementation %s, ref16 compiled for %s, %d interleaved repetitions\n",
+	       def, ref16_isa, reps);
 	for (i = 0; i < nrows; i++) {
 		struct row *r = &rows[i];
 		int ns = !strcmp(r->unit, "ns");

@@ -419,72 +419,166 @@ emit_seg(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 	s->len = j->hlen + plen;
 }
 
-/* K_SEG over a contiguous input: the hot path (the bench's 64 KB
- * super-packets), everything per segment kept in registers and inline.
- * Produces exactly what emit_seg() does. */
-static void
-seg_fast(struct job *j, struct sofl_gso_out *out)
+/* ---- K_SEG over a contiguous input: the hot path ----
+ * The sending stack's TSO/USO (the bench's 64 KB super-packets).  The same
+ * bytes as emit_seg(); every per-segment value kept in registers: the loops
+ * read nothing through the job or the packet, whose fields the header
+ * stores (byte stores, which may alias anything) would make them reload. */
+
+/* Where the next segment goes, and the job's constants. */
+struct segw {
+	const uint8_t *hdr, *src;	/* the input's headers; the next payload */
+	uint8_t *h;			/* the next header slot */
+	struct sofl_gso_seg *s;
+	struct iovec *iov;
+	size_t stride;
+	uint32_t hlen, l3, l4, unit, ip_hl, l4_hl, left;
+	uint32_t ip_base, l4_base, ps_base, seq;
+	uint16_t id, id_step;
+};
+
+/* The segment's payload (@plen bytes: referenced, or copied behind its
+ * header), its segment and iovec entries; @return the payload's sum when
+ * @full */
+static inline __attribute__((always_inline)) uint32_t
+segw_payload(struct segw *w, uint32_t plen, const int copy, const int full)
+{
+	struct sofl_gso_seg *s = w->s;
+	uint32_t psum = 0;
+
+	s->data = w->h;
+	s->hdr_len = (uint16_t)w->hlen;
+	s->len = w->hlen + plen;
+	if (copy) {
+		s->iov = NULL;
+		s->iovcnt = 0;
+		if (full)
+			psum = sofl_csum_copy(w->h + w->hlen, w->src, plen, 0);
+		else
+			memcpy(w->h + w->hlen, w->src, plen);
+	} else {
+		w->iov[0].iov_base = w->h;
+		w->iov[0].iov_len = w->hlen;
+		w->iov[1].iov_base = (void *)(uintptr_t)w->src;
+		w->iov[1].iov_len = plen;
+		s->iov = w->iov;
+		s->iovcnt = plen ? 2 : 1;
+		w->iov += plen ? 2 : 1;
+		if (full)
+			psum = sofl_csum_add(0, w->src, plen);
+	}
+	return psum;
+}
+
+/* On to the next segment, @plen payload bytes past this one's */
+static inline __attribute__((always_inline)) void
+segw_next(struct segw *w, uint32_t plen)
+{
+	w->src += plen;
+	w->left -= plen;
+	w->h += w->stride;
+	w->s++;
+	w->id = (uint16_t)(w->id + w->id_step);
+	w->seq += w->unit;
+}
+
+/* One segment by the rules: its headers from the input's, then every field
+ * that changes (IP length, ID and header checksum, TCP seq and flags @fk,
+ * UDP length, the L4 checksum) */
+static inline __attribute__((always_inline)) void
+segw_one(struct segw *w, uint8_t fk, const int copy, const int full, const int udp, const int v4)
+{
+	uint32_t plen = w->left < w->unit ? w->left : w->unit, l4len = w->l4_hl + plen, psum, hs;
+	uint8_t *h = w->h;
+
+	copy_hdr(h, w->hdr, w->hlen);
+	psum = segw_payload(w, plen, copy, full);
+	if (v4)
+		hdr_ipv4_set_len_id_sum(h + w->l3, w->ip_base, (uint16_t)(w->ip_hl + plen), w->id);
+	else
+		hdr_ipv6_set_len(h + w->l3, w->ip_hl + plen);
+	if (udp) {
+		sofl_put16(h + w->l4 + 4, (uint16_t)l4len);
+		hs = w->l4_base + l4len;
+	} else {
+		hs = w->l4_base + hdr_tcp_set_seq_flags(h + w->l4, w->seq, fk);
+	}
+	sofl_put16(h + w->l4 + (udp ? 6 : 16),
+		   hdr_l4_seg_check(w->ps_base, l4len, hs, psum, full, udp));
+	segw_next(w, plen);
+}
+
+static inline __attribute__((always_inline)) void
+seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int full, const int udp,
+	   const int v4)
 {
 	const struct sofl_pkt *p = j->p;
-	const uint8_t *hdr = p->data, *src = p->data + j->cut_off;
-	uint32_t hlen = j->hlen, l3 = p->l3_off, l4 = p->l4_off, unit = j->unit, n = j->n;
-	uint32_t ip_hl = hlen - l3, seq = p->tcp_seq, k, left = j->cut_len;
-	uint16_t id = j->id0, id_step = (j->gp->flags & SOFL_GSO_F_FIXED_ID) ? 0 : 1;
-	unsigned co = j->udp ? 6 : 16;
-	int copy = j->mode == SOFL_GSO_COPY, full = j->full, udp = j->udp, v4 = p->ipv == 4;
-	uint8_t f = p->tcp_flags, f_first, f_mid, f_last;
-	struct iovec *iov = out->iov;
+	const uint8_t f = p->tcp_flags, f_first = f & (uint8_t)~(SOFL_TCP_FIN | SOFL_TCP_PSH);
+	const uint8_t f_last = (j->gp->flags & SOFL_GSO_F_ACCECN) ? f : f & (uint8_t)~SOFL_TCP_CWR;
+	const uint8_t f_mid = f_first & f_last;
+	struct segw w = {
+		.hdr = p->data, .src = p->data + j->cut_off, .h = out->buf, .s = out->seg,
+		.iov = out->iov, .stride = j->stride, .hlen = j->hlen, .l3 = p->l3_off,
+		.l4 = p->l4_off, .unit = j->unit, .ip_hl = j->hlen - p->l3_off,
+		.l4_hl = p->l4_len, .left = j->cut_len, .ip_base = j->ip_base,
+		.l4_base = j->l4_base, .ps_base = j->ps_base, .seq = p->tcp_seq, .id = j->id0,
+		.id_step = (j->gp->flags & SOFL_GSO_F_FIXED_ID) ? 0 : 1,
+	};
+	const uint32_t n = j->n;
+	const uint8_t *tmpl;
+	uint32_t k, ip_sum, hs;
 
-	f_first = f & (uint8_t)~(SOFL_TCP_FIN | SOFL_TCP_PSH);
-	f_last = (j->gp->flags & SOFL_GSO_F_ACCECN) ? f : f & (uint8_t)~SOFL_TCP_CWR;
-	f_mid = f_first & f_last;
-	for (k = 0; k < n; k++) {
-		struct sofl_gso_seg *s = &out->seg[k];
-		uint8_t *h = out->buf + (size_t)k * j->stride;
-		uint32_t plen = left < unit ? left : unit, psum = 0, l4len, hs;
-
-		copy_hdr(h, hdr, hlen);
-		s->data = h;
-		s->hdr_len = (uint16_t)hlen;
-		s->len = hlen + plen;
-		if (copy) {
-			s->iov = NULL;
-			s->iovcnt = 0;
-			if (full)
-				psum = sofl_csum_copy(h + hlen, src, plen, 0);
-			else
-				memcpy(h + hlen, src, plen);
-		} else {
-			iov[0].iov_base = h;
-			iov[0].iov_len = hlen;
-			iov[1].iov_base = (void *)(uintptr_t)src;
-			iov[1].iov_len = plen;
-			s->iov = iov;
-			s->iovcnt = plen ? 2 : 1;
-			iov += s->iovcnt;
-			if (full)
-				psum = sofl_csum_add(0, src, plen);
-		}
-		if (v4) {
-			hdr_ipv4_set_len_id_sum(h + l3, j->ip_base, (uint16_t)(ip_hl + plen), id);
-			id = (uint16_t)(id + id_step);
-		} else {
-			hdr_ipv6_set_len(h + l3, ip_hl + plen);
-		}
-		l4len = p->l4_len + plen;
-		if (udp) {
-			sofl_put16(h + l4 + 4, (uint16_t)l4len);
-			hs = j->l4_base + l4len;
-		} else {
-			uint8_t fk = k == 0 ? f_first : k + 1 < n ? f_mid : f_last;
-
-			hs = j->l4_base + hdr_tcp_set_seq_flags(h + l4, seq, fk);
-			seq += unit;
-		}
-		sofl_put16(h + l4 + co, hdr_l4_seg_check(j->ps_base, l4len, hs, psum, full, udp));
-		src += plen;
-		left -= plen;
+	segw_one(&w, f_first, copy, full, udp, v4);
+	if (n == 1)
+		return;
+	if (n == 2) {
+		segw_one(&w, f_last, copy, full, udp, v4);
+		return;
 	}
+	/* Segment 1 by the rules; 2 .. n-2 are copies of its headers that
+	 * differ only in IPv4 ID and header checksum, TCP seq and, with full
+	 * checksums, the L4 checksum: a full-sized payload each, so the same
+	 * lengths, flags and (partial) pseudo-header checksum. */
+	tmpl = w.h;
+	segw_one(&w, f_mid, copy, full, udp, v4);
+	ip_sum = sofl_csum_combine(w.ip_base, w.ip_hl + w.unit);
+	hs = w.l4_base + (udp ? w.l4_hl + w.unit : f_mid);
+	for (k = 2; k + 1 < n; k++) {
+		uint8_t *h = w.h;
+		uint32_t psum;
+
+		copy_hdr(h, tmpl, w.hlen);
+		psum = segw_payload(&w, w.unit, copy, full);
+		if (v4) {
+			sofl_put16(h + w.l3 + 4, w.id);
+			sofl_put16(h + w.l3 + 10,
+				   (uint16_t)~sofl_csum_fold(sofl_csum_combine(ip_sum, w.id)));
+		}
+		if (!udp)
+			sofl_put32(h + w.l4 + 4, w.seq);
+		if (full)
+			sofl_put16(h + w.l4 + (udp ? 6 : 16),
+				   hdr_l4_seg_check(w.ps_base, w.l4_hl + w.unit,
+						    udp ? hs : hs + (w.seq >> 16) + (w.seq & 0xffff),
+						    psum, 1, udp));
+		segw_next(&w, w.unit);
+	}
+	segw_one(&w, f_last, copy, full, udp, v4);
+}
+
+/* seg_fast_t() with its flags as constants for zero-copy TCP, with them as
+ * variables for the rest. */
+static __attribute__((noinline)) void
+seg_fast(struct job *j, struct sofl_gso_out *out)
+{
+	const int copy = j->mode == SOFL_GSO_COPY, v4 = j->p->ipv == 4;
+
+	if (!copy && !j->udp && v4)
+		j->full ? seg_fast_t(j, out, 0, 1, 0, 1) : seg_fast_t(j, out, 0, 0, 0, 1);
+	else if (!copy && !j->udp)
+		j->full ? seg_fast_t(j, out, 0, 1, 0, 0) : seg_fast_t(j, out, 0, 0, 0, 0);
+	else
+		seg_fast_t(j, out, copy, j->full, j->udp, v4);
 }
 
 /* Pass-through: the packet as it is, its L4 checksum completed (or made

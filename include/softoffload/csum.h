@@ -472,7 +472,28 @@ SOFL_API int sofl_csum_set_impl(enum sofl_csum_impl impl);
 /* sofl_csum_impl_name() : "generic", "avx2" or "avx512" — the one in use. */
 SOFL_API const char *sofl_csum_impl_name(void);
 
-/* Unaligned big-endian load/store helpers used throughout. */
+/* Unaligned big-endian load/store helpers used throughout.  Where the
+ * compiler has them, one load or store and a byte swap: gcc did not always
+ * merge the byte-by-byte stores (two byte stores per 16-bit field in a
+ * GSO segment's headers); elsewhere byte by byte. */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+	(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SOFL_BE16_(v) __builtin_bswap16(v)
+#define SOFL_BE32_(v) __builtin_bswap32(v)
+#else
+#define SOFL_BE16_(v) (v)
+#define SOFL_BE32_(v) (v)
+#endif
+static inline uint16_t sofl_get16(const void *p)
+{ uint16_t v; __builtin_memcpy(&v, p, 2); return SOFL_BE16_(v); }
+static inline uint32_t sofl_get32(const void *p)
+{ uint32_t v; __builtin_memcpy(&v, p, 4); return SOFL_BE32_(v); }
+static inline void sofl_put16(void *p, uint16_t v)
+{ v = SOFL_BE16_(v); __builtin_memcpy(p, &v, 2); }
+static inline void sofl_put32(void *p, uint32_t v)
+{ v = SOFL_BE32_(v); __builtin_memcpy(p, &v, 4); }
+#else
 static inline uint16_t sofl_get16(const void *p)
 { const uint8_t *b = (const uint8_t *)p; return (uint16_t)(b[0] << 8 | b[1]); }
 static inline uint32_t sofl_get32(const void *p)
@@ -483,6 +504,7 @@ static inline void sofl_put16(void *p, uint16_t v)
 static inline void sofl_put32(void *p, uint32_t v)
 { uint8_t *b = (uint8_t *)p; b[0] = (uint8_t)(v >> 24); b[1] = (uint8_t)(v >> 16);
   b[2] = (uint8_t)(v >> 8); b[3] = (uint8_t)v; }
+#endif
 
 #ifdef __cplusplus
 }

@@ -1001,11 +1001,11 @@ hb_hash(const struct sofl_gro *g, struct hbatch *hb, struct rxq *x, int pf)
 	const uint64_t *w6[5] = { hb->w6[0], hb->w6[1], hb->w6[2], hb->w6[3], hb->w6[4] };
 
 	if (hb->n4) {
-		sofl_siphash13_x(g->hkey, w4, 1, hb->l4, hb->h4, hb->n4, g->isa == 2);
+		sofl_siphash13_x(g->hkey, w4, 1, hb->l4, hb->h4, hb->n4, g->isa);
 		hb_put(g, x, hb->i4, hb->h4, hb->n4, pf);
 	}
 	if (hb->n6) {
-		sofl_siphash13_x(g->hkey, w6, 5, hb->l6, hb->h6, hb->n6, g->isa == 2);
+		sofl_siphash13_x(g->hkey, w6, 5, hb->l6, hb->h6, hb->n6, g->isa);
 		hb_put(g, x, hb->i6, hb->h6, hb->n6, pf);
 	}
 }

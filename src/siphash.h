@@ -21,10 +21,11 @@ int sofl_sip_key(uint64_t key[2], const uint8_t given[16]);
 
 /* sofl_siphash13_x() : SipHash-1-3 of @n messages of @nw words each (word
  * j of message i at w[j][i]) and last blocks last[i], folded to 32 bits
- * (h ^ h >> 32) into out[i]; with @avx512 (the CPU has AVX-512F) eight at
- * a time.  Equal to sofl_siphash13() lane by lane.  @nw <= 8. */
+ * (h ^ h >> 32) into out[i]; @isa 2 (the CPU has AVX-512F): eight at a
+ * time, 1 (AVX2): four, 0: one.  Equal to sofl_siphash13() lane by lane.
+ * @nw <= 8. */
 void sofl_siphash13_x(const uint64_t key[2], const uint64_t *const *w, unsigned nw,
-		      const uint64_t *last, uint32_t *out, size_t n, int avx512);
+		      const uint64_t *last, uint32_t *out, size_t n, int isa);
 
 static inline uint64_t
 sofl_sip_last(uint64_t tail, unsigned len)

@@ -25,6 +25,25 @@ fill_csums(uint8_t *b, uint32_t pay)
 	sofl_put16(th + 16, (uint16_t)~sofl_csum_fold(sofl_csum_add(s, th, l4len)));
 }
 
+/* The TCP/IPv4 frame @b (@pay payload bytes) made a valid UDP datagram
+ * of the same size: protocol 17, the TCP header's first 8 bytes the UDP
+ * header (the ports kept, its length and checksum), the rest payload. */
+static void
+wl_udp_retype(uint8_t *b, uint32_t pay)
+{
+	uint8_t *ip = b + 14, *uh = b + 34;
+	uint32_t l4len = 32 + pay, s;
+
+	ip[9] = 17;
+	sofl_put16(ip + 10, 0);
+	sofl_put16(ip + 10, sofl_ipv4_hdr_csum(ip, 20));
+	sofl_put16(uh + 4, (uint16_t)l4len);
+	sofl_put16(uh + 6, 0);
+	s = sofl_csum_pseudo_v4(ip + 12, ip + 16, 17, l4len);
+	s = (uint16_t)~sofl_csum_fold(sofl_csum_add(s, uh, l4len));
+	sofl_put16(uh + 6, (uint16_t)(s ? s : 0xffff));
+}
+
 size_t
 wl_tcp4_frame(uint8_t *b, uint32_t flow, uint32_t seg, uint32_t pay, uint8_t flags)
 {
@@ -113,10 +132,8 @@ wl_gro_burst(enum wl_gro w, uint8_t *const bufs[WL_BURST], uint32_t lens[WL_BURS
 	for (k = 0; k < WL_BURST; k++) {
 		wl_gro_packet(w, k, &flow, &seg, &flags);
 		lens[k] = (uint32_t)wl_tcp4_frame(bufs[k], flow, seg, WL_MSS, flags);
-		if (w == WL_X) {
-			bufs[k][14 + 9] = 17;
-			fill_csums(bufs[k], WL_MSS);
-		}
+		if (w == WL_X)
+			wl_udp_retype(bufs[k], WL_MSS);
 	}
 }
 

@@ -31,7 +31,7 @@ enum wl_gro {
 	WL_W2,		/* packet k = flow k % 4, segment k / 4 */
 	WL_W3,		/* packet k = flow k, segment 0 */
 	WL_W4,		/* W1 with PSH|ACK on segments 7, 15, 23, 31 */
-	WL_X,		/* W1 as UDP-typed for DPDK; here: W1 with IPv4 protocol 17 (not TCP) */
+	WL_X,		/* W1 as valid UDP datagrams of the same size (UDP GRO off: not eligible) */
 	WL_R16,		/* packet k = flow k % 16, segment k / 16 (not in the DPDK 22.11 anchor run:
 			 * interleaving beyond what a weave holds) */
 	WL__COUNT

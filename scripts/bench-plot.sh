@@ -27,7 +27,7 @@ if ! command -v gnuplot >/dev/null 2>&1; then
 	echo "bench-plot: gnuplot not installed (scripts/deps.sh bench installs it)" >&2
 	exit 1
 fi
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+cpu=$(sh "$(dirname "$0")/cpu-name.sh")
 stamp="$(date -u '+%F') $(git rev-parse --short HEAD 2>/dev/null || echo '?'), ${cpu:-unknown CPU}"
 status=0
 

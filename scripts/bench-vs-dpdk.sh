@@ -85,8 +85,8 @@ END {
 	}
 }' >"$OUT/summary.txt"
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
-printf '# %s, %s run(s), load average %s at start, %s at end\n' "$(date -u '+%F %H:%M UTC')" \
-	"$RUNS" "$load0" "$load1" >>"$OUT/summary.txt"
+printf '# %s, %s, %s run(s), load average %s at start, %s at end\n' "$(date -u '+%F %H:%M UTC')" \
+	"$(sh "$(dirname "$0")/cpu-name.sh")" "$RUNS" "$load0" "$load1" >>"$OUT/summary.txt"
 echo "== summary of $RUNS run(s): $OUT/summary.txt, $OUT/summary.md"
 cat "$OUT/summary.txt"
 exit $status

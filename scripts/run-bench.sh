@@ -48,7 +48,7 @@ for b in "$BUILD"/bench/bench_*; do
 	grep -v '^CSV,' "$OUT/$n.txt" || true
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
+cpu=$(sh "$(dirname "$0")/cpu-name.sh")
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
 
 # one TSV line per row: bench section name metric unit median min max series x

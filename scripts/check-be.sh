@@ -1,5 +1,5 @@
 #!/bin/sh
-# The portable (generic-kernel) unit tests of checksums and GRO on a
+# The portable (generic-kernel) unit tests of checksums, the parser, GRO and GSO on a
 # big-endian host: cross-built for s390x against Debian's s390x cmocka and
 # run under qemu user emulation.  Needs s390x-linux-gnu-gcc, the s390x
 # cmocka and qemu-s390x-static (Debian, as root:
@@ -19,7 +19,8 @@ command -v "$QEMU" >/dev/null 2>&1 || { echo "check-be: no $QEMU" >&2; exit 77; 
 mkdir -p "$B"
 LIB="src/cpu.c src/csum.c src/csum_generic.c src/error.c src/gro.c src/gro_fast.c src/gro_out.c src/gro_table.c src/gso.c src/pkt.c src/rss.c src/siphash.c src/vnet.c src/zalloc.c"
 fail=0
-for t in test_csum test_gro_api test_gro_fast test_gro_props test_gro_rules test_gro_selftest test_gro_udp; do
+for t in test_csum test_gro_api test_gro_fast test_gro_props test_gro_rules test_gro_selftest test_gro_udp \
+	test_pkt test_pkt_fast test_gso; do
 	if ! $CC -std=c11 -O2 -D_GNU_SOURCE -Iinclude -Isrc -Itests \
 		tests/$t.c tests/helpers.c $LIB -o "$B/$t" \
 		-L"$LIBDIR" -Wl,-rpath-link,"$LIBDIR" -lcmocka -lm; then

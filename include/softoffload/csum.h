@@ -472,12 +472,11 @@ SOFL_API int sofl_csum_set_impl(enum sofl_csum_impl impl);
 /* sofl_csum_impl_name() : "generic", "avx2" or "avx512" — the one in use. */
 SOFL_API const char *sofl_csum_impl_name(void);
 
-/* Unaligned big-endian load/store helpers used throughout.  Where the
- * compiler has them, one load or store and a byte swap: gcc did not always
- * merge the byte-by-byte stores (two byte stores per 16-bit field in a
- * GSO segment's headers); elsewhere byte by byte. */
+/* The byte swap the helpers below use where the compiler has one (GNU C
+ * with a known byte order); 0 where they go byte by byte. */
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
 	(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+#define SOFL_BSWAP_ 1
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define SOFL_BE16_(v) __builtin_bswap16(v)
 #define SOFL_BE32_(v) __builtin_bswap32(v)
@@ -485,26 +484,63 @@ SOFL_API const char *sofl_csum_impl_name(void);
 #define SOFL_BE16_(v) (v)
 #define SOFL_BE32_(v) (v)
 #endif
-static inline uint16_t sofl_get16(const void *p)
-{ uint16_t v; __builtin_memcpy(&v, p, 2); return SOFL_BE16_(v); }
-static inline uint32_t sofl_get32(const void *p)
-{ uint32_t v; __builtin_memcpy(&v, p, 4); return SOFL_BE32_(v); }
-static inline void sofl_put16(void *p, uint16_t v)
-{ v = SOFL_BE16_(v); __builtin_memcpy(p, &v, 2); }
-static inline void sofl_put32(void *p, uint32_t v)
-{ v = SOFL_BE32_(v); __builtin_memcpy(p, &v, 4); }
 #else
-static inline uint16_t sofl_get16(const void *p)
-{ const uint8_t *b = (const uint8_t *)p; return (uint16_t)(b[0] << 8 | b[1]); }
-static inline uint32_t sofl_get32(const void *p)
-{ const uint8_t *b = (const uint8_t *)p;
-  return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]; }
-static inline void sofl_put16(void *p, uint16_t v)
-{ uint8_t *b = (uint8_t *)p; b[0] = (uint8_t)(v >> 8); b[1] = (uint8_t)v; }
-static inline void sofl_put32(void *p, uint32_t v)
-{ uint8_t *b = (uint8_t *)p; b[0] = (uint8_t)(v >> 24); b[1] = (uint8_t)(v >> 16);
-  b[2] = (uint8_t)(v >> 8); b[3] = (uint8_t)v; }
+#define SOFL_BSWAP_ 0
 #endif
+
+/* Unaligned big-endian load/store helpers used throughout: one load or
+ * store and a byte swap where the compiler has them (gcc did not always
+ * merge byte-by-byte stores: two byte stores per 16-bit header field of a
+ * GSO segment), byte by byte elsewhere.  Same results either way. */
+static inline uint16_t sofl_get16(const void *p)
+{
+#if SOFL_BSWAP_
+	uint16_t v;
+	__builtin_memcpy(&v, p, 2);
+	return SOFL_BE16_(v);
+#else
+	const uint8_t *b = (const uint8_t *)p;
+	return (uint16_t)(b[0] << 8 | b[1]);
+#endif
+}
+
+static inline uint32_t sofl_get32(const void *p)
+{
+#if SOFL_BSWAP_
+	uint32_t v;
+	__builtin_memcpy(&v, p, 4);
+	return SOFL_BE32_(v);
+#else
+	const uint8_t *b = (const uint8_t *)p;
+	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
+#endif
+}
+
+static inline void sofl_put16(void *p, uint16_t v)
+{
+#if SOFL_BSWAP_
+	v = SOFL_BE16_(v);
+	__builtin_memcpy(p, &v, 2);
+#else
+	uint8_t *b = (uint8_t *)p;
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+#endif
+}
+
+static inline void sofl_put32(void *p, uint32_t v)
+{
+#if SOFL_BSWAP_
+	v = SOFL_BE32_(v);
+	__builtin_memcpy(p, &v, 4);
+#else
+	uint8_t *b = (uint8_t *)p;
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+#endif
+}
 
 #ifdef __cplusplus
 }

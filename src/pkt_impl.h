@@ -213,12 +213,12 @@ pk_udp_store(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t ulen)
 	p->key.dport = sofl_get16(d + o + 2);
 }
 
-/* ---- the TCP/IPv4 result in whole words ----
- * The most common packet of all (Ethernet, at most one VLAN tag, IPv4
- * without options, not a fragment, TCP) has a result that is mostly
- * constants and zeros: it is stored as sixteen 8-byte words composed in
- * registers instead of zeroing the structure and storing its two dozen
- * fields one by one.  PK_AT() puts a field's host-order value where
+/* ---- the TCP and UDP over IPv4 result in whole words ----
+ * The most common packets of all (Ethernet with at most one VLAN tag, or
+ * raw IP; IPv4 without options, not a fragment; TCP or UDP) have a result
+ * that is mostly constants and zeros: it is stored as sixteen 8-byte words
+ * composed in registers instead of zeroing the structure and storing its
+ * two dozen fields one by one.  PK_AT() puts a field's host-order value where
  * memcpy() of the word would put the struct's bytes, on either byte order;
  * the word each field lies in is checked at compile time. */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -247,64 +247,90 @@ pk_st64(struct sofl_pkt *p, size_t at, uint64_t w)
 	memcpy((uint8_t *)p + at, &w, 8);
 }
 
-/* The TCP/IPv4 packet at @d (@len >= @o + 20 bytes, IPv4 header at @o:
+/* The TCP or UDP over IPv4 packet at @d (@len >= @o + 20 bytes, IPv4 header at @o:
  * 0 for SOFL_LINK_RAW; for SOFL_LINK_ETH 14, or 18 after a VLAN tag
  * @tpid/@tci) parsed into *p: 1 when done, 2 when
  * done but for its TCP options (the caller calls sofl_pkt_tcp_options());
  * 0 when it is not one (nothing written).  The same result as the
  * field-by-field path. */
 PK_FAST int
-pk_fast_tcp4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint16_t tpid,
-	     uint16_t tci)
+pk_fast_ip4_t(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint16_t tpid,
+	      uint16_t tci, const int udp)
 {
 	const uint8_t *ip = d + o, *th = ip + 20;
-	uint32_t tot, hl, opt, src, dst;
+	const uint8_t proto = udp ? 17 : 6;
+	uint32_t tot, hl, pay, opt = 0, src, dst;
 	const uint32_t l4 = o + 20;
 	const int vl = o == PK_ETH_HLEN + 4, eth = o != 0;
+	uint64_t w56 = 0, w64 = 0, w72 = 0;
 
-	if (len < o + 20 || ip[0] != 0x45 || ip[9] != 6 || pk_ipv4_frag(ip))
-		return 0;
-	if (pk_ipv4_len(ip, o, len, 20, &tot) < 0 || pk_tcp_hlen(th, tot - 20, &hl) < 0)
+	if (ip[0] != 0x45 || pk_ipv4_frag(ip) || pk_ipv4_len(ip, o, len, 20, &tot) < 0)
 		return 0;	/* (errors: the field-by-field path reports them) */
+	if (!udp) {
+		if (pk_tcp_hlen(th, tot - 20, &hl) < 0)
+			return 0;
+		pay = tot - 20 - hl;
+		if (hl == 32) {		/* (the 4 bytes lie within the header) */
+			memcpy(&opt, th + 20, 4);
+			opt = opt == PK_OPT_NNTS_LE ? l4 + 22 : 0;
+		}
+		w56 = PK_F(56, tcp_flags, th[13]);
+		w64 = PK_F(64, opt_ts, opt) | PK_F(64, tcp_seq, sofl_get32(th + 4));
+		w72 = PK_F(72, tcp_ack, sofl_get32(th + 8));
+	} else {
+		if (pk_udp_len(th, tot - 20, &pay) < 0)
+			return 0;
+		hl = 8;
+		pay -= 8;	/* the UDP length's payload (it may end before the IP packet) */
+	}
 	memcpy(&src, ip + 12, 4);
 	memcpy(&dst, ip + 16, 4);
-	opt = 0;
-	if (hl == 32) {		/* (the 4 bytes lie within the header) */
-		memcpy(&opt, th + 20, 4);
-		opt = opt == PK_OPT_NNTS_LE ? l4 + 22 : 0;
-	}
 	pk_st64(p, 0, (uint64_t)(uintptr_t)d);
 	pk_st64(p, 8, PK_F(8, len, len) | PK_F(8, link, eth ? SOFL_LINK_ETH : SOFL_LINK_RAW) |
 		PK_F(8, layers, (eth ? SOFL_LAYER_L2 : 0) | SOFL_LAYER_L3 | SOFL_LAYER_L4) |
-		PK_F(8, ipv, 4) | PK_F(8, l4_proto, 6));
+		PK_F(8, ipv, 4) | PK_F(8, l4_proto, proto));
 	pk_st64(p, 16, (eth ? PK_F(16, ethertype, PK_ETH_P_IP) : 0) |
 		(vl ? PK_F(16, vlan_tci[0], tci) : 0) |
 		(vl ? PK_AT(tpid, 22 - 16, 2) : 0));
 	pk_st64(p, 24, PK_F(24, l3_off, o) | PK_F(24, l3_len, 20));
 	pk_st64(p, 32, PK_F(32, ip_end, o + tot));
 	pk_st64(p, 40, PK_F(40, l4_off, l4) | PK_F(40, l4_len, hl));
-	pk_st64(p, 48, PK_F(48, pay_off, l4 + hl) | PK_F(48, pay_len, tot - 20 - hl));
-	pk_st64(p, 56, PK_F(56, tcp_flags, th[13]));
-	pk_st64(p, 64, PK_F(64, opt_ts, opt) | PK_F(64, tcp_seq, sofl_get32(th + 4)));
-	pk_st64(p, 72, PK_F(72, tcp_ack, sofl_get32(th + 8)) | PK_F(72, key.family, 4) |
-		PK_F(72, key.proto, 6) | PK_F(72, key.nvlan, vl));
+	pk_st64(p, 48, PK_F(48, pay_off, l4 + hl) | PK_F(48, pay_len, pay));
+	pk_st64(p, 56, w56);
+	pk_st64(p, 64, w64);
+	pk_st64(p, 72, w72 | PK_F(72, key.family, 4) | PK_F(72, key.proto, proto) |
+		PK_F(72, key.nvlan, vl));
 	pk_st64(p, 80, vl ? PK_F(80, key.vlan[0], tci & 0x0fff) : 0);
 	pk_st64(p, 88, PK_AT(src, 0, 4));
 	pk_st64(p, 96, 0);
 	pk_st64(p, 104, PK_AT(dst, 0, 4));
 	pk_st64(p, 112, 0);
 	pk_st64(p, 120, PK_F(120, key.sport, sofl_get16(th)) | PK_F(120, key.dport, sofl_get16(th + 2)));
-	return hl > 20 && !opt ? 2 : 1;
+	return !udp && hl > 20 && !opt ? 2 : 1;
 }
 
-/* pk_fast_tcp4() for an Ethernet frame (@len >= 34) of ethertype @type */
+/* pk_fast_ip4_t() for either protocol: a straight-line copy for each */
 PK_FAST int
-pk_fast_tcp4_eth(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint16_t type)
+pk_fast_ip4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint16_t tpid,
+	    uint16_t tci)
+{
+	if (len < o + 20)
+		return 0;
+	if (d[o + 9] == 6)
+		return pk_fast_ip4_t(p, d, len, o, tpid, tci, 0);
+	if (d[o + 9] == 17)
+		return pk_fast_ip4_t(p, d, len, o, tpid, tci, 1);
+	return 0;
+}
+
+/* pk_fast_ip4() for an Ethernet frame (@len >= 34) of ethertype @type */
+PK_FAST int
+pk_fast_ip4_eth(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint16_t type)
 {
 	if (type == PK_ETH_P_IP)
-		return pk_fast_tcp4(p, d, len, PK_ETH_HLEN, 0, 0);
+		return pk_fast_ip4(p, d, len, PK_ETH_HLEN, 0, 0);
 	if ((type == PK_ETH_P_8021Q || type == PK_ETH_P_8021AD) && sofl_get16(d + 16) == PK_ETH_P_IP)
-		return pk_fast_tcp4(p, d, len, PK_ETH_HLEN + 4, type, sofl_get16(d + 14));
+		return pk_fast_ip4(p, d, len, PK_ETH_HLEN + 4, type, sofl_get16(d + 14));
 	return 0;
 }
 
@@ -381,13 +407,13 @@ pk_fast_ipv6(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uin
 }
 
 /* 0 or a negative L4 error: *p is the complete result (as the generic
- * parser's); 1: use the generic parser.  @tcp4: on which links to try
- * pk_fast_tcp4() first (the caller may have). */
-#define PK_TCP4_ETH 1
-#define PK_TCP4_RAW 2
+ * parser's); 1: use the generic parser.  @ip4: on which links to try
+ * pk_fast_ip4() first (the caller may have). */
+#define PK_IP4_ETH 1
+#define PK_IP4_RAW 2
 PK_FAST int
 pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link,
-	      int tcp4)
+	      int ip4)
 {
 	uint32_t o = PK_ETH_HLEN;
 	uint16_t type;
@@ -397,8 +423,8 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 		if (len < PK_ETH_HLEN + 20)
 			return 1;
 		type = sofl_get16(d + 12);
-		if (tcp4 & PK_TCP4_ETH)
-			r = pk_fast_tcp4_eth(p, d, len, type);
+		if (ip4 & PK_IP4_ETH)
+			r = pk_fast_ip4_eth(p, d, len, type);
 		if (r) {
 			if (r == 2)
 				sofl_pkt_tcp_options(p);
@@ -422,7 +448,7 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 	}
 	if (link != SOFL_LINK_RAW || len < 20)
 		return 1;
-	if ((tcp4 & PK_TCP4_RAW) && (r = pk_fast_tcp4(p, d, len, 0, 0, 0))) {
+	if ((ip4 & PK_IP4_RAW) && (r = pk_fast_ip4(p, d, len, 0, 0, 0))) {
 		if (r == 2)
 			sofl_pkt_tcp_options(p);
 		return 0;
@@ -440,7 +466,7 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 PK_FAST int
 sofl_pkt_parse_inline(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link)
 {
-	int r = pk_parse_fast(p, d, len, link, PK_TCP4_ETH | PK_TCP4_RAW);
+	int r = pk_parse_fast(p, d, len, link, PK_IP4_ETH | PK_IP4_RAW);
 
 	if (r <= 0)
 		return r;

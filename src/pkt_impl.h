@@ -309,28 +309,32 @@ pk_fast_ip4_t(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, ui
 	return !udp && hl > 20 && !opt ? 2 : 1;
 }
 
-/* pk_fast_ip4_t() for either protocol: a straight-line copy for each */
+/* The protocols pk_fast_ip4() is to take (constants where it is inlined) */
+#define PK_TCP 1
+#define PK_UDP 2
+
+/* pk_fast_ip4_t() for the protocols @which: a straight-line copy for each */
 PK_FAST int
 pk_fast_ip4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint16_t tpid,
-	    uint16_t tci)
+	    uint16_t tci, const int which)
 {
 	if (len < o + 20)
 		return 0;
-	if (d[o + 9] == 6)
+	if ((which & PK_TCP) && d[o + 9] == 6)
 		return pk_fast_ip4_t(p, d, len, o, tpid, tci, 0);
-	if (d[o + 9] == 17)
+	if ((which & PK_UDP) && d[o + 9] == 17)
 		return pk_fast_ip4_t(p, d, len, o, tpid, tci, 1);
 	return 0;
 }
 
 /* pk_fast_ip4() for an Ethernet frame (@len >= 34) of ethertype @type */
 PK_FAST int
-pk_fast_ip4_eth(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint16_t type)
+pk_fast_ip4_eth(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint16_t type, const int which)
 {
 	if (type == PK_ETH_P_IP)
-		return pk_fast_ip4(p, d, len, PK_ETH_HLEN, 0, 0);
+		return pk_fast_ip4(p, d, len, PK_ETH_HLEN, 0, 0, which);
 	if ((type == PK_ETH_P_8021Q || type == PK_ETH_P_8021AD) && sofl_get16(d + 16) == PK_ETH_P_IP)
-		return pk_fast_ip4(p, d, len, PK_ETH_HLEN + 4, type, sofl_get16(d + 14));
+		return pk_fast_ip4(p, d, len, PK_ETH_HLEN + 4, type, sofl_get16(d + 14), which);
 	return 0;
 }
 
@@ -407,10 +411,10 @@ pk_fast_ipv6(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uin
 }
 
 /* 0 or a negative L4 error: *p is the complete result (as the generic
- * parser's); 1: use the generic parser.  @ip4: on which links to try
- * pk_fast_ip4() first (the caller may have). */
-#define PK_IP4_ETH 1
-#define PK_IP4_RAW 2
+ * parser's); 1: use the generic parser.  @ip4: what to try pk_fast_ip4()
+ * on first (the caller may have tried some): TCP and UDP over Ethernet
+ * (PK_TCP, PK_UDP), both over raw IP (PK_IP4_RAW). */
+#define PK_IP4_RAW 4
 PK_FAST int
 pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link,
 	      int ip4)
@@ -423,8 +427,8 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 		if (len < PK_ETH_HLEN + 20)
 			return 1;
 		type = sofl_get16(d + 12);
-		if (ip4 & PK_IP4_ETH)
-			r = pk_fast_ip4_eth(p, d, len, type);
+		if (ip4 & (PK_TCP | PK_UDP))
+			r = pk_fast_ip4_eth(p, d, len, type, ip4 & (PK_TCP | PK_UDP));
 		if (r) {
 			if (r == 2)
 				sofl_pkt_tcp_options(p);
@@ -448,7 +452,7 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 	}
 	if (link != SOFL_LINK_RAW || len < 20)
 		return 1;
-	if ((ip4 & PK_IP4_RAW) && (r = pk_fast_ip4(p, d, len, 0, 0, 0))) {
+	if ((ip4 & PK_IP4_RAW) && (r = pk_fast_ip4(p, d, len, 0, 0, 0, PK_TCP | PK_UDP))) {
 		if (r == 2)
 			sofl_pkt_tcp_options(p);
 		return 0;
@@ -466,7 +470,7 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 PK_FAST int
 sofl_pkt_parse_inline(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link)
 {
-	int r = pk_parse_fast(p, d, len, link, PK_IP4_ETH | PK_IP4_RAW);
+	int r = pk_parse_fast(p, d, len, link, PK_TCP | PK_UDP | PK_IP4_RAW);
 
 	if (r <= 0)
 		return r;

@@ -545,22 +545,17 @@ seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int fu
 	hs = w.l4_base + (udp ? w.l4_hl + w.unit : f_mid);
 	for (k = 2; k + 1 < n; k++) {
 		uint8_t *h = w.h;
-		uint32_t psum;
+		uint32_t psum, ss = 0;
 
 		copy_hdr(h, tmpl, w.hlen);
 		psum = segw_payload(&w, w.unit, copy, full);
-		if (v4) {
-			sofl_put16(h + w.l3 + 4, w.id);
-			sofl_put16(h + w.l3 + 10,
-				   (uint16_t)~sofl_csum_fold(sofl_csum_combine(ip_sum, w.id)));
-		}
+		if (v4)
+			hdr_ipv4_set_id_sum(h + w.l3, ip_sum, w.id);
 		if (!udp)
-			sofl_put32(h + w.l4 + 4, w.seq);
+			ss = hdr_tcp_set_seq(h + w.l4, w.seq);
 		if (full)
 			sofl_put16(h + w.l4 + (udp ? 6 : 16),
-				   hdr_l4_seg_check(w.ps_base, w.l4_hl + w.unit,
-						    udp ? hs : hs + (w.seq >> 16) + (w.seq & 0xffff),
-						    psum, 1, udp));
+				   hdr_l4_seg_check(w.ps_base, w.l4_hl + w.unit, hs + ss, psum, 1, udp));
 		segw_next(&w, w.unit);
 	}
 	segw_one(&w, f_last, copy, full, udp, v4);

@@ -78,16 +78,23 @@ hdr_ipv4_base_sum(const uint8_t *iph, unsigned hlen)
 	       hdr_sum_words(iph + 12, hlen - 12);
 }
 
+/* IPv4: set the ID; header checksum from @base_len, hdr_ipv4_base_sum()
+ * with the header's tot_len added (a segment whose length is already in
+ * place: GSO's middle segments) */
+static inline void
+hdr_ipv4_set_id_sum(uint8_t *iph, uint32_t base_len, uint16_t id)
+{
+	sofl_put16(iph + 4, id);
+	sofl_put16(iph + 10, (uint16_t)~sofl_csum_fold(sofl_csum_combine(base_len, id)));
+}
+
 /* IPv4: set tot_len and ID; header checksum from hdr_ipv4_base_sum() —
  * the same 16 bits as hdr_ipv4_set_len_id(). */
 static inline void
 hdr_ipv4_set_len_id_sum(uint8_t *iph, uint32_t base, uint16_t ip_len, uint16_t id)
 {
-	uint32_t s = sofl_csum_combine(base, (uint32_t)ip_len + id);
-
 	sofl_put16(iph + 2, ip_len);
-	sofl_put16(iph + 4, id);
-	sofl_put16(iph + 10, (uint16_t)~sofl_csum_fold(s));
+	hdr_ipv4_set_id_sum(iph, sofl_csum_combine(base, ip_len), id);
 }
 
 /* Pseudo-header sum without the length (add the length per segment). */
@@ -107,13 +114,20 @@ hdr_tcp_base_sum(const uint8_t *th, unsigned thlen)
 	       hdr_sum_words(th + 14, 2) + hdr_sum_words(th + 18, thlen - 18);
 }
 
+/* TCP segment: sequence number; @return what it adds to the sum. */
+static inline uint32_t
+hdr_tcp_set_seq(uint8_t *th, uint32_t seq)
+{
+	sofl_put32(th + 4, seq);
+	return (seq >> 16) + (seq & 0xffff);
+}
+
 /* TCP segment: sequence number and flags; @return what they add to the sum. */
 static inline uint32_t
 hdr_tcp_set_seq_flags(uint8_t *th, uint32_t seq, uint8_t flags)
 {
-	sofl_put32(th + 4, seq);
 	th[13] = flags;
-	return (seq >> 16) + (seq & 0xffff) + flags;
+	return hdr_tcp_set_seq(th, seq) + flags;
 }
 
 /* The L4 checksum of one segment: pseudo sum without length @ps_base, the

@@ -42,7 +42,7 @@ endif
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(CPPFLAGS) -fPIC -fvisibility=hidden
 
 # Per-ISA files are compiled with their ISA enabled and only called after a
-# run-time CPUID check (see src/cpu.c).
+# run-time CPUID check (see src/base/cpu.c).
 ARCH := $(shell $(CC) -dumpmachine)
 ifneq (,$(findstring x86_64,$(ARCH)))
 ISA_avx2   := -mavx2 -mbmi2
@@ -50,7 +50,7 @@ ISA_avx512 := -mavx512f -mavx512bw -mavx512vl -mbmi2
 ISA_gfni   := -mgfni -mavx512f -mavx512bw -mavx512vl
 endif
 
-LIB_SRC   := $(wildcard src/*.c)
+LIB_SRC   := $(wildcard src/*/*.c)
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TOOL_SRC  := $(wildcard tools/*.c)
 TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/%.o)

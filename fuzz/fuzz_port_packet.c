@@ -28,7 +28,7 @@
 #include "softoffload/softoffload.h"
 #include "softoffload/port.h"
 #include "softoffload/gro.h"
-#include "port_impl.h"
+#include "port/port_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

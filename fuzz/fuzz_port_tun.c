@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include "softoffload/softoffload.h"
 #include "softoffload/csum.h"
-#include "port_impl.h"
+#include "port/port_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include "softoffload/softoffload.h"
-#include "port_impl.h"
+#include "port/port_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "helpers.h"
-#include "csum_impl.h"	/* sofl_csum_verify(): the residue kernels */
+#include "csum/csum_impl.h"	/* sofl_csum_verify(), the inline short-buffer paths */
+#include "csum/csum_kern.h"	/* sofl_csum_verify(): the residue kernels */
 
 static const char *self_path;
 
@@ -523,7 +524,7 @@ test_impls_aligned_loads(void **state)
 	free(b);
 }
 
-/* The verifiers' path (csum_impl.h): sofl_csum_verify(sum, b, len) — the
+/* The verifiers' path (csum_kern.h): sofl_csum_verify(sum, b, len) — the
  * residue kernel, its value neither folded nor byte-swapped, tested modulo
  * 0xffff — says 1 exactly when sofl_csum_fold(sofl_csum_add(sum, b, len)) is
  * 0xffff.  Every implementation; lengths 0..1600 and around the vector

@@ -1,7 +1,7 @@
 /* Description: every error code of error.h has its own message.
  * code_known() below lists every enumerator of enum sofl_err in a switch
  * on the enum type, so -Wswitch (-Wall -Werror) stops the build when
- * error.h gains a code this test does not list; src/error.c switches on the
+ * error.h gains a code this test does not list; src/base/error.c switches on the
  * enum type too, so a code without a case there does not build either.
  * At run time: each listed code gets a message that is not "unknown error",
  * no two codes share a message, every int outside the enum gets exactly

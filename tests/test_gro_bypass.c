@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "helpers.h"
-#include "gro_impl.h"	/* sofl_gro_set_fast() */
+#include "gro/gro_engine.h"	/* sofl_gro_set_fast() */
 
 #define NIN 400
 #define FRAME 256

@@ -21,7 +21,7 @@
 #include <sys/timerfd.h>
 #include "test_gro_util.h"
 
-void sofl_gro_set_fast(struct sofl_gro *g, int on);	/* test hook (gro_impl.h) */
+void sofl_gro_set_fast(struct sofl_gro *g, int on);	/* test hook (gro_engine.h) */
 
 #define NBUF	 4096
 #define BUFSZ	 1600

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "helpers.h"
-#include "gro_impl.h"
+#include "gro/gro_engine.h"
 
 #define NPK   192
 #define NFL   6

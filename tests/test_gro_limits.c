@@ -12,8 +12,8 @@
 #include <cmocka.h>
 #include "test_gro_util.h"
 #include <unistd.h>
-#include "gro_impl.h"
-#include "siphash.h"
+#include "gro/gro_engine.h"
+#include "base/siphash.h"
 
 /* @n in-order segments of one flow (@proto 6 or 17, @pay bytes each) in
  * @buf (256 bytes a frame), as inputs */

@@ -1,7 +1,7 @@
 /* Each merge rule is written once (the byte rules gro_ip4_rule,
- * gro_ip6_rule, gro_tcp_rule in src/gro_impl.h; the per-segment rules
+ * gro_ip6_rule, gro_tcp_rule in src/gro/gro_engine.h; the per-segment rules
  * rule_seq_ok, rule_id_ok, rule_size_ok, rule_segs_ok, rule_run_limit in
- * src/gro_rules.h): changing one ("TTL may differ", "hop limit may differ",
+ * src/gro/gro_rules.h): changing one ("TTL may differ", "hop limit may differ",
  * "the window may differ", "the IPv4 ID may differ", "the TCP timestamp
  * value may differ", a lower segment cap or size limit) must change the
  * decision of the general path (network_flush, tcp_flush, options_differ)
@@ -13,7 +13,7 @@
  * path, counted in fast_segs, and each flow's in one train or weave,
  * counted in fast_runs: a fast path's own copy of a rule would leave the
  * merge to the general path, or cut the run short) and off.  Uses the engine's internals
- * (gro_impl.h): static library only. */
+ * (gro_engine.h): static library only. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,7 +21,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "helpers.h"
-#include "gro_impl.h"
+#include "gro/gro_engine.h"
 
 #define FRAME 2048
 #define PAY   1448

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "helpers.h"
-#include "pkt_impl.h"
+#include "pkt/pkt_impl.h"
 
 #define BUFSZ 2048
 

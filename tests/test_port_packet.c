@@ -24,7 +24,7 @@
 #include "helpers.h"
 #include "softoffload/port.h"
 #include "softoffload/csum.h"
-#include "port_impl.h"
+#include "port/port_impl.h"
 
 #define MAC_OFF 80		/* tp_mac as tpacket_rcv() puts it (maclen 14, vnet) */
 

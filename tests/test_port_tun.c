@@ -14,7 +14,7 @@
 #include "helpers.h"
 #include "softoffload/port.h"
 #include "softoffload/csum.h"
-#include "port_impl.h"
+#include "port/port_impl.h"
 
 #define ALL_OFF (SOFL_PORT_OFF_CSUM | SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6 | SOFL_PORT_OFF_USO)
 

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 #include "softoffload/port.h"
-#include "port_impl.h"
+#include "port/port_impl.h"
 
 static uint8_t buf[70000], got[70000];
 

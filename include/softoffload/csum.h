@@ -54,11 +54,8 @@
  * first use, from CPUID; the environment variable
  * SOFL_CSUM_IMPL=generic|avx2|avx512 overrides the choice (an unknown or
  * unavailable one falls back to the best available).  All give bit-identical
- * results.  A checksum call costs one indirect jump through a cached pointer;
- * sofl_csum_add() of up to SOFL_CSUM_INLINE_MAX (64) bytes is inline
- * code and makes no call at all.
- * Rough speeds on a Zen 4 core (bench/bench_csum.c): AVX-512 ~130 GB/s on a
- * 1500-byte buffer in L1, ~180 GB/s at 9000 bytes, memory speed beyond L2.
+ * results.  A checksum call costs one indirect jump through a cached pointer
+ * (speeds per CPU: docs/benchmarks.md).
  *
  * Buffers: any alignment, any length (0 included, and then the pointers may
  * be NULL); nothing outside buf[0..len) is read, not even by the vector
@@ -75,6 +72,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "softoffload/error.h"
+#include "softoffload/bytes.h"	/* sofl_get16/32, sofl_put16/32 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,204 +84,8 @@ struct sofl_pkt;
  * Adds the 16-bit big-endian words of buf[0..len) to @sum (odd length: the
  * last byte is the high byte of a final word padded with zero).
  * @return the new unfolded sum.  buf may be unaligned; len may be 0.
- * In C the name is a macro for sofl_csum_add_inline() (below): buffers of up
- * to SOFL_CSUM_INLINE_MAX bytes are summed by inline code, longer ones by the
- * dispatched kernel.  (sofl_csum_add)(...) or a function pointer always
- * reaches the library function.  Both return the same value bit for bit. */
+ * One call through the cached pointer of the implementation in use. */
 SOFL_API uint32_t (sofl_csum_add)(uint32_t sum, const void *buf, size_t len);
-
-/* Up to this many bytes a sum is cheaper than a call through the dispatch
- * (IPv4 headers, pseudo-headers, 64-byte frames). */
-#define SOFL_CSUM_INLINE_MAX 64
-
-/* The short-buffer path is always inlined where the compiler allows it:
- * gcc weighs each asm statement as several instructions and would otherwise
- * emit it out of line (a call per sum, which is what it is there to avoid). */
-#if defined(__GNUC__)
-#define SOFL_CSUM_INLINE_ static inline __attribute__((always_inline))
-#else
-#define SOFL_CSUM_INLINE_ static inline
-#endif
-
-/* sofl_csum_add_small() :
- * sofl_csum_add() inline, for any length (meant for short ones): 64-bit
- * words added with end-around carry (one add-with-carry chain on x86-64 with
- * GNU C, portable C elsewhere), folded to 16 bits and byte-swapped into the
- * API's word order, exactly as the kernels finish.  Reads only buf[0..len) (fixed-size loads; buf may be NULL when
- * len is 0).  Reentrant, no side effects. */
-static inline uint64_t
-sofl_csum_adc64_(uint64_t a, uint64_t b)
-{
-	uint64_t r = a + b;
-
-	return r + (r < a);
-}
-
-static inline uint64_t
-sofl_csum_load64_(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;
-}
-
-/* The n (0..7) bytes at p as one zero-padded 64-bit word in memory order.
- * Fixed-size loads only: a variable-length memcpy would be a library call. */
-static inline uint64_t
-sofl_csum_tail64_(const unsigned char *p, size_t n)
-{
-	uint64_t v = 0;
-	uint32_t w4;
-	uint16_t w2;
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	unsigned sh = 64;
-
-	if (n & 4) {
-		memcpy(&w4, p, 4);
-		v = (uint64_t)w4 << 32;
-		p += 4;
-		sh = 32;
-	}
-	if (n & 2) {
-		memcpy(&w2, p, 2);
-		sh -= 16;
-		v |= (uint64_t)w2 << sh;
-		p += 2;
-	}
-	if (n & 1)
-		v |= (uint64_t)*p << (sh - 8);
-#else
-	unsigned sh = 0;
-
-	if (n & 4) {
-		memcpy(&w4, p, 4);
-		v = w4;
-		p += 4;
-		sh = 32;
-	}
-	if (n & 2) {
-		memcpy(&w2, p, 2);
-		v |= (uint64_t)w2 << sh;
-		p += 2;
-		sh += 16;
-	}
-	if (n & 1)
-		v |= (uint64_t)*p << sh;
-#endif
-	return v;
-}
-
-/* A 64-bit end-around-carry accumulator folded to 16 bits (0 only for 0):
- * x + ror(x, 32) holds hi + lo + the carry out of lo + hi in its upper
- * half, and again at 16 bits. */
-static inline uint32_t
-sofl_csum_fold64_(uint64_t s)
-{
-	uint32_t u;
-
-	s += s >> 32 | s << 32;
-	u = (uint32_t)(s >> 32);
-	u += u >> 16 | u << 16;
-	return u >> 16;
-}
-
-/* A folded memory-order sum added to a sum of big-endian words (@sum):
- * byte-swapped on a little-endian host, end-around carry. */
-static inline uint32_t
-sofl_csum_finish_(uint32_t sum, uint32_t folded)
-{
-	uint32_t r;
-
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-	folded = ((folded & 0xff) << 8) | (folded >> 8);
-#endif
-	r = sum + folded;
-	return r + (r < folded);
-}
-
-/* x86-64 (LP64), GNU C: whole 64-bit words added with one add-with-carry
- * chain (add; adc; ...; adc $0), the way Linux csum_partial() does on x86:
- * one memory-operand adc per 8 bytes, where portable C needs a compare for
- * every carry.  The "m" operands tell the compiler which bytes are read. */
-#if defined(__x86_64__) && !defined(__ILP32__) && defined(__GNUC__)
-#define SOFL_CSUM_ADC_(o) "adcq " #o "(%[p]), %[s]\n\t"
-#define SOFL_CSUM_ADCN_(s, p, n, body)						\
-	__asm__("addq 0(%[p]), %[s]\n\t" body "adcq $0, %[s]"			\
-		: [s] "+r"(s)							\
-		: [p] "r"(p), "m"(*(const unsigned char (*)[n])(const void *)(p))	\
-		: "cc")
-
-SOFL_CSUM_INLINE_ uint64_t
-sofl_csum_words_(uint64_t s, const unsigned char **pp, size_t len)
-{
-	const unsigned char *p = *pp;
-
-	for (; len >= 64; len -= 64, p += 64)
-		SOFL_CSUM_ADCN_(s, p, 64, SOFL_CSUM_ADC_(8) SOFL_CSUM_ADC_(16) SOFL_CSUM_ADC_(24)
-				SOFL_CSUM_ADC_(32) SOFL_CSUM_ADC_(40) SOFL_CSUM_ADC_(48)
-				SOFL_CSUM_ADC_(56));
-	if (len & 32) {
-		SOFL_CSUM_ADCN_(s, p, 32, SOFL_CSUM_ADC_(8) SOFL_CSUM_ADC_(16) SOFL_CSUM_ADC_(24));
-		p += 32;
-	}
-	if (len & 16) {
-		SOFL_CSUM_ADCN_(s, p, 16, SOFL_CSUM_ADC_(8));
-		p += 16;
-	}
-	if (len & 8) {
-		s = sofl_csum_adc64_(s, sofl_csum_load64_(p));
-		p += 8;
-	}
-	*pp = p;
-	return s;
-}
-#undef SOFL_CSUM_ADC_
-#undef SOFL_CSUM_ADCN_
-#else
-SOFL_CSUM_INLINE_ uint64_t
-sofl_csum_words_(uint64_t s, const unsigned char **pp, size_t len)
-{
-	const unsigned char *p = *pp;
-	uint64_t t = 0;
-
-	/* two chains: each carry compare waits only for its own adds */
-	for (; len >= 16; len -= 16, p += 16) {
-		s = sofl_csum_adc64_(s, sofl_csum_load64_(p));
-		t = sofl_csum_adc64_(t, sofl_csum_load64_(p + 8));
-	}
-	if (len & 8) {
-		s = sofl_csum_adc64_(s, sofl_csum_load64_(p));
-		p += 8;
-	}
-	*pp = p;
-	return sofl_csum_adc64_(s, t);
-}
-#endif
-
-SOFL_CSUM_INLINE_ uint32_t
-sofl_csum_add_small(uint32_t sum, const void *buf, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)buf;
-	uint64_t s = sofl_csum_words_(0, &p, len);
-
-	/* the last 0..7 bytes as one zero-padded word in memory order */
-	if (len & 7)
-		s = sofl_csum_adc64_(s, sofl_csum_tail64_(p, len & 7));
-	return sofl_csum_finish_(sum, sofl_csum_fold64_(s));
-}
-
-/* sofl_csum_add_inline() :
- * sofl_csum_add() with the short-buffer path inline; same contract. */
-SOFL_CSUM_INLINE_ uint32_t
-sofl_csum_add_inline(uint32_t sum, const void *buf, size_t len)
-{
-	if (len <= SOFL_CSUM_INLINE_MAX)
-		return sofl_csum_add_small(sum, buf, len);
-	return (sofl_csum_add)(sum, buf, len);
-}
-#define sofl_csum_add(sum, buf, len) sofl_csum_add_inline((sum), (buf), (len))
 
 /* sofl_csum_ok() :
  * Verification: 1 when sofl_csum_fold(sofl_csum_add(@sum, @buf, @len)) ==
@@ -291,47 +93,12 @@ sofl_csum_add_inline(uint32_t sum, const void *buf, size_t len)
  * pseudo-header's sum or 0, verifies), else 0.  The same verdict as that
  * expression, bit for bit, with less work after the last load: the
  * dispatched kernel's verifying entry leaves out the fold and byte swap a
- * sum ends with.  Like sofl_csum_add(), up to SOFL_CSUM_INLINE_MAX bytes are
- * verified by inline code (no call: IPv4 headers); longer buffers by the
- * implementation in use (one call through the cached pointer).
- * (sofl_csum_ok)(...) or a function pointer always reaches the library
- * function.  Buffers, thread-safety and memory as for sofl_csum_add(): any
+ * sum ends with (one call through the cached pointer of the implementation
+ * in use).  Buffers, thread-safety and memory as for sofl_csum_add(): any
  * alignment and length (NULL with @len 0), only buf[0..len) is read,
  * reentrant, no allocation, nothing retained. */
 SOFL_API int (sofl_csum_ok)(uint32_t sum, const void *buf, size_t len);
 
-/* sofl_csum_ok_small() :
- * sofl_csum_ok() inline for any length (meant for short ones).  The
- * memory-order words' 64-bit sum s and the API's sum T of the same bytes
- * plus @sum are congruent modulo 0xffff up to the byte swap (times 256 on a
- * little-endian host, RFC 1071 §2(B)), and 0 only together, so s plus @sum
- * (times 256 there) folds to 0xffff exactly when T does. */
-SOFL_CSUM_INLINE_ int
-sofl_csum_ok_small(uint32_t sum, const void *buf, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)buf;
-	uint64_t s = sofl_csum_words_(0, &p, len);
-
-	if (len & 7)
-		s = sofl_csum_adc64_(s, sofl_csum_tail64_(p, len & 7));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	s = sofl_csum_adc64_(s, sum);
-#else
-	s = sofl_csum_adc64_(s, (uint64_t)sum << 8);
-#endif
-	return sofl_csum_fold64_(s) == 0xffff;
-}
-
-/* sofl_csum_ok_inline() :
- * sofl_csum_ok() with the short-buffer path inline; same contract. */
-SOFL_CSUM_INLINE_ int
-sofl_csum_ok_inline(uint32_t sum, const void *buf, size_t len)
-{
-	if (len <= SOFL_CSUM_INLINE_MAX)
-		return sofl_csum_ok_small(sum, buf, len);
-	return (sofl_csum_ok)(sum, buf, len);
-}
-#define sofl_csum_ok(sum, buf, len) sofl_csum_ok_inline((sum), (buf), (len))
 
 /* sofl_csum_copy() :
  * Fused copy-and-checksum: memcpy(dst, src, len) and return
@@ -471,76 +238,6 @@ SOFL_API int sofl_csum_impl_available(enum sofl_csum_impl impl);
 SOFL_API int sofl_csum_set_impl(enum sofl_csum_impl impl);
 /* sofl_csum_impl_name() : "generic", "avx2" or "avx512" — the one in use. */
 SOFL_API const char *sofl_csum_impl_name(void);
-
-/* The byte swap the helpers below use where the compiler has one (GNU C
- * with a known byte order); 0 where they go byte by byte. */
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
-	(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ || __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-#define SOFL_BSWAP_ 1
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SOFL_BE16_(v) __builtin_bswap16(v)
-#define SOFL_BE32_(v) __builtin_bswap32(v)
-#else
-#define SOFL_BE16_(v) (v)
-#define SOFL_BE32_(v) (v)
-#endif
-#else
-#define SOFL_BSWAP_ 0
-#endif
-
-/* Unaligned big-endian load/store helpers used throughout: one load or
- * store and a byte swap where the compiler has them (gcc did not always
- * merge byte-by-byte stores: two byte stores per 16-bit header field of a
- * GSO segment), byte by byte elsewhere.  Same results either way. */
-static inline uint16_t sofl_get16(const void *p)
-{
-#if SOFL_BSWAP_
-	uint16_t v;
-	__builtin_memcpy(&v, p, 2);
-	return SOFL_BE16_(v);
-#else
-	const uint8_t *b = (const uint8_t *)p;
-	return (uint16_t)(b[0] << 8 | b[1]);
-#endif
-}
-
-static inline uint32_t sofl_get32(const void *p)
-{
-#if SOFL_BSWAP_
-	uint32_t v;
-	__builtin_memcpy(&v, p, 4);
-	return SOFL_BE32_(v);
-#else
-	const uint8_t *b = (const uint8_t *)p;
-	return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3];
-#endif
-}
-
-static inline void sofl_put16(void *p, uint16_t v)
-{
-#if SOFL_BSWAP_
-	v = SOFL_BE16_(v);
-	__builtin_memcpy(p, &v, 2);
-#else
-	uint8_t *b = (uint8_t *)p;
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-#endif
-}
-
-static inline void sofl_put32(void *p, uint32_t v)
-{
-#if SOFL_BSWAP_
-	v = SOFL_BE32_(v);
-	__builtin_memcpy(p, &v, 4);
-#else
-	uint8_t *b = (uint8_t *)p;
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-#endif
-}
 
 #ifdef __cplusplus
 }

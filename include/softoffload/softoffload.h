@@ -38,6 +38,7 @@
 #ifndef SOFTOFFLOAD_H
 #define SOFTOFFLOAD_H
 #include "softoffload/version.h"
+#include "softoffload/bytes.h"
 #include "softoffload/error.h"
 #include "softoffload/csum.h"
 #include "softoffload/pkt.h"

@@ -4,7 +4,7 @@
  * (include/linux/virtio_net.h). */
 #include <string.h>
 #include "softoffload/vnet.h"
-#include "softoffload/csum.h"
+#include "csum/csum_impl.h"
 
 #define ETH_P_IP   0x0800
 #define ETH_P_IPV6 0x86DD

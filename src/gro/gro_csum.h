@@ -3,8 +3,8 @@
 #ifndef SOFL_GRO_CSUM_H
 #define SOFL_GRO_CSUM_H
 
-#include "gro_impl.h"
-#include "softoffload/csum.h"
+#include "gro_engine.h"
+#include "csum/csum_impl.h"
 
 /* 1 when sofl_csum_fold(sofl_csum_add(sum, buf, len)) == 0xffff: csum.h's
  * verifier, called (a segment is longer than its inline path takes; the

@@ -1,18 +1,18 @@
 /* Internal: the GRO engine's state (struct sofl_gro, struct flow), shared
  * by its files: gro.c (the public API), gro_table.c / gro_table.h (the flow
- * tables), gro_rules.h (the merge rules), gro_out.c (completion and output),
- * gro_fast.c (the receive loops and their fast paths), gro_csum.h (the
- * checksum checks).  Hidden symbols, static library test hooks at the end. */
-#ifndef SOFL_GRO_IMPL_H
-#define SOFL_GRO_IMPL_H
+ * tables), gro_hold.c / gro_hold.h (a new flow held), gro_rules.h (the
+ * merge rules), gro_out.c (completion and output), gro_rx.c (the receive
+ * loops and their fast paths), gro_csum.h (the checksum checks).  Hidden symbols, static library test hooks at the end. */
+#ifndef SOFL_GRO_ENGINE_H
+#define SOFL_GRO_ENGINE_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include "softoffload/gro.h"
-#include "softoffload/csum.h"
-#include "hdr.h"
-#include "pkt_impl.h"
+#include "csum/csum_impl.h"
+#include "gso/hdr.h"
+#include "pkt/pkt_impl.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GRO_AVX2 1	/* a train's compare in 32-byte words where the CPU has AVX2 */
@@ -429,7 +429,7 @@ void gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struc
 void gro_complete(struct sofl_gro *g, uint32_t fi, int why);
 void gro_flush_linux(struct sofl_gro *g, int why, int aged_only);
 void gro_flush_lru(struct sofl_gro *g, int why, int aged_only);
-/* gro_fast.c */
+/* gro_rx.c */
 void gro_rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n);
 void gro_rx_linux_sw(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n);
 void gro_rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n);

@@ -1,5 +1,6 @@
-/* Run-time CPU feature detection for the per-ISA code paths. */
-#include "csum_impl.h"
+/* Run-time CPU feature detection for the per-ISA code paths (cpu.h). */
+#include <stdint.h>
+#include "cpu.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -32,6 +33,8 @@ detect(void)
 			f |= SOFL_CPU_GFNI;
 		if (c & (1u << 11))	/* AVX512_VNNI: CPUID.7.0:ECX[11] */
 			f |= SOFL_CPU_VNNI;
+		if (c & (1u << 1))	/* AVX512_VBMI: CPUID.7.0:ECX[1] */
+			f |= SOFL_CPU_VBMI;
 	}
 	return f;
 }

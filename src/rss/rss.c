@@ -5,12 +5,8 @@
 #include <string.h>
 #include "softoffload/rss.h"
 #include "softoffload/pkt.h"
-#include "csum_impl.h"
-#include "rss_impl.h"
-
-#if defined(__x86_64__)
-#include <cpuid.h>
-#endif
+#include "base/cpu.h"
+#include "rss_gfni.h"
 
 /* The engine (opaque in rss.h).  Hot first: the tables; the scalars the
  * hashing calls read sit together at the end.  Allocated 64-byte aligned,
@@ -110,15 +106,8 @@ sofl_rss_impl_available(enum sofl_rss_impl impl)
 		return 1;
 #if defined(__x86_64__)
 	case SOFL_RSS_IMPL_GFNI:
-	case SOFL_RSS_IMPL_MIXED: {
-		unsigned a, b, c, d;
-
-		if (!(sofl_cpu_features() & SOFL_CPU_GFNI))
-			return 0;
-		if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
-			return 0;
-		return (c & bit_AVX512VBMI) && (b & bit_BMI2);
-	}
+	case SOFL_RSS_IMPL_MIXED:
+		return sofl_cpu_has(SOFL_CPU_GFNI | SOFL_CPU_VBMI | SOFL_CPU_BMI2);
 #endif
 	default:
 		return 0;

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <sys/random.h>
 #include "softoffload/gso.h"
-#include "softoffload/csum.h"
+#include "csum/csum_impl.h"
 #include "hdr.h"
 
 #define IP4_DF 0x4000

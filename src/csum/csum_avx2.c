@@ -13,7 +13,7 @@
  * buf[0..len) is read.  Buffers under SHORT bytes use the portable kernel. */
 #if defined(__x86_64__)
 #include <immintrin.h>
-#include "csum_impl.h"
+#include "csum_kern.h"
 
 #define BLOCK 2048		/* vectors of 32 bytes */
 #define SHORT 64		/* below this the scalar kernel is faster (and >= 32) */

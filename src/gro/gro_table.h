@@ -1,13 +1,13 @@
 /* Internal: the GRO engine's flow tables, the per-packet part (inline in
- * the receive loops): flow keys, lookup, hold, append, unlink.  The Linux
- * table (8 buckets of 8 flows, net/core/gro.c) and the LRU table (CLOCK
+ * the receive loops): flow keys, lookup, append, unlink (holding a new
+ * flow: gro_hold.h).  The Linux table (8 buckets of 8 flows, net/core/gro.c) and the LRU table (CLOCK
  * eviction); the rest is in gro_table.c. */
 #ifndef SOFL_GRO_TABLE_H
 #define SOFL_GRO_TABLE_H
 
-#include "gro_impl.h"
-#include "siphash.h"
-#include "pkt_impl.h"
+#include "gro_engine.h"
+#include "base/siphash.h"
+#include "pkt/pkt_impl.h"
 
 /* LRU table eviction: CLOCK (second chance), an O(1) approximation of LRU
  * that costs a merge one store in its own entry instead of relinking
@@ -234,95 +234,6 @@ bucket_oldest(const struct sofl_gro *g, uint32_t b)
 }
 
 #define FS_AHEAD 16	/* holds between a free entry's prefetch and its use */
-
-/* Holds @in as a new flow in bucket @b.  @lnx: the engine's g->lnx, a
- * constant where the caller knows it; @fastp: called from a fast path (the
- * Linux policy: nothing for the relaxed one to keep). */
-HOT void
-hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x, uint32_t h,
-	uint32_t b, uint32_t ports, int ck, const int lnx, const int fastp)
-{
-	struct flow *f;
-	uint32_t fi;
-
-	if (lnx && g->cnt[b] >= LNX_PER_BUCKET)
-		gro_complete(g, bucket_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
-	else if (!lnx && g->head[b] >= LRU_CHAIN_MAX * HB_ONE)
-		gro_complete(g, gro_chain_oldest(g, b), SOFL_GRO_FLUSH_EVICT);
-	else if (!lnx && g->held_flows == g->nflows)
-		gro_complete(g, clock_victim(g), SOFL_GRO_FLUSH_EVICT);
-	if (!lnx && g->nfree <= g->fs_grow_at)	/* (the Linux table's is written whole) */
-		gro_fstack_grow(g);
-	fi = g->fstack[--g->nfree];
-	f = &g->flows[fi];
-	/* with many flows the entries holds take are cold: a free stack (not
-	 * a list through the entries, whose every pop waited for the last
-	 * one's miss) lets the entry FS_AHEAD holds away be fetched now */
-	if (!lnx && g->pf && g->nfree >= FS_AHEAD)
-		flow_prefetch(g, g->fstack[g->nfree - FS_AHEAD]);
-
-	f->hash = h;
-	f->ports = ports;
-	f->ipv = x->ipv;
-	f->proto = x->proto;
-	f->l4_len = (uint8_t)x->l4_len;
-	f->ck = (uint8_t)ck;
-	f->l3_off = x->l3_off;
-	f->l3_len = x->l3_len;
-	f->l4_off = x->l4_off;
-	f->hdr_len = x->pay_off;
-	f->mss = (uint16_t)x->pay_len;
-	f->count = 1;
-	if (!fastp)
-		f->ulen = (uint16_t)(x->pay_len + 8);	/* UDP only */
-	f->fixedid = 0;
-	f->orflags = 0;
-	f->next_seq = x->seq + x->pay_len;
-	f->ip_len = x->ip_len;
-	f->seg_head = NIL;
-	f->seg_tail = SINK(g);
-	f->cookie0 = in->cookie;
-	f->hdr = x->data;
-	if (!lnx) {		/* (the Linux table: fframe() is hdr) */
-		f->frame = x->data;
-		if (g->pf && x->pay_off <= HCOPY) {
-			/* a constant size copies inline (the bytes past the
-			 * headers are never read); a short frame copies its own */
-			if (x->pay_off + x->pay_len >= HCOPY)
-				memcpy(f->hc, x->data, HCOPY);
-			else
-				memcpy(f->hc, x->data, x->pay_off);
-			f->hdr = f->hc;
-		}
-	}
-	f->ref = REF_HELD;
-	f->mk = MK_UNSET;	/* most flows of a many-flow poll never see a 2nd segment */
-	if (!fastp && g->cfg.policy == SOFL_GRO_POLICY_RELAXED) {	/* (relaxed policy only) */
-		f->last_l4 = x->data + x->l4_off;
-		f->ts_off = x->ts_off;
-	}
-	if (g->timeout_ns)
-		f->age = g->now;
-
-	f->chain = bhead(g, b);
-	f->cprev = NIL;
-	if (f->chain != NIL)
-		g->flows[f->chain].cprev = fi;
-	else if (lnx)
-		g->tail[b] = fi;
-	if (lnx)
-		g->head[b] = fi + 1;	/* (no count bits) */
-	else
-		g->head[b] = (g->head[b] & ~HB_IDX) + HB_ONE + (fi + 1);
-	if (lnx) {
-		g->cnt[b]++;
-		g->tags[b * TAGS + ((h >> 3) & (TAGS - 1))]++;	/* tag_of(g, h) */
-	}
-	if (!lnx || g->timeout_ns)	/* g->use_age */
-		DL_LINK(g, &g->age, fi, age_prev, age_next);
-	g->held_flows++;
-	g->held_segs++;
-}
 
 /* Appends a segment: payload @pay (@len bytes). */
 HOT void

@@ -1,7 +1,7 @@
 /* Portable checksum kernels: 64-bit memory-order words, add with end-around
- * carry in four independent chains (sofl_csum_words64() in csum_impl.h). */
+ * carry in four independent chains (sofl_csum_words64() in csum_kern.h). */
 #include <string.h>
-#include "csum_impl.h"
+#include "csum_kern.h"
 
 uint32_t
 sofl_csum_generic(uint32_t sum, const void *buf, size_t len)

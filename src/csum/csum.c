@@ -4,8 +4,10 @@
 #include <string.h>
 #include "softoffload/csum.h"
 #include "softoffload/pkt.h"
+#include "base/cpu.h"
 #include "csum_impl.h"
-#include "csum_pkt.h"	/* ok_avx512: the packet-sized sum inline */
+#include "csum_kern.h"
+#include "csum_avx512_pkt.h"	/* ok_avx512: the packet-sized sum inline */
 
 struct impl {
 	const char *name;
@@ -15,7 +17,7 @@ struct impl {
 	int (*ok)(uint32_t sum, const void *buf, size_t len);	/* sofl_csum_ok() */
 };
 
-/* Residue kernels (csum_impl.h) of the portable and AVX2 implementations:
+/* Residue kernels (csum_kern.h) of the portable and AVX2 implementations:
  * the generic kernel's 64-bit end-around-carry word sum as it is; the AVX2
  * kernel's sum with sum = 0, which is the folded memory-order sum
  * byte-swapped (nothing to carry), swapped back. */
@@ -201,7 +203,7 @@ sofl_csum_impl_name(void)
 	return get_impl()->name;
 }
 
-/* Internal (csum_impl.h): the implementation in use. */
+/* Internal (csum_kern.h): the implementation in use. */
 enum sofl_csum_impl
 sofl_csum_impl_current(void)
 {
@@ -227,7 +229,7 @@ SOFL_API int
 	return f(sum, buf, len);
 }
 
-/* Internal (csum_impl.h): the residue kernel in use, for verifiers. */
+/* Internal (csum_kern.h): the residue kernel in use, for verifiers. */
 uint64_t
 sofl_csum_resid(const void *buf, size_t len)
 {

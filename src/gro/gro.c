@@ -4,9 +4,10 @@
  * udp_gro_receive_segment), completion (inet/ipv6/tcp/udp_gro_complete).
  * Rule numbers "#n" are those of docs/gro-rules.md. */
 #include <stdlib.h>
-#include "cfg.h"
+#include "base/cfg.h"
 #include "gro_table.h"
-#include "zalloc.h"
+#include "csum/csum_kern.h"
+#include "base/zalloc.h"
 
 /* ---- public API ---- */
 
@@ -215,7 +216,7 @@ sofl_gro_set_isa(struct sofl_gro *g, int level)
 	/* AVX-512 (the flow-key hash eight at a time): only while the
 	 * AVX-512 checksum implementation is in use, so that forcing a lower
 	 * one (sofl_csum_set_impl, SOFL_CSUM_IMPL) lowers the fast paths too */
-	if (level >= 2 && strcmp(sofl_csum_impl_name(), "avx512") == 0)
+	if (level >= 2 && sofl_csum_impl_current() == SOFL_CSUM_AVX512)
 		g->isa = 2;
 #else
 	(void)g;

@@ -8,7 +8,7 @@
 #define SOFL_HDR_H
 
 #include <stdint.h>
-#include "softoffload/csum.h"
+#include "csum/csum_impl.h"
 #include "softoffload/pkt.h"
 
 /* IPv4: set tot_len to @ip_len and update the header checksum incrementally

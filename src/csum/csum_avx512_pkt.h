@@ -5,12 +5,12 @@
  * straight-line function its callers there inline (SOFL_PKT_TARGET).
  * Callers check SOFL_PKT_LEN(len) first.  The rest of the library reaches
  * it through the dispatch (csum.h: sofl_csum_add(), sofl_csum_ok()). */
-#ifndef SOFL_CSUM_PKT_H
-#define SOFL_CSUM_PKT_H
+#ifndef SOFL_CSUM_AVX512_PKT_H
+#define SOFL_CSUM_AVX512_PKT_H
 
 #if defined(__x86_64__)
 #include <immintrin.h>
-#include "csum_impl.h"
+#include "csum_kern.h"
 
 #define SOFL_PKT_TARGET \
 	__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,bmi2")))

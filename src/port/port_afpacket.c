@@ -23,11 +23,11 @@
 #include <linux/if_packet.h>
 #include <linux/sockios.h>
 #include "softoffload/port.h"
-#include "softoffload/csum.h"
+#include "csum/csum_impl.h"
 #include "softoffload/gso.h"
 #include "softoffload/pkt.h"
 #include "softoffload/vnet.h"
-#include "cfg.h"
+#include "base/cfg.h"
 #include "port_impl.h"
 
 #ifndef PACKET_IGNORE_OUTGOING

@@ -1,6 +1,6 @@
-/* Internal: the GFNI kernel behind rss.c's dispatch (src/rss_gfni.c). */
-#ifndef SOFL_RSS_IMPL_H
-#define SOFL_RSS_IMPL_H
+/* Internal: the GFNI kernel behind rss.c's dispatch (rss_gfni.c). */
+#ifndef SOFL_RSS_GFNI_H
+#define SOFL_RSS_GFNI_H
 
 #include <stddef.h>
 #include <stdint.h>

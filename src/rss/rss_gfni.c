@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <immintrin.h>
 #include "softoffload/pkt.h"
-#include "rss_impl.h"
+#include "rss_gfni.h"
 
 #define Z 0x3f		/* byte 63 of the input vector: always zero */
 #define LANE(q) ((q) - 3) & 0xff, ((q) - 2) & 0xff, ((q) - 1) & 0xff, (q), Z, Z, Z, Z

@@ -21,7 +21,7 @@
 #include "softoffload/port.h"
 #include "softoffload/gro.h"
 #include "softoffload/vnet.h"
-#include "cfg.h"
+#include "base/cfg.h"
 #include "port_impl.h"
 
 /* Debian's uapi headers are older than the kernel */

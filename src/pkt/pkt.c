@@ -1,7 +1,7 @@
 /* The one packet parser every engine consumes (pkt.h). */
 #include <string.h>
 #include "softoffload/pkt.h"
-#include "softoffload/csum.h"
+#include "softoffload/bytes.h"
 #include "pkt_impl.h"
 
 _Static_assert(sizeof(struct sofl_pkt) == SOFL_PKT_SIZE, "sofl_pkt's size is ABI");

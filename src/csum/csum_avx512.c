@@ -19,7 +19,7 @@
  * at least as fast as 512-bit loads (see the constants below).
  *
  * Packet-sized buffers (SHORT_MAX < len <= MID, any alignment) take
- * sofl_pkt_sum() (csum_pkt.h, where gro.c's trains and weaves inline it
+ * sofl_pkt_sum() (csum_avx512_pkt.h, where gro.c's trains and weaves inline it
  * too): aligned loads with masked ends, four accumulators, nothing but the
  * sum.  Unaligned buffers from MID up to L1 are read the same way with
  * eight accumulators (aligned_sum).  Aligned loads save the cache-line split
@@ -30,8 +30,8 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <immintrin.h>
-#include "csum_impl.h"
-#include "csum_pkt.h"
+#include "csum_kern.h"
+#include "csum_avx512_pkt.h"
 
 #define VNNI __attribute__((target("avx512vnni")))
 
@@ -342,7 +342,7 @@ blocks(const unsigned char *p, unsigned char *d, size_t len, int copy)
  * of p with its neighbour the other way round, and the sum is p's sum with
  * its bytes swapped (RFC 1071 2(B)); the total is rotated by 8 bits for odd
  * k, which is that swap modulo 0xffff.  Eight accumulators, for MID < len:
- * packet-sized buffers take sofl_pkt_sum() (csum_pkt.h). */
+ * packet-sized buffers take sofl_pkt_sum() (csum_avx512_pkt.h). */
 #define VECA(acc, off) (acc = step(acc, _mm512_load_si512((const void *)(a + o + (off)))))
 static inline __attribute__((always_inline)) VNNI uint64_t
 aligned_sum(const unsigned char *p, size_t len)
@@ -469,7 +469,7 @@ sofl_csum_avx512(uint32_t sum, const void *buf, size_t len)
 	return big_sum(sum, buf, len);
 }
 
-/* The residue kernel (csum_impl.h): the paths of sofl_csum_avx512() with
+/* The residue kernel (csum_kern.h): the paths of sofl_csum_avx512() with
  * their exact 64-bit sums returned as they are (short buffers: folded). */
 VNNI uint64_t
 sofl_csum_resid_avx512(const void *buf, size_t len)

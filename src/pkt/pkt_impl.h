@@ -1,6 +1,6 @@
 /* Internal: the parser's header checks and stores, written once and shared
  * (inline) by its generic path (pkt.c), its fast path (below) and the GRO
- * fast paths that skip the parse but not its checks (gro_fast.c); the
+ * fast paths that skip the parse but not its checks (gro_rx.c); the
  * generic path exported (hidden) for the differential test of the fast
  * path (tests/test_pkt_fast.c). */
 #ifndef SOFL_PKT_IMPL_H
@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "softoffload/csum.h"
+#include "softoffload/bytes.h"
 #include "softoffload/pkt.h"
 #include "softoffload/error.h"
 #if defined(__SSE2__)

@@ -1,6 +1,6 @@
 /*
  * Internal interface of the ports (port.h): the object every port type
- * extends, its operations, and the helpers the types share (src/port.c).
+ * extends, its operations, and the helpers the types share (src/port/port.c).
  * Not installed.  A port type embeds struct sofl_port as its first member
  * and fills ->ops; port.c dispatches the public calls through it.
  */
@@ -155,7 +155,7 @@ int port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 int port_udp_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *buf,
 		    size_t len, int gso_size);
 
-/* AF_PACKET (src/port_packet.c), for the tests and fuzzers: a port without
+/* AF_PACKET (src/port/port_afpacket.c), for the tests and fuzzers: a port without
  * a socket whose receive ring is heap memory; port_afp_slot() is the @i-th
  * slot from the next one sofl_port_recv() reads (@*size its bytes), to be
  * filled as Linux tpacket_rcv() would (struct tpacket2_hdr, tp_status

@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "softoffload/port.h"
-#include "cfg.h"
+#include "base/cfg.h"
 #include "port_impl.h"
 
 #ifndef UDP_SEGMENT

@@ -73,6 +73,7 @@
 #include <string.h>
 #include "softoffload/error.h"
 #include "softoffload/bytes.h"	/* sofl_get16/32, sofl_put16/32 */
+#include "softoffload/csum_inline.h"	/* the inline short-buffer path */
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,8 +85,26 @@ struct sofl_pkt;
  * Adds the 16-bit big-endian words of buf[0..len) to @sum (odd length: the
  * last byte is the high byte of a final word padded with zero).
  * @return the new unfolded sum.  buf may be unaligned; len may be 0.
- * One call through the cached pointer of the implementation in use. */
+ * In C the name is a macro for sofl_csum_add_inline() (below): buffers of up
+ * to SOFL_CSUM_INLINE_MAX bytes are summed by inline code, longer ones by the
+ * dispatched kernel.  (sofl_csum_add)(...) or a function pointer always
+ * reaches the library function.  Both return the same value bit for bit. */
 SOFL_API uint32_t (sofl_csum_add)(uint32_t sum, const void *buf, size_t len);
+
+/* Up to this many bytes a sum is cheaper than a call through the dispatch
+ * (IPv4 headers, pseudo-headers, 64-byte frames). */
+#define SOFL_CSUM_INLINE_MAX 64
+
+/* sofl_csum_add_inline() :
+ * sofl_csum_add() with the short-buffer path inline; same contract. */
+SOFL_CSUM_INLINE_ uint32_t
+sofl_csum_add_inline(uint32_t sum, const void *buf, size_t len)
+{
+	if (len <= SOFL_CSUM_INLINE_MAX)
+		return sofl_csum_add_small(sum, buf, len);
+	return (sofl_csum_add)(sum, buf, len);
+}
+#define sofl_csum_add(sum, buf, len) sofl_csum_add_inline((sum), (buf), (len))
 
 /* sofl_csum_ok() :
  * Verification: 1 when sofl_csum_fold(sofl_csum_add(@sum, @buf, @len)) ==
@@ -93,12 +112,25 @@ SOFL_API uint32_t (sofl_csum_add)(uint32_t sum, const void *buf, size_t len);
  * pseudo-header's sum or 0, verifies), else 0.  The same verdict as that
  * expression, bit for bit, with less work after the last load: the
  * dispatched kernel's verifying entry leaves out the fold and byte swap a
- * sum ends with (one call through the cached pointer of the implementation
- * in use).  Buffers, thread-safety and memory as for sofl_csum_add(): any
+ * sum ends with.  Like sofl_csum_add(), up to SOFL_CSUM_INLINE_MAX bytes are
+ * verified by inline code (no call: IPv4 headers); longer buffers by the
+ * implementation in use (one call through the cached pointer).
+ * (sofl_csum_ok)(...) or a function pointer always reaches the library
+ * function.  Buffers, thread-safety and memory as for sofl_csum_add(): any
  * alignment and length (NULL with @len 0), only buf[0..len) is read,
  * reentrant, no allocation, nothing retained. */
 SOFL_API int (sofl_csum_ok)(uint32_t sum, const void *buf, size_t len);
 
+/* sofl_csum_ok_inline() :
+ * sofl_csum_ok() with the short-buffer path inline; same contract. */
+SOFL_CSUM_INLINE_ int
+sofl_csum_ok_inline(uint32_t sum, const void *buf, size_t len)
+{
+	if (len <= SOFL_CSUM_INLINE_MAX)
+		return sofl_csum_ok_small(sum, buf, len);
+	return (sofl_csum_ok)(sum, buf, len);
+}
+#define sofl_csum_ok(sum, buf, len) sofl_csum_ok_inline((sum), (buf), (len))
 
 /* sofl_csum_copy() :
  * Fused copy-and-checksum: memcpy(dst, src, len) and return

@@ -1,49 +1,19 @@
-/* Internal: the checksum dispatch's calls for the layers above (csum.c).
- *
- * The library's own code includes this header after softoffload/csum.h:
- * sofl_csum_add() and sofl_csum_ok() then sum buffers of up to
- * SOFL_CSUM_INLINE_MAX bytes (IPv4 headers, pseudo-headers, 64-byte frames)
- * by inline code and reach the dispatched kernel only for longer ones;
- * (sofl_csum_add)(...) always reaches the library function.  Both return
- * the same value bit for bit. */
+/* Internal: what the checksum dispatch (csum.c) offers the layers above
+ * beyond csum.h: the residue kernel in use and the verifier built on it,
+ * and which implementation is in use. */
 #ifndef SOFL_CSUM_IMPL_H
 #define SOFL_CSUM_IMPL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "softoffload/csum.h"
-#include "csum_arith.h"
-
-/* Up to this many bytes a sum is cheaper than a call through the dispatch. */
-#define SOFL_CSUM_INLINE_MAX 64
+#include "csum_kern.h"
 
 /* The residue kernel of the implementation in use (csum_kern.h's
  * sofl_csum_resid_fn): one indirect jump, like sofl_csum_add(). */
 uint64_t sofl_csum_resid(const void *buf, size_t len);
 /* The implementation in use (the dispatch's choice or sofl_csum_set_impl()) */
 enum sofl_csum_impl sofl_csum_impl_current(void);
-
-/* sofl_csum_add_inline() :
- * sofl_csum_add() with the short-buffer path inline; same contract. */
-SOFL_CSUM_INLINE uint32_t
-sofl_csum_add_inline(uint32_t sum, const void *buf, size_t len)
-{
-	if (len <= SOFL_CSUM_INLINE_MAX)
-		return sofl_csum_add_small(sum, buf, len);
-	return (sofl_csum_add)(sum, buf, len);
-}
-#define sofl_csum_add(sum, buf, len) sofl_csum_add_inline((sum), (buf), (len))
-
-/* sofl_csum_ok_inline() :
- * sofl_csum_ok() with the short-buffer path inline; same contract. */
-SOFL_CSUM_INLINE int
-sofl_csum_ok_inline(uint32_t sum, const void *buf, size_t len)
-{
-	if (len <= SOFL_CSUM_INLINE_MAX)
-		return sofl_csum_ok_small(sum, buf, len);
-	return (sofl_csum_ok)(sum, buf, len);
-}
-#define sofl_csum_ok(sum, buf, len) sofl_csum_ok_inline((sum), (buf), (len))
 
 /* sofl_csum_verify() :
  * 1 exactly when sofl_csum_fold(sofl_csum_add(sum, buf, len)) == 0xffff (a

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "csum_arith.h"
+#include "softoffload/csum_inline.h"	/* sofl_csum_adc64_, _fold64_, _finish_ ... */
 
 typedef uint32_t (*sofl_csum_kernel_fn)(uint32_t sum, const void *buf, size_t len);
 typedef uint32_t (*sofl_csum_copy_fn)(void *dst, const void *src, size_t len, uint32_t sum);
@@ -34,6 +34,45 @@ uint32_t sofl_csum_avx512(uint32_t sum, const void *buf, size_t len);
 uint32_t sofl_csum_copy_avx512(void *dst, const void *src, size_t len, uint32_t sum);
 uint64_t sofl_csum_resid_avx512(const void *buf, size_t len);
 #endif
+/* Adds a 16-bit memory-order sum to a big-endian-word sum (csum_inline.h's). */
+static inline uint32_t
+sofl_csum_finish(uint32_t sum, uint32_t folded)
+{
+	return sofl_csum_finish_(sum, folded);
+}
+
+/* 64-bit add with end-around carry (csum_inline.h's, under a short name). */
+static inline uint64_t
+sofl_adc64(uint64_t a, uint64_t b)
+{
+	return sofl_csum_adc64_(a, b);
+}
+
+/* The n (0..7) bytes at p as one zero-padded 64-bit word in memory order
+ * (csum_inline.h's sofl_csum_tail64_). */
+static inline uint64_t
+sofl_tail_word(const unsigned char *p, size_t n)
+{
+	return sofl_csum_tail64_(p, n);
+}
+
+/* Fold a 64-bit ones'-complement accumulator to 16 bits, 0 only for 0
+ * (csum_inline.h's; three instructions per halving). */
+static inline uint32_t
+sofl_fold64(uint64_t s)
+{
+	return sofl_csum_fold64_(s);
+}
+
+/* The unfolded end-around-carry sum of buf as 64-bit memory-order words, in
+ * four independent chains (one add-with-carry chain would run at one word
+ * per cycle).  Inline: the vector kernels use it for short buffers. */
+static inline uint64_t
+sofl_load64(const unsigned char *p)
+{
+	return sofl_csum_load64_(p);	/* csum_inline.h's */
+}
+
 /* The unfolded end-around-carry sum of buf as 64-bit memory-order words, in
  * four independent chains (one add-with-carry chain would run at one word
  * per cycle).  Inline: the vector kernels use it for short buffers. */

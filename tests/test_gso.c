@@ -711,6 +711,15 @@ test_ipfrag6_ident(void **state)
 	assert_int_equal(sofl_gso_frag_ids_init(&ids, NULL, 0), 0);	/* random key */
 	assert_int_equal(sofl_gso_frag_ids_init(&ids2, NULL, 0), 0);
 	assert_true(sofl_gso_frag_id_next(&ids, a, b) != sofl_gso_frag_id_next(&ids2, a, b));
+	/* an all-zero key is a key like any other (not "choose one") */
+	{
+		static const uint8_t zero[SOFL_GSO_FRAG_KEY_LEN];
+
+		assert_int_equal(sofl_gso_frag_ids_init(&ids, zero, sizeof(zero)), 0);
+		assert_int_equal(sofl_gso_frag_ids_init(&ids2, zero, sizeof(zero)), 0);
+		assert_true(ids.k0 == 0 && ids.k1 == 0);
+		assert_int_equal(sofl_gso_frag_id_next(&ids, a, b), sofl_gso_frag_id_next(&ids2, a, b));
+	}
 
 	t_spec_init(&s, 6, 17);
 	s.pay_len = 3000;
@@ -746,7 +755,7 @@ test_ipfrag6_ident(void **state)
 	id = frag6_id(&(struct sofl_gso_params){ .type = SOFL_GSO_UFO, .mtu = 1280,
 						 .frag_ids = &ids2 }, in, len, 3);
 	assert_int_equal(id, seen[0]);
-	/* a burst: every datagram its own */
+	/* a batch: every datagram its own */
 	{
 		static struct sofl_gso_seg seg[8];
 		static uint8_t buf[8 * 2048];

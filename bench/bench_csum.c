@@ -140,7 +140,7 @@ build_frame(void)
 	for (i = 0; i < 1448; i++)
 		tcp[32 + i] = (uint8_t)i;
 	if (sofl_pkt_parse(&pkt, frame, sizeof(frame), SOFL_LINK_ETH) ||
-	    sofl_pkt_csum_fill(frame, &pkt, 0)) {
+	    sofl_csum_pkt_fill(frame, &pkt, 0)) {
 		fprintf(stderr, "bench_csum: frame builder broken\n");
 		exit(2);
 	}
@@ -230,15 +230,15 @@ run(struct row *r, int rep)
 		break;
 	case K_IPHDR:
 		for (i = 0; i < calls; i++)
-			acc += sofl_ipv4_hdr_csum(frame + 14, 20);
+			acc += sofl_csum_ipv4_hdr(frame + 14, 20);
 		break;
 	case K_L4CSUM:
 		for (i = 0; i < calls; i++)
-			acc += (uint64_t)sofl_pkt_l4_csum(&pkt);
+			acc += (uint64_t)sofl_csum_pkt_l4(&pkt);
 		break;
 	case K_VERIFY:
 		for (i = 0; i < calls; i++) {
-			sofl_pkt_csum_check(&pkt, &a, &b);
+			sofl_csum_pkt_check(&pkt, &a, &b);
 			acc += (unsigned)a + (unsigned)b;
 		}
 		break;
@@ -247,7 +247,7 @@ run(struct row *r, int rep)
 			struct sofl_pkt q;
 
 			acc += (uint64_t)sofl_pkt_parse(&q, frame, sizeof(frame), SOFL_LINK_ETH);
-			sofl_pkt_csum_check(&q, &a, &b);
+			sofl_csum_pkt_check(&q, &a, &b);
 			acc += (unsigned)a + (unsigned)b;
 		}
 		break;

@@ -71,7 +71,7 @@ build_tcp(uint8_t *f, int ipv, uint32_t pay)
 		f[l3 + 9] = 6;
 		sofl_put32(f + l3 + 12, 0x0a000001);
 		sofl_put32(f + l3 + 16, 0x0a000002);
-		sofl_put16(f + l3 + 10, sofl_ipv4_hdr_csum(f + l3, 20));
+		sofl_put16(f + l3 + 10, sofl_csum_ipv4_hdr(f + l3, 20));
 	} else {
 		f[l3] = 0x60;
 		sofl_put16(f + l3 + 4, (uint16_t)(32 + pay));
@@ -113,7 +113,7 @@ build_udp(uint8_t *f, int ipv, uint32_t pay)
 		sofl_put16(f + l3 + 2, (uint16_t)(28 + pay));
 		sofl_put16(f + l3 + 6, 0);	/* DF clear, as the anchor */
 		sofl_put16(f + l3 + 10, 0);
-		sofl_put16(f + l3 + 10, sofl_ipv4_hdr_csum(f + l3, 20));
+		sofl_put16(f + l3 + 10, sofl_csum_ipv4_hdr(f + l3, 20));
 	} else {
 		f[l3 + 6] = 17;
 		sofl_put16(f + l3 + 4, (uint16_t)(8 + pay));
@@ -184,7 +184,7 @@ verify(struct row *r)
 			}
 		}
 		sofl_pkt_parse(&q, flat, segs[i].len, SOFL_LINK_ETH);
-		sofl_pkt_csum_check(&q, &a, &b);
+		sofl_csum_pkt_check(&q, &a, &b);
 		if ((q.ipv == 4 && a != SOFL_CSUM_VALID) ||
 		    (!q.is_frag && b != ((r->gp.flags & SOFL_GSO_F_CSUM_PARTIAL) ?
 					 SOFL_CSUM_PARTIAL : SOFL_CSUM_VALID))) {

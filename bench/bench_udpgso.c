@@ -85,7 +85,7 @@ struct tx {
 	uint8_t hdr[ETH + HDR4];	/* the super-packet's headers */
 	uint8_t *ip;			/* its IPv4 header, in hdr */
 	uint32_t l2;			/* 0 (raw socket) or ETH (AF_PACKET) */
-	uint8_t hdrbuf[SOFL_GSO_HDR_MAX];
+	uint8_t hdrbuf[SOFL_PKT_IOV_HDR_MAX];
 	struct iovec in[2];
 	struct sofl_gso_params gp;
 	struct sofl_gso_seg segs[MAX_DGRAMS];
@@ -294,7 +294,7 @@ send_uso(struct tx *t)
 	t->ip[4] = (uint8_t)(t->ip_id >> 8);
 	t->ip[5] = (uint8_t)t->ip_id;
 	t->ip_id = (uint16_t)(t->ip_id + t->ndg);
-	if ((err = sofl_gso_parse_iov(&p, t->hdrbuf, t->in, 2,
+	if ((err = sofl_pkt_parse_iov(&p, t->hdrbuf, t->in, 2,
 	    t->l2 ? SOFL_LINK_ETH : SOFL_LINK_RAW)) < 0 ||
 	    (n = sofl_gso_segment(&t->gp, &p, t->in, 2, &out)) < 0) {
 		fprintf(stderr, "bench_udpgso: software USO: %s\n",
@@ -417,7 +417,7 @@ tx_setup(struct tx *t, const char *addr, int port, const char *ifname, const cha
 	t->gp.type = SOFL_GSO_UDP_L4;
 	t->gp.gso_size = (uint16_t)t->mss;
 	t->ip_id = 1;
-	if ((err = sofl_gso_parse_iov(&p, t->hdrbuf, t->in, 2,
+	if ((err = sofl_pkt_parse_iov(&p, t->hdrbuf, t->in, 2,
 	    t->l2 ? SOFL_LINK_ETH : SOFL_LINK_RAW)) < 0 ||
 	    (err = sofl_gso_need(&t->gp, &p, SOFL_GSO_ZEROCOPY, 2, &need)) < 0) {
 		fprintf(stderr, "bench_udpgso: software USO: %s\n", sofl_strerror(err));

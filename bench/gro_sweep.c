@@ -53,7 +53,7 @@ write_hdr(uint8_t *b, uint32_t c, uint32_t seg)
 	sofl_put16(ip + 2, 20 + 32 + WL_MSS);
 	ip[14] = (uint8_t)(c >> 16);
 	sofl_put16(ip + 10, 0);
-	sofl_put16(ip + 10, sofl_ipv4_hdr_csum(ip, 20));
+	sofl_put16(ip + 10, sofl_csum_ipv4_hdr(ip, 20));
 }
 
 /* A per-flow rx hash whose low 3 bits (Linux's bucket) follow the

@@ -19,7 +19,7 @@ fill_csums(uint8_t *b, uint32_t pay)
 	uint32_t l4len = 32 + pay, s;
 
 	sofl_put16(ip + 10, 0);
-	sofl_put16(ip + 10, sofl_ipv4_hdr_csum(ip, 20));
+	sofl_put16(ip + 10, sofl_csum_ipv4_hdr(ip, 20));
 	sofl_put16(th + 16, 0);
 	s = sofl_csum_pseudo_v4(ip_src, ip_dst, ip[9], l4len);
 	sofl_put16(th + 16, (uint16_t)~sofl_csum_fold(sofl_csum_add(s, th, l4len)));
@@ -36,7 +36,7 @@ wl_udp_retype(uint8_t *b, uint32_t pay)
 
 	ip[9] = 17;
 	sofl_put16(ip + 10, 0);
-	sofl_put16(ip + 10, sofl_ipv4_hdr_csum(ip, 20));
+	sofl_put16(ip + 10, sofl_csum_ipv4_hdr(ip, 20));
 	sofl_put16(uh + 4, (uint16_t)l4len);
 	sofl_put16(uh + 6, 0);
 	s = sofl_csum_pseudo_v4(ip + 12, ip + 16, 17, l4len);

@@ -56,7 +56,7 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 		len = sofl_gro_out_copy(&o[i], out_buf, sizeof(out_buf));
 		CHECK(len == (long)o[i].len);
 		(void)sofl_pkt_parse(&q, out_buf, (size_t)len, (enum sofl_link)link);
-		CHECK(sofl_vnet_check(&o[i].vnet, &q, SOFL_VNET_STRICT) >= 0);
+		CHECK(sofl_vnet_check(&o[i].vnet, &q, SOFL_VNET_F_STRICT) >= 0);
 		if (o[i].segs == 1) {	/* delivered unchanged */
 			const struct sofl_gro_in *x = &in[o[i].cookies[0]];
 
@@ -65,7 +65,7 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 		}
 		CHECK(sofl_pkt_parse(&q, out_buf, (size_t)len, (enum sofl_link)link) == 0);
 		CHECK(q.layers & SOFL_LAYER_L4);
-		CHECK(sofl_vnet_check(&o[i].vnet, &q, SOFL_VNET_STRICT) == 1);
+		CHECK(sofl_vnet_check(&o[i].vnet, &q, SOFL_VNET_F_STRICT) == 1);
 		for (s = 0; s < o[i].segs; s++) {
 			const struct sofl_gro_in *x = &in[o[i].cookies[s]];
 			struct sofl_pkt m;
@@ -76,7 +76,7 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 			pay += m.pay_len;
 		}
 		CHECK(pay == q.pay_len);
-		sofl_pkt_csum_check(&q, &ip, &l4);
+		sofl_csum_pkt_check(&q, &ip, &l4);
 		/* inputs flagged IPCSUM_OK were not verified: a bad header
 		 * checksum stays bad through the incremental update */
 		if (!ip_trusted)

@@ -121,7 +121,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(pay + q.pay_len <= p.pay_len);
 		CHECK(memcmp(s->data + q.pay_off, p.data + p.pay_off + pay, q.pay_len) == 0);
 		pay += q.pay_len;
-		sofl_pkt_csum_check(&q, &ip, &l4);
+		sofl_csum_pkt_check(&q, &ip, &l4);
 		CHECK(ip == (q.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
 		if (!(gp.flags & SOFL_GSO_F_CSUM_PARTIAL))
 			CHECK(l4 == SOFL_CSUM_VALID || l4 == SOFL_CSUM_ABSENT);

@@ -5,7 +5,7 @@
  * catches any read past the end.  Beyond "no crash, no overread" it checks
  * what must hold for every input:
  *   - a successful parse has consistent offsets inside the frame;
- *   - sofl_pkt_csum_fill() then makes every checksum verify, and changes
+ *   - sofl_csum_pkt_fill() then makes every checksum verify, and changes
  *     nothing the parser looks at (a re-parse gives the same result). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,13 +60,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(err <= 0);
 	CHECK(memcmp(f, data, size) == 0);	/* the parser never writes */
 	check_offsets(&p);
-	sofl_pkt_csum_check(&p, &ip, &l4);	/* also valid on a partial parse */
+	sofl_csum_pkt_check(&p, &ip, &l4);	/* also valid on a partial parse */
 	if (err == 0) {
-		(void)sofl_pkt_l4_pseudo(&p);
-		CHECK(sofl_pkt_csum_fill(f, &p, 1) == 0);
+		(void)sofl_csum_pkt_pseudo(&p);
+		CHECK(sofl_csum_pkt_fill(f, &p, 1) == 0);
 		CHECK(sofl_pkt_parse(&q, f, size, link) == 0);
 		CHECK(memcmp(&p, &q, offsetof(struct sofl_pkt, reserved_)) == 0);
-		sofl_pkt_csum_check(&q, &ip, &l4);
+		sofl_csum_pkt_check(&q, &ip, &l4);
 		CHECK(ip == (p.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
 		CHECK(l4 == ((p.layers & SOFL_LAYER_L4) ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
 	}

@@ -112,7 +112,7 @@ merge(struct sofl_port *port, struct sofl_gro *g, const struct sofl_port_pkt *pk
 		out[i].iovcnt = o[i].iovcnt;
 		out[i].len = o[i].len;
 		out[i].vnet = o[i].vnet;
-		if (o[i].segs > 1 || (o[i].vnet.flags & SOFL_VNET_F_NEEDS_CSUM))
+		if (o[i].segs > 1 || (o[i].vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM))
 			out[i].flags = SOFL_PORT_PKT_VNET;
 	}
 	r = sofl_port_send(port, out, (size_t)no);

@@ -71,7 +71,7 @@ check_pkt(const struct sofl_port_pkt *pk, int link, int cut)
 	if (!cut)
 		return;
 	CHECK(sofl_pkt_parse(&p, flat, n, (enum sofl_link)link) == 0);
-	sofl_pkt_csum_check(&p, &ip, &l4);
+	sofl_csum_pkt_check(&p, &ip, &l4);
 	CHECK(l4 == SOFL_CSUM_VALID || l4 == SOFL_CSUM_ABSENT || l4 == SOFL_CSUM_NONE);
 	CHECK(ip == SOFL_CSUM_VALID || ip == SOFL_CSUM_NONE);
 }

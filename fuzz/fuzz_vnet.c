@@ -55,7 +55,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	opts = (data[0] & 1 ? SOFL_VNET_NATIVE : SOFL_VNET_LE) | (data[0] & 2 ? SOFL_VNET_STRICT : 0);
+	opts = (data[0] & 1 ? SOFL_VNET_F_NATIVE : 0) | (data[0] & 2 ? SOFL_VNET_F_STRICT : 0);
 	hs = data[0] & 4 ? SOFL_VNET_HDR_MRG_LEN : SOFL_VNET_HDR_LEN;
 	link = data[0] & 8 ? SOFL_LINK_RAW : SOFL_LINK_ETH;
 	data++;
@@ -89,7 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (tg == 1)
 		segment(&gp, &p);
 	if (perr == 0 && (p.layers & SOFL_LAYER_L4) &&
-	    sofl_vnet_from_pkt(&h2, &p, h.gso_size, SOFL_VNET_MK_CSUM) == 0)
+	    sofl_vnet_from_pkt(&h2, &p, h.gso_size, SOFL_VNET_F_MK_CSUM) == 0)
 		CHECK(sofl_vnet_check(&h2, &p, 0) >= 0);
 	free(f);
 	return 0;

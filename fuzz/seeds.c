@@ -123,7 +123,7 @@ port_packet_seed(const uint8_t *f, size_t len, int link)
 	for (k = 0; k < 2; k++) {
 		memset(&h, 0, sizeof(h));
 		if (k && ((p.layers & SOFL_LAYER_L4) == 0 ||
-			  sofl_vnet_from_pkt(&h, &p, 500, SOFL_VNET_MK_CSUM) < 0))
+			  sofl_vnet_from_pkt(&h, &p, 500, SOFL_VNET_F_MK_CSUM) < 0))
 			continue;
 		blob[0] = (uint8_t)(k ? 0 : 1);
 		blob[1] = 0x20;
@@ -131,7 +131,7 @@ port_packet_seed(const uint8_t *f, size_t len, int link)
 		o = 3;
 		blob[o++] = (uint8_t)(len >> 8);
 		blob[o++] = (uint8_t)len;
-		sofl_vnet_encode(blob + o, SOFL_VNET_HDR_LEN, &h, SOFL_VNET_HDR_LEN, SOFL_VNET_NATIVE);
+		sofl_vnet_encode(blob + o, SOFL_VNET_HDR_LEN, &h, SOFL_VNET_HDR_LEN, SOFL_VNET_F_NATIVE);
 		o += SOFL_VNET_HDR_LEN;
 		memcpy(blob + o, f, len);
 		o += len;
@@ -168,11 +168,11 @@ port_tun_udp_seed(int tun, const uint8_t *f, size_t len, int link)
 		return;
 	for (k = 0; k < 2; k++) {
 		if (sofl_vnet_from_pkt(&h, &p, k ? 500 : 0,
-		    (p.layers & SOFL_LAYER_L4) ? SOFL_VNET_MK_CSUM : 0) < 0)
+		    (p.layers & SOFL_LAYER_L4) ? SOFL_VNET_F_MK_CSUM : 0) < 0)
 			continue;
 		w[0] = (uint8_t)(link == SOFL_LINK_ETH ? 1 : 0) | (k ? 4 : 0);
 		sofl_vnet_encode(w + 1, SOFL_VNET_HDR_MRG_LEN, &h, SOFL_VNET_HDR_MRG_LEN,
-		    SOFL_VNET_LE);
+		    0);
 		put(w, sizeof(w), f, len);
 	}
 }
@@ -230,11 +230,11 @@ main(int argc, char **argv)
 				continue;
 			for (k = 0; k < 2; k++) {
 				if (sofl_vnet_from_pkt(&h, &p, k ? 500 : 0,
-				    (p.layers & SOFL_LAYER_L4) ? SOFL_VNET_MK_CSUM : 0) < 0)
+				    (p.layers & SOFL_LAYER_L4) ? SOFL_VNET_F_MK_CSUM : 0) < 0)
 					continue;
 				w[0] = (uint8_t)((k ? 4 : 0) | (link == SOFL_LINK_RAW ? 8 : 0));
 				sofl_vnet_encode(w + 1, SOFL_VNET_HDR_MRG_LEN, &h,
-				    k ? SOFL_VNET_HDR_MRG_LEN : SOFL_VNET_HDR_LEN, SOFL_VNET_LE);
+				    k ? SOFL_VNET_HDR_MRG_LEN : SOFL_VNET_HDR_LEN, 0);
 				put(w, k ? 1 + SOFL_VNET_HDR_MRG_LEN : 1 + SOFL_VNET_HDR_LEN, f, len);
 			}
 		} else if (!strcmp(argv[1], "fuzz_rss")) {

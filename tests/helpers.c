@@ -170,7 +170,7 @@ t_build(uint8_t *buf, size_t cap, const struct t_spec *s)
 		sofl_put16(buf + l4 + co, c);
 	}
 	if (s->ipv == 4)
-		sofl_put16(buf + l3 + 10, sofl_ipv4_hdr_csum(buf + l3, 20 + s->ip_opts_len));
+		sofl_put16(buf + l3 + 10, sofl_csum_ipv4_hdr(buf + l3, 20 + s->ip_opts_len));
 	memset(buf + o, 0, s->eth_pad);
 	return o + s->eth_pad;
 }

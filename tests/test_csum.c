@@ -191,7 +191,7 @@ test_replace_vs_recompute(void **state)
 		n16 = (uint16_t)((t_rand(&r) & 0xff) << 8 | ip[9]);
 		sofl_put16(ip + 8, n16);
 		ck = sofl_csum_replace16(ck, o16, n16);
-		assert_int_equal(ck, sofl_ipv4_hdr_csum(ip, 20));
+		assert_int_equal(ck, sofl_csum_ipv4_hdr(ip, 20));
 
 		/* 32-bit: source address, in the IP header and the pseudo-header */
 		o32 = sofl_get32(ip + 12);
@@ -200,13 +200,13 @@ test_replace_vs_recompute(void **state)
 			continue;
 		sofl_put32(ip + 12, n32);
 		ck = sofl_csum_replace32(ck, o32, n32);
-		assert_int_equal(ck, sofl_ipv4_hdr_csum(ip, 20));
+		assert_int_equal(ck, sofl_csum_ipv4_hdr(ip, 20));
 		sofl_put16(ip + 10, ck);
 		l4ck = sofl_csum_replace32(l4ck, o32, n32);
 		assert_int_equal(sofl_pkt_parse(&p, b, len, SOFL_LINK_ETH), 0);
 		if (proto == 17 && l4ck == 0)
 			l4ck = 0xffff;	/* the UDP rule is the caller's */
-		assert_int_equal(l4ck, sofl_pkt_l4_csum(&p));
+		assert_int_equal(l4ck, sofl_csum_pkt_l4(&p));
 	}
 }
 
@@ -260,24 +260,24 @@ test_ipv4_hdr(void **state)
 	size_t hl, i;
 	(void)state;
 
-	assert_int_equal(sofl_ipv4_hdr_csum(h0, 20), 0xb861);
-	assert_true(sofl_ipv4_hdr_csum_ok(h0, 20));
+	assert_int_equal(sofl_csum_ipv4_hdr(h0, 20), 0xb861);
+	assert_true(sofl_csum_ipv4_hdr_ok(h0, 20));
 	memcpy(h, h0, 20);
 	h[8] ^= 1;
-	assert_false(sofl_ipv4_hdr_csum_ok(h, 20));
+	assert_false(sofl_csum_ipv4_hdr_ok(h, 20));
 
 	/* options: every IHL, against the reference with the field zeroed */
 	for (hl = 20; hl <= 60; hl += 4) {
 		for (i = 0; i < hl; i++)
 			h[i] = (uint8_t)t_rand(&r);
 		h[0] = (uint8_t)(0x40 | hl / 4);
-		c = sofl_ipv4_hdr_csum(h, hl);
+		c = sofl_csum_ipv4_hdr(h, hl);
 		h[10] = h[11] = 0;
 		assert_int_equal(c, (uint16_t)~ref_fold(h, hl));
 		sofl_put16(h + 10, c);
-		assert_true(sofl_ipv4_hdr_csum_ok(h, hl));
+		assert_true(sofl_csum_ipv4_hdr_ok(h, hl));
 		h[hl - 1] ^= 0x40;
-		assert_false(sofl_ipv4_hdr_csum_ok(h, hl));
+		assert_false(sofl_csum_ipv4_hdr_ok(h, hl));
 	}
 
 	/* never 0xFFFF (DPDK 06602c671a, RFC 1624 §3): a header whose sum is
@@ -287,8 +287,8 @@ test_ipv4_hdr(void **state)
 	h[4] = h[5] = 0;
 	sofl_put16(h + 4, (uint16_t)(0xffff - ref_fold(h, 20)));
 	assert_int_equal(ref_fold(h, 20), 0xffff);
-	assert_int_equal(sofl_ipv4_hdr_csum(h, 20), 0x0000);
-	assert_true(sofl_ipv4_hdr_csum_ok(h, 20));
+	assert_int_equal(sofl_csum_ipv4_hdr(h, 20), 0x0000);
+	assert_true(sofl_csum_ipv4_hdr_ok(h, 20));
 }
 
 /* Short or odd hlen never reads outside [0, hlen) (ASan build checks it). */
@@ -311,8 +311,8 @@ test_ipv4_hdr_short(void **state)
 			tmp[10] = 0;
 		if (hl > 11)
 			tmp[11] = 0;
-		assert_int_equal(sofl_ipv4_hdr_csum(h, hl), (uint16_t)~ref_fold(tmp, hl));
-		assert_int_equal(sofl_ipv4_hdr_csum_ok(h, hl), ref_fold(h, hl) == 0xffff);
+		assert_int_equal(sofl_csum_ipv4_hdr(h, hl), (uint16_t)~ref_fold(tmp, hl));
+		assert_int_equal(sofl_csum_ipv4_hdr_ok(h, hl), ref_fold(h, hl) == 0xffff);
 		free(h);
 	}
 }

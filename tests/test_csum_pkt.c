@@ -1,4 +1,4 @@
-/* Description: the packet checksum calls — sofl_pkt_csum_check's classes (valid, bad, partial, absent, none) with the UDP/TCP zero rules and peers' bugs (DPDK/VPP) as cases, Ethernet padding, IPv4 options under VLANs, IPv6 extension headers, a total length below the header, sofl_pkt_csum_fill and sofl_csum_complete_partial. */
+/* Description: the packet checksum calls — sofl_csum_pkt_check's classes (valid, bad, partial, absent, none) with the UDP/TCP zero rules and peers' bugs (DPDK/VPP) as cases, Ethernet padding, IPv4 options under VLANs, IPv6 extension headers, a total length below the header, sofl_csum_pkt_fill and sofl_csum_complete_partial. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -41,7 +41,7 @@ static void
 force_zero_csum(uint8_t *b, const struct sofl_pkt *p, uint16_t field)
 {
 	uint8_t *w = b + p->pay_off;
-	uint16_t c = (uint16_t)sofl_pkt_l4_csum(p);
+	uint16_t c = (uint16_t)sofl_csum_pkt_l4(p);
 
 	if (p->l4_proto == 17 && c == 0xffff)
 		c = 0;		/* already a computed 0 */
@@ -69,23 +69,23 @@ test_zero_rules(void **state)
 			build(b, &s, &p);
 			force_zero_csum(b, &p, 0);
 			if (proto == 6) {
-				assert_int_equal(sofl_pkt_l4_csum(&p), 0x0000);
-				sofl_pkt_csum_check(&p, &ip, &l4);
+				assert_int_equal(sofl_csum_pkt_l4(&p), 0x0000);
+				sofl_csum_pkt_check(&p, &ip, &l4);
 				assert_int_equal(l4, SOFL_CSUM_VALID);
 				/* 0xFFFF verifies too (-0 == +0): both are accepted */
 				sofl_put16(b + p.l4_off + 16, 0xffff);
-				sofl_pkt_csum_check(&p, NULL, &l4);
+				sofl_csum_pkt_check(&p, NULL, &l4);
 				assert_int_equal(l4, SOFL_CSUM_VALID);
 				/* fill writes the computed 0, not 0xFFFF */
-				assert_int_equal(sofl_pkt_csum_fill(b, &p, 0), 0);
+				assert_int_equal(sofl_csum_pkt_fill(b, &p, 0), 0);
 				assert_int_equal(sofl_get16(b + p.l4_off + 16), 0x0000);
 			} else {
-				assert_int_equal(sofl_pkt_l4_csum(&p), 0xffff);
-				sofl_pkt_csum_check(&p, &ip, &l4);
+				assert_int_equal(sofl_csum_pkt_l4(&p), 0xffff);
+				sofl_csum_pkt_check(&p, &ip, &l4);
 				assert_int_equal(l4, ipv == 4 ? SOFL_CSUM_ABSENT : SOFL_CSUM_BAD);
-				assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+				assert_int_equal(sofl_csum_pkt_fill(b, &p, 1), 0);
 				assert_int_equal(sofl_get16(b + p.l4_off + 6), 0xffff);
-				sofl_pkt_csum_check(&p, &ip, &l4);
+				sofl_csum_pkt_check(&p, &ip, &l4);
 				assert_int_equal(l4, SOFL_CSUM_VALID);
 			}
 		}
@@ -108,26 +108,26 @@ test_check_classes(void **state)
 			t_spec_init(&s, ipv, proto);
 			s.pay_len = 200;
 			build(b, &s, &p);
-			sofl_pkt_csum_check(&p, &ip, &l4);
+			sofl_csum_pkt_check(&p, &ip, &l4);
 			assert_int_equal(ip, ipv_ok);
 			assert_int_equal(l4, SOFL_CSUM_VALID);
-			assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(b + p.l4_off + check_off(proto)));
+			assert_int_equal(sofl_csum_pkt_l4(&p), sofl_get16(b + p.l4_off + check_off(proto)));
 
 			b[p.pay_off + 77] ^= 0x10;	/* payload corrupted */
-			sofl_pkt_csum_check(&p, &ip, &l4);
+			sofl_csum_pkt_check(&p, &ip, &l4);
 			assert_int_equal(ip, ipv_ok);
 			assert_int_equal(l4, SOFL_CSUM_BAD);
 
 			s.csum = T_CSUM_PARTIAL;	/* CHECKSUM_PARTIAL / NEEDS_CSUM */
 			build(b, &s, &p);
-			sofl_pkt_csum_check(&p, NULL, &l4);
+			sofl_csum_pkt_check(&p, NULL, &l4);
 			assert_int_equal(l4, SOFL_CSUM_PARTIAL);
-			assert_int_equal(sofl_get16(b + p.l4_off + check_off(proto)), sofl_pkt_l4_pseudo(&p));
+			assert_int_equal(sofl_get16(b + p.l4_off + check_off(proto)), sofl_csum_pkt_pseudo(&p));
 
 			s.csum = T_CSUM_FULL;
 			s.udp_zero_csum = 1;		/* UDP zero: ABSENT (v4) / BAD (v6) */
 			build(b, &s, &p);
-			sofl_pkt_csum_check(&p, &ip, &l4);
+			sofl_csum_pkt_check(&p, &ip, &l4);
 			if (proto == 17)
 				assert_int_equal(l4, ipv == 4 ? SOFL_CSUM_ABSENT : SOFL_CSUM_BAD);
 			else
@@ -137,7 +137,7 @@ test_check_classes(void **state)
 				s.udp_zero_csum = 0;
 				build(b, &s, &p);
 				b[p.l3_off + 8]--;	/* TTL */
-				sofl_pkt_csum_check(&p, &ip, &l4);
+				sofl_csum_pkt_check(&p, &ip, &l4);
 				assert_int_equal(ip, SOFL_CSUM_BAD);
 				assert_int_equal(l4, SOFL_CSUM_VALID);
 			}
@@ -160,11 +160,11 @@ test_check_none(void **state)
 	s.df = 0;
 	s.frag = 0x2000;	/* MF */
 	build(b, &s, &p);
-	sofl_pkt_csum_check(&p, &ip, &l4);
+	sofl_csum_pkt_check(&p, &ip, &l4);
 	assert_int_equal(ip, SOFL_CSUM_VALID);
 	assert_int_equal(l4, SOFL_CSUM_NONE);
-	assert_int_equal(sofl_pkt_l4_csum(&p), SOFL_E_FRAGMENT);
-	assert_int_equal(sofl_pkt_l4_pseudo(&p), SOFL_E_FRAGMENT);
+	assert_int_equal(sofl_csum_pkt_l4(&p), SOFL_E_FRAGMENT);
+	assert_int_equal(sofl_csum_pkt_pseudo(&p), SOFL_E_FRAGMENT);
 
 	/* IPv6 fragment header */
 	t_spec_init(&s, 6, 6);
@@ -173,29 +173,29 @@ test_check_none(void **state)
 	s.ext[0].type = 44;
 	s.ext[0].frag_mf = 1;
 	build(b, &s, &p);
-	sofl_pkt_csum_check(&p, &ip, &l4);
+	sofl_csum_pkt_check(&p, &ip, &l4);
 	assert_int_equal(ip, SOFL_CSUM_NONE);
 	assert_int_equal(l4, SOFL_CSUM_NONE);
-	assert_int_equal(sofl_pkt_l4_csum(&p), SOFL_E_FRAGMENT);
+	assert_int_equal(sofl_csum_pkt_l4(&p), SOFL_E_FRAGMENT);
 
 	/* not TCP/UDP (ICMP) */
 	t_spec_init(&s, 4, 1);
 	s.pay_len = 16;
 	build(b, &s, &p);
-	sofl_pkt_csum_check(&p, &ip, &l4);
+	sofl_csum_pkt_check(&p, &ip, &l4);
 	assert_int_equal(ip, SOFL_CSUM_VALID);
 	assert_int_equal(l4, SOFL_CSUM_NONE);
-	assert_int_equal(sofl_pkt_l4_csum(&p), SOFL_E_NOT_TCPUDP);
+	assert_int_equal(sofl_csum_pkt_l4(&p), SOFL_E_NOT_TCPUDP);
 
 	/* not IP (ARP) */
 	t_spec_init(&s, 4, 6);
 	len = t_build_arp(b, sizeof(b), &s);
 	assert_int_equal(sofl_pkt_parse(&p, b, len, SOFL_LINK_ETH), 0);
-	sofl_pkt_csum_check(&p, &ip, &l4);
+	sofl_csum_pkt_check(&p, &ip, &l4);
 	assert_int_equal(ip, SOFL_CSUM_NONE);
 	assert_int_equal(l4, SOFL_CSUM_NONE);
-	assert_int_equal(sofl_pkt_l4_csum(&p), SOFL_E_NOT_TCPUDP);
-	assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+	assert_int_equal(sofl_csum_pkt_l4(&p), SOFL_E_NOT_TCPUDP);
+	assert_int_equal(sofl_csum_pkt_fill(b, &p, 1), 0);
 }
 
 /* DPDK e55ea3d5d9 / VPP 86490da4ce4: the L4 length comes from the IP header;
@@ -221,13 +221,13 @@ test_eth_padding(void **state)
 			for (i = p.ip_end; i < len; i++)
 				b[i] = (uint8_t)(0xa5 + i);	/* junk, not zeros */
 			memcpy(ref, b, len);
-			sofl_pkt_csum_check(&p, &ip, &l4);
+			sofl_csum_pkt_check(&p, &ip, &l4);
 			assert_int_equal(l4, SOFL_CSUM_VALID);
-			assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(b + p.l4_off + check_off(proto)));
-			assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+			assert_int_equal(sofl_csum_pkt_l4(&p), sofl_get16(b + p.l4_off + check_off(proto)));
+			assert_int_equal(sofl_csum_pkt_fill(b, &p, 1), 0);
 			assert_memory_equal(b, ref, len);
 			/* complete_partial over the IP packet only */
-			sofl_put16(b + p.l4_off + check_off(proto), (uint16_t)sofl_pkt_l4_pseudo(&p));
+			sofl_put16(b + p.l4_off + check_off(proto), (uint16_t)sofl_csum_pkt_pseudo(&p));
 			assert_int_equal(sofl_csum_complete_partial(b, p.ip_end, p.l4_off,
 								    check_off(proto)), 0);
 			assert_memory_equal(b, ref, len);
@@ -250,12 +250,12 @@ test_totlen_below_ihl(void **state)
 	len = t_build(b, 64, &s);
 	memcpy(ref, b, len);
 	assert_int_equal(sofl_pkt_parse(&p, b, len, SOFL_LINK_ETH), SOFL_E_IPV4_TOTLEN_SHORT);
-	sofl_pkt_csum_check(&p, &ip, &l4);
+	sofl_csum_pkt_check(&p, &ip, &l4);
 	assert_int_equal(ip, SOFL_CSUM_NONE);
 	assert_int_equal(l4, SOFL_CSUM_NONE);
-	assert_true(sofl_pkt_l4_csum(&p) < 0);
-	assert_true(sofl_pkt_l4_pseudo(&p) < 0);
-	assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+	assert_true(sofl_csum_pkt_l4(&p) < 0);
+	assert_true(sofl_csum_pkt_pseudo(&p) < 0);
+	assert_int_equal(sofl_csum_pkt_fill(b, &p, 1), 0);
 	assert_memory_equal(b, ref, len);
 	free(b);
 }
@@ -284,15 +284,15 @@ test_ipv4_options_vlan(void **state)
 		s.pay_len = 64 + ol;
 		build(b, &s, &p);
 		assert_int_equal(p.l3_len, 20 + ol);
-		sofl_pkt_csum_check(&p, &ip, &l4);
+		sofl_csum_pkt_check(&p, &ip, &l4);
 		assert_int_equal(ip, SOFL_CSUM_VALID);
 		assert_int_equal(l4, SOFL_CSUM_VALID);
 		c = sofl_get16(b + p.l4_off + check_off(p.l4_proto));
 		sofl_put16(b + p.l4_off + check_off(p.l4_proto), 0);
 		sofl_put16(b + p.l3_off + 10, 0);
-		assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+		assert_int_equal(sofl_csum_pkt_fill(b, &p, 1), 0);
 		assert_int_equal(sofl_get16(b + p.l4_off + check_off(p.l4_proto)), c);
-		assert_true(sofl_ipv4_hdr_csum_ok(b + p.l3_off, p.l3_len));
+		assert_true(sofl_csum_ipv4_hdr_ok(b + p.l3_off, p.l3_len));
 	}
 }
 
@@ -327,16 +327,16 @@ test_ipv6_exthdr(void **state)
 			ulen = p.ip_end - p.l4_off;
 			assert_int_equal(ulen, (proto == 6 ? 20 : 8) + 301);
 			ps = sofl_csum_pseudo_v6(b + p.l3_off + 8, b + p.l3_off + 24, (uint8_t)proto, ulen);
-			assert_int_equal(sofl_pkt_l4_pseudo(&p), sofl_csum_fold(ps));
+			assert_int_equal(sofl_csum_pkt_pseudo(&p), sofl_csum_fold(ps));
 			assert_int_equal(sofl_csum_fold(sofl_csum_add(ps, b + p.l4_off, ulen)), 0xffff);
-			sofl_pkt_csum_check(&p, &ip, &l4);
+			sofl_csum_pkt_check(&p, &ip, &l4);
 			assert_int_equal(ip, SOFL_CSUM_NONE);
 			assert_int_equal(l4, SOFL_CSUM_VALID);
 			/* the first next header (0, 60) or the IPv6 payload length would be wrong */
-			assert_int_not_equal(sofl_pkt_l4_pseudo(&p),
+			assert_int_not_equal(sofl_csum_pkt_pseudo(&p),
 					     sofl_csum_fold(sofl_csum_pseudo_v6(b + p.l3_off + 8,
 										b + p.l3_off + 24, chain[0], ulen)));
-			assert_int_not_equal(sofl_pkt_l4_pseudo(&p),
+			assert_int_not_equal(sofl_csum_pkt_pseudo(&p),
 					     sofl_csum_fold(sofl_csum_pseudo_v6(b + p.l3_off + 8,
 										b + p.l3_off + 24, (uint8_t)proto,
 										sofl_get16(b + p.l3_off + 4))));
@@ -365,20 +365,20 @@ test_fill(void **state)
 				build(b, &s, &p);
 				if (ipv == 4)
 					sofl_put16(b + p.l3_off + 10, 0x1234);
-				assert_int_equal(sofl_pkt_csum_fill(b, &p, 1), 0);
+				assert_int_equal(sofl_csum_pkt_fill(b, &p, 1), 0);
 				assert_memory_equal(b, ref, len);
 				/* IPv4 UDP with 0 stays "no checksum" unless asked */
 				s.csum = T_CSUM_FULL;
 				s.udp_zero_csum = 1;
 				build(b, &s, &p);
-				assert_int_equal(sofl_pkt_csum_fill(b, &p, 0), 0);
+				assert_int_equal(sofl_csum_pkt_fill(b, &p, 0), 0);
 				if (ipv == 4 && proto == 17)
 					assert_int_equal(sofl_get16(b + p.l4_off + 6), 0);
 				else
 					assert_memory_equal(b, ref, len);
 				/* a frame other than the parsed one is refused */
-				assert_int_equal(sofl_pkt_csum_fill(ref, &p, 0), SOFL_E_INVAL);
-				assert_int_equal(sofl_pkt_csum_fill(NULL, &p, 0), SOFL_E_INVAL);
+				assert_int_equal(sofl_csum_pkt_fill(ref, &p, 0), SOFL_E_INVAL);
+				assert_int_equal(sofl_csum_pkt_fill(NULL, &p, 0), SOFL_E_INVAL);
 			}
 }
 
@@ -421,10 +421,10 @@ test_complete_partial(void **state)
 			/* a result of 0 is stored as 0xFFFF (skb_checksum_help) */
 			s.csum = T_CSUM_FULL;
 			build(b, &s, &p);
-			force_zero_csum(b, &p, (uint16_t)sofl_pkt_l4_pseudo(&p));
+			force_zero_csum(b, &p, (uint16_t)sofl_csum_pkt_pseudo(&p));
 			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, co), 0);
 			assert_int_equal(sofl_get16(b + p.l4_off + co), 0xffff);
-			sofl_pkt_csum_check(&p, NULL, &l4);
+			sofl_csum_pkt_check(&p, NULL, &l4);
 			assert_int_equal(l4, SOFL_CSUM_VALID);
 
 			/* a NIC-style TSO seed (L4 length 0) gives a bad
@@ -434,7 +434,7 @@ test_complete_partial(void **state)
 				sofl_csum_pseudo_v4(p.key.src, p.key.dst, (uint8_t)proto, 0) :
 				sofl_csum_pseudo_v6(p.key.src, p.key.dst, (uint8_t)proto, 0)));
 			assert_int_equal(sofl_csum_complete_partial(b, len, p.l4_off, co), 0);
-			sofl_pkt_csum_check(&p, NULL, &l4);
+			sofl_csum_pkt_check(&p, NULL, &l4);
 			assert_int_equal(l4, SOFL_CSUM_BAD);
 		}
 }

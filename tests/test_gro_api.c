@@ -698,20 +698,20 @@ test_completion(void **state)
 			assert_int_equal(sofl_get16(out + l2 + 2), 3055);
 			/* incremental header checksum == from-scratch */
 			memcpy(hdr, out + l2, 20);
-			assert_int_equal(sofl_get16(out + l2 + 10), sofl_ipv4_hdr_csum(hdr, 20));
+			assert_int_equal(sofl_get16(out + l2 + 10), sofl_csum_ipv4_hdr(hdr, 20));
 			assert_int_equal(sofl_get16(out + l2 + 4), 46000);	/* first ID */
 			if (full) {
 				assert_int_equal(o[0].csum, SOFL_CSUM_VALID);
-				assert_int_equal(o[0].vnet.flags, SOFL_VNET_F_DATA_VALID);
-				assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(out + l2 + 36));
+				assert_int_equal(o[0].vnet.flags, SOFL_VNET_HDR_F_DATA_VALID);
+				assert_int_equal(sofl_csum_pkt_l4(&p), sofl_get16(out + l2 + 36));
 			} else {
 				assert_int_equal(o[0].csum, SOFL_CSUM_PARTIAL);
-				assert_int_equal(o[0].vnet.flags, SOFL_VNET_F_NEEDS_CSUM);
+				assert_int_equal(o[0].vnet.flags, SOFL_VNET_HDR_F_NEEDS_CSUM);
 				assert_int_equal(o[0].vnet.csum_start, l2 + 20);
 				assert_int_equal(o[0].vnet.csum_offset, 16);
-				assert_int_equal(sofl_get16(out + l2 + 36), sofl_pkt_l4_pseudo(&p));
+				assert_int_equal(sofl_get16(out + l2 + 36), sofl_csum_pkt_pseudo(&p));
 				assert_int_equal(sofl_csum_complete_partial(out, o[0].len, l2 + 20, 16), 0);
-				assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(out + l2 + 36));
+				assert_int_equal(sofl_csum_pkt_l4(&p), sofl_get16(out + l2 + 36));
 			}
 			sofl_gro_release(r.g);
 			sofl_gro_destroy(r.g);
@@ -749,7 +749,7 @@ test_order(void **state)
 	assert_int_equal(o[1].cookies[0], 0);
 	assert_int_equal(o[1].reason, SOFL_GRO_FLUSH_HDR);
 	assert_int_equal(o[1].csum, SOFL_CSUM_VALID);	/* verified in software */
-	assert_int_equal(o[1].vnet.flags, SOFL_VNET_F_DATA_VALID);
+	assert_int_equal(o[1].vnet.flags, SOFL_VNET_HDR_F_DATA_VALID);
 	assert_int_equal(o[2].cookies[0], 2);
 	assert_int_equal(o[2].reason, SOFL_GRO_FLUSH_HDR);
 	assert_int_equal(o[3].cookies[0], 3);
@@ -757,7 +757,7 @@ test_order(void **state)
 	assert_int_equal(o[3].reason, SOFL_GRO_BYPASS_FLAGS);
 	/* verified before the rules looked at it: DATA_VALID, as Linux says */
 	assert_int_equal(o[3].csum, SOFL_CSUM_VALID);
-	assert_int_equal(o[3].vnet.flags, SOFL_VNET_F_DATA_VALID);
+	assert_int_equal(o[3].vnet.flags, SOFL_VNET_HDR_F_DATA_VALID);
 	/* the bad-checksum packet is not */
 	assert_int_equal(o[0].csum, SOFL_CSUM_UNKNOWN);
 	assert_int_equal(o[0].vnet.flags, 0);

@@ -153,7 +153,7 @@ check_kind(const struct stream *st, const struct sofl_gro_out *o, int udp, int r
 	if (o->segs != 1 || !o->bypass || o->reason != want || o->iovcnt != 1 ||
 	    o->len != st->in[c].len || o->iov[0].iov_base != st->in[c].data ||
 	    o->csum != (ok ? SOFL_CSUM_VALID : SOFL_CSUM_UNKNOWN) ||
-	    o->vnet.flags != (ok ? SOFL_VNET_F_DATA_VALID : 0) || o->gso_type || o->gso_size) {
+	    o->vnet.flags != (ok ? SOFL_VNET_HDR_F_DATA_VALID : 0) || o->gso_type || o->gso_size) {
 		fprintf(stderr, "run %d, input %llu (kind %d): reason %d (want %d), bypass %d, csum %d, "
 			"vnet flags %d, len %u/%u\n", run, (unsigned long long)c, k, o->reason, want,
 			o->bypass, o->csum, o->vnet.flags, o->len, st->in[c].len);

@@ -82,7 +82,7 @@ run_cli(const char *args, struct res *r)
 		assert_int_equal(h->caplen, h->len);
 		assert_int_equal(sofl_pkt_parse(&q, data, h->caplen,
 						r->dlt == DLT_EN10MB ? SOFL_LINK_ETH : SOFL_LINK_RAW), 0);
-		sofl_pkt_csum_check(&q, &ip, &l4);
+		sofl_csum_pkt_check(&q, &ip, &l4);
 		r->pay[r->n] = (int)q.pay_len;
 		r->ipcsum[r->n] = ip;
 		r->l4[r->n] = l4;

@@ -197,7 +197,7 @@ vnet_ok(const struct sofl_gro_out *o)
 
 	assert_int_equal(l, o->len);
 	sofl_pkt_parse(&p, b, (size_t)l, SOFL_LINK_RAW);
-	assert_int_equal(sofl_vnet_check(&o->vnet, &p, SOFL_VNET_STRICT), o->segs > 1);
+	assert_int_equal(sofl_vnet_check(&o->vnet, &p, SOFL_VNET_F_STRICT), o->segs > 1);
 }
 
 /* Feed @n frames (raw IP) through an engine (UDP GRO on, @full: csum_full),
@@ -347,7 +347,7 @@ tcp_bad_csum(int ipv)
 	l = t_build(f, sizeof(f), &s);
 	f[(ipv == 4 ? 20 : 40) + 16] ^= 0x5a;
 	memset(&h, 0, sizeof(h));
-	h.flags = SOFL_VNET_F_DATA_VALID;
+	h.flags = SOFL_VNET_HDR_F_DATA_VALID;
 	assert_int_equal(sofl_vnet_encode(vh, sizeof(vh), &h, sizeof(vh), 0), SOFL_VNET_HDR_LEN);
 	v[0].iov_base = vh;
 	v[0].iov_len = sizeof(vh);

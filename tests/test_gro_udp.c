@@ -253,7 +253,7 @@ completion_bytes(int full)
 	assert_int_equal(o[0].csum, SOFL_CSUM_PARTIAL);
 	assert_int_equal(o[0].csum_start, 34);
 	assert_int_equal(o[0].csum_offset, 6);
-	assert_int_equal(o[0].vnet.flags, SOFL_VNET_F_NEEDS_CSUM);
+	assert_int_equal(o[0].vnet.flags, SOFL_VNET_HDR_F_NEEDS_CSUM);
 	assert_int_equal(o[0].vnet.gso_type, SOFL_GSO_UDP_L4);
 	assert_int_equal(o[0].vnet.gso_size, 1000);
 	assert_int_equal(o[0].vnet.hdr_len, 42);
@@ -267,13 +267,13 @@ completion_bytes(int full)
 	assert_int_equal(sofl_get16(out + 34 + 4), 3008);
 	assert_int_equal(sofl_get16(out + 14 + 2), 3028);
 	assert_int_equal(sofl_get16(out + 14 + 4), 50);	/* first datagram's ID */
-	assert_true(sofl_ipv4_hdr_csum_ok(out + 14, 20));
+	assert_true(sofl_csum_ipv4_hdr_ok(out + 14, 20));
 	ps = sofl_csum_fold(sofl_csum_pseudo_v4(out + 26, out + 30, 17, 3008));
 	assert_int_equal(sofl_get16(out + 34 + 6), ps);
 	/* completing the partial sum gives a valid datagram */
 	assert_int_equal(sofl_csum_complete_partial(out, o[0].len, 34, 6), 0);
-	assert_int_equal(sofl_pkt_l4_csum(&p), sofl_get16(out + 40));
-	assert_int_equal(sofl_vnet_check(&o[0].vnet, &p, SOFL_VNET_STRICT), 1);
+	assert_int_equal(sofl_csum_pkt_l4(&p), sofl_get16(out + 40));
+	assert_int_equal(sofl_vnet_check(&o[0].vnet, &p, SOFL_VNET_F_STRICT), 1);
 	assert_int_equal(sofl_gro_out_copy(&o[0], out, 100), SOFL_E_NOSPC);
 	sofl_gro_release(g);
 	sofl_gro_destroy(g);

@@ -115,7 +115,7 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 		tg_fail(t, "more segments or iovecs than max_segs allows", k);
 	i = sofl_pkt_parse(&p, b, (size_t)l, cfg->link);
 	/* every output's virtio header, super-packet or not (TUN write) */
-	if (sofl_vnet_check(&o->vnet, &p, SOFL_VNET_STRICT) < 0)
+	if (sofl_vnet_check(&o->vnet, &p, SOFL_VNET_F_STRICT) < 0)
 		tg_fail(t, "virtio header rejected by Linux's rules", k);
 	if (i < 0 || !(p.layers & SOFL_LAYER_L4)) {
 		if (o->segs > 1)
@@ -128,7 +128,7 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 	}
 	if (o->segs > 1) {
 		enum sofl_csum_state ip, l4;
-		sofl_pkt_csum_check(&p, &ip, &l4);
+		sofl_csum_pkt_check(&p, &ip, &l4);
 		if (p.ipv == 4 && ip != SOFL_CSUM_VALID)
 			tg_fail(t, "IPv4 header checksum", k);
 		/* complete checksums only for TCP with csum_full (a UDP
@@ -139,14 +139,14 @@ tg_check_out(struct tg *t, const struct sofl_gro_config *cfg, const struct sofl_
 				SOFL_CSUM_PARTIAL))
 			tg_fail(t, "output checksum mode", k);
 		if (o->csum == SOFL_CSUM_VALID ? l4 != SOFL_CSUM_VALID :
-		    sofl_get16(b + p.l4_off + (p.l4_proto == 6 ? 16 : 6)) != sofl_pkt_l4_pseudo(&p))
+		    sofl_get16(b + p.l4_off + (p.l4_proto == 6 ? 16 : 6)) != sofl_csum_pkt_pseudo(&p))
 			tg_fail(t, "L4 checksum state", k);
 		if (p.ip_end != (uint32_t)l)
 			tg_fail(t, "IP length != output length", k);
 		if (o->gso_size == 0 || o->segs != (p.pay_len + o->gso_size - 1) / o->gso_size)
 			tg_fail(t, "gso_size / segment count", k);
 		/* the virtio header is one Linux accepts for this frame (TUN write) */
-		if (sofl_vnet_check(&o->vnet, &p, SOFL_VNET_STRICT) != 1)
+		if (sofl_vnet_check(&o->vnet, &p, SOFL_VNET_F_STRICT) != 1)
 			tg_fail(t, "virtio header rejected by Linux's rules", k);
 		/* payload continuity: t_build writes seed + stream offset + i */
 		for (j = 1; j < p.pay_len; j++)

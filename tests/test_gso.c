@@ -1,4 +1,4 @@
-/* Description: GSO vectors: udpgso.c table v4/v6 with its errors, TCP flag/seq/ID/checksum rules, ext headers, fixed ID, partial sums, pass-through, UFO v4/v6, error codes, burst; zero-copy, copy and iovec modes vs the packet builder byte for byte. */
+/* Description: GSO vectors: udpgso.c table v4/v6 with its errors, TCP flag/seq/ID/checksum rules, ext headers, fixed ID, partial sums, pass-through, UFO v4/v6, error codes, batch; zero-copy, copy and iovec modes vs the packet builder byte for byte. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -66,7 +66,7 @@ run_one(const struct sofl_gso_params *gp, const uint8_t *frame, size_t len, int 
 	struct sofl_gso_need need;
 	struct sofl_gso_out out;
 	struct iovec in[8];
-	uint8_t hb[SOFL_GSO_HDR_MAX];
+	uint8_t hb[SOFL_PKT_IOV_HDR_MAX];
 	size_t total, cut[8];
 	int n, i, err;
 
@@ -89,7 +89,7 @@ run_one(const struct sofl_gso_params *gp, const uint8_t *frame, size_t len, int 
 			in[i].iov_base = (void *)(frame + cut[i]);
 			in[i].iov_len = end - cut[i];
 		}
-		err = sofl_gso_parse_iov(&p, hb, in, nsplit, (enum sofl_link)link);
+		err = sofl_pkt_parse_iov(&p, hb, in, nsplit, (enum sofl_link)link);
 	} else {
 		err = sofl_pkt_parse(&p, frame, len, (enum sofl_link)link);
 	}
@@ -240,7 +240,7 @@ udpgso_run(int ipv, int tlen, int gso, int want_err, int nseg, int lastsz, int h
 
 		assert_int_equal(sofl_pkt_parse(&p, f.f[i], f.len[i], SOFL_LINK_ETH), 0);
 		assert_int_equal(p.pay_len, want);
-		sofl_pkt_csum_check(&p, &ipc, &l4c);
+		sofl_csum_pkt_check(&p, &ipc, &l4c);
 		assert_int_equal(l4c, SOFL_CSUM_VALID);
 		if (ipv == 4)
 			assert_int_equal(ipc, SOFL_CSUM_VALID);
@@ -389,7 +389,7 @@ test_tcp_rules_direct(void **state)
 		assert_int_equal(!!(p.tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)), i == 2);
 		assert_true(p.tcp_flags & SOFL_TCP_ECE);
 		assert_true(p.tcp_flags & SOFL_TCP_ACK);
-		sofl_pkt_csum_check(&p, &a, &b);
+		sofl_csum_pkt_check(&p, &a, &b);
 		assert_int_equal(a, SOFL_CSUM_VALID);
 		assert_int_equal(b, SOFL_CSUM_VALID);
 		assert_memory_equal(f.f[i] + p.pay_off, in + 54 + 100 * i, p.pay_len);
@@ -514,7 +514,7 @@ test_zero_checksum(void **state)
 		assert_int_equal(sofl_pkt_parse(&p, f.f[0], f.len[0], SOFL_LINK_ETH), 0);
 		{
 			enum sofl_csum_state a, b;
-			sofl_pkt_csum_check(&p, &a, &b);
+			sofl_csum_pkt_check(&p, &a, &b);
 			assert_int_equal(b, SOFL_CSUM_VALID);
 		}
 		flat_free(&f);
@@ -611,7 +611,7 @@ reassemble_check(const struct flat *f, const uint8_t *orig, size_t olen, int ipv
 		assert_true(p.ip_end - p.l3_off <= mtu);
 		if (ipv == 4) {
 			uint16_t fo = sofl_get16(f->f[i] + 14 + 6);
-			assert_true(sofl_ipv4_hdr_csum_ok(f->f[i] + 14, p.l3_len));
+			assert_true(sofl_csum_ipv4_hdr_ok(f->f[i] + 14, p.l3_len));
 			assert_int_equal(sofl_get16(f->f[i] + 14 + 4), id);	/* same ID */
 			assert_int_equal(fo & 0x4000, 0);			/* DF cleared */
 			off = (uint32_t)(fo & 0x1fff) * 8;
@@ -688,7 +688,7 @@ test_ipfrag6_ident(void **state)
 	static uint8_t in[4096];
 	static const uint8_t key[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
 	uint8_t a[16], b[16];
-	struct sofl_frag_ids ids, ids2;
+	struct sofl_gso_frag_ids ids, ids2;
 	struct sofl_gso_params gp = { .type = SOFL_GSO_UFO, .mtu = 1280 };
 	struct sofl_vnet_hdr vh = { .gso_type = SOFL_GSO_UFO, .gso_size = 1200 };
 	struct t_spec s;
@@ -703,14 +703,23 @@ test_ipfrag6_ident(void **state)
 		a[i] = (uint8_t)i;
 		b[i] = (uint8_t)(16 + i);
 	}
-	assert_int_equal(sofl_frag_ids_init(&ids, key, sizeof(key)), 0);
+	assert_int_equal(sofl_gso_frag_ids_init(&ids, key, sizeof(key)), 0);
 	ids.ctr = 0x2726252423222120ULL;
-	assert_int_equal(sofl_frag_id_next(&ids, a, b), 0x5d3a0ebb);
-	assert_int_equal(sofl_frag_ids_init(&ids, key, 15), SOFL_E_INVAL);
-	assert_int_equal(sofl_frag_ids_init(NULL, NULL, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_frag_ids_init(&ids, NULL, 0), 0);	/* random key */
-	assert_int_equal(sofl_frag_ids_init(&ids2, NULL, 0), 0);
-	assert_true(sofl_frag_id_next(&ids, a, b) != sofl_frag_id_next(&ids2, a, b));
+	assert_int_equal(sofl_gso_frag_id_next(&ids, a, b), 0x5d3a0ebb);
+	assert_int_equal(sofl_gso_frag_ids_init(&ids, key, 15), SOFL_E_INVAL);
+	assert_int_equal(sofl_gso_frag_ids_init(NULL, NULL, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_gso_frag_ids_init(&ids, NULL, 0), 0);	/* random key */
+	assert_int_equal(sofl_gso_frag_ids_init(&ids2, NULL, 0), 0);
+	assert_true(sofl_gso_frag_id_next(&ids, a, b) != sofl_gso_frag_id_next(&ids2, a, b));
+	/* an all-zero key is a key like any other (not "choose one") */
+	{
+		static const uint8_t zero[SOFL_GSO_FRAG_KEY_LEN];
+
+		assert_int_equal(sofl_gso_frag_ids_init(&ids, zero, sizeof(zero)), 0);
+		assert_int_equal(sofl_gso_frag_ids_init(&ids2, zero, sizeof(zero)), 0);
+		assert_true(ids.k0 == 0 && ids.k1 == 0);
+		assert_int_equal(sofl_gso_frag_id_next(&ids, a, b), sofl_gso_frag_id_next(&ids2, a, b));
+	}
 
 	t_spec_init(&s, 6, 17);
 	s.pay_len = 3000;
@@ -732,7 +741,7 @@ test_ipfrag6_ident(void **state)
 		}
 	}
 	/* the caller's generator */
-	assert_int_equal(sofl_frag_ids_init(&ids, key, sizeof(key)), 0);
+	assert_int_equal(sofl_gso_frag_ids_init(&ids, key, sizeof(key)), 0);
 	gp.frag_ids = &ids;
 	for (k = 0; k < 64; k++) {
 		seen[k] = frag6_id(&gp, in, len, 3);
@@ -742,11 +751,11 @@ test_ipfrag6_ident(void **state)
 	}
 	assert_int_equal(ids.ctr, 64);		/* one per datagram, not per fragment */
 	/* same key, same addresses, same counter: the same identification */
-	assert_int_equal(sofl_frag_ids_init(&ids2, key, sizeof(key)), 0);
+	assert_int_equal(sofl_gso_frag_ids_init(&ids2, key, sizeof(key)), 0);
 	id = frag6_id(&(struct sofl_gso_params){ .type = SOFL_GSO_UFO, .mtu = 1280,
 						 .frag_ids = &ids2 }, in, len, 3);
 	assert_int_equal(id, seen[0]);
-	/* a burst: every datagram its own */
+	/* a batch: every datagram its own */
 	{
 		static struct sofl_gso_seg seg[8];
 		static uint8_t buf[8 * 2048];
@@ -758,7 +767,7 @@ test_ipfrag6_ident(void **state)
 
 		assert_int_equal(sofl_pkt_parse(&p2[0], in, len, SOFL_LINK_ETH), 0);
 		p2[1] = p2[0];
-		assert_int_equal(sofl_gso_segment_burst(g2, p2, 2, &out, res), 6);
+		assert_int_equal(sofl_gso_segment_batch(g2, p2, 2, &out, res), 6);
 		assert_int_equal(sofl_pkt_parse(&f0, seg[2].data, seg[2].len, SOFL_LINK_ETH), 0);
 		assert_int_equal(sofl_pkt_parse(&f1, seg[3].data, seg[3].len, SOFL_LINK_ETH), 0);
 		assert_true(sofl_get32(seg[2].data + f0.frag_off_hdr + 4) !=
@@ -995,10 +1004,10 @@ test_exact_buffers(void **state)
 	}
 }
 
-/* A burst: segments of every packet appended in order, failures skipped,
+/* A batch: segments of every packet appended in order, failures skipped,
  * each packet's segments identical to segmenting it alone. */
 static void
-test_burst(void **state)
+test_batch(void **state)
 {
 	static uint8_t f[5][20000];
 	struct t_spec s;
@@ -1037,7 +1046,7 @@ test_burst(void **state)
 					    .buf_cap = sizeof(buf), .iov = iov, .iov_cap = 128 };
 
 		at = 0;
-		n = sofl_gso_segment_burst(gp, p, 5, &out, res);
+		n = sofl_gso_segment_batch(gp, p, 5, &out, res);
 		assert_int_equal(n, 16);
 		for (i = 0; i < 5; i++) {
 			struct flat fl = { 0 };
@@ -1065,13 +1074,13 @@ test_burst(void **state)
 		}
 		/* room for 12 segments: the UDP packet does not fit any more */
 		out.seg_cap = 12;
-		n = sofl_gso_segment_burst(gp, p, 5, &out, res);
+		n = sofl_gso_segment_batch(gp, p, 5, &out, res);
 		assert_int_equal(n, 10);
 		assert_int_equal(res[0], 10);
 		for (i = 1; i < 5; i++)
 			assert_int_equal(res[i], SOFL_E_NOSPC);
 	}
-	assert_int_equal(sofl_gso_segment_burst(gp, p, 5, NULL, res), SOFL_E_INVAL);
+	assert_int_equal(sofl_gso_segment_batch(gp, p, 5, NULL, res), SOFL_E_INVAL);
 }
 
 int
@@ -1091,7 +1100,7 @@ main(void)
 		cmocka_unit_test(test_ipfrag6_ident),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_exact_buffers),
-		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_batch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -190,7 +190,7 @@ test_segment_capture(void **state)
 		enum sofl_csum_state a, b;
 		assert_int_equal(outr[pos].caplen, in[2].caplen);
 		assert_int_equal(sofl_pkt_parse(&p, outr[pos].d, outr[pos].caplen, SOFL_LINK_ETH), 0);
-		sofl_pkt_csum_check(&p, &a, &b);
+		sofl_csum_pkt_check(&p, &a, &b);
 		assert_int_equal(b, SOFL_CSUM_VALID);
 		assert_memory_equal(outr[pos].d, in[2].d, 14 + 20 + 16);
 		assert_memory_equal(outr[pos].d + 14 + 38, in[2].d + 14 + 38,

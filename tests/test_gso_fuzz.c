@@ -84,7 +84,7 @@ one(uint64_t *r)
 	struct sofl_gso_need need;
 	struct sofl_gso_out out;
 	struct iovec in[4];
-	uint8_t hb[SOFL_GSO_HDR_MAX];
+	uint8_t hb[SOFL_PKT_IOV_HDR_MAX];
 	size_t len = random_packet(r), total, i;
 	int split = (int)(t_rand(r) % 3) == 0, mode = (int)(t_rand(r) & 1), n, err;
 	uint8_t *f;
@@ -97,7 +97,7 @@ one(uint64_t *r)
 		in[0] = (struct iovec){ f, a };
 		in[1] = (struct iovec){ f + a, b - a };
 		in[2] = (struct iovec){ f + b, len - b };
-		err = sofl_gso_parse_iov(&p, hb, in, 3, t_rand(r) & 1 ? SOFL_LINK_ETH : SOFL_LINK_RAW);
+		err = sofl_pkt_parse_iov(&p, hb, in, 3, t_rand(r) & 1 ? SOFL_LINK_ETH : SOFL_LINK_RAW);
 	} else {
 		split = 0;
 		err = sofl_pkt_parse(&p, f, len, t_rand(r) & 1 ? SOFL_LINK_ETH : SOFL_LINK_RAW);
@@ -110,7 +110,7 @@ one(uint64_t *r)
 
 		for (i = 0; i < 12; i++)
 			w[i] = (uint8_t)t_rand(r);
-		sofl_vnet_decode(&h, w, 12, 12, SOFL_VNET_LE);
+		sofl_vnet_decode(&h, w, 12, 12, 0);
 		if (t_rand(r) & 1)
 			h.gso_type &= 0x85;
 		sofl_vnet_check(&h, &p, (unsigned)(t_rand(r) & 2));

@@ -318,7 +318,7 @@ test_ipv4_options(void **state)
 	assert_int_equal(p.pay_off, 14 + 32 + 8);
 	assert_int_equal(p.pay_len, 10);
 	assert_int_equal(p.key.sport, 40000);
-	assert_true(sofl_ipv4_hdr_csum_ok(b + 14, p.l3_len));
+	assert_true(sofl_csum_ipv4_hdr_ok(b + 14, p.l3_len));
 
 	memset(max, 1, sizeof(max));		/* IHL 15: 40 bytes of NOPs */
 	s.ip_opts = max; s.ip_opts_len = sizeof(max);
@@ -495,7 +495,7 @@ test_ipv6_exthdrs(void **state)
 	assert_int_equal(p.pay_len, 8);
 }
 
-/* Exactly SOFL_PKT_MAX_EXTHDR destination-options headers parse; one more
+/* Exactly SOFL_PKT_EXTHDR_MAX destination-options headers parse; one more
  * is SOFL_E_EXTHDR_CHAIN.  t_spec holds only 4, so the chain is written
  * into the payload of a "no next header" packet. */
 static size_t
@@ -530,12 +530,12 @@ test_ipv6_chain_limit(void **state)
 	size_t len;
 
 	(void)state;
-	len = build_dest_chain(b, SOFL_PKT_MAX_EXTHDR);
+	len = build_dest_chain(b, SOFL_PKT_EXTHDR_MAX);
 	parse_valid(&p, b, len, SOFL_LINK_ETH);
-	assert_int_equal(p.n_exthdr, SOFL_PKT_MAX_EXTHDR);
+	assert_int_equal(p.n_exthdr, SOFL_PKT_EXTHDR_MAX);
 	assert_int_equal(p.l4_proto, 17);
 	assert_int_equal(p.pay_len, 12);
-	len = build_dest_chain(b, SOFL_PKT_MAX_EXTHDR + 1);
+	len = build_dest_chain(b, SOFL_PKT_EXTHDR_MAX + 1);
 	assert_int_equal(parse_exact(&p, b, len, SOFL_LINK_ETH), SOFL_E_EXTHDR_CHAIN);
 	assert_int_equal(p.layers, SOFL_LAYER_L2);
 }
@@ -806,7 +806,7 @@ test_malformed_table(void **state)
 			assert_true(parse_exact(&p, b, n, c->link) < 0);
 	}
 	/* the chain limit needs more headers than t_spec holds */
-	len = build_dest_chain(b, SOFL_PKT_MAX_EXTHDR + 1);
+	len = build_dest_chain(b, SOFL_PKT_EXTHDR_MAX + 1);
 	assert_int_equal(parse_exact(&p, b, len, SOFL_LINK_ETH), SOFL_E_EXTHDR_CHAIN);
 	for (n = 0; n < len; n++)
 		assert_true(parse_exact(&p, b, n, SOFL_LINK_ETH) < 0);

@@ -60,7 +60,7 @@ put_slot(struct sofl_port *p, uint32_t i, const void *f, uint32_t len,
 	assert_true(MAC_OFF + len <= size);
 	memset(&z, 0, sizeof(z));
 	memcpy(s + MAC_OFF, f, len);
-	sofl_vnet_encode(s + MAC_OFF - 10, 10, vh ? vh : &z, 10, SOFL_VNET_NATIVE);
+	sofl_vnet_encode(s + MAC_OFF - 10, 10, vh ? vh : &z, 10, SOFL_VNET_F_NATIVE);
 	h->tp_len = len;
 	h->tp_snaplen = len;
 	h->tp_mac = MAC_OFF;
@@ -114,7 +114,7 @@ check_segments(uint8_t (*seg)[2048], const size_t *len, int n, const struct t_sp
 		assert_int_equal(sofl_pkt_parse(&p, seg[i], len[i], SOFL_LINK_ETH), 0);
 		assert_true(p.pay_len <= mss);
 		assert_int_equal(p.tcp_seq, s->seq + off);
-		sofl_pkt_csum_check(&p, &ip, &l4);
+		sofl_csum_pkt_check(&p, &ip, &l4);
 		assert_int_equal(l4, SOFL_CSUM_VALID);
 		if (s->ipv == 4)
 			assert_int_equal(ip, SOFL_CSUM_VALID);
@@ -139,7 +139,7 @@ test_rx_plain(void **state)
 	(void)state;
 	slot0 = put_slot(p, 0, f, (uint32_t)len, NULL, 0, 0);
 	memset(&vh, 0, sizeof(vh));
-	vh.flags = SOFL_VNET_F_DATA_VALID;
+	vh.flags = SOFL_VNET_HDR_F_DATA_VALID;
 	put_slot(p, 1, f, (uint32_t)len, &vh, 0, 0);
 	assert_int_equal(sofl_port_recv(p, &pk), 2);
 	/* in place: the packet is the slot's frame, no copy */
@@ -174,7 +174,7 @@ rx_super_packet(int ipv)
 	s.csum = T_CSUM_PARTIAL;
 	len = t_build(f, sizeof(f), &s);
 	assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
-	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 1448, SOFL_VNET_MK_CSUM), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 1448, SOFL_VNET_F_MK_CSUM), 0);
 	put_slot(p, 0, f, (uint32_t)len, &vh, 0, 0);
 	n = sofl_port_recv(p, &pk);
 	assert_int_equal(n, (20000 + 1447) / 1448);
@@ -219,7 +219,7 @@ test_rx_super_mode(void **state)
 	s.csum = T_CSUM_PARTIAL;
 	len = t_build(f, sizeof(f), &s);
 	assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
-	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 1428, SOFL_VNET_MK_CSUM), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 1428, SOFL_VNET_F_MK_CSUM), 0);
 	put_slot(p, 0, f, (uint32_t)len, &vh, 0, 0);
 	assert_int_equal(sofl_port_recv(p, &pk), 1);
 	assert_int_equal(pk[0].len, len);
@@ -248,7 +248,7 @@ test_rx_super_partial(void **state)
 	s.csum = T_CSUM_FULL;
 	assert_int_equal(t_build(want, sizeof(want), &s), len);
 	assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
-	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 0, SOFL_VNET_MK_CSUM), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 0, SOFL_VNET_F_MK_CSUM), 0);
 	s0 = put_slot(p, 0, f, (uint32_t)len, &vh, 0, 0);
 	/* a partial checksum handed on whole: completed in place, a plain
 	 * packet with a good checksum that GRO can merge */
@@ -277,7 +277,7 @@ test_rx_vlan(void **state)
 	s.csum = T_CSUM_PARTIAL;
 	len = t_build(f, sizeof(f), &s);
 	assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
-	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 0, SOFL_VNET_MK_CSUM), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&vh, &q, 0, SOFL_VNET_F_MK_CSUM), 0);
 	/* the kernel hands the tag as metadata (TP_STATUS_VLAN_VALID) */
 	put_slot(p, 0, f, (uint32_t)len, &vh, TP_STATUS_VLAN_VALID, 0x2005);
 	assert_int_equal(sofl_port_recv(p, &pk), 1);
@@ -515,7 +515,7 @@ super_pkt(uint8_t *f, size_t cap, int ipv, size_t pay, struct sofl_port_pkt *pk,
 	len = t_build(f, cap, sp);
 	assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
 	memset(pk, 0, sizeof(*pk));
-	assert_int_equal(sofl_vnet_from_pkt(&pk->vnet, &q, 1448, SOFL_VNET_MK_CSUM), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&pk->vnet, &q, 1448, SOFL_VNET_F_MK_CSUM), 0);
 	v->iov_base = f;
 	v->iov_len = len;
 	pk->iov = v;
@@ -595,10 +595,10 @@ test_tx_tso(void **state)
 	/* the device segments: one message, the GSO header as given */
 	assert_int_equal(s->n, 1);
 	assert_int_equal(s->len[0], len);
-	assert_int_equal(sofl_vnet_decode(&h, s->vh[0], 10, 10, SOFL_VNET_NATIVE), 10);
+	assert_int_equal(sofl_vnet_decode(&h, s->vh[0], 10, 10, SOFL_VNET_F_NATIVE), 10);
 	assert_int_equal(h.gso_type, SOFL_GSO_TCPV4);
 	assert_int_equal(h.gso_size, 1448);
-	assert_int_equal(h.flags, SOFL_VNET_F_NEEDS_CSUM);
+	assert_int_equal(h.flags, SOFL_VNET_HDR_F_NEEDS_CSUM);
 	sofl_port_close(p);
 	free(s);
 }
@@ -683,7 +683,7 @@ test_tx_partial_csum(void **state)
 	assert_int_equal(t_build(want, sizeof(want), &sp), len);
 	assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
 	memset(&pk, 0, sizeof(pk));
-	assert_int_equal(sofl_vnet_from_pkt(&pk.vnet, &q, 0, SOFL_VNET_MK_CSUM), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&pk.vnet, &q, 0, SOFL_VNET_F_MK_CSUM), 0);
 	v = (struct iovec){ f, len };
 	pk.iov = &v;
 	pk.iovcnt = 1;

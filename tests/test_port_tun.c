@@ -48,7 +48,7 @@ kernel_sends(struct fix *f, const struct sofl_vnet_hdr *h, const uint8_t *fr, si
 	size_t off = 0;
 
 	if (h) {
-		sofl_vnet_encode(wire, sizeof(wire), h, 12, SOFL_VNET_LE);
+		sofl_vnet_encode(wire, sizeof(wire), h, 12, 0);
 		off = 12;
 	}
 	memcpy(wire + off, fr, len);
@@ -78,7 +78,7 @@ assert_valid(const uint8_t *b, size_t len, int ipv)
 
 	assert_int_equal(sofl_pkt_parse(&p, b, len, SOFL_LINK_RAW), 0);
 	assert_int_equal(p.ipv, ipv);
-	sofl_pkt_csum_check(&p, &ip, &l4);
+	sofl_csum_pkt_check(&p, &ip, &l4);
 	assert_int_equal(l4, SOFL_CSUM_VALID);
 	if (ipv == 4)
 		assert_int_equal(ip, SOFL_CSUM_VALID);
@@ -103,7 +103,7 @@ gso_hdr(int ipv, int proto, uint16_t gso_size)
 	struct sofl_vnet_hdr h = { 0 };
 	uint16_t l3 = ipv == 4 ? 20 : 40;
 
-	h.flags = SOFL_VNET_F_NEEDS_CSUM;
+	h.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	h.gso_type = proto == 17 ? SOFL_GSO_UDP_L4 : ipv == 4 ? SOFL_GSO_TCPV4 :
 		     SOFL_GSO_TCPV6;
 	h.gso_size = gso_size;
@@ -304,15 +304,15 @@ test_write_coalesced(void **state)
 	/* GRO delivers what it does not hold at once, before the held flow */
 	r = read(f.sp[1], wire, sizeof(wire));
 	assert_int_equal(r, 12 + 60);
-	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, SOFL_VNET_LE), 12);
+	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, 0), 12);
 	assert_int_equal(h.gso_type, SOFL_GSO_NONE);
 	assert_int_equal(h.flags, 0);
 	r = read(f.sp[1], wire, sizeof(wire));
 	assert_int_equal(r, 12 + 40 + 10000);
-	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, SOFL_VNET_LE), 12);
+	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, 0), 12);
 	assert_int_equal(h.gso_type, SOFL_GSO_TCPV4);
 	assert_int_equal(h.gso_size, 1000);
-	assert_true(h.flags & SOFL_VNET_F_NEEDS_CSUM);
+	assert_true(h.flags & SOFL_VNET_HDR_F_NEEDS_CSUM);
 	assert_memory_equal(wire + 12 + 40, segs[0] + 40, 1000);
 	assert_memory_equal(wire + 12 + 40 + 9000, segs[9] + 40, 1000);
 	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);

@@ -143,7 +143,7 @@ segment(const struct gen *g, const uint8_t *x, size_t len, uint8_t gflags, uint6
 				    .iov_cap = 3 * MAXSEG };
 	struct sofl_pkt p;
 	struct iovec in[3];
-	uint8_t hb[SOFL_GSO_HDR_MAX];
+	uint8_t hb[SOFL_PKT_IOV_HDR_MAX];
 	int n, k, split = (int)(t_rand(r) % 3) == 0;
 
 	if (split) {
@@ -151,7 +151,7 @@ segment(const struct gen *g, const uint8_t *x, size_t len, uint8_t gflags, uint6
 		in[0] = (struct iovec){ (void *)x, a };
 		in[1] = (struct iovec){ (void *)(x + a), b - a };
 		in[2] = (struct iovec){ (void *)(x + b), len - b };
-		assert_int_equal(sofl_gso_parse_iov(&p, hb, in, 3, (enum sofl_link)g->s.link), 0);
+		assert_int_equal(sofl_pkt_parse_iov(&p, hb, in, 3, (enum sofl_link)g->s.link), 0);
 	} else {
 		assert_int_equal(sofl_pkt_parse(&p, x, len, (enum sofl_link)g->s.link), 0);
 	}

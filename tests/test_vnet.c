@@ -24,25 +24,25 @@ test_wire_vectors(void **state)
 	(void)state;
 
 	memset(b, 0xee, sizeof(b));
-	assert_int_equal(sofl_vnet_encode(b, sizeof(b), &h, 12, SOFL_VNET_LE), 12);
+	assert_int_equal(sofl_vnet_encode(b, sizeof(b), &h, 12, 0), 12);
 	assert_memory_equal(b, le, 12);
 	assert_int_equal(b[12], 0xee);
 	memset(b, 0xee, sizeof(b));
-	assert_int_equal(sofl_vnet_encode(b, 10, &h, 10, SOFL_VNET_LE), 10);
+	assert_int_equal(sofl_vnet_encode(b, 10, &h, 10, 0), 10);
 	assert_memory_equal(b, le, 10);
 	assert_int_equal(b[10], 0xee);
-	assert_int_equal(sofl_vnet_decode(&d, le, 12, 12, SOFL_VNET_LE), 12);
+	assert_int_equal(sofl_vnet_decode(&d, le, 12, 12, 0), 12);
 	assert_memory_equal(&d, &h, sizeof(h));
-	assert_int_equal(sofl_vnet_decode(&d, le, 12, 10, SOFL_VNET_LE), 10);
+	assert_int_equal(sofl_vnet_decode(&d, le, 12, 10, 0), 10);
 	assert_int_equal(d.num_buffers, 0);
 	assert_int_equal(d.gso_size, 1448);
 	/* native: the host's own u16 layout */
-	assert_int_equal(sofl_vnet_encode(b, sizeof(b), &h, 12, SOFL_VNET_NATIVE), 12);
+	assert_int_equal(sofl_vnet_encode(b, sizeof(b), &h, 12, SOFL_VNET_F_NATIVE), 12);
 	memcpy(&v, b + 4, 2);
 	assert_int_equal(v, 1448);
 	memcpy(&v, b + 6, 2);
 	assert_int_equal(v, 34);
-	assert_int_equal(sofl_vnet_decode(&d, b, 12, 12, SOFL_VNET_NATIVE), 12);
+	assert_int_equal(sofl_vnet_decode(&d, b, 12, 12, SOFL_VNET_F_NATIVE), 12);
 	assert_memory_equal(&d, &h, sizeof(h));
 	/* sizes */
 	assert_int_equal(sofl_vnet_decode(&d, le, 9, 10, 0), SOFL_E_VNET_SHORT);
@@ -62,7 +62,7 @@ test_wire_roundtrip(void **state)
 	for (int i = 0; i < 2000; i++) {
 		uint8_t b[12], b2[12];
 		struct sofl_vnet_hdr h, d;
-		unsigned opts = i & 1 ? SOFL_VNET_NATIVE : SOFL_VNET_LE;
+		unsigned opts = i & 1 ? SOFL_VNET_F_NATIVE : 0;
 		size_t sz = i & 2 ? 12 : 10;
 
 		for (int k = 0; k < 12; k++)
@@ -73,7 +73,7 @@ test_wire_roundtrip(void **state)
 		assert_int_equal(sofl_vnet_decode(&d, b2, sz, sz, opts), (int)sz);
 		assert_memory_equal(&d, &h, sizeof(h));
 		/* LE decoding is byte arithmetic, independent of the host */
-		if (!(opts & SOFL_VNET_NATIVE))
+		if (!(opts & SOFL_VNET_F_NATIVE))
 			assert_int_equal(h.gso_size, b[4] | b[5] << 8);
 	}
 }
@@ -99,7 +99,7 @@ good(const struct sofl_pkt *p, uint16_t gso)
 {
 	struct sofl_vnet_hdr h = { 0 };
 
-	h.flags = SOFL_VNET_F_NEEDS_CSUM;
+	h.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	h.gso_size = gso;
 	h.csum_start = p->l4_off;
 	h.csum_offset = p->l4_proto == 6 ? 16 : 6;
@@ -123,7 +123,7 @@ test_accept(void **state)
 			for (int link = 0; link < 2; link++) {
 				mk(&p, v, pr, 3000, link);
 				h = good(&p, 1000);
-				assert_int_equal(sofl_vnet_check(&h, &p, SOFL_VNET_STRICT), 1);
+				assert_int_equal(sofl_vnet_check(&h, &p, SOFL_VNET_F_STRICT), 1);
 				h.gso_size = 3000;	/* fits one segment: not GSO */
 				assert_int_equal(sofl_vnet_check(&h, &p, 0), 0);
 				h.gso_size = 1000;
@@ -143,7 +143,7 @@ test_accept(void **state)
 	h.gso_type |= SOFL_GSO_ECN;
 	assert_int_equal(sofl_vnet_check(&h, &p, 0), 1);
 	/* non-GSO NEEDS_CSUM anywhere >= 20 bytes in the frame */
-	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_F_NEEDS_CSUM, .csum_start = 20,
+	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_HDR_F_NEEDS_CSUM, .csum_start = 20,
 				    .csum_offset = 0 };
 	assert_int_equal(sofl_vnet_check(&h, &p, 0), 0);
 }
@@ -201,11 +201,11 @@ test_rule3_needs_csum(void **state)
 	h = good(&p, 50);
 	h.csum_offset = (uint16_t)(len - p.l4_off - 1);
 	REJECT(h, p, SOFL_E_VNET_CSUM_OFFSET);
-	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_F_NEEDS_CSUM,
+	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_HDR_F_NEEDS_CSUM,
 				    .csum_start = (uint16_t)(len - 1) };
 	REJECT(h, p, SOFL_E_VNET_CSUM_OFFSET);
 	/* before the minimal network header: 20, or 40 for TCPV6 */
-	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_F_NEEDS_CSUM, .csum_start = 19 };
+	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_HDR_F_NEEDS_CSUM, .csum_start = 19 };
 	REJECT(h, p, SOFL_E_VNET_CSUM_START);
 	mk(&p, 6, 6, 100, SOFL_LINK_RAW);
 	h = good(&p, 50);
@@ -319,7 +319,7 @@ test_strict_flags(void **state)
 	h = good(&p, 1000);
 	h.flags |= 0x10;
 	assert_int_equal(sofl_vnet_check(&h, &p, 0), 1);		/* the kernel ignores it */
-	assert_int_equal(sofl_vnet_check(&h, &p, SOFL_VNET_STRICT), SOFL_E_VNET_FLAGS);
+	assert_int_equal(sofl_vnet_check(&h, &p, SOFL_VNET_F_STRICT), SOFL_E_VNET_FLAGS);
 	assert_int_equal(sofl_vnet_check(NULL, &p, 0), SOFL_E_INVAL);
 }
 
@@ -379,7 +379,7 @@ test_vnet_to_segments(void **state)
 	o2.seg = s2;
 	o2.buf = b2;
 	mk(&p, 6, 6, 6000, 0);
-	assert_int_equal(sofl_vnet_decode(&h, wire, sizeof(wire), 10, SOFL_VNET_LE), 10);
+	assert_int_equal(sofl_vnet_decode(&h, wire, sizeof(wire), 10, 0), 10);
 	assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), 1);
 	n = sofl_gso_segment(&gp, &p, NULL, 0, &o1);
 	assert_int_equal(n, 5);
@@ -401,8 +401,8 @@ test_from_pkt(void **state)
 	(void)state;
 
 	mk(&p, 4, 6, 2896, 0);
-	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_MK_CSUM | SOFL_VNET_MK_ECN), 0);
-	assert_int_equal(h.flags, SOFL_VNET_F_NEEDS_CSUM);
+	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_F_MK_CSUM | SOFL_VNET_F_MK_ECN), 0);
+	assert_int_equal(h.flags, SOFL_VNET_HDR_F_NEEDS_CSUM);
 	assert_int_equal(h.gso_type, SOFL_GSO_TCPV4 | SOFL_GSO_ECN);
 	assert_int_equal(h.gso_size, 1448);
 	assert_int_equal(h.hdr_len, 54);
@@ -410,19 +410,19 @@ test_from_pkt(void **state)
 	assert_int_equal(h.csum_offset, 16);
 	assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), 1);
 	mk(&p, 6, 6, 2896, SOFL_LINK_RAW);
-	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_MK_CSUM), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_F_MK_CSUM), 0);
 	assert_int_equal(h.gso_type, SOFL_GSO_TCPV6);
 	assert_int_equal(h.csum_start, 40);
 	mk(&p, 6, 17, 2896, 0);
-	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_MK_CSUM | SOFL_VNET_MK_ECN), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_F_MK_CSUM | SOFL_VNET_F_MK_ECN), 0);
 	assert_int_equal(h.gso_type, SOFL_GSO_UDP_L4);	/* no ECN for UDP */
 	assert_int_equal(h.csum_offset, 6);
 	/* a single segment: no GSO */
 	mk(&p, 4, 6, 1448, 0);
-	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_MK_VALID), 0);
+	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, SOFL_VNET_F_MK_VALID), 0);
 	assert_int_equal(h.gso_type, SOFL_GSO_NONE);
 	assert_int_equal(h.gso_size, 0);
-	assert_int_equal(h.flags, SOFL_VNET_F_DATA_VALID);
+	assert_int_equal(h.flags, SOFL_VNET_HDR_F_DATA_VALID);
 	/* UDP_L4 without NEEDS_CSUM would be refused by the kernel: so by us */
 	mk(&p, 4, 17, 2896, 0);
 	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1448, 0), SOFL_E_VNET_NO_CSUM);
@@ -430,7 +430,7 @@ test_from_pkt(void **state)
 	t_spec_init(&s, 4, 6);
 	len = t_build_arp(frame, sizeof(frame), &s);
 	sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
-	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 0, SOFL_VNET_MK_CSUM), SOFL_E_NOT_IP);
+	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 0, SOFL_VNET_F_MK_CSUM), SOFL_E_NOT_IP);
 	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 0, 0), 0);
 }
 

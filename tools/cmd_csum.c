@@ -2,7 +2,7 @@
  * TCP/UDP checksum of a capture.
  *
  * Each record is parsed once with sofl_pkt_parse() and classified with
- * sofl_pkt_csum_check().  Partial checksums (the pseudo-header sum a kernel
+ * sofl_csum_pkt_check().  Partial checksums (the pseudo-header sum a kernel
  * leaves for the NIC under TSO/GRO/CHECKSUM_PARTIAL) are counted apart from
  * bad ones and are not errors: a capture taken on a sending host is full of
  * them.  With --fix every record is written out, in order, whether or not it
@@ -195,10 +195,10 @@ csum_truncated(struct csum_stats *st, const struct csum_opts *o, const struct so
 			st->ip6++;
 		return;
 	}
-	ok = sofl_ipv4_hdr_csum_ok(h, hlen);
+	ok = sofl_csum_ipv4_hdr_ok(h, hlen);
 	count_ip4(st, ok ? SOFL_CSUM_VALID : SOFL_CSUM_BAD);
 	if (o->fix && !ok) {
-		sofl_put16(h + 10, sofl_ipv4_hdr_csum(h, hlen));
+		sofl_put16(h + 10, sofl_csum_ipv4_hdr(h, hlen));
 		st->ip4_fixed++;
 	}
 	if (sofl_get16(h + 6) & 0x3fff)
@@ -211,7 +211,7 @@ csum_truncated(struct csum_stats *st, const struct csum_opts *o, const struct so
 static void
 fix_l4(struct l4_count *c, const struct sofl_pkt *p, uint8_t *buf)
 {
-	int v = sofl_pkt_l4_csum(p);
+	int v = sofl_csum_pkt_l4(p);
 
 	if (v < 0)
 		return;
@@ -242,11 +242,11 @@ csum_record(struct csum_stats *st, const struct csum_opts *o, uint8_t *buf,
 		st->err[-err < NERR ? -err : 0]++;
 	}
 	/* the layers parsed before an error still count */
-	sofl_pkt_csum_check(&p, &ip, &l4);
+	sofl_csum_pkt_check(&p, &ip, &l4);
 	if (ip != SOFL_CSUM_NONE) {
 		count_ip4(st, ip);
 		if (o->fix && ip == SOFL_CSUM_BAD) {
-			sofl_put16(buf + p.l3_off + 10, sofl_ipv4_hdr_csum(buf + p.l3_off, p.l3_len));
+			sofl_put16(buf + p.l3_off + 10, sofl_csum_ipv4_hdr(buf + p.l3_off, p.l3_len));
 			st->ip4_fixed++;
 		}
 	} else if (p.ipv == 6 && (p.layers & SOFL_LAYER_L3))

@@ -112,7 +112,7 @@ m_csum(void *arg)
 enum pk_kind {
 	PK_DPDK_L4_GENERIC, PK_DPDK_L4_NATIVE,		/* rte_ipv4_udptcp_cksum */
 	PK_DPDK_VERIFY_GENERIC, PK_DPDK_VERIFY_NATIVE,	/* rte_ipv4_cksum + _verify */
-	PK_OURS_L4,					/* sofl_pkt_l4_csum, pre-parsed */
+	PK_OURS_L4,					/* sofl_csum_pkt_l4, pre-parsed */
 	PK_OURS_VERIFY,					/* sofl_pkt_parse + csum_check */
 };
 
@@ -150,7 +150,7 @@ m_pkt(void *arg)
 		for (size_t i = 0; i < a->iters; i++) {
 			struct sofl_pkt *p = &a->p;
 			LAUNDER(p);
-			acc += (uint64_t)sofl_pkt_l4_csum(p);
+			acc += (uint64_t)sofl_csum_pkt_l4(p);
 		}
 		break;
 	case PK_OURS_VERIFY:
@@ -160,7 +160,7 @@ m_pkt(void *arg)
 			enum sofl_csum_state ip, l4;
 			LAUNDER(f);
 			sofl_pkt_parse(&p, f, a->len, SOFL_LINK_ETH);
-			sofl_pkt_csum_check(&p, &ip, &l4);
+			sofl_csum_pkt_check(&p, &ip, &l4);
 			acc += (uint64_t)ip + (uint64_t)l4;
 		}
 		break;
@@ -252,8 +252,8 @@ csum_packet_rows(void)
 	c = dk_l4_cksum_generic(tmp);
 	check(memcmp(&c, frame + 50, 2) == 0,
 	      "csum 1514 B frame: rte_ipv4_udptcp_cksum reproduces the checksum");
-	check(sofl_pkt_l4_csum(&p) == sofl_get16(frame + 50),
-	      "csum 1514 B frame: sofl_pkt_l4_csum reproduces the checksum");
+	check(sofl_csum_pkt_l4(&p) == sofl_get16(frame + 50),
+	      "csum 1514 B frame: sofl_csum_pkt_l4 reproduces the checksum");
 	for (int kind = 0; kind < 2; kind++) {
 		a = xalloc(sizeof(*a));
 		*a = (struct pk_arg){ frame, len, p, it, PK_DPDK_L4_GENERIC + kind, 0 };

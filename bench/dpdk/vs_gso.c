@@ -94,7 +94,7 @@ frags_ok(void *eng, out_fn out, int n, uint32_t *covered)
 		good += l == (long)(34 + plen) && sofl_get16(ip + 2) == 20 + plen &&
 			sofl_get16(ip + 4) == sofl_get16(ip0 + 4) &&
 			sofl_get16(ip + 6) == (uint16_t)((last ? 0 : 0x2000) | off / 8) &&
-			sofl_ipv4_hdr_csum_ok(ip, 20) && memcmp(ip + 20, ip0 + 20 + off, plen) == 0 &&
+			sofl_csum_ipv4_hdr_ok(ip, 20) && memcmp(ip + 20, ip0 + 20 + off, plen) == 0 &&
 			memcmp(outbuf, gso_udp_frame, 14) == 0;
 		off += plen;
 	}
@@ -285,7 +285,7 @@ check_ours_tcp(struct og_s *e, const char *what)
 		if (ok && partial) {
 			struct sofl_pkt p;
 			sofl_pkt_parse(&p, want, wl, SOFL_LINK_ETH);
-			ok = sofl_get16(outbuf + 50) == (uint16_t)sofl_pkt_l4_pseudo(&p);
+			ok = sofl_get16(outbuf + 50) == (uint16_t)sofl_csum_pkt_pseudo(&p);
 			memcpy(outbuf + 50, want + 50, 2);
 		}
 		same += ok && memcmp(outbuf, want, wl) == 0;
@@ -313,7 +313,7 @@ check_ours_uso(struct og_s *e, const char *what)
 
 		if (l < 0 || sofl_pkt_parse(&p, outbuf, (size_t)l, SOFL_LINK_ETH) != 0)
 			continue;
-		sofl_pkt_csum_check(&p, &ip, &l4);
+		sofl_csum_pkt_check(&p, &ip, &l4);
 		good += p.pay_len == plen && memcmp(outbuf + p.pay_off, pay0 + off, plen) == 0 &&
 			sofl_get16(outbuf + 18) == (uint16_t)(0x1000 + i) && ip == SOFL_CSUM_VALID &&
 			l4 == (partial ? SOFL_CSUM_PARTIAL : SOFL_CSUM_VALID) &&

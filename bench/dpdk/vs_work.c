@@ -168,7 +168,7 @@ describe(const uint8_t *pkt, long len, char *out, size_t cap, int *ipsum_ok)
 			snprintf(out, cap, "<payload byte %u of f%d wrong>", i, flow);
 			return -1;
 		}
-	*ipsum_ok = sofl_ipv4_hdr_csum_ok(pkt + p.l3_off, p.l3_len);
+	*ipsum_ok = sofl_csum_ipv4_hdr_ok(pkt + p.l3_off, p.l3_len);
 	first = off / MSS;
 	nseg = p.pay_len / MSS;
 	if (nseg == 1)

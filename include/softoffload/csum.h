@@ -14,7 +14,7 @@
  *   a block that starts at an odd byte offset must be added with
  *   sofl_csum_block_add().
  *
- *   Packet-level helpers (sofl_pkt_csum_*) take a packet parsed by
+ *   Packet-level helpers (sofl_csum_pkt_*) take a packet parsed by
  *   sofl_pkt_parse() (pkt.h) and use the lengths of its IP header: Ethernet
  *   padding is never summed.
  *
@@ -177,14 +177,14 @@ SOFL_API uint16_t sofl_csum(const void *buf, size_t len);
 SOFL_API uint32_t sofl_csum_pseudo_v4(const void *src4, const void *dst4, uint8_t proto, uint32_t l4len);
 SOFL_API uint32_t sofl_csum_pseudo_v6(const void *src16, const void *dst16, uint8_t proto, uint32_t l4len);
 
-/* sofl_ipv4_hdr_csum() :
+/* sofl_csum_ipv4_hdr() :
  * The IPv4 header checksum of the @hlen-byte header at @iph, computed as if
  * the checksum field (bytes 10-11) were zero.  Store it with sofl_put16().
  * Never 0xFFFF (RFC 1624 §3).  Reads exactly iph[0..hlen), whatever @hlen is
  * (a too short @hlen just sums less); 20 is the fast path.
- * sofl_ipv4_hdr_csum_ok() : 1 when the header as stored verifies, else 0. */
-SOFL_API uint16_t sofl_ipv4_hdr_csum(const void *iph, size_t hlen);
-SOFL_API int sofl_ipv4_hdr_csum_ok(const void *iph, size_t hlen);
+ * sofl_csum_ipv4_hdr_ok() : 1 when the header as stored verifies, else 0. */
+SOFL_API uint16_t sofl_csum_ipv4_hdr(const void *iph, size_t hlen);
+SOFL_API int sofl_csum_ipv4_hdr_ok(const void *iph, size_t hlen);
 
 /* sofl_csum_replace16() / _replace32() :
  * Incremental update (RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m')) of checksum
@@ -212,7 +212,7 @@ SOFL_API uint16_t sofl_csum_replace32(uint16_t check, uint32_t old, uint32_t new
 SOFL_API int sofl_csum_complete_partial(void *frame, size_t len, size_t csum_start, size_t csum_offset);
 
 /* The state of one checksum: one enum for the whole library.  The parser's
- * checker (sofl_pkt_csum_check() below) reports VALID, BAD, PARTIAL, ABSENT or
+ * checker (sofl_csum_pkt_check() below) reports VALID, BAD, PARTIAL, ABSENT or
  * NONE; a GRO output (gro.h, sofl_gro_out.csum) is UNKNOWN, VALID or PARTIAL.
  * Values are stable; new states are appended. */
 enum sofl_csum_state {
@@ -224,7 +224,7 @@ enum sofl_csum_state {
 	SOFL_CSUM_NONE = 5,    /* no such checksum in this packet (not IPv4 / not TCP-UDP / fragment) */
 };
 
-/* sofl_pkt_csum_check() :
+/* sofl_csum_pkt_check() :
  * Classifies the IPv4 header checksum (*ip, may be NULL) and the TCP/UDP
  * checksum (*l4, may be NULL) of a packet parsed by sofl_pkt_parse() (also
  * after a parse error: layers that did not parse are SOFL_CSUM_NONE).  A zero
@@ -234,29 +234,29 @@ enum sofl_csum_state {
  * IPv6 with a Routing header that still has segments left: the pseudo-header
  * uses the destination of the IPv6 header, as Linux GRO does, not the final
  * destination a sender uses (RFC 8200 §8.1); such packets may read as BAD. */
-SOFL_API void sofl_pkt_csum_check(const struct sofl_pkt *p, enum sofl_csum_state *ip,
+SOFL_API void sofl_csum_pkt_check(const struct sofl_pkt *p, enum sofl_csum_state *ip,
 				  enum sofl_csum_state *l4);
 
-/* sofl_pkt_l4_csum() :
+/* sofl_csum_pkt_l4() :
  * Computes the full TCP/UDP checksum of the parsed packet (field treated as
  * zero) over the L4 length from the IP header (Ethernet padding excluded).
  * UDP: a computed 0 is returned as 0xFFFF; TCP never maps 0.
  * @return the 16-bit checksum (>= 0), or SOFL_E_NOT_TCPUDP / SOFL_E_FRAGMENT. */
-SOFL_API int sofl_pkt_l4_csum(const struct sofl_pkt *p);
+SOFL_API int sofl_csum_pkt_l4(const struct sofl_pkt *p);
 
-/* sofl_pkt_l4_pseudo() :
+/* sofl_csum_pkt_pseudo() :
  * The folded pseudo-header sum for the packet's L4 length (what a
  * CHECKSUM_PARTIAL packet carries in its checksum field). Same errors. */
-SOFL_API int sofl_pkt_l4_pseudo(const struct sofl_pkt *p);
+SOFL_API int sofl_csum_pkt_pseudo(const struct sofl_pkt *p);
 
-/* sofl_pkt_csum_fill() :
+/* sofl_csum_pkt_fill() :
  * Writes the IPv4 header checksum (if IPv4) and the full TCP/UDP checksum
  * (if TCP/UDP and not a fragment) into @frame, which must be the buffer @p
  * was parsed from (writable).  UDP over IPv4 with checksum 0 is left 0
  * unless @udp4_zero_too.  Layers that did not parse (non-IP frames, parse
  * errors) are left untouched, which is not an error.
  * @return 0, or SOFL_E_INVAL (NULL, or @frame is not p->data). */
-SOFL_API int sofl_pkt_csum_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too);
+SOFL_API int sofl_csum_pkt_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too);
 
 /* Implementation selection (tests, benchmarks). */
 enum sofl_csum_impl { SOFL_CSUM_GENERIC = 0, SOFL_CSUM_AVX2 = 1, SOFL_CSUM_AVX512 = 2 };

@@ -41,7 +41,7 @@ enum sofl_err {
 	SOFL_E_IPV6_PLEN_LONG = -17, /* IPv6 payload length beyond the end of the frame */
 	SOFL_E_IPV6_JUMBO     = -18, /* IPv6 payload length 0 (jumbogram) is not supported */
 	SOFL_E_EXTHDR_TRUNC   = -19, /* IPv6 extension header runs past the IP payload */
-	SOFL_E_EXTHDR_CHAIN   = -20, /* IPv6 extension header chain too long (> SOFL_PKT_MAX_EXTHDR) */
+	SOFL_E_EXTHDR_CHAIN   = -20, /* IPv6 extension header chain too long (> SOFL_PKT_EXTHDR_MAX) */
 	SOFL_E_TCP_TRUNC      = -21, /* TCP fixed header beyond the IP payload */
 	SOFL_E_TCP_DOFF_SMALL = -22, /* TCP data offset < 5 */
 	SOFL_E_TCP_DOFF_LONG  = -23, /* TCP header (data offset) beyond the IP payload */

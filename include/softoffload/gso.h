@@ -73,7 +73,11 @@
  *          udp6_ufo_fragment() does with ipv6_proxy_select_ident(): a
  *          non-zero identification per datagram, shared by its fragments,
  *          from gp->frag_ids or, when that is NULL, the library's own
- *          generator (see sofl_frag_ids_init() below).
+ *          generator (see sofl_gso_frag_ids_init() below).  The library's
+ *          generator is keyed with 16 random bytes on first use
+ *          (getrandom(), else /dev/urandom); when none can be had the
+ *          call fails with SOFL_E_NOTSUP rather than use a guessable key,
+ *          and the next call tries again.
  * The input checksum fields are never trusted: each segment's checksums are
  * computed from its own bytes and addresses.  An input whose L4 checksum is a
  * partial sum (a capture on a sending host, a GRO output, a virtio NEEDS_CSUM
@@ -126,12 +130,12 @@ enum sofl_gso_type {
 #define SOFL_GSO_F_ACCECN       0x04	/* TCP: CWR kept on every segment (SKB_GSO_TCP_ACCECN) */
 #define SOFL_GSO_F_IGNORE_DF    0x08	/* UFO: fragment even with DF set (Linux UFO) */
 
-#define SOFL_GSO_UDP_MAX_SEGS 128	/* UDP_MAX_SEGMENTS */
+#define SOFL_GSO_UDP_MAX_SEGS 128	/* Linux UDP_MAX_SEGMENTS (6.11+, 5.15.y); vnet.h rule 5 */
 #define SOFL_GSO_TCP_MAX_SEGS 65535	/* gso_max_segs default */
 #define SOFL_GSO_FRAG_MAX_SEGS 8192	/* 65535 / 8: IPv4 offsets are 13 bits */
-#define SOFL_GSO_HDR_MAX 256		/* headers of an iovec input must lie within this */
+/* Headers of an iovec input must lie within SOFL_PKT_IOV_HDR_MAX (pkt.h). */
 
-struct sofl_frag_ids;
+struct sofl_gso_frag_ids;
 
 struct sofl_gso_params {
 	uint8_t  type;		/* enum sofl_gso_type */
@@ -145,7 +149,7 @@ struct sofl_gso_params {
 				 * (UDP_SEGMENT's EMSGSIZE rule; UFO's fragment size) */
 	uint32_t frag_id;	/* UFO over IPv6: fragment header identification;
 				 * 0 = chosen per datagram (frag_ids) */
-	struct sofl_frag_ids *frag_ids;	/* IPv6 identifications for frag_id 0, or
+	struct sofl_gso_frag_ids *frag_ids;	/* IPv6 identifications for frag_id 0, or
 				 * NULL: the library's generator */
 };
 
@@ -155,11 +159,11 @@ struct sofl_gso_params {
  * differ between datagrams and are never 0 (RFC 7739; Linux draws a random
  * non-zero value per datagram).  Caller-owned; one per thread (the counter
  * is not atomic).  Fields private. */
-struct sofl_frag_ids {
+struct sofl_gso_frag_ids {
 	uint64_t k0, k1;
 	uint64_t ctr;
 };
-#define SOFL_FRAG_KEY_LEN 16	/* bytes of a sofl_frag_ids key */
+#define SOFL_GSO_FRAG_KEY_LEN 16	/* bytes of a sofl_gso_frag_ids key */
 
 /* One output segment. */
 struct sofl_gso_seg {
@@ -178,7 +182,7 @@ enum sofl_gso_mode {
 /* Caller memory for one call.  Segment i's bytes in buf start at
  * i * (stride from sofl_gso_need()). */
 struct sofl_gso_out {
-	int mode;			/* enum sofl_gso_mode */
+	enum sofl_gso_mode mode;
 	struct sofl_gso_seg *seg;	/* segments out */
 	size_t seg_cap;
 	uint8_t *buf;			/* header scratch (ZEROCOPY) or frames (COPY) */
@@ -201,27 +205,31 @@ struct sofl_gso_need {
  * iovcnt the input will be given as (0 = contiguous).
  * @return 0, SOFL_E_INVAL (NULL @gp, @p or @need), or the error
  * sofl_gso_segment() would return for the same arguments before writing
- * anything (see below). */
+ * anything (see below; for UFO over IPv6 without an identification this
+ * keys the library's generator, as sofl_gso_segment() would). */
 SOFL_API int sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
-			   int mode, int in_iovcnt, struct sofl_gso_need *need);
+			   enum sofl_gso_mode mode, int in_iovcnt, struct sofl_gso_need *need);
 
-/* sofl_frag_ids_init() :
- * Keys *ids with @key (SOFL_FRAG_KEY_LEN bytes, e.g. for reproducible runs)
- * or, @key NULL, with 16 bytes from getrandom() (one system call, here and
- * never per packet).  The counter starts at 0.
+/* sofl_gso_frag_ids_init() :
+ * Keys *ids with @key (SOFL_GSO_FRAG_KEY_LEN bytes, e.g. for reproducible runs)
+ * or, @key NULL, with 16 random bytes (getrandom(), else /dev/urandom: a
+ * system call or a few, here and never per packet).  Any 16 bytes are a key,
+ * all zero included.  The counter starts at 0.
  * @return 0, SOFL_E_INVAL (NULL ids, key with another length) or SOFL_E_NOTSUP
  *         (no randomness available: *ids unchanged). */
-SOFL_API int sofl_frag_ids_init(struct sofl_frag_ids *ids, const void *key, size_t key_len);
+SOFL_API int sofl_gso_frag_ids_init(struct sofl_gso_frag_ids *ids, const void *key,
+				   size_t key_len);
 
-/* sofl_frag_id_next() :
+/* sofl_gso_frag_id_next() :
  * The next identification for a datagram from @src to @dst (16 bytes each,
  * as in the IPv6 header): never 0; consecutive calls differ (a repeat is as
  * likely as for random values).  Pure but for the counter; no system call. */
-SOFL_API uint32_t sofl_frag_id_next(struct sofl_frag_ids *ids, const void *src, const void *dst);
+SOFL_API uint32_t sofl_gso_frag_id_next(struct sofl_gso_frag_ids *ids, const void *src,
+					const void *dst);
 
 /* sofl_gso_segment() :
  * Segments the super-packet @p (parsed by sofl_pkt_parse(), or by
- * sofl_gso_parse_iov() for an iovec input) as @gp says, into @out.
+ * sofl_pkt_parse_iov() for an iovec input) as @gp says, into @out.
  * Payload source: @in == NULL -> p->data (one contiguous frame); else the
  * iovec list @in/@in_cnt holding the whole frame from its first byte (the
  * headers, including the TCP/UDP header, are read from p->data; the payload
@@ -238,45 +246,30 @@ SOFL_API uint32_t sofl_frag_id_next(struct sofl_frag_ids *ids, const void *src, 
  *   SOFL_E_GSO_DF        UFO on IPv4 with DF set and no IGNORE_DF;
  *   SOFL_E_GSO_HDR       the TCP/UDP header to cut at is malformed or runs
  *                        past the IP packet (the parse stopped at L3), or
- *                        (iovec input) the headers go past SOFL_GSO_HDR_MAX or
+ *                        (iovec input) the headers go past SOFL_PKT_IOV_HDR_MAX or
  *                        the iovecs hold fewer bytes than the IP packet;
  *   SOFL_E_NOSPC          out->seg, out->buf or out->iov too small
- *                        (sofl_gso_need() says how much is needed).
+ *                        (sofl_gso_need() says how much is needed);
+ *   SOFL_E_NOTSUP         UFO over IPv6 with frag_id 0 and frag_ids NULL,
+ *                        and the library's generator could not be keyed
+ *                        (no random bytes: see UFO above).
  * On error nothing has been written to @out.  Never writes past
  * out->seg[seg_cap], out->buf[buf_cap], out->iov[iov_cap]. */
 SOFL_API int sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 			      const struct iovec *in, int in_cnt, struct sofl_gso_out *out);
 
-/* sofl_gso_segment_burst() :
+/* sofl_gso_segment_batch() :
  * Segments @n contiguous super-packets @p[0..n) with parameters @gp[0..n)
  * (one per packet, e.g. from each packet's virtio header), appending every
  * segment to @out in packet order — one array ready for one sendmmsg().
  * res[i] = the number of segments of packet i (its segments follow those of
  * packets 0..i-1), or its error: a packet that fails (any sofl_gso_segment()
- * error) produces nothing and the burst goes on; when the output is full,
+ * error) produces nothing and the batch goes on; when the output is full,
  * res[i..n) = SOFL_E_NOSPC and the call stops (retry those with fresh memory).
  * @return the total number of segments written, or SOFL_E_INVAL (NULL
  *         arguments; nothing written). */
-SOFL_API int sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+SOFL_API int sofl_gso_segment_batch(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 				    size_t n, struct sofl_gso_out *out, int *res);
-
-/* sofl_gso_parse_iov() :
- * Parses a super-packet given as an iovec list (@iov/@cnt, whole frame from
- * its first byte): its first SOFL_GSO_HDR_MAX bytes (or fewer, if the frame
- * is shorter) are gathered into @hdrbuf (caller's, SOFL_GSO_HDR_MAX bytes) and
- * parsed by sofl_pkt_parse() with the IP and UDP length fields of that copy
- * trimmed to it; then p's lengths (ip_end, pay_len) are set back to the
- * packet's real ones and checked against the total iovec length, as the
- * parser checks them for a contiguous frame.  p->data = hdrbuf, p->len = the
- * bytes gathered.  The headers through TCP/UDP must lie within
- * SOFL_GSO_HDR_MAX bytes.  Use the result only with sofl_gso_segment(...,
- * iov, cnt, ...).
- * @return 0, a sofl_pkt_parse() error, SOFL_E_GSO_HDR (headers too long),
- *         SOFL_E_INVAL.  After an error found past the gathered bytes' IP
- *         length, p->layers keeps at most SOFL_LAYER_L2 (lengths were trimmed:
- *         nothing beyond L2 is trustworthy), so sofl_gso_segment() refuses it. */
-SOFL_API int sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
-				int cnt, enum sofl_link link);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@
  *
  * What is parsed: Ethernet II with up to two VLAN tags (802.1Q 0x8100,
  * 802.1ad 0x88A8), or raw IP (TUN, DLT_RAW: the version nibble picks v4/v6);
- * IPv4 with options; IPv6 with up to SOFL_PKT_MAX_EXTHDR extension headers
+ * IPv4 with options; IPv6 with up to SOFL_PKT_EXTHDR_MAX extension headers
  * (hop-by-hop, routing, destination options, fragment); TCP with its options
  * located (MSS, window scale, SACK-permitted, SACK, timestamps); UDP.
  * Everything else (ARP, ICMP, ESP, ...) parses fine with the layers known.
@@ -39,6 +39,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 #include "softoffload/error.h"
 
 #ifdef __cplusplus
@@ -50,8 +51,10 @@ enum sofl_link {
 	SOFL_LINK_RAW = 1,	/* raw IPv4/IPv6 (DLT_RAW, TUN without PI) */
 };
 
-#define SOFL_PKT_MAX_VLAN   2
-#define SOFL_PKT_MAX_EXTHDR 8
+#define SOFL_PKT_VLAN_MAX   2
+#define SOFL_PKT_EXTHDR_MAX 8
+#define SOFL_PKT_IOV_HDR_MAX 256	/* headers of an iovec input must lie within this
+				   (sofl_pkt_parse_iov(), gso.h's iovec input) */
 
 /* p.layers bits */
 #define SOFL_LAYER_L2  0x01	/* Ethernet header (+ VLANs) parsed */
@@ -70,7 +73,7 @@ struct sofl_flow_key {
 	uint8_t  proto;		/* upper-layer protocol (6 TCP, 17 UDP, ...) */
 	uint8_t  nvlan;		/* VLAN tags present */
 	uint8_t  pad_;
-	uint16_t vlan[SOFL_PKT_MAX_VLAN]; /* VLAN IDs (12 bits), outer first */
+	uint16_t vlan[SOFL_PKT_VLAN_MAX]; /* VLAN IDs (12 bits), outer first */
 	uint32_t flow_label;	/* IPv6 flow label (20 bits), 0 for IPv4 */
 	uint8_t  src[16];	/* IPv4: first 4 bytes; network byte order */
 	uint8_t  dst[16];
@@ -78,7 +81,7 @@ struct sofl_flow_key {
 };
 
 /* The parser's result, caller-allocated (on the stack, or arrays of them for
- * the burst calls).  Because callers allocate it and index arrays of it, its
+ * the batch calls).  Because callers allocate it and index arrays of it, its
  * size is part of the ABI: SOFL_PKT_SIZE bytes for this SOVERSION.  It grows
  * without an ABI break by taking new fields (a tunnel's inner headers, say)
  * out of reserved_; the parser writes every named field, and what it leaves
@@ -97,8 +100,8 @@ struct sofl_pkt {
 
 	/* L2 */
 	uint16_t ethertype;	/* innermost ethertype (host order); 0 for raw IP */
-	uint16_t vlan_tci[SOFL_PKT_MAX_VLAN]; /* full TCI (PCP, DEI, VID), outer first */
-	uint16_t vlan_tpid[SOFL_PKT_MAX_VLAN];
+	uint16_t vlan_tci[SOFL_PKT_VLAN_MAX]; /* full TCI (PCP, DEI, VID), outer first */
+	uint16_t vlan_tpid[SOFL_PKT_VLAN_MAX];
 
 	/* L3 */
 	uint16_t l3_off;	/* offset of the IP header (= L2 header length) */
@@ -155,6 +158,27 @@ struct sofl_pkt {
  *         SOFL_E_EXTHDR_CHAIN, SOFL_E_TCP_TRUNC, SOFL_E_TCP_DOFF_SMALL,
  *         SOFL_E_TCP_DOFF_LONG, SOFL_E_UDP_TRUNC, SOFL_E_UDP_LEN. */
 SOFL_API int sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
+
+/* sofl_pkt_parse_iov() :
+ * Parses a super-packet given as an iovec list (@iov/@cnt, whole frame from
+ * its first byte): its first SOFL_PKT_IOV_HDR_MAX bytes (or fewer, if the frame
+ * is shorter) are gathered into @hdrbuf (caller's, SOFL_PKT_IOV_HDR_MAX bytes) and
+ * parsed by sofl_pkt_parse() with the IP and UDP length fields of that copy
+ * trimmed to it; then p's lengths (ip_end, pay_len) are set back to the
+ * packet's real ones and checked against the total iovec length, as the
+ * parser checks them for a contiguous frame.  p->data = hdrbuf, p->len = the
+ * bytes gathered.  The headers through TCP/UDP must lie within
+ * SOFL_PKT_IOV_HDR_MAX bytes.  The result is meant for sofl_gso_segment(...,
+ * iov, cnt, ...) (gso.h), which reads the headers from p->data and the
+ * payload from the iovecs.  Guarantees as for sofl_pkt_parse(), but @hdrbuf
+ * is written (the iovecs are only read); reentrant; no allocation.
+ * @return 0, a sofl_pkt_parse() error, SOFL_E_GSO_HDR (headers too long; the code
+ *         sofl_gso_segment() gives the same fault),
+ *         SOFL_E_INVAL.  After an error found past the gathered bytes' IP
+ *         length, p->layers keeps at most SOFL_LAYER_L2 (lengths were trimmed:
+ *         nothing beyond L2 is trustworthy), so sofl_gso_segment() refuses it. */
+SOFL_API int sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
+				int cnt, enum sofl_link link);
 
 /* sofl_pkt_l3() / sofl_pkt_l4() : the IP / TCP-UDP header in the frame, or
  * NULL when that layer was not parsed (p->layers). */

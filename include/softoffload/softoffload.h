@@ -24,7 +24,7 @@
  *       per-packet records the caller keeps in arrays (sofl_pkt, sofl_gro_in,
  *         sofl_gro_out, sofl_gso_params, sofl_gso_seg, sofl_rss_out,
  *         sofl_vnet_hdr, sofl_port_pkt), the 24-byte per-thread
- *         sofl_frag_ids, and the fixed descriptors sofl_flow_key (inside
+ *         sofl_gso_frag_ids, and the fixed descriptors sofl_flow_key (inside
  *         sofl_pkt), sofl_gro_rule (arrays of them in sofl_gro_config),
  *         sofl_gso_out and sofl_gso_need: their size is part of the ABI and
  *         changes only with the SONAME (version.h); sofl_pkt, the one

@@ -14,7 +14,7 @@
  *       struct sofl_pkt p;
  *       int n, r;
  *
- *       n = sofl_vnet_decode(&h, buf, len, SOFL_VNET_HDR_MRG_LEN, SOFL_VNET_LE);
+ *       n = sofl_vnet_decode(&h, buf, len, SOFL_VNET_HDR_MRG_LEN, 0);
  *       if (n < 0)
  *           return n;                   // shorter than the header
  *       sofl_pkt_parse(&p, buf + n, len - (size_t)n, SOFL_LINK_ETH);
@@ -24,7 +24,7 @@
  *   }
  *
  *   // To a TAP: a GRO super-packet whose checksum field holds the
- *   // pseudo-header sum (gro.h's default outputs, sofl_pkt_l4_pseudo()).
+ *   // pseudo-header sum (gro.h's default outputs, sofl_csum_pkt_pseudo()).
  *   int
  *   to_tap(int fd, const struct sofl_pkt *p, uint16_t gso_size)
  *   {
@@ -33,8 +33,8 @@
  *       struct iovec v[2];
  *       int err;
  *
- *       if ((err = sofl_vnet_from_pkt(&h, p, gso_size, SOFL_VNET_MK_CSUM)) < 0 ||
- *           (err = sofl_vnet_encode(hdr, sizeof(hdr), &h, sizeof(hdr), SOFL_VNET_LE)) < 0)
+ *       if ((err = sofl_vnet_from_pkt(&h, p, gso_size, SOFL_VNET_F_MK_CSUM)) < 0 ||
+ *           (err = sofl_vnet_encode(hdr, sizeof(hdr), &h, sizeof(hdr), 0)) < 0)
  *           return err;
  *       v[0] = (struct iovec){ .iov_base = hdr, .iov_len = sizeof(hdr) };
  *       v[1] = (struct iovec){ .iov_base = (void *)p->data, .iov_len = p->len };
@@ -44,8 +44,8 @@
  * struct sofl_vnet_hdr is the *decoded* header in host byte order.  The wire
  * form is 10 bytes (struct virtio_net_hdr) or 12 bytes (with num_buffers,
  * virtio 1.0 / mergeable rx buffers); its 16-bit fields are little-endian for
- * virtio 1.0 devices (SOFL_VNET_LE, TUNSETVNETLE, the default of modern
- * vhost) and host-endian for legacy TUN (SOFL_VNET_NATIVE).
+ * virtio 1.0 devices (the default, with no option: TUNSETVNETLE, the default
+ * of modern vhost) and host-endian for legacy TUN (SOFL_VNET_F_NATIVE).
  *
  * Validation (sofl_vnet_check) applies the rules of Linux
  * __virtio_net_hdr_to_skb() (include/linux/virtio_net.h, 6.18) in the
@@ -69,7 +69,7 @@
  *           UDP_L4 with the ECN bit                 SOFL_E_VNET_ECN
  *   rule 6  TCPV4/6 + NEEDS_CSUM, csum_offset != 16 SOFL_E_VNET_CSUM_OFFSET
  *   rule 7  gso_size 0xFFFF (GSO_BY_FRAGS)          SOFL_E_VNET_GSO_SIZE
- *   extra   (SOFL_VNET_STRICT only) flag bits other
+ *   extra   (SOFL_VNET_F_STRICT only) flag bits other
  *           than NEEDS_CSUM, DATA_VALID, RSC_INFO   SOFL_E_VNET_FLAGS
  * "Past the end" is against the frame as given (the kernel's pskb_may_pull
  * on the whole packet).  The kernel does not look at unknown flag bits;
@@ -97,20 +97,22 @@
 extern "C" {
 #endif
 
-#define SOFL_VNET_F_NEEDS_CSUM   1	/* checksum from csum_start, stored at +csum_offset */
-#define SOFL_VNET_F_DATA_VALID   2	/* rx: checksum already verified */
-#define SOFL_VNET_F_RSC_INFO     4
+/* The header's own flag bits (sofl_vnet_hdr.flags; Linux VIRTIO_NET_HDR_F_*).
+ * Not to be confused with the call options SOFL_VNET_F_* below. */
+#define SOFL_VNET_HDR_F_NEEDS_CSUM   1	/* checksum from csum_start, stored at +csum_offset */
+#define SOFL_VNET_HDR_F_DATA_VALID   2	/* rx: checksum already verified */
+#define SOFL_VNET_HDR_F_RSC_INFO     4
 
 /* gso_type values: enum sofl_gso_type and SOFL_GSO_ECN (gso.h) */
 
 #define SOFL_VNET_HDR_LEN     10	/* struct virtio_net_hdr */
 #define SOFL_VNET_HDR_MRG_LEN 12	/* + num_buffers */
 
-#define SOFL_VNET_UDP_MAX_SEGS 128	/* Linux UDP_MAX_SEGMENTS (6.11+, 5.15.y) */
+/* The UDP_L4 datagram limit of rule 5 is SOFL_GSO_UDP_MAX_SEGS (gso.h). */
 #define SOFL_VNET_GSO_BY_FRAGS 0xFFFF
 
 struct sofl_vnet_hdr {
-	uint8_t  flags;		/* SOFL_VNET_F_* */
+	uint8_t  flags;		/* SOFL_VNET_HDR_F_* */
 	uint8_t  gso_type;	/* enum sofl_gso_type (| SOFL_GSO_ECN) */
 	uint16_t hdr_len;	/* Ethernet/IP/L4 header bytes (a hint; never trusted) */
 	uint16_t gso_size;	/* payload bytes per segment */
@@ -119,13 +121,14 @@ struct sofl_vnet_hdr {
 	uint16_t num_buffers;	/* 12-byte form only */
 };
 
-/* Option bits (the @opts arguments below; unknown bits are ignored). */
-#define SOFL_VNET_LE      0x0	/* wire fields little-endian (virtio 1.0) — the default */
-#define SOFL_VNET_NATIVE  0x1	/* wire fields in host order (legacy TUN, virtio 0.9) */
-#define SOFL_VNET_STRICT  0x2	/* check: also reject unknown flag bits */
-#define SOFL_VNET_MK_CSUM 0x4	/* from_pkt: set NEEDS_CSUM with csum_start/offset */
-#define SOFL_VNET_MK_VALID 0x8	/* from_pkt: set DATA_VALID */
-#define SOFL_VNET_MK_ECN  0x10	/* from_pkt: TCP: add the ECN bit to gso_type */
+/* Call options (the @opts arguments below; unknown bits are ignored).  No
+ * option (0) is the default: wire fields little-endian (virtio 1.0),
+ * unknown header flag bits allowed, nothing added by sofl_vnet_from_pkt(). */
+#define SOFL_VNET_F_NATIVE   0x1	/* wire fields in host order (legacy TUN, virtio 0.9) */
+#define SOFL_VNET_F_STRICT   0x2	/* check: also reject unknown header flag bits */
+#define SOFL_VNET_F_MK_CSUM  0x4	/* from_pkt: set NEEDS_CSUM with csum_start/offset */
+#define SOFL_VNET_F_MK_VALID 0x8	/* from_pkt: set DATA_VALID */
+#define SOFL_VNET_F_MK_ECN   0x10	/* from_pkt: TCP: add the ECN bit to gso_type */
 
 /* sofl_vnet_decode() :
  * Decodes the @hdr_size-byte (10 or 12) wire header at the start of @buf
@@ -151,7 +154,7 @@ SOFL_API int sofl_vnet_encode(void *buf, size_t cap, const struct sofl_vnet_hdr 
  * when that call returned an error (p->data and p->len must be set, which
  * sofl_pkt_parse always does for non-NULL arguments): the NEEDS_CSUM rules
  * only need the byte count, as in the kernel, and rule 4 uses whatever
- * layers were parsed.  @opts: SOFL_VNET_STRICT.
+ * layers were parsed.  @opts: SOFL_VNET_F_STRICT.
  * @return 1: valid GSO packet (payload longer than gso_size);
  *         0: valid, not GSO (GSO_NONE, or a GSO header on a packet that fits
  *            one segment, which Linux silently treats as non-GSO);
@@ -186,10 +189,10 @@ SOFL_API int sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_p
  * gso_type from the packet (IPv4/IPv6 TCP -> TCPV4/TCPV6, UDP -> UDP_L4)
  * when gso_size > 0 and the payload is longer than gso_size, else GSO_NONE
  * with gso_size 0; hdr_len = p->pay_off (headers only);
- * SOFL_VNET_MK_CSUM -> NEEDS_CSUM with csum_start = p->l4_off, csum_offset
+ * SOFL_VNET_F_MK_CSUM -> NEEDS_CSUM with csum_start = p->l4_off, csum_offset
  * 16 (TCP) or 6 (UDP) — the packet's checksum field must then hold the
  * pseudo-header sum over the full L4 length (Linux convention, not DPDK's
- * length-0 seed); SOFL_VNET_MK_VALID -> DATA_VALID; SOFL_VNET_MK_ECN ->
+ * length-0 seed); SOFL_VNET_F_MK_VALID -> DATA_VALID; SOFL_VNET_F_MK_ECN ->
  * ECN bit (TCP GSO only).  The result is checked with sofl_vnet_check(), so
  * a header this returns is one Linux accepts.
  * @return 0, SOFL_E_INVAL (NULL), SOFL_E_NOT_IP / SOFL_E_NOT_TCPUDP /

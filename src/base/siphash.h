@@ -2,7 +2,8 @@
  * attacker chooses (the GRO engine's flow table): with a secret random
  * key, flows cannot be chosen to collide.  SipHash-1-3 is the variant
  * Linux's hsiphash() uses on 64-bit hosts for hash tables (lib/siphash.c);
- * SipHash-2-4 (Linux's siphash()) is here for the reference test vectors.
+ * SipHash-2-4 (Linux's siphash()) makes GSO's IPv6 fragment
+ * identifications (gso.c) and is checked against the reference vectors.
  *
  * A message of len bytes is given as its nw = len / 8 whole 64-bit words
  * (little-endian, as SipHash reads them) and its last block: the
@@ -16,7 +17,8 @@
 
 /* sofl_sip_key() : @key = @given (16 bytes) unless it is NULL or all zero,
  * else 16 random bytes (getrandom(), else /dev/urandom; one syscall or a
- * few).  @return 0, or SOFL_E_NOTSUP when no random bytes could be had. */
+ * few).  @return 0, or SOFL_E_NOTSUP when no random bytes could be had:
+ * the library's one key source, and its one failure (no weaker key). */
 int sofl_sip_key(uint64_t key[2], const uint8_t given[16]);
 
 /* sofl_siphash13_x() : SipHash-1-3 of @n messages of @nw words each (word

@@ -294,7 +294,7 @@ sofl_csum_pseudo_v6(const void *src16, const void *dst16, uint8_t proto, uint32_
 }
 
 SOFL_API uint16_t
-sofl_ipv4_hdr_csum(const void *iph, size_t hlen)
+sofl_csum_ipv4_hdr(const void *iph, size_t hlen)
 {
 	const uint8_t *h = iph;
 	uint32_t s;
@@ -310,7 +310,7 @@ sofl_ipv4_hdr_csum(const void *iph, size_t hlen)
 }
 
 SOFL_API int
-sofl_ipv4_hdr_csum_ok(const void *iph, size_t hlen)
+sofl_csum_ipv4_hdr_ok(const void *iph, size_t hlen)
 {
 	const uint8_t *h = iph;
 
@@ -397,7 +397,7 @@ check_off(const struct sofl_pkt *p)
 }
 
 SOFL_API int
-sofl_pkt_l4_pseudo(const struct sofl_pkt *p)
+sofl_csum_pkt_pseudo(const struct sofl_pkt *p)
 {
 	int err = l4_checkable(p);
 
@@ -407,7 +407,7 @@ sofl_pkt_l4_pseudo(const struct sofl_pkt *p)
 }
 
 SOFL_API int
-sofl_pkt_l4_csum(const struct sofl_pkt *p)
+sofl_csum_pkt_l4(const struct sofl_pkt *p)
 {
 	const uint8_t *l4;
 	uint32_t len, s;
@@ -430,11 +430,11 @@ sofl_pkt_l4_csum(const struct sofl_pkt *p)
 }
 
 SOFL_API void
-sofl_pkt_csum_check(const struct sofl_pkt *p, enum sofl_csum_state *ip, enum sofl_csum_state *l4)
+sofl_csum_pkt_check(const struct sofl_pkt *p, enum sofl_csum_state *ip, enum sofl_csum_state *l4)
 {
 	if (ip) {
 		if (p->ipv == 4 && (p->layers & SOFL_LAYER_L3))
-			*ip = sofl_ipv4_hdr_csum_ok(p->data + p->l3_off, p->l3_len) ?
+			*ip = sofl_csum_ipv4_hdr_ok(p->data + p->l3_off, p->l3_len) ?
 			      SOFL_CSUM_VALID : SOFL_CSUM_BAD;
 		else
 			*ip = SOFL_CSUM_NONE;
@@ -465,7 +465,7 @@ sofl_pkt_csum_check(const struct sofl_pkt *p, enum sofl_csum_state *ip, enum sof
 }
 
 SOFL_API int
-sofl_pkt_csum_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too)
+sofl_csum_pkt_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too)
 {
 	uint8_t *f = frame;
 	int c;
@@ -473,13 +473,13 @@ sofl_pkt_csum_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too)
 	if (!f || !p || f != p->data)
 		return SOFL_E_INVAL;
 	if (p->ipv == 4 && (p->layers & SOFL_LAYER_L3))
-		sofl_put16(f + p->l3_off + 10, sofl_ipv4_hdr_csum(f + p->l3_off, p->l3_len));
+		sofl_put16(f + p->l3_off + 10, sofl_csum_ipv4_hdr(f + p->l3_off, p->l3_len));
 	if (!(p->layers & SOFL_LAYER_L4))
 		return 0;
 	if (p->l4_proto == 17 && p->ipv == 4 && !udp4_zero_too &&
 	    sofl_get16(f + p->l4_off + 6) == 0)
 		return 0;
-	c = sofl_pkt_l4_csum(p);
+	c = sofl_csum_pkt_l4(p);
 	if (c < 0)
 		return c;
 	sofl_put16(f + p->l4_off + check_off(p), (uint16_t)c);

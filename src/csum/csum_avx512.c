@@ -58,9 +58,9 @@
  * alike, and in L1 the 512-bit loop is faster (so the shorter calls keep it). */
 #define L1_MAX (32u << 10)
 /* That 256-bit path is for AMD only: on Intel (a Xeon with AVX-512 and
- * GFNI, 48 KiB L1d) the same 32-64 KiB calls from L2 run at about half the
- * 512-bit loop's speed, so there they take block(), or aligned_sum() when
- * unaligned, as the shorter buffers do. */
+ * GFNI, 48 KiB L1d) the same 32-64 KiB calls from L2 run well below the
+ * 512-bit loop's speed (docs/benchmarks.md), so there they take block(), or
+ * aligned_sum() when unaligned, as the shorter buffers do. */
 static int
 beyond_l1_ymm(void)
 {

@@ -192,7 +192,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->out1.iovcnt = 1;
 	g->out1.segs = 1;
 	g->out1.csum = SOFL_CSUM_VALID;
-	g->out1.vnet.flags = SOFL_VNET_F_DATA_VALID;
+	g->out1.vnet.flags = SOFL_VNET_HDR_F_DATA_VALID;
 	g->age.head = g->age.tail = NIL;
 	*out = g;
 	return 0;

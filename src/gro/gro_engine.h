@@ -393,7 +393,7 @@ lone_put(struct sofl_gro *g, struct lone *w, const struct sofl_gro_in *in, uint8
 	go_st64(o, 24, (uint64_t)(uintptr_t)c);
 	go_st64(o, 32, GO_F(32, csum, ok ? SOFL_CSUM_VALID : SOFL_CSUM_UNKNOWN));
 	go_st64(o, 40, GO_F(40, bypass, 1) | GO_F(40, reason, why) |
-		GO_F(40, vnet.flags, ok ? SOFL_VNET_F_DATA_VALID : 0));
+		GO_F(40, vnet.flags, ok ? SOFL_VNET_HDR_F_DATA_VALID : 0));
 	go_st64(o, 48, 0);
 	w->n++;
 	if (why != w->cur) {	/* counted by runs of one reason */

@@ -52,11 +52,11 @@ out_single(struct sofl_gro *g, const uint8_t *frame, uint32_t len, uint64_t cook
 	o->len = len;
 	o->csum = (uint8_t)csum;
 	if (csum == SOFL_CSUM_VALID) {
-		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
+		o->vnet.flags = SOFL_VNET_HDR_F_DATA_VALID;
 	} else if (csum == SOFL_CSUM_PARTIAL) {
 		o->csum_start = o->vnet.csum_start = csum_start;
 		o->csum_offset = o->vnet.csum_offset = csum_off;
-		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+		o->vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	}
 	return o;
 }
@@ -153,13 +153,13 @@ out_super(struct sofl_gro *g, struct flow *f)
 			c = 0xffff;
 		sofl_put16(l4 + co, c);
 		o->csum = SOFL_CSUM_VALID;
-		o->vnet.flags = SOFL_VNET_F_DATA_VALID;
+		o->vnet.flags = SOFL_VNET_HDR_F_DATA_VALID;
 	} else {
 		sofl_put16(l4 + co, pseudo);
 		o->csum = SOFL_CSUM_PARTIAL;
 		o->csum_start = o->vnet.csum_start = f->l4_off;
 		o->csum_offset = o->vnet.csum_offset = co;
-		o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+		o->vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	}
 	o->gso_size = f->mss;
 	o->vnet.gso_type = o->gso_type;
@@ -280,7 +280,7 @@ emit_buckets(struct sofl_gro *g, int why)
 				o->csum = SOFL_CSUM_PARTIAL;
 				o->csum_start = o->vnet.csum_start = f->l4_off;
 				o->csum_offset = o->vnet.csum_offset = f->proto == 6 ? 16 : 6;
-				o->vnet.flags = SOFL_VNET_F_NEEDS_CSUM;
+				o->vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 			}
 			f->count = 0;
 			g->fstack[nf++] = fi;

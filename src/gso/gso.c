@@ -9,9 +9,9 @@
  * one pass.  Sums that do not change between segments are taken once. */
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
-#include <sys/random.h>
 #include "softoffload/gso.h"
+#include "base/siphash.h"
+#include "pkt/pkt_impl.h"
 #include "csum/csum_impl.h"
 #include "hdr.h"
 
@@ -227,9 +227,11 @@ plan_frag(struct job *j)
 	return 0;
 }
 
+static int lib_ids_key(void);
+
 static int
-plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mode,
-     int in_cnt)
+plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+     enum sofl_gso_mode mode, int in_cnt)
 {
 	int err;
 
@@ -256,6 +258,10 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, 
 		return err;
 	if (j->n > max_segs(gp))
 		return SOFL_E_GSO_TOO_MANY;
+	/* an IPv6 identification from the library's generator needs its key */
+	if (j->kind == K_FRAG && p->ipv == 6 && !gp->frag_id && !gp->frag_ids &&
+	    (err = lib_ids_key()) != 0)
+		return err;
 	if (j->kind == K_FRAG)
 		j->stride = j->hlen + j->extra + (p->ipv == 6 ? FRAG6_LEN : 0);
 	else
@@ -269,8 +275,8 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p, 
 }
 
 SOFL_API int
-sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mode,
-	      int in_iovcnt, struct sofl_gso_need *need)
+sofl_gso_need(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+	      enum sofl_gso_mode mode, int in_iovcnt, struct sofl_gso_need *need)
 {
 	struct job j;
 	int err;
@@ -740,21 +746,8 @@ frag4_fast(struct job *j, struct sofl_gso_out *out)
 
 /* ---- IPv6 fragment identifications ---- */
 
-static inline uint64_t
-rotl64(uint64_t x, int b)
-{
-	return x << b | x >> (64 - b);
-}
-
-static inline void
-sip_round(uint64_t v[4])
-{
-	v[0] += v[1]; v[1] = rotl64(v[1], 13); v[1] ^= v[0]; v[0] = rotl64(v[0], 32);
-	v[2] += v[3]; v[3] = rotl64(v[3], 16); v[3] ^= v[2];
-	v[0] += v[3]; v[3] = rotl64(v[3], 21); v[3] ^= v[0];
-	v[2] += v[1]; v[1] = rotl64(v[1], 17); v[1] ^= v[2]; v[2] = rotl64(v[2], 32);
-}
-
+/* The 8 bytes at @b as SipHash reads a message word (little-endian, on any
+ * host), so an identification depends on the key and addresses only. */
 static inline uint64_t
 le64(const uint8_t *b)
 {
@@ -766,106 +759,87 @@ le64(const uint8_t *b)
 	return x;
 }
 
-/* SipHash-2-4 of a message of 5 little-endian words (40 bytes). */
-static uint64_t
-siphash40(uint64_t k0, uint64_t k1, const uint64_t m[5])
-{
-	uint64_t v[4] = { k0 ^ 0x736f6d6570736575ULL, k1 ^ 0x646f72616e646f6dULL,
-			  k0 ^ 0x6c7967656e657261ULL, k1 ^ 0x7465646279746573ULL };
-	uint64_t last = (uint64_t)40 << 56;
-	int i;
-
-	for (i = 0; i < 5; i++) {
-		v[3] ^= m[i];
-		sip_round(v);
-		sip_round(v);
-		v[0] ^= m[i];
-	}
-	v[3] ^= last;
-	sip_round(v);
-	sip_round(v);
-	v[0] ^= last;
-	v[2] ^= 0xff;
-	for (i = 0; i < 4; i++)
-		sip_round(v);
-	return v[0] ^ v[1] ^ v[2] ^ v[3];
-}
-
+/* SipHash-2-4 (base/siphash.h) of the 40-byte message source address,
+ * destination address, counter, folded to 32 bits. */
 static uint32_t
-frag_id_at(uint64_t k0, uint64_t k1, const uint8_t *src, const uint8_t *dst, uint64_t ctr)
+frag_id_at(const uint64_t key[2], const uint8_t *src, const uint8_t *dst, uint64_t ctr)
 {
-	uint64_t m[5] = { le64(src), le64(src + 8), le64(dst), le64(dst + 8), ctr };
-	uint64_t h = siphash40(k0, k1, m);
+	const uint64_t m[5] = { le64(src), le64(src + 8), le64(dst), le64(dst + 8), ctr };
+	uint64_t h = sofl_siphash24(key, m, 5, sofl_sip_last(0, 40));
 
 	return (uint32_t)(h ^ h >> 32);
 }
 
 SOFL_API int
-sofl_frag_ids_init(struct sofl_frag_ids *ids, const void *key, size_t key_len)
+sofl_gso_frag_ids_init(struct sofl_gso_frag_ids *ids, const void *key, size_t key_len)
 {
-	uint8_t k[SOFL_FRAG_KEY_LEN];
+	uint64_t k[2];
 
-	if (!ids || (key && key_len != SOFL_FRAG_KEY_LEN))
+	if (!ids || (key && key_len != SOFL_GSO_FRAG_KEY_LEN))
 		return SOFL_E_INVAL;
-	if (key)
-		memcpy(k, key, sizeof(k));
-	else if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k))
+	if (key) {
+		k[0] = le64(key);
+		k[1] = le64((const uint8_t *)key + 8);
+	} else if (sofl_sip_key(k, NULL) != 0) {
 		return SOFL_E_NOTSUP;
-	ids->k0 = le64(k);
-	ids->k1 = le64(k + 8);
+	}
+	ids->k0 = k[0];
+	ids->k1 = k[1];
 	ids->ctr = 0;
 	return 0;
 }
 
 SOFL_API uint32_t
-sofl_frag_id_next(struct sofl_frag_ids *ids, const void *src, const void *dst)
+sofl_gso_frag_id_next(struct sofl_gso_frag_ids *ids, const void *src, const void *dst)
 {
+	const uint64_t key[2] = { ids->k0, ids->k1 };
 	uint32_t id;
 
 	do
-		id = frag_id_at(ids->k0, ids->k1, src, dst, ids->ctr++);
+		id = frag_id_at(key, src, dst, ids->ctr++);
 	while (id == 0);
 	return id;
 }
 
-/* The library's generator for gp->frag_ids NULL: keyed on first use (one
- * getrandom(); without it, from the clock and an address, which is weaker
- * but still varies), its counter shared by every thread through one atomic
- * add per datagram. */
+/* The library's generator for gp->frag_ids NULL: keyed on first use by
+ * sofl_sip_key() (random bytes only: there is no weaker fallback), its
+ * counter shared by every thread through one atomic add per datagram. */
 static struct {
 	atomic_int state;	/* 0 unkeyed, 1 keying, 2 keyed */
-	uint64_t k0, k1;
+	uint64_t key[2];
 	atomic_uint_fast64_t ctr;
 } lib_ids;
 
-static void
+/* Keys the library's generator once.  @return 0, or SOFL_E_NOTSUP when no
+ * random bytes can be had (the generator stays unkeyed and the next call
+ * tries again). */
+static int
 lib_ids_key(void)
 {
-	int expect = 0;
-	uint8_t k[SOFL_FRAG_KEY_LEN];
+	int st = 0;
+	uint64_t k[2];
 
 	if (atomic_load_explicit(&lib_ids.state, memory_order_acquire) == 2)
-		return;
-	if (atomic_compare_exchange_strong(&lib_ids.state, &expect, 1)) {
-		if (getrandom(k, sizeof(k), 0) != (ssize_t)sizeof(k)) {
-			struct timespec ts = { 0, 0 };
-
-			clock_gettime(CLOCK_REALTIME, &ts);
-			memset(k, 0, sizeof(k));
-			memcpy(k, &ts, sizeof(ts) < sizeof(k) ? sizeof(ts) : sizeof(k));
-			k[15] ^= (uint8_t)((uintptr_t)&expect >> 12);
+		return 0;
+	if (atomic_compare_exchange_strong(&lib_ids.state, &st, 1)) {
+		if (sofl_sip_key(k, NULL) != 0) {
+			atomic_store_explicit(&lib_ids.state, 0, memory_order_release);
+			return SOFL_E_NOTSUP;
 		}
-		lib_ids.k0 = le64(k);
-		lib_ids.k1 = le64(k + 8);
+		lib_ids.key[0] = k[0];
+		lib_ids.key[1] = k[1];
 		atomic_store_explicit(&lib_ids.state, 2, memory_order_release);
-		return;
+		return 0;
 	}
-	while (atomic_load_explicit(&lib_ids.state, memory_order_acquire) != 2)
-		;	/* another thread is keying: one system call away */
+	/* another thread is keying: one system call away */
+	while ((st = atomic_load_explicit(&lib_ids.state, memory_order_acquire)) == 1)
+		;
+	return st == 2 ? 0 : SOFL_E_NOTSUP;
 }
 
 /* The identification of an IPv6 UFO datagram (Linux udp6_ufo_fragment:
- * its own if set, else ipv6_proxy_select_ident()). */
+ * its own if set, else ipv6_proxy_select_ident()).  The library's
+ * generator was keyed by plan(). */
 static uint32_t
 frag_id6(const struct sofl_gso_params *gp, const struct sofl_pkt *p)
 {
@@ -875,24 +849,12 @@ frag_id6(const struct sofl_gso_params *gp, const struct sofl_pkt *p)
 	if (gp->frag_id)
 		return gp->frag_id;
 	if (gp->frag_ids)
-		return sofl_frag_id_next(gp->frag_ids, ip6 + 8, ip6 + 24);
-	lib_ids_key();
+		return sofl_gso_frag_id_next(gp->frag_ids, ip6 + 8, ip6 + 24);
 	do
-		id = frag_id_at(lib_ids.k0, lib_ids.k1, ip6 + 8, ip6 + 24,
+		id = frag_id_at(lib_ids.key, ip6 + 8, ip6 + 24,
 				atomic_fetch_add_explicit(&lib_ids.ctr, 1, memory_order_relaxed));
 	while (id == 0);
 	return id;
-}
-
-static size_t
-iov_total(const struct iovec *iov, int cnt)
-{
-	size_t t = 0;
-	int i;
-
-	for (i = 0; i < cnt; i++)
-		t += iov[i].iov_len;
-	return t;
 }
 
 SOFL_API int
@@ -910,7 +872,7 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	if (err)
 		return err;
 	if (in) {
-		if (iov_total(in, in_cnt) < p->ip_end)
+		if (pk_iov_total(in, in_cnt) < p->ip_end)
 			return SOFL_E_GSO_HDR;
 		cur_init(&j.cur, in, in_cnt);
 	} else {
@@ -967,7 +929,7 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 }
 
 SOFL_API int
-sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *p, size_t n,
+sofl_gso_segment_batch(const struct sofl_gso_params *gp, const struct sofl_pkt *p, size_t n,
 		       struct sofl_gso_out *out, int *res)
 {
 	struct sofl_gso_out o;
@@ -1003,87 +965,4 @@ sofl_gso_segment_burst(const struct sofl_gso_params *gp, const struct sofl_pkt *
 		total += (size_t)r;
 	}
 	return total > INT32_MAX ? SOFL_E_INVAL : (int)total;
-}
-
-/* ---- iovec input ---- */
-
-static size_t
-gather(uint8_t *dst, size_t cap, const struct iovec *iov, int cnt)
-{
-	size_t n = 0;
-	int i;
-
-	for (i = 0; i < cnt && n < cap; i++) {
-		size_t k = iov[i].iov_len < cap - n ? iov[i].iov_len : cap - n;
-
-		memcpy(dst + n, iov[i].iov_base, k);
-		n += k;
-	}
-	return n;
-}
-
-static int
-trunc_err(int err)
-{
-	switch (err) {
-	case SOFL_E_EXTHDR_TRUNC:
-	case SOFL_E_TCP_TRUNC:
-	case SOFL_E_TCP_DOFF_LONG:
-	case SOFL_E_UDP_TRUNC:
-		return SOFL_E_GSO_HDR;	/* the headers go on past what we gathered */
-	default:
-		return err;
-	}
-}
-
-SOFL_API int
-sofl_gso_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov, int cnt,
-		   enum sofl_link link)
-{
-	size_t total, n;
-	uint32_t l3, ip_len, l4 = 0;
-	uint16_t ip_field, ulen = 0;
-	int err, v6;
-
-	if (!p || !hdrbuf || !iov || cnt < 0)
-		return SOFL_E_INVAL;
-	total = iov_total(iov, cnt);
-	n = gather(hdrbuf, SOFL_GSO_HDR_MAX, iov, cnt);
-	err = sofl_pkt_parse(p, hdrbuf, n, link);
-	if (n == total || (err != SOFL_E_IPV4_TOTLEN_LONG && err != SOFL_E_IPV6_PLEN_LONG))
-		return err == 0 || n == total ? err : trunc_err(err);
-	/* the IP packet goes on past the copy: trim its length to the copy,
-	 * parse, then give the packet its real lengths back */
-	v6 = err == SOFL_E_IPV6_PLEN_LONG;
-	l3 = link == SOFL_LINK_RAW ? 0 : 14 + 4u * p->key.nvlan;
-	ip_field = sofl_get16(hdrbuf + l3 + (v6 ? 4 : 2));
-	ip_len = v6 ? 40u + ip_field : ip_field;
-	if (l3 + ip_len > total)
-		return err;
-	sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), (uint16_t)(n - l3 - (v6 ? 40 : 0)));
-	err = sofl_pkt_parse(p, hdrbuf, n, link);
-	if (err == SOFL_E_UDP_LEN) {
-		l4 = p->l4_off;
-		ulen = sofl_get16(hdrbuf + l4 + 4);
-		if (ulen < 8 || l4 + ulen > l3 + ip_len) {
-			sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), ip_field);
-			p->layers &= SOFL_LAYER_L2;
-			return SOFL_E_UDP_LEN;
-		}
-		sofl_put16(hdrbuf + l4 + 4, (uint16_t)(n - l4));
-		err = sofl_pkt_parse(p, hdrbuf, n, link);
-		sofl_put16(hdrbuf + l4 + 4, ulen);
-	}
-	sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), ip_field);
-	if (err) {
-		/* the layers were parsed with trimmed lengths: not usable */
-		p->layers &= SOFL_LAYER_L2;
-		return trunc_err(err);
-	}
-	p->ip_end = l3 + ip_len;
-	if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 17)
-		p->pay_len = (uint32_t)sofl_get16(hdrbuf + p->l4_off + 4) - 8;
-	else
-		p->pay_len = p->ip_end - p->pay_off;
-	return 0;
 }

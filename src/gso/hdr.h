@@ -29,7 +29,7 @@ hdr_ipv4_set_len_id(uint8_t *iph, unsigned hlen, uint16_t ip_len, uint16_t id)
 {
 	sofl_put16(iph + 2, ip_len);
 	sofl_put16(iph + 4, id);
-	sofl_put16(iph + 10, sofl_ipv4_hdr_csum(iph, hlen));
+	sofl_put16(iph + 10, sofl_csum_ipv4_hdr(iph, hlen));
 }
 
 /* IPv6: payload length = @ip_len - 40. */

@@ -8,14 +8,15 @@
 
 #define ETH_P_IP   0x0800
 #define ETH_P_IPV6 0x86DD
-#define KNOWN_FLAGS (SOFL_VNET_F_NEEDS_CSUM | SOFL_VNET_F_DATA_VALID | SOFL_VNET_F_RSC_INFO)
+#define KNOWN_FLAGS \
+	(SOFL_VNET_HDR_F_NEEDS_CSUM | SOFL_VNET_HDR_F_DATA_VALID | SOFL_VNET_HDR_F_RSC_INFO)
 
 static uint16_t
 get_wire16(const uint8_t *b, unsigned opts)
 {
 	uint16_t v;
 
-	if (!(opts & SOFL_VNET_NATIVE))
+	if (!(opts & SOFL_VNET_F_NATIVE))
 		return (uint16_t)(b[0] | b[1] << 8);
 	memcpy(&v, b, 2);
 	return v;
@@ -24,7 +25,7 @@ get_wire16(const uint8_t *b, unsigned opts)
 static void
 put_wire16(uint8_t *b, uint16_t v, unsigned opts)
 {
-	if (!(opts & SOFL_VNET_NATIVE)) {
+	if (!(opts & SOFL_VNET_F_NATIVE)) {
 		b[0] = (uint8_t)v;
 		b[1] = (uint8_t)(v >> 8);
 	} else {
@@ -149,7 +150,7 @@ sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigne
 
 	if (!h || !p || (!p->data && p->len))
 		return SOFL_E_INVAL;
-	if ((opts & SOFL_VNET_STRICT) && (h->flags & ~KNOWN_FLAGS))
+	if ((opts & SOFL_VNET_F_STRICT) && (h->flags & ~KNOWN_FLAGS))
 		return SOFL_E_VNET_FLAGS;
 	gso = h->gso_type != SOFL_GSO_NONE;
 	if (gso) {
@@ -158,7 +159,7 @@ sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigne
 		if (h->gso_size == 0)					/* rule 2 */
 			return SOFL_E_VNET_GSO_SIZE;
 	}
-	if (h->flags & SOFL_VNET_F_NEEDS_CSUM)
+	if (h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM)
 		err = check_csum(h, p, k.thlen, k.nh_min, &p_off);	/* rule 3 */
 	else if (gso)
 		err = check_dissect(p, &k, &p_off);			/* rule 4 */
@@ -169,16 +170,16 @@ sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigne
 	if (!gso)
 		return 0;
 	if (base == SOFL_GSO_UDP_L4) {				/* rule 5 */
-		if (!(h->flags & SOFL_VNET_F_NEEDS_CSUM))
+		if (!(h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM))
 			return SOFL_E_VNET_NO_CSUM;
 		if (h->csum_offset != 6)
 			return SOFL_E_VNET_CSUM_OFFSET;
-		if (p->len - p_off > (uint32_t)h->gso_size * SOFL_VNET_UDP_MAX_SEGS)
+		if (p->len - p_off > (uint32_t)h->gso_size * SOFL_GSO_UDP_MAX_SEGS)
 			return SOFL_E_VNET_TOO_MANY;
 		if (h->gso_type & SOFL_GSO_ECN)
 			return SOFL_E_VNET_ECN;
 	} else if (base != SOFL_GSO_UFO &&
-		   (h->flags & SOFL_VNET_F_NEEDS_CSUM) && h->csum_offset != 16) {
+		   (h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM) && h->csum_offset != 16) {
 		return SOFL_E_VNET_CSUM_OFFSET;				/* rule 6 */
 	}
 	if (h->gso_size == SOFL_VNET_GSO_BY_FRAGS)			/* rule 7 */
@@ -212,7 +213,7 @@ sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsign
 		if (!(p->layers & SOFL_LAYER_L4) || p->l4_proto != k.proto ||
 		    (k.ipv && p->ipv != k.ipv))
 			return SOFL_E_VNET_PROTO;
-		if ((h->flags & SOFL_VNET_F_NEEDS_CSUM) && h->csum_start != p->l4_off)
+		if ((h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM) && h->csum_start != p->l4_off)
 			return SOFL_E_VNET_CSUM_START;
 		g.gso_size = h->gso_size;
 		if (base == SOFL_GSO_UDP_L4) {
@@ -242,7 +243,7 @@ sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p, uint16_t g
 		return SOFL_E_INVAL;
 	memset(&v, 0, sizeof(v));
 	gso = gso_size && (p->layers & SOFL_LAYER_L4) && p->pay_len > gso_size;
-	if ((gso_size || (opts & SOFL_VNET_MK_CSUM)) && !(p->layers & SOFL_LAYER_L4)) {
+	if ((gso_size || (opts & SOFL_VNET_F_MK_CSUM)) && !(p->layers & SOFL_LAYER_L4)) {
 		if (!(p->layers & SOFL_LAYER_L3))
 			return SOFL_E_NOT_IP;
 		return p->is_frag ? SOFL_E_FRAGMENT : SOFL_E_NOT_TCPUDP;
@@ -254,17 +255,17 @@ sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p, uint16_t g
 			v.gso_type = SOFL_GSO_UDP_L4;
 		else
 			v.gso_type = p->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6;
-		if ((opts & SOFL_VNET_MK_ECN) && p->l4_proto == 6)
+		if ((opts & SOFL_VNET_F_MK_ECN) && p->l4_proto == 6)
 			v.gso_type |= SOFL_GSO_ECN;
 		v.gso_size = gso_size;
 	}
-	if (opts & SOFL_VNET_MK_CSUM) {
-		v.flags |= SOFL_VNET_F_NEEDS_CSUM;
+	if (opts & SOFL_VNET_F_MK_CSUM) {
+		v.flags |= SOFL_VNET_HDR_F_NEEDS_CSUM;
 		v.csum_start = p->l4_off;
 		v.csum_offset = p->l4_proto == 17 ? 6 : 16;
 	}
-	if (opts & SOFL_VNET_MK_VALID)
-		v.flags |= SOFL_VNET_F_DATA_VALID;
+	if (opts & SOFL_VNET_F_MK_VALID)
+		v.flags |= SOFL_VNET_HDR_F_DATA_VALID;
 	r = sofl_vnet_check(&v, p, 0);
 	if (r < 0)
 		return r;

@@ -18,7 +18,7 @@ parse_l2(struct sofl_pkt *p, uint32_t *off)
 		return SOFL_E_TRUNC_L2;
 	type = sofl_get16(d + 12);
 	while (type == PK_ETH_P_8021Q || type == PK_ETH_P_8021AD) {
-		if (p->key.nvlan == SOFL_PKT_MAX_VLAN)
+		if (p->key.nvlan == SOFL_PKT_VLAN_MAX)
 			break;		/* a third tag: treated as an unknown ethertype */
 		if (p->len < o + 4)
 			return SOFL_E_TRUNC_L2;
@@ -95,7 +95,7 @@ parse_ipv6(struct sofl_pkt *p, uint32_t o)
 			break;
 		if (nh == 0 && h != o + 40)
 			break;		/* HBH only first (RFC 8200 §4.1): treat as upper layer */
-		if (p->n_exthdr == SOFL_PKT_MAX_EXTHDR)
+		if (p->n_exthdr == SOFL_PKT_EXTHDR_MAX)
 			return SOFL_E_EXTHDR_CHAIN;
 		if (h + 8 > end)
 			return SOFL_E_EXTHDR_TRUNC;
@@ -257,8 +257,9 @@ parse_options(struct sofl_pkt *p)
 
 /* The entry point: TCP over IPv4 over Ethernet in a leaf function, since
  * saving registers and setting up a frame was a good part of a fast parse
- * (UDP in it as well cost TCP 5-10%); anything else in parse_other(), UDP
- * over IPv4 and raw IPv4 by the same whole-word stores first. */
+ * (UDP in it as well slowed TCP down; figures in docs/benchmarks.md);
+ * anything else in parse_other(), UDP over IPv4 and raw IPv4 by the same
+ * whole-word stores first. */
 SOFL_API int
 sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
 {

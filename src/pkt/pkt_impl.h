@@ -20,6 +20,19 @@
  * common layouts in straight-line code): same contract, same results. */
 int sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
 
+/* pk_iov_total() : the bytes held by @cnt iovecs (the iovec parser, and
+ * gso.c for an iovec input). */
+static inline size_t
+pk_iov_total(const struct iovec *iov, int cnt)
+{
+	size_t t = 0;
+	int i;
+
+	for (i = 0; i < cnt; i++)
+		t += iov[i].iov_len;
+	return t;
+}
+
 /* sofl_pkt_tcp_options() : the TCP option walk of the generic path (fills
  * the opt_* offsets and tcp_opt_bad of a TCP packet parsed up to L4). */
 void sofl_pkt_tcp_options(struct sofl_pkt *p);

@@ -355,13 +355,13 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 	if (q->n >= q->cap)
 		return PORT_RXQ_FULL;
 	if (!h || (mode == SOFL_PORT_RX_SEGMENT && h->gso_type == SOFL_GSO_NONE &&
-		   !(h->flags & SOFL_VNET_F_NEEDS_CSUM))) {
+		   !(h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM))) {
 		/* nothing to finish: the packet as it is */
 		if (mtu && len > mtu + (link == SOFL_LINK_ETH ? 18u : 0u)) {
 			port_drop(port, 0, SOFL_PORT_DROP_TOO_BIG, 1);
 			return 0;
 		}
-		fl = h && (h->flags & SOFL_VNET_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
+		fl = h && (h->flags & SOFL_VNET_HDR_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
 		if (q->rss)
 			sofl_pkt_parse(&p, frame, len, link);
 		r = port_rxq_add_plain(q, frame, len, fl);
@@ -377,7 +377,7 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 	}
 	if (mode == SOFL_PORT_RX_SUPER) {
 		r = port_rxq_add_plain(q, frame, len, SOFL_PORT_PKT_VNET |
-				       (h->flags & SOFL_VNET_F_DATA_VALID ? SOFL_PORT_PKT_CSUM_OK : 0));
+				       (h->flags & SOFL_VNET_HDR_F_DATA_VALID ? SOFL_PORT_PKT_CSUM_OK : 0));
 		if (r > 0) {
 			q->pkt[q->n - 1].vnet = *h;
 			if (q->rss)

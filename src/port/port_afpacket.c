@@ -91,7 +91,7 @@ struct afp {
 	size_t scratch_cap, scratch_used;
 	struct sofl_gso_seg *seg;
 	struct iovec *giov;
-	uint8_t hdrbuf[SOFL_GSO_HDR_MAX];
+	uint8_t hdrbuf[SOFL_PKT_IOV_HDR_MAX];
 	uint32_t *retry;	/* inputs to send again segmented (TSO refused) */
 	uint32_t nretry;
 	uint32_t bad_in;	/* last input counted as dropped, + 1 */
@@ -182,7 +182,7 @@ rx_frame(struct afp *a, uint8_t *f, uint32_t len, uint32_t room, int vlan, uint1
 	uint32_t fl;
 
 	if (a->vnet)
-		sofl_vnet_decode(&vh, f - AFP_VH, AFP_VH, AFP_VH, SOFL_VNET_NATIVE);
+		sofl_vnet_decode(&vh, f - AFP_VH, AFP_VH, AFP_VH, SOFL_VNET_F_NATIVE);
 	if (vlan) {
 		/* the tag the kernel took out (skb->vlan_tci) back in the frame;
 		 * the virtio header, decoded, may be overwritten */
@@ -197,17 +197,17 @@ rx_frame(struct afp *a, uint8_t *f, uint32_t len, uint32_t room, int vlan, uint1
 		f[14] = (uint8_t)(tci >> 8);
 		f[15] = (uint8_t)tci;
 		len += 4;
-		if (a->vnet && (vh.flags & SOFL_VNET_F_NEEDS_CSUM))
+		if (a->vnet && (vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM))
 			vh.csum_start = (uint16_t)(vh.csum_start + 4);
 	}
 	if (!a->vnet || (vh.gso_type == SOFL_GSO_NONE &&
-			 !(vh.flags & SOFL_VNET_F_NEEDS_CSUM))) {
+			 !(vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM))) {
 		/* nothing to finish: no parse, the frame as it is */
 		if (a->mtu && len > a->mtu + 18u) {
 			port_drop(&a->base, 0, SOFL_PORT_DROP_TOO_BIG, 1);
 			return 0;
 		}
-		fl = a->vnet && (vh.flags & SOFL_VNET_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
+		fl = a->vnet && (vh.flags & SOFL_VNET_HDR_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
 		return port_rxq_add_plain(&a->q, f, len, fl);
 	}
 	if (a->rx_mode == SOFL_PORT_RX_SUPER && vh.gso_type == SOFL_GSO_NONE) {
@@ -516,7 +516,7 @@ tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 		cnt = 0;
 	} else {
 		r = pk->iovcnt > IOV_MAX ? SOFL_E_INVAL :
-		    sofl_gso_parse_iov(&p, a->hdrbuf, pk->iov, cnt, SOFL_LINK_ETH);
+		    sofl_pkt_parse_iov(&p, a->hdrbuf, pk->iov, cnt, SOFL_LINK_ETH);
 	}
 	if (r < 0) {
 		port_drop(&a->base, 1, SOFL_PORT_DROP_MALFORMED, 1);
@@ -584,7 +584,7 @@ device_takes(const struct afp *a, const struct sofl_vnet_hdr *h)
 		return 0;
 	switch (h->gso_type & ~SOFL_GSO_ECN) {
 	case SOFL_GSO_NONE:
-		return !(h->flags & SOFL_VNET_F_NEEDS_CSUM) || (off & SOFL_PORT_OFF_CSUM);
+		return !(h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM) || (off & SOFL_PORT_OFF_CSUM);
 	case SOFL_GSO_TCPV4:
 		return (off & SOFL_PORT_OFF_TSO4) != 0;
 	case SOFL_GSO_TCPV6:
@@ -601,7 +601,7 @@ tx_one(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in, int whole)
 	int r;
 
 	if ((pk->flags & SOFL_PORT_PKT_VNET) &&
-	    (pk->vnet.gso_type != SOFL_GSO_NONE || (pk->vnet.flags & SOFL_VNET_F_NEEDS_CSUM)) &&
+	    (pk->vnet.gso_type != SOFL_GSO_NONE || (pk->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) &&
 	    (!whole || !device_takes(a, &pk->vnet)))
 		return tx_segment(a, pk, in);
 	if (pk->iovcnt + 1 > IOV_MAX || pk->iovcnt + 1 > a->iov_cap) {
@@ -614,7 +614,7 @@ tx_one(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in, int whole)
 	vh = NULL;
 	if (a->vnet && (pk->flags & SOFL_PORT_PKT_VNET)) {
 		vh = a->vh + (size_t)a->nmsg * AFP_VH;
-		sofl_vnet_encode(vh, AFP_VH, &pk->vnet, AFP_VH, SOFL_VNET_NATIVE);
+		sofl_vnet_encode(vh, AFP_VH, &pk->vnet, AFP_VH, SOFL_VNET_F_NATIVE);
 		if (gso) {
 			uint32_t pay = pk->len > pk->vnet.hdr_len ? pk->len - pk->vnet.hdr_len : 0;
 

@@ -355,7 +355,7 @@ take(struct tun_port *t, uint8_t *buf, uint32_t len)
 	if (!t->vnet)
 		return port_rxq_add(&t->base, &t->q, buf, len, NULL, t->link,
 				    t->rx_mode, t->mtu);
-	if (sofl_vnet_decode(&h, buf, len, VNET_LEN, SOFL_VNET_LE) < 0) {
+	if (sofl_vnet_decode(&h, buf, len, VNET_LEN, 0) < 0) {
 		port_drop(&t->base, 0, SOFL_PORT_DROP_VNET, 1);
 		return 0;
 	}
@@ -477,10 +477,10 @@ write_one(struct tun_port *t, const struct sofl_port_pkt *pk)
 		} else {
 			memset(&h, 0, sizeof(h));
 			if (pk->flags & SOFL_PORT_PKT_CSUM_OK)
-				h.flags = SOFL_VNET_F_DATA_VALID;
+				h.flags = SOFL_VNET_HDR_F_DATA_VALID;
 		}
 		h.num_buffers = 0;
-		sofl_vnet_encode(t->vh, sizeof(t->vh), &h, VNET_LEN, SOFL_VNET_LE);
+		sofl_vnet_encode(t->vh, sizeof(t->vh), &h, VNET_LEN, 0);
 		t->wv[k++] = (struct iovec){ t->vh, VNET_LEN };
 	}
 	for (i = 0; i < pk->iovcnt; i++)
@@ -521,7 +521,7 @@ write_out(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct sof
 			      "written as its segments");
 		return write_parts(t, pkts, o);
 	}
-	sofl_vnet_encode(t->vh, sizeof(t->vh), &o->vnet, VNET_LEN, SOFL_VNET_LE);
+	sofl_vnet_encode(t->vh, sizeof(t->vh), &o->vnet, VNET_LEN, 0);
 	t->wv[0] = (struct iovec){ t->vh, VNET_LEN };
 	memcpy(t->wv + 1, o->iov, o->iovcnt * sizeof(*o->iov));
 	err = write_v(t, (int)o->iovcnt + 1);

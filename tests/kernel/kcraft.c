@@ -363,7 +363,7 @@ super(struct t_spec *s, uint16_t mss, int extra_flags)
 	if (sofl_pkt_parse(&p, buf, len, SOFL_LINK_ETH) < 0)
 		k_die("kcraft: built an unparsable super-packet");
 	memset(&vh, 0, sizeof(vh));
-	vh.flags = SOFL_VNET_F_NEEDS_CSUM;
+	vh.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	vh.gso_type = (uint8_t)((s->proto == 17 ? SOFL_GSO_UDP_L4 :
 				 s->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6) | extra_flags);
 	if (extra_flags == UFO)

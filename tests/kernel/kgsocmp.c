@@ -75,7 +75,7 @@ segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, u
 	e = sofl_vnet_to_gso(&r->vh, &p, 0, &gp);
 	if (e < 0)
 		return e;
-	if (e == 0 && !(r->vh.flags & SOFL_VNET_F_NEEDS_CSUM)) {
+	if (e == 0 && !(r->vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) {
 		/* Not GSO and no checksum to finish: forwarded as it is. */
 		kset_add(out, r->data, r->len, NULL);
 		return 1;
@@ -140,9 +140,9 @@ vnet_partial_ok(const struct krec *k)
 	struct sofl_pkt p;
 
 	if (sofl_pkt_parse(&p, k->data, k->len, SOFL_LINK_ETH) < 0 || !(p.layers & SOFL_LAYER_L4))
-		return (k->vh.flags == 0 || (p.is_frag && k->vh.flags == SOFL_VNET_F_DATA_VALID)) &&
+		return (k->vh.flags == 0 || (p.is_frag && k->vh.flags == SOFL_VNET_HDR_F_DATA_VALID)) &&
 		       k->vh.gso_type == 0;
-	return k->vh.flags == SOFL_VNET_F_NEEDS_CSUM && k->vh.gso_type == 0 &&
+	return k->vh.flags == SOFL_VNET_HDR_F_NEEDS_CSUM && k->vh.gso_type == 0 &&
 	       k->vh.gso_size == 0 && k->vh.csum_start == p.l4_off &&
 	       k->vh.csum_offset == (p.l4_proto == 6 ? 16 : 6);
 }

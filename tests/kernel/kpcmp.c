@@ -43,7 +43,7 @@ main(int argc, char **argv)
 	for (i = 0; side && i < a.n; i++) {
 		const struct sofl_vnet_hdr *v = &a.r[i].vh;
 
-		if (!(v->flags & SOFL_VNET_F_NEEDS_CSUM))
+		if (!(v->flags & SOFL_VNET_HDR_F_NEEDS_CSUM))
 			continue;
 		if (sofl_csum_complete_partial(a.r[i].data, a.r[i].len, v->csum_start,
 					       v->csum_offset) < 0)

@@ -318,7 +318,7 @@ k_packet_recv(int fd, uint8_t *buf, size_t cap, int flags, struct sofl_vnet_hdr 
 		f[14] = (uint8_t)(aux.tp_vlan_tci >> 8);
 		f[15] = (uint8_t)aux.tp_vlan_tci;
 		n += 4;
-		if (vh->flags & SOFL_VNET_F_NEEDS_CSUM)
+		if (vh->flags & SOFL_VNET_HDR_F_NEEDS_CSUM)
 			vh->csum_start += 4;
 	}
 	*frame = f;

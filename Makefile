@@ -20,9 +20,17 @@
 # 2: one checksum-state and one GSO-type enum (values changed), error codes
 # renamed and split per cause, sofl_gro_config.size, sofl_gro_get_stats()
 # takes a size, sofl_pkt is 192 bytes, struct sofl_rss is opaque.
+# 3: the issue-20 API shape (0.4.0): one constructor shape (sized configs,
+# *out NULL on error, sofl_rss_create takes a config), one statistics shape
+# (get_stats/reset_stats with a size), "_batch" names, "_F_" flags, "_MAX"
+# limits, enum-typed fields, the byte accessors in bytes.h; the exported
+# symbols are listed, versioned, in softoffload.map.
+# make check compares the built library with the last release's ABI
+# (abi/libsoftoffload.so.N.abi, tests/abi_check.sh): an incompatible change
+# with an unchanged SOVERSION fails.
 ver_part   = $(shell sed -n 's/^#define SOFL_VERSION_$(1) *\([0-9]*\)$$/\1/p' include/softoffload/version.h)
 VERSION   := $(call ver_part,MAJOR).$(call ver_part,MINOR).$(call ver_part,PATCH)
-SOVERSION := 2
+SOVERSION := 3
 BUILD     ?= build
 PREFIX    ?= /usr/local
 LIBDIR    ?= $(PREFIX)/lib
@@ -86,8 +94,11 @@ $(STATIC): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHARED): $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libsoftoffload.so.$(SOVERSION) $(LDFLAGS) -o $@ $^
+# softoffload.map: the linker version script, every exported symbol in a
+# versioned node (tests/abi_symbols.sh checks it against what SOFL_API marks)
+$(SHARED): $(LIB_OBJ) softoffload.map
+	$(CC) -shared -Wl,-soname,libsoftoffload.so.$(SOVERSION) \
+	    -Wl,--version-script=softoffload.map $(LDFLAGS) -o $@ $(LIB_OBJ)
 	ln -sf libsoftoffload.so.$(VERSION) $(BUILD)/libsoftoffload.so.$(SOVERSION)
 	ln -sf libsoftoffload.so.$(VERSION) $(BUILD)/libsoftoffload.so
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Run every test: the unit test binaries ($BUILD/tests/test_*) and the
 # scripted tests (tests/*.sh, which may need root and network namespaces).
-# With SANITIZE=1 only the unit tests run.
+# With SANITIZE=1 or UNIT=1 only the unit tests run.
 #
 # What a test tells this script:
 #   exit status   0 pass, 77 skip (its reason on the last output line),
@@ -43,7 +43,7 @@ for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	run "$(basename "$t")" "$t"
 done
-if [ "${SANITIZE:-0}" != 1 ]; then
+if [ "${SANITIZE:-0}" != 1 ] && [ "${UNIT:-0}" != 1 ]; then
 	for t in tests/*.sh; do
 		[ -f "$t" ] || continue
 		run "$(basename "$t")" env BUILD="$BUILD" sh "$t"

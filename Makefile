@@ -10,7 +10,8 @@
 #   make bench           run the benchmarks
 #   make demo            live traffic before/after, tables + JSON + plots (scripts/demo.sh, < 4 min)
 #   make demo-long       the same with 5 x 10 s per row and every row (docs/demo.md)
-#   make install PREFIX=/usr/local [DESTDIR=...]   (also MANDIR, default PREFIX/share/man)
+#   make install PREFIX=/usr/local [DESTDIR=...]   (also MANDIR, default PREFIX/share/man;
+#                        man3 gets one page per header and a .so link per call)
 #   make uninstall PREFIX=... [DESTDIR=...]   removes what install put there
 #   make clean
 
@@ -237,6 +238,7 @@ install: lib cli
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
 	install -m 644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
+	sh docs/gen-api.sh --man-links $(DESTDIR)$(MANDIR)/man3
 
 # removes every file install put there (directories shared with other
 # software, such as lib/pkgconfig or share/man/man3, stay)
@@ -248,6 +250,8 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/softoffload.pc $(DESTDIR)$(BINDIR)/softoffload
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1))) \
 	      $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard man/*.3)))
+	sh docs/gen-api.sh --links | while read -r call page; do \
+	    rm -f "$(DESTDIR)$(MANDIR)/man3/$$call.3"; done
 
 # ---- fuzzing: clang libFuzzer harnesses fuzz/fuzz_*.c (not part of make check) ----
 #   make fuzz                  build build-fuzz/fuzz/fuzz_* (library instrumented too)

@@ -27,17 +27,17 @@ extern "C" {
 #endif
 
 #define SOFL_VERSION_MAJOR 0
-#define SOFL_VERSION_MINOR 3
+#define SOFL_VERSION_MINOR 4
 #define SOFL_VERSION_PATCH 0
 
 /* One integer that orders releases: MAJOR * 10000 + MINOR * 100 + PATCH
- * (0.3.0 is 300).  MINOR and PATCH stay below 100. */
+ * (0.4.0 is 400).  MINOR and PATCH stay below 100. */
 #define SOFL_VERSION (SOFL_VERSION_MAJOR * 10000 + SOFL_VERSION_MINOR * 100 + \
 		      SOFL_VERSION_PATCH)
 
 #define SOFL_VERSION_STR_(x) #x
 #define SOFL_VERSION_STR(x) SOFL_VERSION_STR_(x)
-/* "MAJOR.MINOR.PATCH", e.g. "0.3.0" */
+/* "MAJOR.MINOR.PATCH", e.g. "0.4.0" */
 #define SOFL_VERSION_STRING SOFL_VERSION_STR(SOFL_VERSION_MAJOR) "." \
 	SOFL_VERSION_STR(SOFL_VERSION_MINOR) "." SOFL_VERSION_STR(SOFL_VERSION_PATCH)
 

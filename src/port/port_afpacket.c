@@ -200,6 +200,8 @@ rx_frame(struct afp *a, uint8_t *f, uint32_t len, uint32_t room, int vlan, uint1
 		if (a->vnet && (vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM))
 			vh.csum_start = (uint16_t)(vh.csum_start + 4);
 	}
+	/* cppcheck-suppress uninitvar ; read only when a->vnet: decoded above,
+	 * and sofl_vnet_decode() of AFP_VH bytes always fills vh */
 	if (!a->vnet || (vh.gso_type == SOFL_GSO_NONE &&
 			 !(vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM))) {
 		/* nothing to finish: no parse, the frame as it is */

@@ -24,7 +24,7 @@ VERSION=$(sed -n 's/^#define SOFL_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\)$/\
 	include/softoffload/version.h | paste -sd.)
 
 # the headers in reading order, then any others
-order="softoffload.h version.h error.h bytes.h pkt.h csum.h csum_inline.h gro.h gso.h vnet.h rss.h port.h"
+order="softoffload.h version.h error.h bytes.h pkt.h csum.h csum_inline.h gro.h gso.h vnet.h rss.h port.h l2.h"
 hdrs=
 for b in $order; do
 	[ -f "include/softoffload/$b" ] && hdrs="$hdrs include/softoffload/$b"

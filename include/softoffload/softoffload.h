@@ -11,19 +11,20 @@
  *     values) for every GSO type.
  *   - How each struct can grow without breaking a program built against an
  *     older header, decided by who allocates it and how it is passed:
- *       engines (struct sofl_gro, sofl_rss, sofl_port): opaque, made by a
+ *       engines (struct sofl_gro, sofl_rss, sofl_port, sofl_l2): opaque, made by a
  *         create/open call and freed by destroy/close;
- *       configurations (sofl_gro_config, sofl_tun/udp/afp_config): start
+ *       configurations (sofl_gro_config, sofl_tun/udp/afp_config,
+ *         sofl_l2_config): start
  *         with a size field set by their config_init call and grow at the
  *         end; the library reads `size` bytes;
- *       statistics (sofl_gro_stats, sofl_port_stats): grow at the end and
+ *       statistics (sofl_gro_stats, sofl_port_stats, sofl_l2_stats): grow at the end and
  *         are copied by the size the caller passes (bytes past the
  *         library's struct zeroed); their per-reason arrays have spare
  *         slots (SOFL_GRO_FLUSH_SLOTS, SOFL_GRO_BYPASS_SLOTS,
- *         SOFL_PORT_DROP__MAX), so a new reason moves no counter;
+ *         SOFL_PORT_DROP__MAX, SOFL_L2_DROP__MAX), so a new reason moves no counter;
  *       per-packet records the caller keeps in arrays (sofl_pkt, sofl_gro_in,
  *         sofl_gro_out, sofl_gso_params, sofl_gso_seg, sofl_rss_out,
- *         sofl_vnet_hdr, sofl_port_pkt), the 24-byte per-thread
+ *         sofl_vnet_hdr, sofl_port_pkt, sofl_l2_reply), the 24-byte per-thread
  *         sofl_gso_frag_ids, and the fixed descriptors sofl_flow_key (inside
  *         sofl_pkt), sofl_gro_rule (arrays of them in sofl_gro_config),
  *         sofl_gso_out and sofl_gso_need: their size is part of the ABI and
@@ -47,4 +48,5 @@
 #include "softoffload/gso.h"
 #include "softoffload/vnet.h"
 #include "softoffload/port.h"
+#include "softoffload/l2.h"
 #endif

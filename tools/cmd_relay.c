@@ -5,7 +5,8 @@
  * tap:NAME, afpacket:IFNAME), coalescing (GRO) towards a port that takes
  * super-packets and segmenting (GSO, checksums completed) towards one that
  * does not.  Between an L3 port (tun) and an L2 one (tap, afpacket) the
- * Ethernet header is stripped or supplied (docs/relay.md).
+ * L2 adapter (softoffload/l2.h) strips or supplies the Ethernet header and
+ * answers ARP and neighbour solicitations for the TUN (docs/relay.md).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,8 +22,8 @@
 #include "cli.h"
 #include "softoffload/csum.h"
 #include "softoffload/port.h"
+#include "softoffload/l2.h"
 
-#define ETH_HLEN_ 14
 #define BURSTS 16		/* receive batches per port per wake-up */
 
 enum kind { K_TUN, K_TAP, K_AFP };
@@ -39,14 +40,20 @@ struct end {
 struct dir_stats {
 	uint64_t pkts, bytes;	/* handed to the destination port */
 	uint64_t sent;		/* accepted by it */
-	uint64_t non_ip;	/* L2 -> tun: not IPv4/IPv6 (ARP, VLAN...) dropped */
-	uint64_t no_peer;	/* tun -> L2: no peer MAC learned yet, dropped */
-	uint64_t short_hdr;	/* L2 -> tun: Ethernet header not in the first piece */
-	uint64_t arp_replies;	/* L2 -> tun: ARP requests for the TUN's addresses answered */
-	uint64_t nd_adverts;	/* L2 -> tun: neighbour solicitations answered */
 };
 
-#define MAX_ADDRS 16
+/* What the L2 adapter did in one direction (from its counters) */
+struct l2_dir {
+	uint64_t non_ip;	/* L2 -> tun: not IPv4/IPv6 (ARP, VLAN...) dropped */
+	uint64_t no_peer;	/* tun -> L2: no peer MAC learned yet, dropped */
+	uint64_t short_hdr;	/* L2 -> tun: Ethernet header not in the first piece;
+				 * tun -> L2: no head area for it */
+	uint64_t arp_replies;	/* L2 -> tun: ARP requests for the TUN's addresses answered */
+	uint64_t nd_adverts;	/* L2 -> tun: neighbour solicitations answered */
+	uint64_t malformed;	/* invalid solicitations, virtio headers, IP versions */
+};
+
+#define MAX_ADDRS SOFL_L2_ADDRS_MAX
 
 /* The TUN's own addresses: the ones the relay answers ARP and neighbour
  * solicitations for on its behalf (an L3 device has no link layer). */
@@ -60,8 +67,7 @@ struct tun_addrs {
 struct relay {
 	struct end e[2];
 	struct dir_stats d[2];	/* d[0]: A -> B, d[1]: B -> A */
-	uint8_t peer_mac[6];	/* L2 side's sender, learned (tun <-> L2) */
-	int have_peer;
+	struct sofl_l2 *l2;	/* tun <-> L2: the adapter, else NULL */
 	int offload;
 	int json;
 	uint32_t ring_slots;	/* 0: the port's default */
@@ -69,7 +75,6 @@ struct relay {
 	uint8_t tun_mac[6];	/* --tun-mac: source of frames from a TUN */
 	int have_tun_mac;
 	struct tun_addrs ta;
-	uint8_t reply[128];	/* an ARP reply / neighbour advertisement */
 	double interval;
 	double duration;
 	struct timespec t0;
@@ -174,7 +179,7 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 		c.tx_gro = r->offload;
 		c.rx_mode = super ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
 		if (conv)
-			c.headroom = ETH_HLEN_;
+			c.headroom = SOFL_L2_ETH_HLEN;
 		/* a read of 8 super-packets is ~360 wire frames: the other
 		 * direction gets its turn soon after */
 		c.rx_reads = 8;
@@ -227,32 +232,31 @@ read_tun_addrs(struct relay *r)
 	freeifaddrs(ifa);
 }
 
-/* Is @a (4 or 16 bytes) one of the TUN's addresses?  They are read again,
- * at most once a second, when an address is not found (the user assigns
- * them after the relay created the TUN). */
+/* The adapter met an ARP request or neighbour solicitation for an address
+ * it does not know: the TUN's addresses are read again, at most once a
+ * second (the user assigns them after the relay created the TUN), and the
+ * adapter searches once more when they were. */
 static int
-tun_owns(struct relay *r, int v6, const uint8_t *a)
+on_miss(void *ctx, struct sofl_l2 *l2, unsigned ip_version, const uint8_t *addr)
 {
-	int pass, k;
+	struct relay *r = ctx;
 
-	for (pass = 0; pass < 2; pass++) {
-		if (pass == 1) {
-			if (r->ta.when >= 0 && elapsed(r) - r->ta.when < 1.0)
-				return 0;
-			read_tun_addrs(r);
-		}
-		for (k = 0; k < (v6 ? r->ta.n6 : r->ta.n4); k++)
-			if (!memcmp(v6 ? r->ta.v6[k] : r->ta.v4[k], a, v6 ? 16 : 4))
-				return 1;
-	}
-	return 0;
+	(void)ip_version;
+	(void)addr;
+	if (r->ta.when >= 0 && elapsed(r) - r->ta.when < 1.0)
+		return 0;
+	read_tun_addrs(r);
+	return sofl_l2_set_addrs(l2, r->ta.v4[0], (size_t)r->ta.n4, r->ta.v6[0],
+				 (size_t)r->ta.n6) == 0;
 }
 
+/* An ARP reply or neighbour advertisement, back out of the L2 port @ctx */
 static void
-reply_send(struct relay *r, struct end *l2, size_t len)
+reply_send(void *ctx, const uint8_t *frame, size_t len)
 {
+	struct end *l2 = ctx;
 	struct sofl_port_pkt pk;
-	struct iovec v = { r->reply, len };
+	struct iovec v = { (void *)(uintptr_t)frame, len };
 
 	memset(&pk, 0, sizeof(pk));
 	pk.iov = &v;
@@ -261,165 +265,48 @@ reply_send(struct relay *r, struct end *l2, size_t len)
 	sofl_port_send(l2->port, &pk, 1);
 }
 
-/* An ARP request (@f, @len bytes) for one of the TUN's IPv4 addresses:
- * answered with the TUN side's MAC (RFC 826).  @return 1 answered. */
+/* Between a TUN and an L2 port: the adapter that strips and adds Ethernet
+ * headers (in place: received packets are ours to modify; a TUN's packets
+ * are read with a head area for the header) and answers for the TUN. */
 static int
-answer_arp(struct relay *r, struct end *l2, const uint8_t *f, size_t len)
+open_l2(struct relay *r)
 {
-	const uint8_t *a = f + ETH_HLEN_, *mac = tun_side_mac(r);
-	uint8_t *o = r->reply;
+	struct sofl_l2_config c;
+	int err;
 
-	if (len < ETH_HLEN_ + 28 || a[0] != 0 || a[1] != 1 || a[2] != 8 || a[3] != 0 ||
-	    a[4] != 6 || a[5] != 4 || a[6] != 0 || a[7] != 1 || !tun_owns(r, 0, a + 24))
-		return 0;
-	memcpy(o, a + 8, 6);			/* to the asker */
-	memcpy(o + 6, mac, 6);
-	o[12] = 0x08;
-	o[13] = 0x06;
-	memcpy(o + 14, a, 6);			/* htype, ptype, hlen, plen */
-	o[20] = 0;
-	o[21] = 2;				/* reply */
-	memcpy(o + 22, mac, 6);			/* sender: the TUN side */
-	memcpy(o + 28, a + 24, 4);
-	memcpy(o + 32, a + 8, 10);		/* target: the asker, MAC and IP */
-	reply_send(r, l2, 42);
-	return 1;
+	sofl_l2_config_init(&c);
+	memcpy(c.mac, tun_side_mac(r), sizeof(c.mac));
+	c.miss = on_miss;
+	c.miss_ctx = r;
+	if ((err = sofl_l2_create(&c, &r->l2)) < 0)
+		return cli_error("relay: L2 adapter: %s", sofl_strerror(err));
+	return 0;
 }
 
-/* A neighbour solicitation for one of the TUN's IPv6 addresses: answered
- * with a neighbour advertisement carrying the TUN side's MAC (RFC 4861
- * 4.4, 7.2.4).  @return 1 answered (the solicitation goes no further),
- * 0 not one (forwarded as any packet). */
-static int
-answer_ns(struct relay *r, struct end *l2, const uint8_t *f, size_t len)
+/* What the adapter did to the packets going from port @i to the other. */
+static void
+l2_dir_get(const struct relay *r, int i, struct l2_dir *o)
 {
-	static const uint8_t all_nodes[16] = { 0xff, 2, [15] = 1 };
-	static const uint8_t unspec[16];
-	const uint8_t *ip = f + ETH_HLEN_, *ns = ip + 40, *mac = tun_side_mac(r);
-	uint8_t *o = r->reply, *oi = o + ETH_HLEN_, *na = oi + 40;
-	int dad;
-	uint16_t ck;
+	struct sofl_l2_stats s;
 
-	if (len < ETH_HLEN_ + 40 + 24 || ip[6] != 58 || ip[7] != 255 || ns[0] != 135 ||
-	    ns[1] != 0 || !tun_owns(r, 1, ns + 8))
-		return 0;
-	dad = !memcmp(ip + 8, unspec, 16);
-	if (dad) {
-		static const uint8_t mc[6] = { 0x33, 0x33, 0, 0, 0, 1 };
-
-		memcpy(o, mc, 6);
+	memset(o, 0, sizeof(*o));
+	if (!r->l2 || sofl_l2_get_stats(r->l2, &s, sizeof(s)) < 0)
+		return;
+	if (is_l2(&r->e[i])) {
+		o->non_ip = s.eth_drop[SOFL_L2_DROP_NOT_IP] +
+			    s.eth_drop[SOFL_L2_DROP_ARP_MALFORMED] +
+			    s.eth_drop[SOFL_L2_DROP_ARP_NOT_REQUEST] +
+			    s.eth_drop[SOFL_L2_DROP_ARP_NOT_MINE];
+		o->short_hdr = s.eth_drop[SOFL_L2_DROP_SHORT];
+		o->arp_replies = s.arp_replies;
+		o->nd_adverts = s.nd_adverts;
+		o->malformed = s.eth_drop[SOFL_L2_DROP_NS_MALFORMED] +
+			       s.eth_drop[SOFL_L2_DROP_NS_CSUM] + s.eth_drop[SOFL_L2_DROP_VNET];
 	} else {
-		memcpy(o, f + 6, 6);
+		o->no_peer = s.ip_drop[SOFL_L2_DROP_NO_PEER];
+		o->short_hdr = s.ip_drop[SOFL_L2_DROP_NO_ROOM];
+		o->malformed = s.ip_drop[SOFL_L2_DROP_VNET] + s.ip_drop[SOFL_L2_DROP_IP_VERSION];
 	}
-	memcpy(o + 6, mac, 6);
-	o[12] = 0x86;
-	o[13] = 0xdd;
-	memset(oi, 0, 40);
-	oi[0] = 0x60;
-	oi[5] = 32;				/* payload: NA 24 + option 8 */
-	oi[6] = 58;
-	oi[7] = 255;
-	memcpy(oi + 8, ns + 8, 16);		/* from the solicited address */
-	memcpy(oi + 24, dad ? all_nodes : ip + 8, 16);
-	memset(na, 0, 32);
-	na[0] = 136;
-	na[4] = dad ? 0x20 : 0x60;		/* Solicited (unless DAD), Override */
-	memcpy(na + 8, ns + 8, 16);
-	na[24] = 2;				/* target link-layer address */
-	na[25] = 1;
-	memcpy(na + 26, mac, 6);
-	ck = (uint16_t)~sofl_csum_fold(sofl_csum_add(sofl_csum_pseudo_v6(oi + 8, oi + 24, 58, 32),
-						      na, 32));
-	na[2] = (uint8_t)(ck >> 8);
-	na[3] = (uint8_t)ck;
-	reply_send(r, l2, ETH_HLEN_ + 40 + 32);
-	return 1;
-}
-
-/* Frames from an L2 port towards a TUN: the Ethernet header comes off (in
- * place: the first iovec is moved past it; received packets are ours to
- * modify), the sender's MAC is remembered for the other direction. */
-static size_t
-strip_eth(struct relay *r, struct end *l2, struct dir_stats *d, struct sofl_port_pkt *p, size_t n)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		struct iovec *v;
-		const uint8_t *h;
-		uint16_t type;
-
-		if (p[i].iovcnt == 0 || p[i].headroom || p[i].iov[0].iov_len < ETH_HLEN_) {
-			d->short_hdr++;
-			continue;
-		}
-		v = &p[i].iov[0];
-		h = v->iov_base;
-		type = (uint16_t)(h[12] << 8 | h[13]);
-		if (type == 0x0806 && answer_arp(r, l2, h, v->iov_len)) {
-			d->arp_replies++;
-			continue;
-		}
-		if (type != 0x0800 && type != 0x86dd) {
-			d->non_ip++;
-			continue;
-		}
-		if (type == 0x86dd && answer_ns(r, l2, h, v->iov_len)) {
-			d->nd_adverts++;
-			continue;
-		}
-		if (!r->have_peer || memcmp(r->peer_mac, h + 6, 6)) {
-			memcpy(r->peer_mac, h + 6, 6);
-			r->have_peer = 1;
-		}
-		v->iov_base = (uint8_t *)v->iov_base + ETH_HLEN_;
-		v->iov_len -= ETH_HLEN_;
-		p[i].len -= ETH_HLEN_;
-		if (p[i].flags & SOFL_PORT_PKT_VNET) {
-			p[i].vnet.csum_start = (uint16_t)(p[i].vnet.csum_start - ETH_HLEN_);
-			p[i].vnet.hdr_len = p[i].vnet.hdr_len > ETH_HLEN_ ?
-					    (uint16_t)(p[i].vnet.hdr_len - ETH_HLEN_) : 0;
-		}
-		if (k != i)
-			p[k] = p[i];
-		k++;
-	}
-	return k;
-}
-
-/* Packets from a TUN towards an L2 port: the Ethernet header is written
- * into the head area each one was read with. */
-static size_t
-add_eth(struct relay *r, struct dir_stats *d, struct sofl_port_pkt *p, size_t n,
-	const uint8_t *src)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n; i++) {
-		const uint8_t *ip;
-		uint8_t *h;
-
-		if (!r->have_peer) {
-			d->no_peer++;
-			continue;
-		}
-		if (p[i].headroom < ETH_HLEN_ || p[i].iovcnt < 2 || p[i].iov[1].iov_len < 1) {
-			d->short_hdr++;
-			continue;
-		}
-		h = p[i].iov[0].iov_base;
-		ip = p[i].iov[1].iov_base;
-		memcpy(h, r->peer_mac, 6);
-		memcpy(h + 6, src, 6);
-		h[12] = (ip[0] >> 4) == 6 ? 0x86 : 0x08;
-		h[13] = (ip[0] >> 4) == 6 ? 0xdd : 0x00;
-		p[i].iov[0].iov_len = ETH_HLEN_;
-		p[i].len += ETH_HLEN_;
-		if (k != i)
-			p[k] = p[i];
-		k++;
-	}
-	return k;
 }
 
 /* One batch from port @i to the other.  @return packets received, or < 0. */
@@ -430,17 +317,20 @@ forward(struct relay *r, int i)
 	struct dir_stats *d = &r->d[i];
 	struct sofl_port_pkt *p;
 	size_t n, k, j;
-	int got, sent;
+	int got, sent, kept;
 
 	got = sofl_port_recv(src->port, &p);
 	if (got <= 0)
 		return got;
 	n = (size_t)got;
 	k = n;
-	if (src->kind == K_TUN && is_l2(dst))
-		k = add_eth(r, d, p, n, tun_side_mac(r));
-	else if (is_l2(src) && dst->kind == K_TUN)
-		k = strip_eth(r, src, d, p, n);
+	if (r->l2) {
+		kept = src->kind == K_TUN ? sofl_l2_ip_to_eth_batch(r->l2, p, n) :
+		       sofl_l2_eth_to_ip_batch(r->l2, p, n, reply_send, src);
+		if (kept < 0)
+			return kept;
+		k = (size_t)kept;
+	}
 	for (j = 0; j < k; j++)
 		d->bytes += p[j].len;
 	d->pkts += k;
@@ -519,21 +409,26 @@ static void
 print_dir(const struct relay *r, int i)
 {
 	const struct dir_stats *d = &r->d[i];
+	struct l2_dir a;
 
+	l2_dir_get(r, i, &a);
 	printf("relay %s -> %s:\n", r->e[i].spec, r->e[1 - i].spec);
 	line(d->pkts, "packets forwarded");
 	line(d->bytes, "bytes forwarded");
 	line(d->sent, "packets accepted by the destination");
-	if (d->non_ip)
-		line(d->non_ip, "frames dropped: not IPv4/IPv6 (towards a TUN)");
-	if (d->no_peer)
-		line(d->no_peer, "packets dropped: no peer MAC learned yet");
-	if (d->short_hdr)
-		line(d->short_hdr, "packets dropped: no room for the Ethernet header");
-	if (d->arp_replies)
-		line(d->arp_replies, "ARP requests answered for the TUN");
-	if (d->nd_adverts)
-		line(d->nd_adverts, "neighbour solicitations answered for the TUN");
+	if (a.non_ip)
+		line(a.non_ip, "frames dropped: not IPv4/IPv6 (towards a TUN)");
+	if (a.no_peer)
+		line(a.no_peer, "packets dropped: no peer MAC learned yet");
+	if (a.short_hdr)
+		line(a.short_hdr, "packets dropped: no room for the Ethernet header");
+	if (a.malformed)
+		line(a.malformed, "packets dropped: malformed (neighbour solicitation, "
+		     "virtio header or IP version)");
+	if (a.arp_replies)
+		line(a.arp_replies, "ARP requests answered for the TUN");
+	if (a.nd_adverts)
+		line(a.nd_adverts, "neighbour solicitations answered for the TUN");
 }
 
 static void
@@ -564,18 +459,21 @@ static void
 json_dir(struct cli_json *j, const struct relay *r, int i)
 {
 	const struct dir_stats *d = &r->d[i];
+	struct l2_dir a;
 
+	l2_dir_get(r, i, &a);
 	cli_json_obj(j, NULL);
 	cli_json_str(j, "from", r->e[i].spec);
 	cli_json_str(j, "to", r->e[1 - i].spec);
 	cli_json_u64(j, "pkts", d->pkts);
 	cli_json_u64(j, "bytes", d->bytes);
 	cli_json_u64(j, "sent", d->sent);
-	cli_json_u64(j, "non_ip", d->non_ip);
-	cli_json_u64(j, "no_peer_mac", d->no_peer);
-	cli_json_u64(j, "short_hdr", d->short_hdr);
-	cli_json_u64(j, "arp_replies", d->arp_replies);
-	cli_json_u64(j, "nd_adverts", d->nd_adverts);
+	cli_json_u64(j, "non_ip", a.non_ip);
+	cli_json_u64(j, "no_peer_mac", a.no_peer);
+	cli_json_u64(j, "short_hdr", a.short_hdr);
+	cli_json_u64(j, "arp_replies", a.arp_replies);
+	cli_json_u64(j, "nd_adverts", a.nd_adverts);
+	cli_json_u64(j, "malformed", a.malformed);
 	cli_json_end(j);
 }
 
@@ -784,6 +682,11 @@ cmd_relay(int argc, char **argv)
 				sofl_port_close(r.e[0].port);
 			return 2;
 		}
+	if ((r.e[0].kind == K_TUN) != (r.e[1].kind == K_TUN) && open_l2(&r)) {
+		sofl_port_close(r.e[0].port);
+		sofl_port_close(r.e[1].port);
+		return 2;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -797,5 +700,6 @@ cmd_relay(int argc, char **argv)
 		r.out_err = report(&r, 1);
 	sofl_port_close(r.e[0].port);
 	sofl_port_close(r.e[1].port);
+	sofl_l2_destroy(r.l2);
 	return rc || r.out_err ? 2 : 0;
 }

@@ -87,7 +87,15 @@ items() {
 		code = $0
 		ckind = $1 == "typedef" ? "typedef" : $1 == "union" ? "struct" : $1
 		cname = $2; sub(/[ {;].*/, "", cname)
-		if (ckind == "typedef") { cname = $NF; sub(/[;)].*/, "", cname); sub(/^\(\*/, "", cname) }
+		if (ckind == "typedef") {
+			if (match($0, /\(\*[a-z_0-9]+\)/)) {	# typedef T (*name)(...);
+				cname = substr($0, RSTART + 2, RLENGTH - 3)
+			} else if ($0 ~ /\(/) {		# typedef T name(...); (a function type)
+				cname = $0; sub(/\(.*/, "", cname); sub(/.*[ *]/, "", cname)
+			} else {
+				cname = $NF; sub(/[;)].*/, "", cname); sub(/^\(\*/, "", cname)
+			}
+		}
 		if (cname == "{") cname = "(anonymous)"
 		depth = gsub(/\{/, "{") - gsub(/\}/, "}")
 		if (depth <= 0 && /;[ \t]*(\/\*.*)?$/) flush_item(ckind, cname, code)

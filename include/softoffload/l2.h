@@ -88,12 +88,15 @@
  *     option.  A valid solicitation for another address is passed on as an
  *     IP packet (the L3 side's stack may know it); an invalid one is
  *     dropped (the kernel would drop it too).
- *   - The answers are built as ndisc_send_na() builds them: for a
- *     solicitation from an address, Solicited and Override set, sent to
- *     its source; for duplicate address detection, Override only, sent to
- *     all-nodes (ff02::1, 33:33:00:00:00:01); hop limit 255; one target
- *     link-layer address option; the ICMPv6 checksum complete.  ARP
- *     replies are the 42-byte frames arp_send() makes (no padding).
+ *   - Advertisements (ndisc_send_na()): from the target address, hop limit
+ *     255, one target link-layer address option, the ICMPv6 checksum
+ *     complete; for a solicitation from an address, Solicited and Override
+ *     set, sent to its source (MAC and IP); for duplicate address
+ *     detection, Override only, sent to all-nodes (ff02::1,
+ *     33:33:00:00:00:01).  Linux leaves out the option and Override when
+ *     the solicitation was unicast (ndisc_recv_ns(): inc); the adapter
+ *     always gives both, as RFC 4861 7.2.4 allows.  ARP replies are the
+ *     42-byte frames arp_send() makes (no padding).
  * ARP and solicitation bodies are read from the frame's first iovec only
  * (the ports give received frames in one piece); nothing is read past the
  * iovec, .len, or the IPv6 payload length.

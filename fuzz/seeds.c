@@ -249,6 +249,20 @@ main(int argc, char **argv)
 			memcpy(h + 1, sofl_rss_default_key, SOFL_RSS_KEY_LEN);
 			h[1] ^= 0x80;
 			put(h, sizeof(h), f, len);
+		} else if (!strcmp(argv[1], "fuzz_l2")) {
+			/* options, csum_start, hdr_len (LE16 each), the frame */
+			static const uint8_t o[][5] = {
+				{ 0, 0, 0, 0, 0 },
+				{ 8, 0, 0, 0, 0 },				/* adopt addresses */
+				{ 1 | 2, 34, 0, 66, 0 },			/* NEEDS_CSUM */
+				{ 1 | 4 | 8 | 16, 0, 0, 0, 0 },			/* DATA_VALID, head area */
+			};
+			size_t k;
+
+			if (link != SOFL_LINK_ETH)
+				continue;
+			for (k = 0; k < sizeof(o) / sizeof(o[0]); k++)
+				put(o[k], sizeof(o[k]), f, len);
 		} else if (!strcmp(argv[1], "fuzz_port_packet")) {
 			port_packet_seed(f, len, link);
 		} else if (!strcmp(argv[1], "fuzz_port_tun") ||

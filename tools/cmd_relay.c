@@ -279,7 +279,9 @@ open_l2(struct relay *r)
 	c.miss = on_miss;
 	c.miss_ctx = r;
 	if ((err = sofl_l2_create(&c, &r->l2)) < 0)
-		return cli_error("relay: L2 adapter: %s", sofl_strerror(err));
+		return cli_error("relay: L2 adapter (TUN side MAC %02x:%02x:%02x:%02x:%02x:%02x): %s",
+				 c.mac[0], c.mac[1], c.mac[2], c.mac[3], c.mac[4], c.mac[5],
+				 sofl_strerror(err));
 	return 0;
 }
 
@@ -586,6 +588,8 @@ parse_mac(const char *v, uint8_t mac[6])
 		mac[i] = (uint8_t)b[i];
 	if (mac[0] & 1)
 		return cli_error("--tun-mac: '%s' is a multicast address", v);
+	if (!(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]))
+		return cli_error("--tun-mac: '%s' is not an address", v);
 	return 0;
 }
 

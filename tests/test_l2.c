@@ -393,11 +393,11 @@ ns_malformed(void **state)
 	int k;
 
 	(void)state;
-	for (k = 0; k < 10; k++) {
+	for (k = 0; k < 11; k++) {
 		enum sofl_l2_drop why = SOFL_L2_DROP_NS_MALFORMED;
 		int fix = 1;
 
-		n = ns_frame(f, k >= 8 ? NULL : PEER_V6, MY_V6);
+		n = ns_frame(f, k == 8 || k == 9 ? NULL : PEER_V6, MY_V6);
 		switch (k) {
 		case 0: ip[7] = 254; break;			/* hop limit */
 		case 1: ns[1] = 1; break;			/* code */
@@ -414,6 +414,13 @@ ns_malformed(void **state)
 			ns[25] = 1;
 			memcpy(ns + 26, PEER_MAC, 6);
 			n = 14 + 40 + 32;
+			break;
+		case 10:					/* a 16-byte Ethernet address option */
+			put16(ip + 4, 40);
+			ns[24] = 1;
+			ns[25] = 2;
+			memset(ns + 32, 0, 8);
+			n = 14 + 40 + 40;
 			break;
 		}
 		if (fix)

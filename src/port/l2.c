@@ -45,6 +45,7 @@
 #define IP6_HDR_LEN	40
 #define IPV6_ALEN	16
 #define IP6_VERSION_BYTE 0x60	/* version 6, traffic class and flow label 0 */
+#define IP6_MCAST_BYTE	0xff	/* the first byte of every multicast address */
 #define IPPROTO_ICMPV6_	58
 
 /* Neighbour discovery (RFC 4861 4.3, 4.4, 4.6.1) */
@@ -62,7 +63,8 @@
 #define ND_OPT_SLLA	1	/* source link-layer address */
 #define ND_OPT_TLLA	2	/* target link-layer address */
 #define ND_OPT_UNIT	8	/* option lengths count 8-byte units */
-#define ND_OPT_LL_LEN	(2 + ETH_ALEN_)	/* type, length, address: one unit */
+#define ND_OPT_HDR_LEN	2	/* an option's type and length bytes */
+#define ND_OPT_LL_UNITS	1	/* an Ethernet link-layer address option: 8 bytes */
 #define ND_NA_LEN	(ND_MSG_LEN + ND_OPT_UNIT)
 
 #define ARP_REPLY_LEN	(SOFL_L2_ETH_HLEN + ARP_BODY_LEN)		/* 42 */
@@ -323,11 +325,14 @@ ns_in(struct sofl_l2 *l2, const uint8_t *f, size_t len, int csum_known,
 
 	/* the ICMPv6 message is the IPv6 payload; bytes past it are padding */
 	if (plen > len - SOFL_L2_ETH_HLEN - IP6_HDR_LEN || plen < ND_MSG_LEN ||
-	    ip[IP6_HLIM] != ND_HOP_LIMIT || ns[ND_CODE] != 0 || ns[ND_TARGET] == 0xff)
+	    ip[IP6_HLIM] != ND_HOP_LIMIT || ns[ND_CODE] != 0 || ns[ND_TARGET] == IP6_MCAST_BYTE)
 		return VERDICT_DROP(SOFL_L2_DROP_NS_MALFORMED);
+	/* ndisc_parse_options(); a source link-layer address of another
+	 * length than Ethernet's is refused too (ndisc_opt_addr_data()) */
 	for (off = ND_MSG_LEN; off < plen; off += (size_t)ns[off + 1] * ND_OPT_UNIT) {
-		if (plen - off < 2 || ns[off + 1] == 0 ||
-		    (size_t)ns[off + 1] * ND_OPT_UNIT > plen - off)
+		if (plen - off < ND_OPT_HDR_LEN || ns[off + 1] == 0 ||
+		    (size_t)ns[off + 1] * ND_OPT_UNIT > plen - off ||
+		    (ns[off] == ND_OPT_SLLA && ns[off + 1] != ND_OPT_LL_UNITS))
 			return VERDICT_DROP(SOFL_L2_DROP_NS_MALFORMED);
 		sllao |= ns[off] == ND_OPT_SLLA;
 	}
@@ -356,8 +361,8 @@ ns_in(struct sofl_l2 *l2, const uint8_t *f, size_t len, int csum_known,
 	na[ND_FLAGS] = dad ? ND_NA_F_OVERRIDE : ND_NA_F_SOLICITED | ND_NA_F_OVERRIDE;
 	memcpy(na + ND_TARGET, ns + ND_TARGET, IPV6_ALEN);
 	na[ND_MSG_LEN] = ND_OPT_TLLA;
-	na[ND_MSG_LEN + 1] = ND_OPT_LL_LEN / ND_OPT_UNIT;
-	memcpy(na + ND_MSG_LEN + 2, mac, ETH_ALEN_);
+	na[ND_MSG_LEN + 1] = ND_OPT_LL_UNITS;
+	memcpy(na + ND_MSG_LEN + ND_OPT_HDR_LEN, mac, ETH_ALEN_);
 	sofl_put16(na + ND_CSUM,
 		   (uint16_t)~sofl_csum_fold(sofl_csum_add(sofl_csum_pseudo_v6(ri + IP6_SRC,
 									      ri + IP6_DST,

@@ -82,10 +82,10 @@
  *     limit 255, code 0, ICMPv6 length (the IPv6 payload length) at least
  *     24 and within the frame, a valid ICMPv6 checksum (not checked when the
  *     virtio header says NEEDS_CSUM or DATA_VALID), a target that is not
- *     multicast, options of non-zero length that end inside the message,
- *     and for duplicate address detection (unspecified source) a
- *     solicited-node multicast destination and no source link-layer
- *     option.  A valid solicitation for another address is passed on as an
+ *     multicast, options of non-zero length that end inside the message
+ *     (a source link-layer address option of 8 bytes), and for duplicate
+ *     address detection (unspecified source) a solicited-node multicast
+ *     destination and no source link-layer option.  A valid solicitation for another address is passed on as an
  *     IP packet (the L3 side's stack may know it); an invalid one is
  *     dropped (the kernel would drop it too).
  *   - Advertisements (ndisc_send_na()): from the target address, hop limit

@@ -380,54 +380,67 @@ drop(uint64_t *ctr, enum sofl_l2_drop reason)
 	return SOFL_L2_DROP;
 }
 
-SOFL_API int
-sofl_l2_eth_to_ip(struct sofl_l2 *l2, struct sofl_port_pkt *p, struct sofl_l2_reply *reply)
+/* The frames that are not IP (ARP, solicitations, the rest): out of line,
+ * so that the loop over IP frames stays small.  @return the verdict as
+ * eth_one() gives it. */
+static int __attribute__((noinline))
+eth_other(struct sofl_l2 *l2, const struct sofl_port_pkt *p, const uint8_t *f, size_t len,
+	  uint16_t type, struct sofl_l2_reply *reply)
+{
+	int r;
+
+	if (type == ETHERTYPE_ARP) {
+		r = arp_in(l2, f, len, reply);
+		if (r == SOFL_L2_REPLY)
+			l2->st.arp_replies++;
+	} else if (type == ETHERTYPE_IPV6) {
+		r = ns_in(l2, f, len, (p->flags & SOFL_PORT_PKT_VNET) &&
+			  (p->vnet.flags & (SOFL_VNET_HDR_F_NEEDS_CSUM | SOFL_VNET_HDR_F_DATA_VALID)),
+			  reply);
+		if (r == SOFL_L2_REPLY)
+			l2->st.nd_adverts++;
+	} else {
+		r = VERDICT_DROP(SOFL_L2_DROP_NOT_IP);
+	}
+	return r < 0 ? drop(l2->st.eth_drop, DROP_REASON(r)) : r;
+}
+
+/* One frame, the arguments checked: sofl_l2_eth_to_ip() without the eth_in
+ * and ip_out counts (the callers add them). */
+static inline __attribute__((always_inline)) int
+eth_one(struct sofl_l2 *l2, struct sofl_port_pkt *p, struct sofl_l2_reply *reply)
 {
 	struct iovec *v;
 	const uint8_t *f;
 	size_t len;
 	uint16_t type;
-	int r = SOFL_L2_FORWARD, fi;
+	unsigned fi = p->headroom ? 1 : 0;	/* the frame's first piece */
+	int r;
 
-	if (!l2 || !p || !reply)
-		return SOFL_E_INVAL;
-	l2->st.eth_in++;
-	fi = p->headroom ? 1 : 0;	/* the frame's first piece */
-	if (p->iovcnt <= (uint32_t)fi || !p->iov || p->iov[fi].iov_len < SOFL_L2_ETH_HLEN ||
+	if (p->iovcnt <= fi || !p->iov || p->iov[fi].iov_len < SOFL_L2_ETH_HLEN ||
 	    p->len < SOFL_L2_ETH_HLEN)
 		return drop(l2->st.eth_drop, SOFL_L2_DROP_SHORT);
 	v = &p->iov[fi];
 	f = v->iov_base;
-	len = v->iov_len < p->len ? v->iov_len : p->len;
 	type = sofl_get16(f + ETH_TYPE);
-	if (type == ETHERTYPE_ARP) {
-		r = arp_in(l2, f, len, reply);
-	} else if (type == ETHERTYPE_IPV6) {
-		if (is_ns(f, len))
-			r = ns_in(l2, f, len, (p->flags & SOFL_PORT_PKT_VNET) &&
-				  (p->vnet.flags & (SOFL_VNET_HDR_F_NEEDS_CSUM |
-						    SOFL_VNET_HDR_F_DATA_VALID)), reply);
-	} else if (type != ETHERTYPE_IPV4) {
-		r = VERDICT_DROP(SOFL_L2_DROP_NOT_IP);
+	if (type != ETHERTYPE_IPV4) {
+		len = v->iov_len < p->len ? v->iov_len : p->len;
+		if (type != ETHERTYPE_IPV6 || is_ns(f, len)) {
+			r = eth_other(l2, p, f, len, type, reply);
+			if (r != SOFL_L2_FORWARD)
+				return r;
+		}
 	}
-	if (r == SOFL_L2_REPLY) {
-		if (type == ETHERTYPE_ARP)
-			l2->st.arp_replies++;
-		else
-			l2->st.nd_adverts++;
-		return r;
-	}
-	if (r < 0)
-		return drop(l2->st.eth_drop, DROP_REASON(r));
-	if ((p->flags & SOFL_PORT_PKT_VNET) && (p->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) {
-		if (p->vnet.csum_start < SOFL_L2_ETH_HLEN)
-			return drop(l2->st.eth_drop, SOFL_L2_DROP_VNET);
-		p->vnet.csum_start = (uint16_t)(p->vnet.csum_start - SOFL_L2_ETH_HLEN);
-	}
-	if (p->flags & SOFL_PORT_PKT_VNET)
+	if (p->flags & SOFL_PORT_PKT_VNET) {
+		if (p->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM) {
+			if (p->vnet.csum_start < SOFL_L2_ETH_HLEN)
+				return drop(l2->st.eth_drop, SOFL_L2_DROP_VNET);
+			p->vnet.csum_start = (uint16_t)(p->vnet.csum_start - SOFL_L2_ETH_HLEN);
+		}
 		p->vnet.hdr_len = p->vnet.hdr_len > SOFL_L2_ETH_HLEN ?
 				  (uint16_t)(p->vnet.hdr_len - SOFL_L2_ETH_HLEN) : 0;
-	if (!l2->have_peer || memcmp(l2->peer, f + ETH_SRC, ETH_ALEN_)) {
+	}
+	if (memcmp(l2->peer, f + ETH_SRC, ETH_ALEN_) || !l2->have_peer) {
 		memcpy(l2->peer, f + ETH_SRC, ETH_ALEN_);
 		l2->have_peer = 1;
 		l2->st.peer_changes++;
@@ -435,8 +448,21 @@ sofl_l2_eth_to_ip(struct sofl_l2 *l2, struct sofl_port_pkt *p, struct sofl_l2_re
 	v->iov_base = (uint8_t *)v->iov_base + SOFL_L2_ETH_HLEN;
 	v->iov_len -= SOFL_L2_ETH_HLEN;
 	p->len -= SOFL_L2_ETH_HLEN;
-	l2->st.ip_out++;
 	return SOFL_L2_FORWARD;
+}
+
+SOFL_API int
+sofl_l2_eth_to_ip(struct sofl_l2 *l2, struct sofl_port_pkt *p, struct sofl_l2_reply *reply)
+{
+	int r;
+
+	if (!l2 || !p || !reply)
+		return SOFL_E_INVAL;
+	l2->st.eth_in++;
+	r = eth_one(l2, p, reply);
+	if (r == SOFL_L2_FORWARD)
+		l2->st.ip_out++;
+	return r;
 }
 
 SOFL_API int
@@ -448,31 +474,32 @@ sofl_l2_eth_to_ip_batch(struct sofl_l2 *l2, struct sofl_port_pkt *p, size_t n,
 	if (!l2 || !reply || (!p && n) || n > INT_MAX)
 		return SOFL_E_INVAL;
 	for (i = 0; i < n; i++) {
-		int r = sofl_l2_eth_to_ip(l2, &p[i], &l2->reply);
+		int r = eth_one(l2, &p[i], &l2->reply);
 
-		if (r == SOFL_L2_REPLY) {
-			reply(ctx, l2->reply.frame, l2->reply.len);
-		} else if (r == SOFL_L2_FORWARD) {
+		if (r == SOFL_L2_FORWARD) {
 			if (k != i)
 				p[k] = p[i];
 			k++;
+		} else if (r == SOFL_L2_REPLY) {
+			reply(ctx, l2->reply.frame, l2->reply.len);
 		}
 	}
+	l2->st.eth_in += n;
+	l2->st.ip_out += k;
 	return (int)k;
 }
 
 /* ---- L3 side -> Ethernet side ---- */
 
-SOFL_API int
-sofl_l2_ip_to_eth(struct sofl_l2 *l2, struct sofl_port_pkt *p)
+/* One packet, the arguments checked: sofl_l2_ip_to_eth() without the
+ * ip_in and eth_out counts (the callers add them). */
+static inline __attribute__((always_inline)) int
+ip_one(struct sofl_l2 *l2, struct sofl_port_pkt *p)
 {
 	const uint8_t *ip;
 	uint8_t *h;
 	uint16_t type;
 
-	if (!l2 || !p)
-		return SOFL_E_INVAL;
-	l2->st.ip_in++;
 	if (!l2->have_peer)
 		return drop(l2->st.ip_drop, SOFL_L2_DROP_NO_PEER);
 	if (p->headroom < SOFL_L2_ETH_HLEN || p->iovcnt < 2 || !p->iov ||
@@ -500,8 +527,21 @@ sofl_l2_ip_to_eth(struct sofl_l2 *l2, struct sofl_port_pkt *p)
 	sofl_put16(h + ETH_TYPE, type);
 	p->iov[0].iov_len = SOFL_L2_ETH_HLEN;
 	p->len += SOFL_L2_ETH_HLEN;
-	l2->st.eth_out++;
 	return SOFL_L2_FORWARD;
+}
+
+SOFL_API int
+sofl_l2_ip_to_eth(struct sofl_l2 *l2, struct sofl_port_pkt *p)
+{
+	int r;
+
+	if (!l2 || !p)
+		return SOFL_E_INVAL;
+	l2->st.ip_in++;
+	r = ip_one(l2, p);
+	if (r == SOFL_L2_FORWARD)
+		l2->st.eth_out++;
+	return r;
 }
 
 SOFL_API int
@@ -512,10 +552,12 @@ sofl_l2_ip_to_eth_batch(struct sofl_l2 *l2, struct sofl_port_pkt *p, size_t n)
 	if (!l2 || (!p && n) || n > INT_MAX)
 		return SOFL_E_INVAL;
 	for (i = 0; i < n; i++)
-		if (sofl_l2_ip_to_eth(l2, &p[i]) == SOFL_L2_FORWARD) {
+		if (ip_one(l2, &p[i]) == SOFL_L2_FORWARD) {
 			if (k != i)
 				p[k] = p[i];
 			k++;
 		}
+	l2->st.ip_in += n;
+	l2->st.eth_out += k;
 	return (int)k;
 }

@@ -4,7 +4,8 @@
 # it declares with the comment block above it: calls (SOFL_API), inline
 # calls, structs (also opaque ones), enums, typedefs and constants
 # (#define SOFL_*).  Private helpers (names ending in '_') are left out.
-#   sh docs/gen-api.sh > docs/api.md         the markdown reference
+#   sh docs/gen-api.sh > docs/api.md         the markdown reference (with
+#                                            docs/api-changes.md after its index)
 #   sh docs/gen-api.sh --man DIR             DIR/sofl_<header>.3, one man page
 #                                            per header (make install puts
 #                                            them in MANDIR/man3)
@@ -123,6 +124,12 @@ markdown() {
 				b, b, k["call"], k["inline"], k["struct"], k["enum"], k["typedef"], k["const"] }' |
 			sed 's/(#\([a-z_]*\)\.h)/(#\1h)/'
 	done
+	# what changed since the previous release, written by hand (the headers
+	# say what is, not what was)
+	if [ -f docs/api-changes.md ]; then
+		echo
+		cat docs/api-changes.md
+	fi
 	for h in $hdrs; do
 		echo
 		echo "## $(basename "$h")"

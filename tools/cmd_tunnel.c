@@ -710,9 +710,12 @@ now_s(void)
 static int
 setup(struct worker *ws, const struct opts *o)
 {
+	struct sofl_rss_config rcfg;
 	unsigned i;
 
-	if (sofl_rss_create(&rss, NULL, 0, o->queues, 0) < 0)
+	sofl_rss_config_init(&rcfg);
+	rcfg.nqueues = o->queues;
+	if (sofl_rss_create(&rcfg, &rss) < 0)
 		return cli_error("RSS set-up failed"), -1;
 	for (i = 0; i < o->queues; i++) {
 		ws[i].idx = i;

@@ -16,7 +16,7 @@
 #include "softoffload/csum.h"
 #include "port/port_impl.h"
 
-#define ALL_OFF (SOFL_PORT_OFF_CSUM | SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6 | SOFL_PORT_OFF_USO)
+#define ALL_OFF (SOFL_PORT_OFF_F_CSUM | SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO)
 
 struct fix {
 	int sp[2];		/* sp[0]: the port's "TUN", sp[1]: the kernel's side */
@@ -146,7 +146,7 @@ test_read_segments(void **state)
 			assert_int_equal(pk[k].headroom, 32);
 			assert_int_equal(pk[k].iov[0].iov_len, 32);
 			assert_int_equal(pk[k].iov[pk[k].iovcnt - 1].iov_len, 16);
-			assert_true(pk[k].flags & SOFL_PORT_PKT_CSUM_OK);
+			assert_true(pk[k].flags & SOFL_PORT_PKT_F_CSUM_OK);
 			got = gather(&pk[k]);
 			assert_int_equal(got, hl + (k < 9 ? 1000 : 500));
 			assert_valid(flat, got, ipv);
@@ -213,7 +213,7 @@ test_read_super(void **state)
 	len = tso_frame(6, 6, 6000, 7);
 	kernel_sends(&f, &h, frame, len);
 	assert_int_equal(sofl_port_recv(f.port, &pk), 1);
-	assert_true(pk[0].flags & SOFL_PORT_PKT_VNET);
+	assert_true(pk[0].flags & SOFL_PORT_PKT_F_VNET);
 	assert_int_equal(pk[0].vnet.gso_size, 1200);
 	assert_int_equal(pk[0].vnet.gso_type, SOFL_GSO_TCPV6);
 	assert_int_equal(pk[0].len, len);
@@ -294,7 +294,7 @@ test_write_coalesced(void **state)
 	for (k = 0; k < 10; k++) {
 		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, k) };
 		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
-			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_CSUM_OK };
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_F_CSUM_OK };
 	}
 	memset(segs[10], 0x11, 60);			/* not IP */
 	v[10] = (struct iovec){ segs[10], 60 };
@@ -322,7 +322,7 @@ test_write_coalesced(void **state)
 	assert_int_equal(st.tx_pkts, 11);
 	assert_int_equal(st.tx_super, 1);
 	assert_int_equal(st.tx_segs, 10);
-	assert_int_equal(sofl_port_gro_stats(f.port, &g, sizeof(g)), 0);
+	assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), 0);
 	assert_int_equal(g.super_pkts, 1);
 	assert_int_equal(g.pkts_in, 11);
 	{	/* the caller's size: a larger struct gets zeros past ours, a
@@ -330,15 +330,37 @@ test_write_coalesced(void **state)
 		struct { struct sofl_gro_stats s; uint64_t more[2]; } big;
 
 		memset(&big, 0xa5, sizeof(big));
-		assert_int_equal(sofl_port_gro_stats(f.port, &big.s, sizeof(big)), 0);
+		assert_int_equal(sofl_port_get_gro_stats(f.port, &big.s, sizeof(big)), 0);
 		assert_memory_equal(&big.s, &g, sizeof(g));
 		assert_true(big.more[0] == 0 && big.more[1] == 0);
 		memset(&big, 0xa5, sizeof(big));
-		assert_int_equal(sofl_port_gro_stats(f.port, &big.s, 8), 0);
+		assert_int_equal(sofl_port_get_gro_stats(f.port, &big.s, 8), 0);
 		assert_int_equal(big.s.pkts_in, 11);
 		assert_true(big.s.pkts_out == 0xa5a5a5a5a5a5a5a5ull);
 	}
-	assert_true(sofl_port_offloads(f.port) & SOFL_PORT_OFF_GRO);
+	assert_true(sofl_port_offloads(f.port) & SOFL_PORT_OFF_F_GRO);
+	/* reset: the port's counters and its GRO engine's go to 0 */
+	assert_int_equal(sofl_port_reset_stats(f.port), 0);
+	assert_int_equal(sofl_port_get_stats(f.port, &st, sizeof(st)), 0);
+	assert_int_equal(st.tx_calls, 0);
+	assert_int_equal(st.tx_pkts, 0);
+	assert_int_equal(st.tx_super, 0);
+	assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), 0);
+	assert_int_equal(g.super_pkts, 0);
+	assert_int_equal(g.pkts_in, 0);
+	assert_int_equal(sofl_port_reset_stats(NULL), SOFL_E_INVAL);
+	{	/* counting goes on after a reset */
+		uint8_t one[60];
+
+		memcpy(one, segs[10], sizeof(one));
+		v[0] = (struct iovec){ one, sizeof(one) };
+		pk[0] = (struct sofl_port_pkt){ .iov = &v[0], .iovcnt = 1, .len = sizeof(one) };
+		assert_int_equal(sofl_port_send(f.port, pk, 1), 1);
+		assert_int_equal(sofl_port_get_stats(f.port, &st, sizeof(st)), 0);
+		assert_int_equal(st.tx_pkts, 1);
+		assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), 0);
+		assert_int_equal(g.pkts_in, 1);
+	}
 	fix_close(&f);
 }
 
@@ -366,7 +388,7 @@ test_plain(void **state)
 	assert_int_equal(sofl_port_send(f.port, pk, 1), 1);
 	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), (ssize_t)len);
 	assert_memory_equal(wire, frame, len);
-	assert_int_equal(sofl_port_gro_stats(f.port, &g, sizeof(g)), SOFL_E_NOTSUP);
+	assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), SOFL_E_NOTSUP);
 	fix_close(&f);
 }
 
@@ -392,7 +414,7 @@ test_write_einval_fallback(void **state)
 	for (k = 0; k < 4; k++) {
 		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, k) };
 		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
-			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_CSUM_OK };
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_F_CSUM_OK };
 	}
 	assert_int_equal(sofl_port_send(port, pk, 4), 0);
 	sofl_port_get_stats(port, &st, sizeof(st));
@@ -400,7 +422,7 @@ test_write_einval_fallback(void **state)
 	assert_int_equal(st.tx_calls, 5);		/* the super-packet, then each */
 	assert_int_equal(st.tx_drop[SOFL_PORT_DROP_VNET], 4);
 	assert_int_equal(st.last_errno, EINVAL);
-	assert_false(sofl_port_offloads(port) & SOFL_PORT_OFF_GRO);
+	assert_false(sofl_port_offloads(port) & SOFL_PORT_OFF_F_GRO);
 	/* no second attempt at coalescing */
 	assert_int_equal(sofl_port_send(port, pk, 4), 0);
 	sofl_port_get_stats(port, &st, sizeof(st));
@@ -458,10 +480,21 @@ test_api_edges(void **state)
 	assert_string_equal(sofl_port_kind(NULL), "?");
 	assert_string_equal(sofl_port_drop_name(-1), "?");
 	assert_string_equal(sofl_port_drop_name(SOFL_PORT_DROP__MAX - 1), "?");
-	assert_null(sofl_tun_name(NULL));
+	{
+		const char *name = "x";
+		int created = 7;
+
+		assert_int_equal(sofl_tun_name(NULL, &name), SOFL_E_INVAL);
+		assert_null(name);
+		assert_int_equal(sofl_tun_name(NULL, NULL), SOFL_E_INVAL);
+		assert_int_equal(sofl_tun_created(NULL, &created), SOFL_E_INVAL);
+		assert_int_equal(created, 0);
+		assert_int_equal(sofl_tun_created(NULL, NULL), SOFL_E_INVAL);
+	}
 	memset(&st, 0xff, sizeof(st));
-	sofl_port_get_stats(NULL, &st, sizeof(st));
+	assert_int_equal(sofl_port_get_stats(NULL, &st, sizeof(st)), SOFL_E_INVAL);
 	assert_int_equal(st.rx_pkts, 0);
+	assert_int_equal(sofl_port_get_stats(NULL, NULL, sizeof(st)), SOFL_E_INVAL);
 	sofl_port_close(NULL);
 	assert_string_equal(sofl_strerror(SOFL_E_SYS), "system call failed (see errno)");
 }

@@ -24,7 +24,7 @@ struct sofl_port_ops {
 struct sofl_port {
 	const struct sofl_port_ops *ops;
 	int fd;
-	unsigned offloads;		/* SOFL_PORT_OFF_*; written by the owner thread only */
+	unsigned offloads;		/* SOFL_PORT_OFF_F_*; written by the owner thread only */
 	int quiet;
 	unsigned logged;		/* fallback messages printed (bit per kind) */
 	struct sofl_port_stats st;	/* updated through port_add() / port_drop() */
@@ -156,16 +156,16 @@ int port_udp_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t
 		    size_t len, int gso_size);
 
 /* AF_PACKET (src/port/port_afpacket.c), for the tests and fuzzers: a port without
- * a socket whose receive ring is heap memory; port_afp_slot() is the @i-th
+ * a socket whose receive ring is heap memory; port_afpacket_slot() is the @i-th
  * slot from the next one sofl_port_recv() reads (@*size its bytes), to be
  * filled as Linux tpacket_rcv() would (struct tpacket2_hdr, tp_status
- * TP_STATUS_USER last); port_afp_tx_hook() replaces sendmmsg() (@fn returns
+ * TP_STATUS_USER last); port_afpacket_tx_hook() replaces sendmmsg() (@fn returns
  * what sendmmsg would, errno set on -1). */
 struct mmsghdr;
-int port_afp_make(const struct sofl_afp_config *cfg, unsigned offloads, const uint8_t mac[6],
+int port_afpacket_make(const struct sofl_afpacket_config *cfg, unsigned offloads, const uint8_t mac[6],
 		  struct sofl_port **out);
-uint8_t *port_afp_slot(struct sofl_port *port, uint32_t i, uint32_t *size);
-void port_afp_tx_hook(struct sofl_port *port, int (*fn)(void *, struct mmsghdr *, unsigned),
+uint8_t *port_afpacket_slot(struct sofl_port *port, uint32_t i, uint32_t *size);
+void port_afpacket_tx_hook(struct sofl_port *port, int (*fn)(void *, struct mmsghdr *, unsigned),
 		      void *arg);
 
 #endif

@@ -134,15 +134,18 @@ port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 	uint32_t i;
 	int err;
 
-	if (!out || (err = udp_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_E_INVAL : err;
+	if (!out)
+		return SOFL_E_INVAL;
+	*out = NULL;
+	if ((err = udp_config_copy(&c, cfg)) < 0)
+		return err;
 	if (!(u = calloc(1, sizeof(*u))))
 		return SOFL_E_NOMEM;
 	u->base.ops = &udp_ops;
 	u->base.fd = fd;
 	u->base.quiet = c.quiet;
 	u->base.offloads = offloads;
-	u->gso = (offloads & SOFL_PORT_OFF_UDP_GSO) != 0;
+	u->gso = (offloads & SOFL_PORT_OFF_F_UDP_GSO) != 0;
 	u->connected = c.connect;
 	u->nonblock = c.nonblock_send;
 	u->peer_only = c.peer_only && c.remote && !c.connect;
@@ -182,7 +185,7 @@ set_buf(int fd, int force, int plain, int bytes)
 		setsockopt(fd, SOL_SOCKET, plain, &bytes, sizeof(bytes));
 }
 
-/* Probes UDP_SEGMENT and UDP_GRO on @fd as asked.  @return SOFL_PORT_OFF_* */
+/* Probes UDP_SEGMENT and UDP_GRO on @fd as asked.  @return SOFL_PORT_OFF_F_* */
 static unsigned
 probe(int fd, const struct sofl_udp_config *c)
 {
@@ -192,9 +195,9 @@ probe(int fd, const struct sofl_udp_config *c)
 
 	sl = sizeof(v);
 	if (c->gso && getsockopt(fd, SOL_UDP, UDP_SEGMENT, &v, &sl) == 0)
-		off |= SOFL_PORT_OFF_UDP_GSO;
+		off |= SOFL_PORT_OFF_F_UDP_GSO;
 	if (c->gro && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0)
-		off |= SOFL_PORT_OFF_UDP_GRO;
+		off |= SOFL_PORT_OFF_F_UDP_GRO;
 	return off;
 }
 
@@ -205,8 +208,11 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 	unsigned off;
 	int fd, err, one = 1, e;
 
-	if (!out || (err = udp_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_E_INVAL : err;
+	if (!out)
+		return SOFL_E_INVAL;
+	*out = NULL;
+	if ((err = udp_config_copy(&c, cfg)) < 0)
+		return err;
 	if (c.fd >= 0) {
 		fd = c.fd;
 	} else {
@@ -518,7 +524,7 @@ gso_refused(struct udp_port *u, const struct sofl_port_pkt *pkts, uint32_t m, in
 
 	if (err == EIO) {
 		u->gso = 0;
-		__atomic_store_n(&u->base.offloads, u->base.offloads & ~SOFL_PORT_OFF_UDP_GSO,
+		__atomic_store_n(&u->base.offloads, u->base.offloads & ~SOFL_PORT_OFF_F_UDP_GSO,
 				 __ATOMIC_RELAXED);
 		port_fallback(&u->base, FB_GSO_EIO, "UDP_SEGMENT refused (EIO): disabled");
 	} else {

@@ -431,6 +431,91 @@ test_write_einval_fallback(void **state)
 	sofl_port_close(port);
 }
 
+/* The library's messages: none by default (stderr stays empty even for a
+ * fallback of a port that is not quiet), the callback once set (one WARN
+ * message per port and kind), none again once unset or with cfg.quiet. */
+struct logged {
+	int n;
+	enum sofl_log_level level;
+	char msg[256];
+};
+
+static void
+log_cb(void *arg, enum sofl_log_level level, const char *msg)
+{
+	struct logged *l = arg;
+
+	l->n++;
+	l->level = level;
+	snprintf(l->msg, sizeof(l->msg), "%s", msg);
+}
+
+/* Opens a fake TUN on an eventfd (writes of 12 + 40 bytes and more are
+ * refused with EINVAL) and sends a coalescible burst: one GRO fallback. */
+static void
+fallback_once(int quiet)
+{
+	static uint8_t segs[4][2000];
+	struct sofl_port_pkt pk[4];
+	struct iovec v[4];
+	struct sofl_tun_config c;
+	struct sofl_port_stats st;
+	struct sofl_port *port;
+	uint32_t k;
+	int efd = eventfd(0, EFD_NONBLOCK);
+
+	assert_true(efd >= 0);
+	sofl_tun_config_init(&c);
+	c.quiet = quiet;
+	assert_int_equal(port_tun_make(&c, efd, ALL_OFF, "tfake", &port), 0);
+	for (k = 0; k < 4; k++) {
+		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, k) };
+		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_F_CSUM_OK };
+	}
+	assert_int_equal(sofl_port_send(port, pk, 4), 0);
+	assert_int_equal(sofl_port_send(port, pk, 4), 0);	/* logged once only */
+	assert_int_equal(sofl_port_get_stats(port, &st, sizeof(st)), 0);
+	assert_int_equal(st.fallbacks, 1);
+	sofl_port_close(port);
+}
+
+static void
+test_log(void **state)
+{
+	struct logged l;
+	char tmpl[] = "/tmp/sofl_logXXXXXX";
+	int tmp = mkstemp(tmpl), saved = dup(2);
+	(void)state;
+
+	/* default: nothing at all on stderr */
+	assert_true(tmp >= 0 && saved >= 0);
+	unlink(tmpl);
+	fflush(stderr);
+	assert_true(dup2(tmp, 2) == 2);
+	fallback_once(0);
+	fflush(stderr);
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	assert_int_equal(lseek(tmp, 0, SEEK_END), 0);
+	close(tmp);
+	/* with a callback: one WARN message naming the port kind */
+	memset(&l, 0, sizeof(l));
+	sofl_set_log(log_cb, &l);
+	fallback_once(0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.level, SOFL_LOG_WARN);
+	assert_true(strncmp(l.msg, "tun: ", 5) == 0);
+	assert_null(strchr(l.msg, '\n'));
+	/* cfg.quiet: not even the callback */
+	fallback_once(1);
+	assert_int_equal(l.n, 1);
+	/* unset: quiet again */
+	sofl_set_log(NULL, &l);
+	fallback_once(0);
+	assert_int_equal(l.n, 1);
+}
+
 /* Config checks and the generic calls on NULL. */
 static void
 test_api_edges(void **state)
@@ -511,6 +596,7 @@ main(void)
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_write_einval_fallback),
 		cmocka_unit_test(test_api_edges),
+		cmocka_unit_test(test_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,8 +80,10 @@
  *   counted in the port's statistics by reason (enum sofl_port_drop), and
  *   the port keeps working.  An offload the kernel refuses at run time (a GSO
  *   write answered EINVAL, UDP_SEGMENT answered EIO) is disabled, logged once
- *   on stderr (unless cfg.quiet), counted as a fallback, and the packets go
- *   out the plain way.
+ *   at SOFL_LOG_WARN (unless cfg.quiet; the library prints nothing itself:
+ *   the message goes to the callback of sofl_set_log(), error.h, if the
+ *   program set one), counted as a fallback, and the packets go out the
+ *   plain way.
  *
  * Thread-safety: a port is single-threaded (one per queue and thread, as
  * the engines); distinct ports are independent.  sofl_port_get_stats() may
@@ -301,7 +303,7 @@ struct sofl_tun_config {
 	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped (TOO_BIG) */
 	int fd;			/* -1 (default): open /dev/net/tun; else an already
 				 * attached TUN/TAP queue to adopt (the port closes it) */
-	int quiet;		/* 1: no stderr line for a fallback */
+	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
 	const struct sofl_gro_config *gro; /* NULL: GRO defaults for a TUN (raw IP or
 				 * Ethernet from .tap, pseudo-header checksums, UDP
 				 * super-packets when USO was accepted); copied; its
@@ -371,7 +373,7 @@ struct sofl_udp_config {
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
 	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default */
 	int fd;			/* -1 (default): create; else a UDP socket to adopt */
-	int quiet;		/* 1: no stderr line for a fallback */
+	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
 };
 
 /* sofl_udp_config_init() : defaults (see each field). */
@@ -434,7 +436,7 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
  * GSO engine; a partial checksum (NEEDS_CSUM) is left to the device when it
  * checksums (tx-checksumming), else completed in software.  A GSO send the
  * kernel refuses (EINVAL) turns device TSO off for the port (a fallback,
- * logged once) and the packet goes out segmented.
+ * logged once: sofl_set_log()) and the packet goes out segmented.
  *
  * Without the ring (.ring = 0) every sofl_port_recv() makes one recvmsg()
  * for one frame: the plain "one frame per system call" behaviour.  Without
@@ -464,7 +466,7 @@ struct sofl_afpacket_config {
 	uint32_t mtu;		/* 0: the interface's MTU; received packets (after
 				 * segmentation) larger than mtu + 18 are dropped TOO_BIG */
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
-	int quiet;		/* 1: no stderr line for a fallback */
+	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
 	uint32_t slot_size;	/* ring slot bytes; 0: from the interface MTU (2 KB for
 				 * 1500); rounded up to a power of two >= 2048, or 64 KB
 				 * past 32 KB */

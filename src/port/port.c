@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +13,7 @@
 #include "softoffload/pkt.h"
 #include "softoffload/rss.h"
 #include "softoffload/vnet.h"
+#include "base/log.h"
 #include "port_impl.h"
 
 static const char *const drop_names[SOFL_PORT_DROP__MAX] = {
@@ -223,7 +223,7 @@ port_fallback(struct sofl_port *port, unsigned what, const char *msg)
 	if (what < 32 && !(port->logged & (1u << what))) {
 		port->logged |= 1u << what;
 		if (!port->quiet)
-			fprintf(stderr, "softoffload: %s: %s\n", port->ops->kind, msg);
+			sofl_log(SOFL_LOG_WARN, "%s: %s", port->ops->kind, msg);
 	}
 }
 

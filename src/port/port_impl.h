@@ -39,7 +39,6 @@ port_add(uint64_t *c, uint64_t v)
 	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
 }
 
-/* Counts a dropped packet: @tx 0 receive, 1 send. */
 /* The one non-empty iovec of @pk, or NULL when it has several (a packet a
  * port can hand to the kernel, or checksum, as one buffer). */
 static inline const struct iovec *
@@ -70,6 +69,8 @@ port_pkt_bytes(const struct sofl_port_pkt *pk)
 	return t;
 }
 
+/* Counts @n dropped packets for @reason (enum sofl_port_drop): @tx 0
+ * receive, 1 send. */
 void port_drop(struct sofl_port *port, int tx, int reason, uint64_t n);
 /* Counts a system-call fault with errno @err as a drop of @n packets (the
  * reason from port_errno_reason()) and remembers @err in last_errno. */
@@ -77,8 +78,8 @@ void port_fault(struct sofl_port *port, int tx, int err, uint64_t n);
 /* The drop reason for errno @err (ENOBUFS -> NOBUFS, ECONNREFUSED -> REFUSED...). */
 int port_errno_reason(int err);
 /* An offload given up at run time: counts a fallback and, the first time
- * for bit @what (0..31) and unless port->quiet, prints "softoffload: <kind>:
- * <msg>" on stderr. */
+ * for bit @what (0..31) and unless port->quiet, logs "<kind>: <msg>" at
+ * SOFL_LOG_WARN (base/log.h: to the program's callback, if any). */
 void port_fallback(struct sofl_port *port, unsigned what, const char *msg);
 /* Copies the GRO engine's counters into port->gro_st with relaxed atomic
  * stores (call after each batch; cheap: a few hundred bytes). */

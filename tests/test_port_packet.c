@@ -752,8 +752,24 @@ test_api_args(void **state)
 	c.rx_mode = SOFL_PORT_RX_SEGMENT;
 	c.ring_frames = 65537;
 	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_BATCH);
-	c.ring_frames = 0;
-	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_BATCH);
+	c.ring_frames = 0;	/* 0 = the default: the config passes, the interface does not */
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_SYS);
+	assert_int_equal(errno, ENODEV);
+	sofl_afpacket_config_init(&c);
+	c.tx_batch = 0;
+	c.rx_batch = 0;
+	assert_int_equal(port_afpacket_make(&c, 0, NULL, &p), 0);
+	sofl_port_close(p);
+	c.tx_batch = SOFL_AFPACKET_TX_BATCH_MAX + 1;
+	assert_int_equal(port_afpacket_make(&c, 0, NULL, &p), SOFL_E_CFG_BATCH);
+	assert_null(p);
+	c.tx_batch = 0;
+	c.rx_batch = SOFL_AFPACKET_RX_BATCH_MAX + 1;
+	assert_int_equal(port_afpacket_make(&c, 0, NULL, &p), SOFL_E_CFG_BATCH);
+	c.rx_batch = SOFL_AFPACKET_RX_BATCH_MIN;
+	c.ring_frames = 8;
+	assert_int_equal(port_afpacket_make(&c, 0, NULL, &p), 0);
+	sofl_port_close(p);
 	sofl_afpacket_config_init(&c);
 	c.ifname = "a-name-that-is-far-too-long-for-ifnamsiz";
 	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_NAME);

@@ -533,8 +533,24 @@ test_api_edges(void **state)
 	c.rx_mode = 9;
 	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_RX_MODE);
 	c.rx_mode = SOFL_PORT_RX_SEGMENT;
-	c.rx_batch = (1u << 20) + 1;
+	c.rx_batch = SOFL_TUN_RX_BATCH_MAX + 1;
 	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_BATCH);
+	/* port.h's rule: 0 = the default, else [MIN, MAX]; nothing raised */
+	c.rx_batch = SOFL_TUN_RX_BATCH_MIN - 1;
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_BATCH);
+	assert_null(port);
+	c.rx_batch = 0;
+	c.rx_reads = SOFL_TUN_RX_READS_MAX + 1;
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &port), SOFL_E_CFG_BATCH);
+	c.rx_reads = 0;
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &port), 0);
+	sofl_port_close(port);
+	port = NULL;
+	c.rx_batch = SOFL_TUN_RX_BATCH_MIN;
+	c.rx_reads = SOFL_TUN_RX_READS_MIN;
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &port), 0);
+	sofl_port_close(port);
+	port = NULL;
 	sofl_tun_config_init(&c);
 	c.name = NULL;
 	c.size = 4;

@@ -214,6 +214,29 @@ test_config(void **state)
 	c.rx_buf = 1500;
 	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_BATCH);	/* UDP_GRO needs 64 KB */
 	assert_null(p);
+	/* port.h's rule: 0 = the default, else [MIN, MAX] */
+	sofl_udp_config_init(&c);
+	c.rx_batch = 0;
+	c.rx_buf = 0;
+	c.max_pkts = 0;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), 0);
+	sofl_port_close(p);
+	c.rx_batch = SOFL_UDP_RX_BATCH_MAX + 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	assert_null(p);
+	c.rx_batch = SOFL_UDP_RX_BATCH_MAX;
+	c.max_pkts = SOFL_UDP_MAX_PKTS_MAX + 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	c.rx_batch = 1;
+	c.max_pkts = 0;
+	c.rx_buf = SOFL_UDP_RX_BUF_MAX + 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	c.gro = 0;
+	c.rx_buf = SOFL_UDP_RX_BUF_MIN - 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	c.rx_buf = SOFL_UDP_RX_BUF_MIN;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), 0);
+	sofl_port_close(p);
 	assert_int_equal(sofl_udp_local(NULL, NULL, NULL), SOFL_E_INVAL);
 }
 

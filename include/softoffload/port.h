@@ -196,6 +196,40 @@ struct sofl_port_stats {
 #define SOFL_PORT_OFF_F_GRO      0x1000	/* writes coalesced by the GRO engine */
 #define SOFL_PORT_OFF_F_GSO      0x2000	/* reads segmented by the GSO engine */
 
+/*
+ * Config values: one rule for every port config struct.  A count or size
+ * field (a batch, a number of reads, a ring, a buffer) means the documented
+ * default when it is 0; any other value must lie in [.._MIN, .._MAX] of
+ * the constants below, else the open fails with SOFL_E_CFG_BATCH.  No value
+ * is silently raised or lowered.  sofl_*_config_init() writes the defaults
+ * themselves, so a field left alone and a field set to 0 open the same port.
+ * The config struct is copied (src/base/cfg.h's rule for its size field) by
+ * the open call, so it may be freed after.
+ */
+#define SOFL_TUN_RX_BATCH_DEFAULT	256	/* packets per sofl_port_recv() */
+#define SOFL_TUN_RX_BATCH_MIN		64	/* the floor the port has always applied */
+#define SOFL_TUN_RX_BATCH_MAX		(1u << 20)
+#define SOFL_TUN_RX_READS_DEFAULT	16	/* read() calls per sofl_port_recv() */
+#define SOFL_TUN_RX_READS_MIN		1
+#define SOFL_TUN_RX_READS_MAX		4096
+#define SOFL_UDP_RX_BATCH_DEFAULT	32	/* datagram buffers per recvmmsg() */
+#define SOFL_UDP_RX_BATCH_MIN		1
+#define SOFL_UDP_RX_BATCH_MAX		1024
+#define SOFL_UDP_RX_BUF_DEFAULT		65536	/* bytes per buffer (the minimum with .gro) */
+#define SOFL_UDP_RX_BUF_MIN		64
+#define SOFL_UDP_RX_BUF_MAX		(1u << 20)
+#define SOFL_UDP_MAX_PKTS_MIN		1	/* default: 64 * rx_batch */
+#define SOFL_UDP_MAX_PKTS_MAX		(1u << 20)
+#define SOFL_AFPACKET_RX_BATCH_DEFAULT	256	/* packets per sofl_port_recv() */
+#define SOFL_AFPACKET_RX_BATCH_MIN	1
+#define SOFL_AFPACKET_RX_BATCH_MAX	65536
+#define SOFL_AFPACKET_RING_FRAMES_DEFAULT 4096	/* receive ring slots */
+#define SOFL_AFPACKET_RING_FRAMES_MIN	1
+#define SOFL_AFPACKET_RING_FRAMES_MAX	65536
+#define SOFL_AFPACKET_TX_BATCH_DEFAULT	256	/* messages per sendmmsg() */
+#define SOFL_AFPACKET_TX_BATCH_MIN	1
+#define SOFL_AFPACKET_TX_BATCH_MAX	65536
+
 /* Receive modes (config .rx_mode of ports that read virtio headers) */
 enum sofl_port_rx_mode {
 	SOFL_PORT_RX_SEGMENT = 0,	/* super-packets segmented to wire size, checksums complete */
@@ -296,8 +330,9 @@ struct sofl_tun_config {
 	unsigned offloads;	/* SOFL_TUN_WANT_F_* to negotiate (default SOFL_TUN_WANT_F_ALL; vnet_hdr only) */
 	enum sofl_port_rx_mode rx_mode; /* SEGMENT (default) or SUPER */
 	int tx_gro;		/* 1 (default with vnet_hdr): coalesce sends with GRO */
-	uint32_t rx_batch;	/* packets per sofl_port_recv() (default 256, >= 64) */
-	uint32_t rx_reads;	/* read() calls at most per sofl_port_recv() (default 16) */
+	uint32_t rx_batch;	/* packets per sofl_port_recv(): SOFL_TUN_RX_BATCH_* */
+	uint32_t rx_reads;	/* read() calls at most per sofl_port_recv():
+				 * SOFL_TUN_RX_READS_* */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
 	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped (TOO_BIG) */
@@ -328,8 +363,8 @@ SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
  * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM
  *         (headroom or tailroom with rx_mode SUPER), SOFL_E_CFG_NAME (name
- *         too long), SOFL_E_CFG_BATCH (rx_batch above 2^20, rx_reads above
- *         4096), SOFL_E_NOMEM, SOFL_E_SYS (errno from
+ *         too long), SOFL_E_CFG_BATCH (rx_batch or rx_reads out of its
+ *         range: SOFL_TUN_RX_*), SOFL_E_NOMEM, SOFL_E_SYS (errno from
  *         open/ioctl: ENOENT no /dev/net/tun, EPERM, EBUSY...). */
 SOFL_API int sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out);
 
@@ -366,10 +401,10 @@ struct sofl_udp_config {
 	int nonblock_send;	/* 1: sends never wait (EAGAIN drops counted) */
 	int peer_only;		/* 1: unconnected with .remote: drop datagrams whose
 				 * source address (any port) is not .remote's (PEER) */
-	uint32_t rx_batch;	/* datagram buffers per recvmmsg() (default 32) */
-	uint32_t rx_buf;	/* bytes per buffer (default 65536; >= 65536 with gro) */
+	uint32_t rx_batch;	/* datagram buffers per recvmmsg(): SOFL_UDP_RX_BATCH_* */
+	uint32_t rx_buf;	/* bytes per buffer: SOFL_UDP_RX_BUF_*; >= 65536 with gro */
 	uint32_t max_pkts;	/* datagrams per sofl_port_recv() after splitting
-				 * (default 64 * rx_batch) */
+				 * (0: 64 * rx_batch): SOFL_UDP_MAX_PKTS_* */
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
 	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default */
 	int fd;			/* -1 (default): create; else a UDP socket to adopt */
@@ -388,8 +423,8 @@ SOFL_API void sofl_udp_config_init(struct sofl_udp_config *cfg);
  * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_ADDR (no address, a length above
  *         sockaddr_storage, families differ, connect without remote, not
- *         IPv4/IPv6), SOFL_E_CFG_BATCH (rx_batch above 1024, rx_buf below 64
- *         or, with gro, 65536, rx_buf or max_pkts above 2^20), SOFL_E_NOMEM,
+ *         IPv4/IPv6), SOFL_E_CFG_BATCH (rx_batch, rx_buf or max_pkts out of its
+ *         range: SOFL_UDP_*; rx_buf below 65536 with gro), SOFL_E_NOMEM,
  *         SOFL_E_SYS (socket, bind,
  *         connect failed; errno set). */
 SOFL_API int sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out);
@@ -458,9 +493,11 @@ struct sofl_afpacket_config {
 	int tx_offload;		/* 1 (default): super-packets and partial checksums go to
 				 * the device when its features take them; 0: always
 				 * segmented and completed in software */
-	uint32_t rx_batch;	/* packets per sofl_port_recv() after splitting (256) */
-	uint32_t ring_frames;	/* ring slots (4096; at most 64 MB of ring in all) */
-	uint32_t tx_batch;	/* messages per sendmmsg() (256) */
+	uint32_t rx_batch;	/* packets per sofl_port_recv() after splitting:
+				 * SOFL_AFPACKET_RX_BATCH_* */
+	uint32_t ring_frames;	/* ring slots: SOFL_AFPACKET_RING_FRAMES_* (at most
+				 * 64 MB of ring in all) */
+	uint32_t tx_batch;	/* messages per sendmmsg(): SOFL_AFPACKET_TX_BATCH_* */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
 	uint32_t mtu;		/* 0: the interface's MTU; received packets (after
@@ -483,8 +520,8 @@ SOFL_API void sofl_afpacket_config_init(struct sofl_afpacket_config *cfg);
  * *out is set to NULL (when out is not NULL).
  * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_NAME (no ifname, or too long),
- *         SOFL_E_CFG_BATCH (rx_batch, ring_frames or tx_batch 0 or above
- *         65536), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM (headroom/tailroom
+ *         SOFL_E_CFG_BATCH (rx_batch, ring_frames or tx_batch out of its
+ *         range: SOFL_AFPACKET_*), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM (headroom/tailroom
  *         with rx_mode SUPER), SOFL_E_NOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
  *         ENOMEM for the ring...). */
 SOFL_API int sofl_afpacket_open(const struct sofl_afpacket_config *cfg, struct sofl_port **out);

@@ -710,16 +710,16 @@ sofl_afpacket_config_init(struct sofl_afpacket_config *cfg)
 	cfg->rx_mode = SOFL_PORT_RX_SEGMENT;
 	cfg->ignore_outgoing = 1;
 	cfg->tx_offload = 1;
-	cfg->rx_batch = 256;
-	cfg->ring_frames = 4096;
-	cfg->tx_batch = 256;
+	cfg->rx_batch = SOFL_AFPACKET_RX_BATCH_DEFAULT;
+	cfg->ring_frames = SOFL_AFPACKET_RING_FRAMES_DEFAULT;
+	cfg->tx_batch = SOFL_AFPACKET_TX_BATCH_DEFAULT;
 }
 
 /* Copies the caller's @in (of its own size: an older or newer program)
- * into @cfg, defaults for the fields it lacks, and checks it.
- * @return 0, SOFL_E_INVAL, SOFL_E_CFG_SIZE. */
+ * into @cfg, defaults for the fields it lacks, and checks it (port.h's rule).
+ * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
 static int
-cfg_check(struct sofl_afpacket_config *cfg, const struct sofl_afpacket_config *in)
+afpacket_config_copy(struct sofl_afpacket_config *cfg, const struct sofl_afpacket_config *in)
 {
 	int err;
 
@@ -731,9 +731,13 @@ cfg_check(struct sofl_afpacket_config *cfg, const struct sofl_afpacket_config *i
 			    offsetof(struct sofl_afpacket_config, slot_size) + sizeof(cfg->slot_size));
 	if (err)
 		return err;
-	if (cfg->rx_batch == 0 || cfg->rx_batch > 65536 || cfg->ring_frames == 0 ||
-	    cfg->ring_frames > 65536 || cfg->tx_batch == 0 || cfg->tx_batch > 65536)
-		return SOFL_E_CFG_BATCH;
+	if ((err = port_cfg_range(&cfg->rx_batch, SOFL_AFPACKET_RX_BATCH_DEFAULT,
+				  SOFL_AFPACKET_RX_BATCH_MIN, SOFL_AFPACKET_RX_BATCH_MAX)) < 0 ||
+	    (err = port_cfg_range(&cfg->ring_frames, SOFL_AFPACKET_RING_FRAMES_DEFAULT,
+				  SOFL_AFPACKET_RING_FRAMES_MIN, SOFL_AFPACKET_RING_FRAMES_MAX)) < 0 ||
+	    (err = port_cfg_range(&cfg->tx_batch, SOFL_AFPACKET_TX_BATCH_DEFAULT,
+				  SOFL_AFPACKET_TX_BATCH_MIN, SOFL_AFPACKET_TX_BATCH_MAX)) < 0)
+		return err;
 	if (cfg->rx_mode != SOFL_PORT_RX_SEGMENT && cfg->rx_mode != SOFL_PORT_RX_SUPER)
 		return SOFL_E_CFG_RX_MODE;
 	if (cfg->rx_mode == SOFL_PORT_RX_SUPER && (cfg->headroom || cfg->tailroom))
@@ -929,7 +933,7 @@ sofl_afpacket_open(const struct sofl_afpacket_config *in, struct sofl_port **out
 	if (!out)
 		return SOFL_E_INVAL;
 	*out = NULL;
-	if ((r = cfg_check(&c, in)) < 0)
+	if ((r = afpacket_config_copy(&c, in)) < 0)
 		return r;
 	if (!cfg->ifname || !*cfg->ifname || strlen(cfg->ifname) >= IFNAMSIZ)
 		return SOFL_E_CFG_NAME;
@@ -1017,7 +1021,7 @@ port_afpacket_make(const struct sofl_afpacket_config *in, unsigned offloads, con
 	if (!out)
 		return SOFL_E_INVAL;
 	*out = NULL;
-	if ((r = cfg_check(&c, in)) < 0)
+	if ((r = afpacket_config_copy(&c, in)) < 0)
 		return r;
 	a = calloc(1, sizeof(*a));
 	if (!a)

@@ -32,6 +32,17 @@ struct sofl_port {
 	struct sofl_gro_stats gro_st;	/* mirror of gro's counters, see port_gro_mirror() */
 };
 
+/* The one rule for a count or size field of a port config (port.h): 0 is
+ * @def, anything else must lie in [@min, @max].  @return 0 (*v set) or
+ * SOFL_E_CFG_BATCH. */
+static inline int
+port_cfg_range(uint32_t *v, uint32_t def, uint32_t min, uint32_t max)
+{
+	if (*v == 0)
+		*v = def;
+	return *v < min || *v > max ? SOFL_E_CFG_BATCH : 0;
+}
+
 /* A counter update that a reader on another thread sees whole. */
 static inline void
 port_add(uint64_t *c, uint64_t v)

@@ -78,13 +78,14 @@ sofl_tun_config_init(struct sofl_tun_config *cfg)
 	cfg->offloads = SOFL_TUN_WANT_F_ALL;
 	cfg->rx_mode = SOFL_PORT_RX_SEGMENT;
 	cfg->tx_gro = 1;
-	cfg->rx_batch = 256;
-	cfg->rx_reads = 16;
+	cfg->rx_batch = SOFL_TUN_RX_BATCH_DEFAULT;
+	cfg->rx_reads = SOFL_TUN_RX_READS_DEFAULT;
 	cfg->fd = -1;
 }
 
-/* A config of another size (an older or newer program): the fields this
- * library knows, defaults for the rest. */
+/* Copies the caller's @in (of its own size: an older or newer program)
+ * into @c, defaults for the fields it lacks, and checks it (port.h's rule).
+ * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
 static int
 tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 {
@@ -98,19 +99,17 @@ tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 			    offsetof(struct sofl_tun_config, rss) + sizeof(c->rss));
 	if (err)
 		return err;
-	if (c->rx_batch < 64)
-		c->rx_batch = 64;
-	if (c->rx_reads == 0)
-		c->rx_reads = 1;
 	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER)
 		return SOFL_E_CFG_RX_MODE;
 	if (c->rx_mode == SOFL_PORT_RX_SUPER && (c->headroom || c->tailroom))
 		return SOFL_E_CFG_ROOM;
 	if (c->name && strlen(c->name) >= IFNAMSIZ)
 		return SOFL_E_CFG_NAME;
-	if (c->rx_batch > (1u << 20) || c->rx_reads > 4096)
-		return SOFL_E_CFG_BATCH;
-	return 0;
+	if ((err = port_cfg_range(&c->rx_batch, SOFL_TUN_RX_BATCH_DEFAULT, SOFL_TUN_RX_BATCH_MIN,
+				  SOFL_TUN_RX_BATCH_MAX)) < 0)
+		return err;
+	return port_cfg_range(&c->rx_reads, SOFL_TUN_RX_READS_DEFAULT, SOFL_TUN_RX_READS_MIN,
+			      SOFL_TUN_RX_READS_MAX);
 }
 
 static void

@@ -77,11 +77,14 @@ sofl_udp_config_init(struct sofl_udp_config *cfg)
 	cfg->size = sizeof(*cfg);
 	cfg->gso = 1;
 	cfg->gro = 1;
-	cfg->rx_batch = 32;
-	cfg->rx_buf = 65536;
+	cfg->rx_batch = SOFL_UDP_RX_BATCH_DEFAULT;
+	cfg->rx_buf = SOFL_UDP_RX_BUF_DEFAULT;
 	cfg->fd = -1;
 }
 
+/* Copies the caller's @in (of its own size: an older or newer program)
+ * into @c, defaults for the fields it lacks, and checks it (port.h's rule).
+ * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
 static int
 udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 {
@@ -95,14 +98,14 @@ udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 			    offsetof(struct sofl_udp_config, quiet) + sizeof(c->quiet));
 	if (err)
 		return err;
-	if (c->rx_batch == 0)
-		c->rx_batch = 32;
-	if (c->rx_buf == 0)
-		c->rx_buf = 65536;
-	if (c->max_pkts == 0)
-		c->max_pkts = 64 * c->rx_batch;
-	if (c->rx_batch > 1024 || c->rx_buf > (1u << 20) || c->max_pkts > (1u << 20) ||
-	    c->rx_buf < 64 || (c->gro && c->rx_buf < 65536))
+	if ((err = port_cfg_range(&c->rx_batch, SOFL_UDP_RX_BATCH_DEFAULT, SOFL_UDP_RX_BATCH_MIN,
+				  SOFL_UDP_RX_BATCH_MAX)) < 0 ||
+	    (err = port_cfg_range(&c->rx_buf, SOFL_UDP_RX_BUF_DEFAULT, SOFL_UDP_RX_BUF_MIN,
+				  SOFL_UDP_RX_BUF_MAX)) < 0 ||
+	    (err = port_cfg_range(&c->max_pkts, 64 * c->rx_batch, SOFL_UDP_MAX_PKTS_MIN,
+				  SOFL_UDP_MAX_PKTS_MAX)) < 0)
+		return err;
+	if (c->gro && c->rx_buf < 65536)	/* a UDP_GRO receive is up to 64 KB */
 		return SOFL_E_CFG_BATCH;
 	if ((c->local && c->local_len > sizeof(struct sockaddr_storage)) ||
 	    (c->remote && c->remote_len > sizeof(struct sockaddr_storage)))

@@ -360,7 +360,7 @@ SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
  * same), then probes TUNSETOFFLOAD: CSUM first, then TSO4|TSO6, ECN, and
  * USO4|USO6 together, keeping what the kernel accepts.  The fd is made
  * non-blocking.  On any error *out is set to NULL (when out is not NULL).
- * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see "Config values" above),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM
  *         (headroom or tailroom with rx_mode SUPER), SOFL_E_CFG_NAME (name
  *         too long), SOFL_E_CFG_BATCH (rx_batch or rx_reads out of its
@@ -420,7 +420,7 @@ SOFL_API void sofl_udp_config_init(struct sofl_udp_config *cfg);
  * and asks for SO_RXQ_OVFL (receive-buffer drops counted).  Receives are
  * MSG_DONTWAIT; sends block unless nonblock_send.  On any error *out is set
  * to NULL (when out is not NULL).
- * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see "Config values" above),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_ADDR (no address, a length above
  *         sockaddr_storage, families differ, connect without remote, not
  *         IPv4/IPv6), SOFL_E_CFG_BATCH (rx_batch, rx_buf or max_pkts out of its
@@ -518,7 +518,7 @@ SOFL_API void sofl_afpacket_config_init(struct sofl_afpacket_config *cfg);
  * index for every protocol, and probes the device's TSO and transmit
  * checksum features (SIOCETHTOOL), its MAC address and MTU.  On any error
  * *out is set to NULL (when out is not NULL).
- * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see "Config values" above),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_NAME (no ifname, or too long),
  *         SOFL_E_CFG_BATCH (rx_batch, ring_frames or tx_batch out of its
  *         range: SOFL_AFPACKET_*), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM (headroom/tailroom

@@ -327,7 +327,8 @@ struct sofl_tun_config {
 	int multi_queue;	/* 1: IFF_MULTI_QUEUE (open once per queue with the same name) */
 	int vnet_hdr;		/* 1 (default): IFF_VNET_HDR and offloads; 0: one plain
 				 * packet per read()/write(), no header, no engines */
-	unsigned offloads;	/* SOFL_TUN_WANT_F_* to negotiate (default SOFL_TUN_WANT_F_ALL; vnet_hdr only) */
+	unsigned offloads;	/* SOFL_TUN_WANT_F_* to negotiate (default
+				 * SOFL_TUN_WANT_F_ALL; vnet_hdr only) */
 	enum sofl_port_rx_mode rx_mode; /* SEGMENT (default) or SUPER */
 	int tx_gro;		/* 1 (default with vnet_hdr): coalesce sends with GRO */
 	uint32_t rx_batch;	/* packets per sofl_port_recv(): SOFL_TUN_RX_BATCH_* */

@@ -89,6 +89,9 @@ items() {
 		ckind = $1 == "typedef" ? "typedef" : $1 == "union" ? "struct" : $1
 		cname = $2; sub(/[ {;].*/, "", cname)
 		if (ckind == "typedef") { cname = $NF; sub(/[;)].*/, "", cname); sub(/^\(\*/, "", cname) }
+		# a function-pointer type: its name is the one in "(*name)"
+		if (ckind == "typedef" && match($0, /\(\*[A-Za-z0-9_]+\)/))
+			cname = substr($0, RSTART + 2, RLENGTH - 3)
 		if (cname == "{") cname = "(anonymous)"
 		depth = gsub(/\{/, "{") - gsub(/\}/, "}")
 		if (depth <= 0 && /;[ \t]*(\/\*.*)?$/) flush_item(ckind, cname, code)

@@ -8,14 +8,14 @@
  *                   of DPDK's rte_softrss (our own code): the in-run baseline
  *   bitserial       sofl_rss_toeplitz(), one step per input bit
  *   table / gfni    sofl_rss_hash_bytes() per tuple, each implementation
- *   *_bulk32        sofl_rss_hash_bulk() in bursts of 32 tuples
- *   pkt_burst32     sofl_rss_burst() on parsed TCP packets in bursts of 32
+ *   *_bulk32        sofl_rss_hash_bytes_batch() in bursts of 32 tuples
+ *   pkt_burst32     sofl_rss_pkt_batch() on parsed TCP packets in bursts of 32
  *                   (tuple extraction + hash + queue lookup), with the
  *                   implementation sofl_rss_create() chose
  *   tuple           sofl_rss_hash_tuple() per flow key (the parsed packets'
  *                   keys; hash + queue lookup), implementation as created;
- *                   _sym with SOFL_RSS_SYMMETRIC (the sort included)
- *   tuple_bulk32    sofl_rss_hash_tuples() in bursts of 32 flow keys
+ *                   _sym with SOFL_RSS_F_SYMMETRIC (the sort included)
+ *   tuple_bulk32    sofl_rss_hash_tuple_batch() in bursts of 32 flow keys
  *   queue_call      sofl_rss_queue() per hash: the cost of the library call
  *                   that replaced the inline table read
  * The DPDK 22.11 anchor figures (other process, other day) are
@@ -197,7 +197,7 @@ run(enum row r, int loops)
 		case R_TABB4: case R_GFB4: case R_TABB6: case R_GFB6: {
 			int v4 = r == R_TABB4 || r == R_GFB4;
 			for (i = 0; i < NT; i += BURST) {
-				sofl_rss_hash_bulk(rss, (v4 ? ptr4 : ptr6) + i, v4 ? 12 : 36,
+				sofl_rss_hash_bytes_batch(rss, (v4 ? ptr4 : ptr6) + i, v4 ? 12 : 36,
 						   BURST, hb);
 				for (j = 0; j < BURST; j++)
 					acc ^= hb[j];
@@ -206,7 +206,7 @@ run(enum row r, int loops)
 		}
 		case R_PKT4: case R_PKT6:
 			for (i = 0; i < NT; i += BURST) {
-				sofl_rss_burst(rss_def, (r == R_PKT4 ? pkt4 : pkt6) + i, BURST, out);
+				sofl_rss_pkt_batch(rss_def, (r == R_PKT4 ? pkt4 : pkt6) + i, BURST, out);
 				for (j = 0; j < BURST; j++)
 					acc ^= out[j].hash ^ out[j].queue;
 			}
@@ -223,7 +223,7 @@ run(enum row r, int loops)
 		}
 		case R_TUPB4: case R_TUPB6:
 			for (i = 0; i < NT; i += BURST) {
-				sofl_rss_hash_tuples(rss_def, (r == R_TUPB4 ? key4 : key6) + i, BURST, 1,
+				sofl_rss_hash_tuple_batch(rss_def, (r == R_TUPB4 ? key4 : key6) + i, BURST, 1,
 						     out);
 				for (j = 0; j < BURST; j++)
 					acc ^= out[j].hash ^ out[j].queue;
@@ -277,12 +277,12 @@ check(void)
 		{
 			static struct sofl_rss_out ob[NT];
 
-			bad += sofl_rss_hash_tuples(rss, key4, NT, 1, ob) != NT;
+			bad += sofl_rss_hash_tuple_batch(rss, key4, NT, 1, ob) != NT;
 			for (i = 0; i < NT; i++)
 				bad += ob[i].hash != sofl_rss_toeplitz(sofl_rss_default_key, 40,
 								       tup4[i], 12);
 		}
-		sofl_rss_hash_bulk(rss, ptr6, 36, NT, hb);
+		sofl_rss_hash_bytes_batch(rss, ptr6, 36, NT, hb);
 		for (i = 0; i < NT; i++)
 			bad += hb[i] != sofl_rss_toeplitz(sofl_rss_default_key, 40, tup6[i], 36);
 	}
@@ -295,10 +295,15 @@ main(void)
 	int reps = bench_reps(15), rep, r;
 	double *s[NROW];
 	int loops[NROW], have[NROW];
+	struct sofl_rss_config cfg;
 
 	make_tuples();
-	if (sofl_rss_create(&rss, NULL, 0, 16, 0) || sofl_rss_create(&rss_def, NULL, 0, 16, 0) ||
-	    sofl_rss_create(&rss_sym, NULL, 0, 16, SOFL_RSS_SYMMETRIC))
+	sofl_rss_config_init(&cfg);
+	cfg.nqueues = 16;
+	if (sofl_rss_create(&cfg, &rss) || sofl_rss_create(&cfg, &rss_def))
+		return 1;
+	cfg.flags = SOFL_RSS_F_SYMMETRIC;
+	if (sofl_rss_create(&cfg, &rss_sym))
 		return 1;
 	for (r = 0; r < 10; r++) {
 		const uint8_t *k = sofl_rss_default_key + 4 * r;

@@ -4,7 +4,8 @@
 # it declares with the comment block above it: calls (SOFL_API), inline
 # calls, structs (also opaque ones), enums, typedefs and constants
 # (#define SOFL_*).  Private helpers (names ending in '_') are left out.
-#   sh docs/gen-api.sh > docs/api.md         the markdown reference
+#   sh docs/gen-api.sh > docs/api.md         the markdown reference (with
+#                                            docs/api-changes.md after its index)
 #   sh docs/gen-api.sh --man DIR             DIR/sofl_<header>.3, one man page
 #                                            per header (make install puts
 #                                            them in MANDIR/man3)
@@ -88,7 +89,7 @@ items() {
 		ckind = $1 == "typedef" ? "typedef" : $1 == "union" ? "struct" : $1
 		cname = $2; sub(/[ {;].*/, "", cname)
 		if (ckind == "typedef") {
-			if (match($0, /\(\*[a-z_0-9]+\)/)) {	# typedef T (*name)(...);
+			if (match($0, /\(\*[A-Za-z0-9_]+\)/)) {	# typedef T (*name)(...);
 				cname = substr($0, RSTART + 2, RLENGTH - 3)
 			} else if ($0 ~ /\(/) {		# typedef T name(...); (a function type)
 				cname = $0; sub(/\(.*/, "", cname); sub(/.*[ *]/, "", cname)
@@ -131,6 +132,12 @@ markdown() {
 				b, b, k["call"], k["inline"], k["struct"], k["enum"], k["typedef"], k["const"] }' |
 			sed 's/(#\([a-z_]*\)\.h)/(#\1h)/'
 	done
+	# what changed since the previous release, written by hand (the headers
+	# say what is, not what was)
+	if [ -f docs/api-changes.md ]; then
+		echo
+		cat docs/api-changes.md
+	fi
 	for h in $hdrs; do
 		echo
 		echo "## $(basename "$h")"

@@ -81,7 +81,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.iovcnt = (uint32_t)fi + 1;
 	p.len = (uint32_t)len;
 	if (data[0] & 1) {
-		p.flags = SOFL_PORT_PKT_VNET;
+		p.flags = SOFL_PORT_PKT_F_VNET;
 		p.vnet.flags = (uint8_t)((data[0] & 2 ? SOFL_VNET_HDR_F_NEEDS_CSUM : 0) |
 					 (data[0] & 4 ? SOFL_VNET_HDR_F_DATA_VALID : 0));
 		p.vnet.csum_start = cs;

@@ -44,8 +44,8 @@ make(unsigned opts, int fd)
 	}
 	c.rx_reads = 1;
 	c.quiet = 1;
-	CHECK(port_tun_make(&c, fd, SOFL_PORT_OFF_CSUM | SOFL_PORT_OFF_TSO4 |
-			    SOFL_PORT_OFF_TSO6 | SOFL_PORT_OFF_USO, "fuzz", &p) == 0);
+	CHECK(port_tun_make(&c, fd, SOFL_PORT_OFF_F_CSUM | SOFL_PORT_OFF_F_TSO4 |
+			    SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO, "fuzz", &p) == 0);
 	return p;
 }
 
@@ -109,7 +109,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < n; i++) {
 		check_pkt(&pk[i], link, cut);
 		if (opts & 8)
-			pk[i].flags &= ~SOFL_PORT_PKT_CSUM_OK;
+			pk[i].flags &= ~SOFL_PORT_PKT_F_CSUM_OK;
 	}
 	sofl_port_get_stats(tx[opts & 1], &s0, sizeof(s0));
 	sent = sofl_port_send(tx[opts & 1], pk, (size_t)n);

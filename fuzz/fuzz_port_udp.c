@@ -38,11 +38,11 @@ setup(void)
 	uc.remote = (const struct sockaddr *)&peer;
 	uc.remote_len = sizeof(peer);
 	uc.rx_buf = 65536;
-	CHECK(port_udp_make(&uc, -1, SOFL_PORT_OFF_UDP_GRO, &udp) == 0);
+	CHECK(port_udp_make(&uc, -1, SOFL_PORT_OFF_F_UDP_GRO, &udp) == 0);
 	sofl_tun_config_init(&tc);
 	tc.quiet = 1;
-	CHECK(port_tun_make(&tc, open("/dev/null", O_WRONLY), SOFL_PORT_OFF_CSUM |
-			    SOFL_PORT_OFF_USO, "fuzz", &tun) == 0);
+	CHECK(port_tun_make(&tc, open("/dev/null", O_WRONLY), SOFL_PORT_OFF_F_CSUM |
+			    SOFL_PORT_OFF_F_USO, "fuzz", &tun) == 0);
 }
 
 int
@@ -77,7 +77,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					(buf[off - pk[i].len] >> 4) == 6)) {
 			in[k] = pk[i];
 			if (data[2] & 1)
-				in[k].flags |= SOFL_PORT_PKT_CSUM_OK;
+				in[k].flags |= SOFL_PORT_PKT_F_CSUM_OK;
 			k++;
 		}
 	}

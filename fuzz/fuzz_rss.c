@@ -6,9 +6,9 @@
  * exactly its size so that ASan catches any read past the end.  Beyond "no
  * crash, no overread" it checks what must hold for every input, under every
  * implementation this CPU has:
- *   - sofl_rss_pkt(), sofl_rss_burst() of one, and the Toeplitz hash of the
+ *   - sofl_rss_pkt(), sofl_rss_pkt_batch() of one, and the Toeplitz hash of the
  *     bytes sofl_rss_input() reports agree (type, hash, queue);
- *   - sofl_rss_hash_tuple() and sofl_rss_hash_tuples() on the parser's flow
+ *   - sofl_rss_hash_tuple() and sofl_rss_hash_tuple_batch() on the parser's flow
  *     key give the same result (4-tuple for the TCP/UDP types, else the
  *     2-tuple);
  *   - in symmetric mode the reversed tuple gets the same hash. */
@@ -35,7 +35,7 @@ check_tuple(struct sofl_rss *r, const struct sofl_pkt *p, const struct sofl_rss_
 	k.proto = p->l4_proto;	/* what sofl_rss_pkt() types the 4-tuple by */
 	CHECK(sofl_rss_hash_tuple(r, &k, ports, &t) == o->type);
 	CHECK(t.hash == o->hash && t.queue == o->queue && t.type == o->type);
-	CHECK(sofl_rss_hash_tuples(r, &k, 1, ports, &t2) == 1);
+	CHECK(sofl_rss_hash_tuple_batch(r, &k, 1, ports, &t2) == 1);
 	CHECK(!memcmp(&t, &t2, sizeof(t)));
 	memcpy(a, k.src, 16);
 	memcpy(k.src, k.dst, 16);
@@ -64,7 +64,7 @@ check_engine(struct sofl_rss *r, const uint8_t *key, const struct sofl_pkt *p, i
 			continue;
 		type = sofl_rss_pkt(r, p, &o);
 		CHECK(type >= 0 && type == o.type && type <= SOFL_RSS_IPV6_UDP);
-		CHECK(sofl_rss_burst(r, p, 1, &b) == (type > 0));
+		CHECK(sofl_rss_pkt_batch(r, p, 1, &b) == (type > 0));
 		CHECK(b.type == o.type && b.hash == o.hash && b.queue == o.queue);
 		CHECK(sofl_rss_input(r, p, in, &len) == type);
 		if (type == 0) {
@@ -86,6 +86,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *key = sofl_rss_default_key;
+	struct sofl_rss_config cfg;
 	struct sofl_rss *own = NULL;
 	enum sofl_link link;
 	struct sofl_pkt p;
@@ -100,15 +101,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	link = (flags & 1) ? SOFL_LINK_RAW : SOFL_LINK_ETH;
 	sym = (flags >> 1) & 1;
 	if (!def[0]) {
-		CHECK(sofl_rss_create(&def[0], NULL, 0, 7, 0) == 0);
-		CHECK(sofl_rss_create(&def[1], NULL, 0, 7, SOFL_RSS_SYMMETRIC) == 0);
+		sofl_rss_config_init(&cfg);
+		cfg.nqueues = 7;
+		CHECK(sofl_rss_create(&cfg, &def[0]) == 0);
+		cfg.flags = SOFL_RSS_F_SYMMETRIC;
+		CHECK(sofl_rss_create(&cfg, &def[1]) == 0);
 	}
 	if (flags & 4) {
 		if (size < SOFL_RSS_KEY_LEN)
 			return 0;
 		key = data;
-		CHECK(sofl_rss_create(&own, key, SOFL_RSS_KEY_LEN, 5,
-				      sym ? SOFL_RSS_SYMMETRIC : 0) == 0);
+		sofl_rss_config_init(&cfg);
+		cfg.key = key;
+		cfg.key_len = SOFL_RSS_KEY_LEN;
+		cfg.nqueues = 5;
+		cfg.flags = sym ? SOFL_RSS_F_SYMMETRIC : 0;
+		CHECK(sofl_rss_create(&cfg, &own) == 0);
 		data += SOFL_RSS_KEY_LEN;
 		size -= SOFL_RSS_KEY_LEN;
 	}

@@ -105,12 +105,12 @@ gro_seed(uint8_t cfg, int ipv, int proto, int n, int mix, int link)
 	put(blob, o, NULL, 0);
 }
 
-/* fuzz_port_packet: options, VLAN TCI, then records (2-byte length, the
+/* fuzz_port_afpacket: options, VLAN TCI, then records (2-byte length, the
  * 10-byte virtio header in host order, the frame): the Ethernet shapes as
  * plain frames, and each TCP/UDP one also as a super-packet with its GSO
  * header (gso_size 500), in SEGMENT and SUPER mode. */
 static void
-port_packet_seed(const uint8_t *f, size_t len, int link)
+port_afpacket_seed(const uint8_t *f, size_t len, int link)
 {
 	static uint8_t blob[2 * (2 + SOFL_VNET_HDR_LEN + MAXF) + 3];
 	struct sofl_vnet_hdr h;
@@ -263,8 +263,8 @@ main(int argc, char **argv)
 				continue;
 			for (k = 0; k < sizeof(o) / sizeof(o[0]); k++)
 				put(o[k], sizeof(o[k]), f, len);
-		} else if (!strcmp(argv[1], "fuzz_port_packet")) {
-			port_packet_seed(f, len, link);
+		} else if (!strcmp(argv[1], "fuzz_port_afpacket")) {
+			port_afpacket_seed(f, len, link);
 		} else if (!strcmp(argv[1], "fuzz_port_tun") ||
 			   !strcmp(argv[1], "fuzz_port_udp")) {
 			port_tun_udp_seed(argv[1][10] == 't', f, len, link);

@@ -24,13 +24,20 @@ static struct rec recs[MAXREC];
 static int nrec;
 static struct sofl_rss *eng;	/* the expectation (eng_init()) */
 
-/* (Re)makes the expectation's engine: sofl_rss_create()'s arguments. */
+/* (Re)makes the expectation's engine: the fields of its sofl_rss_config. */
 static int
 eng_init(const void *key, size_t key_len, unsigned nqueues, unsigned flags)
 {
+	struct sofl_rss_config c;
+
 	sofl_rss_destroy(eng);
 	eng = NULL;
-	return sofl_rss_create(&eng, key, key_len, nqueues, flags);
+	sofl_rss_config_init(&c);
+	c.key = key;
+	c.key_len = (uint32_t)key_len;
+	c.nqueues = nqueues;
+	c.flags = flags;
+	return sofl_rss_create(&c, &eng);
 }
 
 static struct rec *
@@ -266,7 +273,7 @@ test_symmetric(void **state)
 		add(&s);
 	}
 	write_cap("sym.pcap", DLT_EN10MB, T_CAP_PCAP);
-	assert_int_equal(eng_init(NULL, 0, 16, SOFL_RSS_SYMMETRIC), 0);
+	assert_int_equal(eng_init(NULL, 0, 16, SOFL_RSS_F_SYMMETRIC), 0);
 	assert_int_equal(t_cli_run("rss", "sym.pcap --queues 16 --symmetric --format tsv"), 0);
 	check_tsv(NULL);
 	for (l = strtok_r(t_cli_out + strlen(TSV_HEADER), "\n", &save); l; l = strtok_r(NULL, "\n", &save))

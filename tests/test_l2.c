@@ -435,7 +435,7 @@ ns_malformed(void **state)
 	n = ns_frame(f, PEER_V6, MY_V6);
 	ns[2] ^= 0x55;
 	pkt1(&p, &v, f, n);
-	p.flags = SOFL_PORT_PKT_VNET;
+	p.flags = SOFL_PORT_PKT_F_VNET;
 	p.vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	p.vnet.csum_start = 14 + 40;
 	p.vnet.csum_offset = 2;
@@ -513,7 +513,7 @@ round_trip(void **state)
 		n = v6 ? ip6_frame(f, 100) : ip4_frame(f, 100);
 		memcpy(orig, f, n);
 		pkt1(&p, &v, f, n);
-		p.flags = SOFL_PORT_PKT_VNET | SOFL_PORT_PKT_CSUM_OK;
+		p.flags = SOFL_PORT_PKT_F_VNET | SOFL_PORT_PKT_F_CSUM_OK;
 		p.vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 		p.vnet.csum_start = v6 ? 14 + 40 : 14 + 20;
 		p.vnet.csum_offset = 16;
@@ -551,7 +551,7 @@ round_trip(void **state)
 	/* hdr_len 0 (unknown) stays 0; no NEEDS_CSUM: csum_start left alone */
 	n = ip4_frame(f, 10);
 	pkt1(&p, &v, f, n);
-	p.flags = SOFL_PORT_PKT_VNET;
+	p.flags = SOFL_PORT_PKT_F_VNET;
 	p.vnet.csum_start = 5;
 	p.vnet.hdr_len = 10;
 	assert_int_equal(sofl_l2_eth_to_ip(l2, &p, &r), SOFL_L2_FORWARD);
@@ -584,7 +584,7 @@ vnet_and_ip_side_drops(void **state)
 	n = ip4_frame(f, 10);
 	memcpy(orig, f, n);
 	pkt1(&p, &v, f, n);
-	p.flags = SOFL_PORT_PKT_VNET;
+	p.flags = SOFL_PORT_PKT_F_VNET;
 	p.vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	p.vnet.csum_start = 13;
 	assert_int_equal(sofl_l2_eth_to_ip(l2, &p, &r), SOFL_L2_DROP);
@@ -615,7 +615,7 @@ vnet_and_ip_side_drops(void **state)
 	ip[0] = 0x55;
 	assert_int_equal(sofl_l2_ip_to_eth(l2, &p), SOFL_L2_DROP);	/* version 5 */
 	ip[0] = 0x45;
-	p.flags = SOFL_PORT_PKT_VNET;
+	p.flags = SOFL_PORT_PKT_F_VNET;
 	p.vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	p.vnet.csum_start = 65530;
 	assert_int_equal(sofl_l2_ip_to_eth(l2, &p), SOFL_L2_DROP);	/* past 65535 */

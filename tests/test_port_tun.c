@@ -16,7 +16,7 @@
 #include "softoffload/csum.h"
 #include "port/port_impl.h"
 
-#define ALL_OFF (SOFL_PORT_OFF_CSUM | SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6 | SOFL_PORT_OFF_USO)
+#define ALL_OFF (SOFL_PORT_OFF_F_CSUM | SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO)
 
 struct fix {
 	int sp[2];		/* sp[0]: the port's "TUN", sp[1]: the kernel's side */
@@ -146,7 +146,7 @@ test_read_segments(void **state)
 			assert_int_equal(pk[k].headroom, 32);
 			assert_int_equal(pk[k].iov[0].iov_len, 32);
 			assert_int_equal(pk[k].iov[pk[k].iovcnt - 1].iov_len, 16);
-			assert_true(pk[k].flags & SOFL_PORT_PKT_CSUM_OK);
+			assert_true(pk[k].flags & SOFL_PORT_PKT_F_CSUM_OK);
 			got = gather(&pk[k]);
 			assert_int_equal(got, hl + (k < 9 ? 1000 : 500));
 			assert_valid(flat, got, ipv);
@@ -213,7 +213,7 @@ test_read_super(void **state)
 	len = tso_frame(6, 6, 6000, 7);
 	kernel_sends(&f, &h, frame, len);
 	assert_int_equal(sofl_port_recv(f.port, &pk), 1);
-	assert_true(pk[0].flags & SOFL_PORT_PKT_VNET);
+	assert_true(pk[0].flags & SOFL_PORT_PKT_F_VNET);
 	assert_int_equal(pk[0].vnet.gso_size, 1200);
 	assert_int_equal(pk[0].vnet.gso_type, SOFL_GSO_TCPV6);
 	assert_int_equal(pk[0].len, len);
@@ -294,7 +294,7 @@ test_write_coalesced(void **state)
 	for (k = 0; k < 10; k++) {
 		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, k) };
 		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
-			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_CSUM_OK };
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_F_CSUM_OK };
 	}
 	memset(segs[10], 0x11, 60);			/* not IP */
 	v[10] = (struct iovec){ segs[10], 60 };
@@ -322,7 +322,7 @@ test_write_coalesced(void **state)
 	assert_int_equal(st.tx_pkts, 11);
 	assert_int_equal(st.tx_super, 1);
 	assert_int_equal(st.tx_segs, 10);
-	assert_int_equal(sofl_port_gro_stats(f.port, &g, sizeof(g)), 0);
+	assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), 0);
 	assert_int_equal(g.super_pkts, 1);
 	assert_int_equal(g.pkts_in, 11);
 	{	/* the caller's size: a larger struct gets zeros past ours, a
@@ -330,15 +330,37 @@ test_write_coalesced(void **state)
 		struct { struct sofl_gro_stats s; uint64_t more[2]; } big;
 
 		memset(&big, 0xa5, sizeof(big));
-		assert_int_equal(sofl_port_gro_stats(f.port, &big.s, sizeof(big)), 0);
+		assert_int_equal(sofl_port_get_gro_stats(f.port, &big.s, sizeof(big)), 0);
 		assert_memory_equal(&big.s, &g, sizeof(g));
 		assert_true(big.more[0] == 0 && big.more[1] == 0);
 		memset(&big, 0xa5, sizeof(big));
-		assert_int_equal(sofl_port_gro_stats(f.port, &big.s, 8), 0);
+		assert_int_equal(sofl_port_get_gro_stats(f.port, &big.s, 8), 0);
 		assert_int_equal(big.s.pkts_in, 11);
 		assert_true(big.s.pkts_out == 0xa5a5a5a5a5a5a5a5ull);
 	}
-	assert_true(sofl_port_offloads(f.port) & SOFL_PORT_OFF_GRO);
+	assert_true(sofl_port_offloads(f.port) & SOFL_PORT_OFF_F_GRO);
+	/* reset: the port's counters and its GRO engine's go to 0 */
+	assert_int_equal(sofl_port_reset_stats(f.port), 0);
+	assert_int_equal(sofl_port_get_stats(f.port, &st, sizeof(st)), 0);
+	assert_int_equal(st.tx_calls, 0);
+	assert_int_equal(st.tx_pkts, 0);
+	assert_int_equal(st.tx_super, 0);
+	assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), 0);
+	assert_int_equal(g.super_pkts, 0);
+	assert_int_equal(g.pkts_in, 0);
+	assert_int_equal(sofl_port_reset_stats(NULL), SOFL_E_INVAL);
+	{	/* counting goes on after a reset */
+		uint8_t one[60];
+
+		memcpy(one, segs[10], sizeof(one));
+		v[0] = (struct iovec){ one, sizeof(one) };
+		pk[0] = (struct sofl_port_pkt){ .iov = &v[0], .iovcnt = 1, .len = sizeof(one) };
+		assert_int_equal(sofl_port_send(f.port, pk, 1), 1);
+		assert_int_equal(sofl_port_get_stats(f.port, &st, sizeof(st)), 0);
+		assert_int_equal(st.tx_pkts, 1);
+		assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), 0);
+		assert_int_equal(g.pkts_in, 1);
+	}
 	fix_close(&f);
 }
 
@@ -366,7 +388,7 @@ test_plain(void **state)
 	assert_int_equal(sofl_port_send(f.port, pk, 1), 1);
 	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), (ssize_t)len);
 	assert_memory_equal(wire, frame, len);
-	assert_int_equal(sofl_port_gro_stats(f.port, &g, sizeof(g)), SOFL_E_NOTSUP);
+	assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), SOFL_E_NOTSUP);
 	fix_close(&f);
 }
 
@@ -392,7 +414,7 @@ test_write_einval_fallback(void **state)
 	for (k = 0; k < 4; k++) {
 		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, k) };
 		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
-			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_CSUM_OK };
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_F_CSUM_OK };
 	}
 	assert_int_equal(sofl_port_send(port, pk, 4), 0);
 	sofl_port_get_stats(port, &st, sizeof(st));
@@ -400,13 +422,98 @@ test_write_einval_fallback(void **state)
 	assert_int_equal(st.tx_calls, 5);		/* the super-packet, then each */
 	assert_int_equal(st.tx_drop[SOFL_PORT_DROP_VNET], 4);
 	assert_int_equal(st.last_errno, EINVAL);
-	assert_false(sofl_port_offloads(port) & SOFL_PORT_OFF_GRO);
+	assert_false(sofl_port_offloads(port) & SOFL_PORT_OFF_F_GRO);
 	/* no second attempt at coalescing */
 	assert_int_equal(sofl_port_send(port, pk, 4), 0);
 	sofl_port_get_stats(port, &st, sizeof(st));
 	assert_int_equal(st.fallbacks, 1);
 	assert_int_equal(st.tx_calls, 9);
 	sofl_port_close(port);
+}
+
+/* The library's messages: none by default (stderr stays empty even for a
+ * fallback of a port that is not quiet), the callback once set (one WARN
+ * message per port and kind), none again once unset or with cfg.quiet. */
+struct logged {
+	int n;
+	enum sofl_log_level level;
+	char msg[256];
+};
+
+static void
+log_cb(void *arg, enum sofl_log_level level, const char *msg)
+{
+	struct logged *l = arg;
+
+	l->n++;
+	l->level = level;
+	snprintf(l->msg, sizeof(l->msg), "%s", msg);
+}
+
+/* Opens a fake TUN on an eventfd (writes of 12 + 40 bytes and more are
+ * refused with EINVAL) and sends a coalescible burst: one GRO fallback. */
+static void
+fallback_once(int quiet)
+{
+	static uint8_t segs[4][2000];
+	struct sofl_port_pkt pk[4];
+	struct iovec v[4];
+	struct sofl_tun_config c;
+	struct sofl_port_stats st;
+	struct sofl_port *port;
+	uint32_t k;
+	int efd = eventfd(0, EFD_NONBLOCK);
+
+	assert_true(efd >= 0);
+	sofl_tun_config_init(&c);
+	c.quiet = quiet;
+	assert_int_equal(port_tun_make(&c, efd, ALL_OFF, "tfake", &port), 0);
+	for (k = 0; k < 4; k++) {
+		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, k) };
+		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_F_CSUM_OK };
+	}
+	assert_int_equal(sofl_port_send(port, pk, 4), 0);
+	assert_int_equal(sofl_port_send(port, pk, 4), 0);	/* logged once only */
+	assert_int_equal(sofl_port_get_stats(port, &st, sizeof(st)), 0);
+	assert_int_equal(st.fallbacks, 1);
+	sofl_port_close(port);
+}
+
+static void
+test_log(void **state)
+{
+	struct logged l;
+	char tmpl[] = "/tmp/sofl_logXXXXXX";
+	int tmp = mkstemp(tmpl), saved = dup(2);
+	(void)state;
+
+	/* default: nothing at all on stderr */
+	assert_true(tmp >= 0 && saved >= 0);
+	unlink(tmpl);
+	fflush(stderr);
+	assert_true(dup2(tmp, 2) == 2);
+	fallback_once(0);
+	fflush(stderr);
+	assert_true(dup2(saved, 2) == 2);
+	close(saved);
+	assert_int_equal(lseek(tmp, 0, SEEK_END), 0);
+	close(tmp);
+	/* with a callback: one WARN message naming the port kind */
+	memset(&l, 0, sizeof(l));
+	sofl_set_log(log_cb, &l);
+	fallback_once(0);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.level, SOFL_LOG_WARN);
+	assert_true(strncmp(l.msg, "tun: ", 5) == 0);
+	assert_null(strchr(l.msg, '\n'));
+	/* cfg.quiet: not even the callback */
+	fallback_once(1);
+	assert_int_equal(l.n, 1);
+	/* unset: quiet again */
+	sofl_set_log(NULL, &l);
+	fallback_once(0);
+	assert_int_equal(l.n, 1);
 }
 
 /* Config checks and the generic calls on NULL. */
@@ -426,8 +533,24 @@ test_api_edges(void **state)
 	c.rx_mode = 9;
 	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_RX_MODE);
 	c.rx_mode = SOFL_PORT_RX_SEGMENT;
-	c.rx_batch = (1u << 20) + 1;
+	c.rx_batch = SOFL_TUN_RX_BATCH_MAX + 1;
 	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_BATCH);
+	/* port.h's rule: 0 = the default, else [MIN, MAX]; nothing raised */
+	c.rx_batch = SOFL_TUN_RX_BATCH_MIN - 1;
+	assert_int_equal(sofl_tun_open(&c, &port), SOFL_E_CFG_BATCH);
+	assert_null(port);
+	c.rx_batch = 0;
+	c.rx_reads = SOFL_TUN_RX_READS_MAX + 1;
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &port), SOFL_E_CFG_BATCH);
+	c.rx_reads = 0;
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &port), 0);
+	sofl_port_close(port);
+	port = NULL;
+	c.rx_batch = SOFL_TUN_RX_BATCH_MIN;
+	c.rx_reads = SOFL_TUN_RX_READS_MIN;
+	assert_int_equal(port_tun_make(&c, -1, 0, "x", &port), 0);
+	sofl_port_close(port);
+	port = NULL;
 	sofl_tun_config_init(&c);
 	c.name = NULL;
 	c.size = 4;
@@ -458,10 +581,21 @@ test_api_edges(void **state)
 	assert_string_equal(sofl_port_kind(NULL), "?");
 	assert_string_equal(sofl_port_drop_name(-1), "?");
 	assert_string_equal(sofl_port_drop_name(SOFL_PORT_DROP__MAX - 1), "?");
-	assert_null(sofl_tun_name(NULL));
+	{
+		const char *name = "x";
+		int created = 7;
+
+		assert_int_equal(sofl_tun_name(NULL, &name), SOFL_E_INVAL);
+		assert_null(name);
+		assert_int_equal(sofl_tun_name(NULL, NULL), SOFL_E_INVAL);
+		assert_int_equal(sofl_tun_created(NULL, &created), SOFL_E_INVAL);
+		assert_int_equal(created, 0);
+		assert_int_equal(sofl_tun_created(NULL, NULL), SOFL_E_INVAL);
+	}
 	memset(&st, 0xff, sizeof(st));
-	sofl_port_get_stats(NULL, &st, sizeof(st));
+	assert_int_equal(sofl_port_get_stats(NULL, &st, sizeof(st)), SOFL_E_INVAL);
 	assert_int_equal(st.rx_pkts, 0);
+	assert_int_equal(sofl_port_get_stats(NULL, NULL, sizeof(st)), SOFL_E_INVAL);
 	sofl_port_close(NULL);
 	assert_string_equal(sofl_strerror(SOFL_E_SYS), "system call failed (see errno)");
 }
@@ -478,6 +612,7 @@ main(void)
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_write_einval_fallback),
 		cmocka_unit_test(test_api_edges),
+		cmocka_unit_test(test_log),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,7 @@ test_split(void **state)
 {
 	struct sofl_port_pkt *pk;
 	struct sofl_port_stats st;
-	struct sofl_port *p = make(-1, SOFL_PORT_OFF_UDP_GRO);
+	struct sofl_port *p = make(-1, SOFL_PORT_OFF_F_UDP_GRO);
 	size_t i;
 	(void)state;
 
@@ -95,7 +95,7 @@ test_send_runs(void **state)
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sp), 0);
 	fcntl(sp[1], F_SETFL, O_NONBLOCK);
-	p = make(sp[0], SOFL_PORT_OFF_UDP_GSO);
+	p = make(sp[0], SOFL_PORT_OFF_F_UDP_GSO);
 	pkts_of(pk, v, sizes, 11);
 	assert_int_equal(sofl_port_send(p, pk, 11), 11);
 	for (i = 0; i < 4; i++) {
@@ -140,7 +140,7 @@ test_send_run_limits(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sp), 0);
 	setsockopt(sp[0], SOL_SOCKET, SO_SNDBUF, &one, sizeof(one));
 	fcntl(sp[1], F_SETFL, O_NONBLOCK);
-	p = make(sp[0], SOFL_PORT_OFF_UDP_GSO);
+	p = make(sp[0], SOFL_PORT_OFF_F_UDP_GSO);
 	for (i = 0; i < 100; i++)
 		sizes[i] = 100;
 	pkts_of(pk, v, sizes, 100);
@@ -214,7 +214,55 @@ test_config(void **state)
 	c.rx_buf = 1500;
 	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_BATCH);	/* UDP_GRO needs 64 KB */
 	assert_null(p);
+	/* port.h's rule: 0 = the default, else [MIN, MAX] */
+	sofl_udp_config_init(&c);
+	c.rx_batch = 0;
+	c.rx_buf = 0;
+	c.max_pkts = 0;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), 0);
+	sofl_port_close(p);
+	c.rx_batch = SOFL_UDP_RX_BATCH_MAX + 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	assert_null(p);
+	c.rx_batch = SOFL_UDP_RX_BATCH_MAX;
+	c.max_pkts = SOFL_UDP_MAX_PKTS_MAX + 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	c.rx_batch = 1;
+	c.max_pkts = 0;
+	c.rx_buf = SOFL_UDP_RX_BUF_MAX + 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	c.gro = 0;
+	c.rx_buf = SOFL_UDP_RX_BUF_MIN - 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	c.rx_buf = SOFL_UDP_RX_BUF_MIN;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), 0);
+	sofl_port_close(p);
 	assert_int_equal(sofl_udp_local(NULL, NULL, NULL), SOFL_E_INVAL);
+}
+
+/* Calls meant for a TUN/TAP asked of a UDP port: SOFL_E_PORT_KIND, the
+ * out-parameters cleared; a failed open leaves *out NULL. */
+static void
+test_wrong_kind(void **state)
+{
+	struct sofl_port *p = make(-1, 0), *q = p;
+	struct sofl_udp_config c;
+	const char *name = "x";
+	int created = 7;
+	uint8_t mac[6];
+	(void)state;
+
+	assert_int_equal(sofl_tun_name(p, &name), SOFL_E_PORT_KIND);
+	assert_null(name);
+	assert_int_equal(sofl_tun_created(p, &created), SOFL_E_PORT_KIND);
+	assert_int_equal(created, 0);
+	assert_int_equal(sofl_afpacket_mac(p, mac), SOFL_E_PORT_KIND);
+	assert_int_equal(sofl_afpacket_sync_stats(p), SOFL_E_PORT_KIND);
+	sofl_udp_config_init(&c);
+	c.rx_batch = 1025;
+	assert_int_equal(sofl_udp_open(&c, &q), SOFL_E_CFG_BATCH);
+	assert_null(q);
+	sofl_port_close(p);
 }
 
 int
@@ -226,6 +274,7 @@ main(void)
 		cmocka_unit_test(test_send_run_limits),
 		cmocka_unit_test(test_recv),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_wrong_kind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,22 @@
 
 static struct sofl_rss *rss, *rss_sym;	/* made by setup() */
 
+/* sofl_rss_create() with a config of these fields (the positional form the
+ * tests were written with). */
+static int
+rss_new(struct sofl_rss **out, const void *key, size_t key_len, unsigned nqueues,
+	unsigned flags)
+{
+	struct sofl_rss_config c;
+
+	sofl_rss_config_init(&c);
+	c.key = key;
+	c.key_len = (uint32_t)key_len;
+	c.nqueues = nqueues;
+	c.flags = flags;
+	return sofl_rss_create(&c, out);
+}
+
 /* Microsoft's RSS verification suite: destination first in its table, hashed
  * source first. */
 struct msv {
@@ -235,7 +251,7 @@ test_random_cross_check(void **state)
 		if (k == 0)
 			memset(key, 0xff, klen);	/* all ones: every window is 0xffffffff */
 		sofl_rss_destroy(r);
-		assert_int_equal(sofl_rss_create(&r, key, klen, 8, 0), 0);
+		assert_int_equal(rss_new(&r, key, klen, 8, 0), 0);
 		for (i = 0; i < 2000; i++) {
 			len = (size_t)(t_rand(&st) % (SOFL_RSS_INPUT_MAX + 1));
 			for (j = 0; j < len; j++)
@@ -595,7 +611,7 @@ test_tuple_errors(void **state)
 	assert_int_equal(sofl_rss_hash_tuple(rss, &k, 1, &o), SOFL_RSS_IPV4_UDP);
 }
 
-/* sofl_rss_hash_tuples() == sofl_rss_hash_tuple() per key, for every
+/* sofl_rss_hash_tuple_batch() == sofl_rss_hash_tuple() per key, for every
  * length (odd ones end without a pair), engine, tuple kind and
  * implementation; keys the single call refuses get no hash, in place. */
 static void
@@ -621,7 +637,7 @@ test_tuple_bulk(void **state)
 			for (ports = 0; ports < 2; ports++)
 				for (n = 0; n <= 67; n += n < 6 ? 1 : 13) {
 					memset(out, 0xa5, sizeof(out));
-					assert_int_equal(sofl_rss_hash_tuples(eng[e], k, n, ports, out),
+					assert_int_equal(sofl_rss_hash_tuple_batch(eng[e], k, n, ports, out),
 							 (int)n);
 					for (i = 0; i < n; i++) {
 						struct sofl_rss_out one;
@@ -636,13 +652,13 @@ test_tuple_bulk(void **state)
 		}
 	memset(keep, 0x5a, sizeof(keep));
 	memcpy(out, keep, sizeof(out));
-	assert_int_equal(sofl_rss_hash_tuples(rss, k, 0, 1, NULL), 0);
-	assert_int_equal(sofl_rss_hash_tuples(NULL, NULL, 0, 0, NULL), 0);
-	assert_int_equal(sofl_rss_hash_tuples(NULL, k, 1, 1, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_tuples(rss, NULL, 1, 1, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_tuples(rss, k, 1, 1, NULL), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_tuples(rss, k, 3, 2, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_tuples(rss, k, (size_t)1 << 31, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple_batch(rss, k, 0, 1, NULL), 0);
+	assert_int_equal(sofl_rss_hash_tuple_batch(NULL, NULL, 0, 0, NULL), 0);
+	assert_int_equal(sofl_rss_hash_tuple_batch(NULL, k, 1, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple_batch(rss, NULL, 1, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple_batch(rss, k, 1, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple_batch(rss, k, 3, 2, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_tuple_batch(rss, k, (size_t)1 << 31, 1, out), SOFL_E_INVAL);
 	assert_memory_equal(out, keep, sizeof(out));	/* errors write nothing */
 	k[40].family = 0;	/* not IP */
 	k[41].family = 5;
@@ -652,7 +668,7 @@ test_tuple_bulk(void **state)
 			if (sofl_rss_set_impl(eng[e], (enum sofl_rss_impl)impl) != 0)
 				continue;
 			memcpy(out, keep, sizeof(out));
-			assert_int_equal(sofl_rss_hash_tuples(eng[e], k, 67, 1, out), 64);
+			assert_int_equal(sofl_rss_hash_tuple_batch(eng[e], k, 67, 1, out), 64);
 			for (i = 0; i < 67; i++) {
 				struct sofl_rss_out one;
 				int t = sofl_rss_hash_tuple(eng[e], &k[i], 1, &one);
@@ -667,12 +683,12 @@ test_tuple_bulk(void **state)
 				assert_memory_equal(&one, &out[i], sizeof(one));
 			}
 			/* as 2-tuples only the two non-IP keys get none */
-			assert_int_equal(sofl_rss_hash_tuples(eng[e], k, 67, 0, out), 65);
+			assert_int_equal(sofl_rss_hash_tuple_batch(eng[e], k, 67, 0, out), 65);
 		}
 	k[40].family = 4;
 	k[41].family = 6;
 	k[66].proto = 6;
-	assert_int_equal(sofl_rss_hash_tuples(rss, k, 67, 1, out), 67);
+	assert_int_equal(sofl_rss_hash_tuple_batch(rss, k, 67, 1, out), 67);
 }
 
 /* What is hashed: fragments, non-IP, VLAN, raw IP, truncated L4. */
@@ -783,10 +799,10 @@ test_burst(void **state)
 		for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
 			if (sofl_rss_set_impl(r, (enum sofl_rss_impl)impl) != 0)
 				continue;
-			assert_int_equal(sofl_rss_burst(r, pk, 64, out), want);
+			assert_int_equal(sofl_rss_pkt_batch(r, pk, 64, out), want);
 			for (off = 0; off < 3; off++) {
 				for (n = 0; n + off <= 64; n += 1 + n / 4) {
-					int got = sofl_rss_burst(r, pk + off, n, out), cnt = 0;
+					int got = sofl_rss_pkt_batch(r, pk + off, n, out), cnt = 0;
 
 					for (i = 0; i < (int)n; i++) {
 						uint8_t in[SOFL_RSS_INPUT_MAX];
@@ -805,10 +821,10 @@ test_burst(void **state)
 			}
 		}
 	}
-	assert_int_equal(sofl_rss_burst(rss, pk, 0, out), 0);
-	assert_int_equal(sofl_rss_burst(NULL, NULL, 0, NULL), 0);
-	assert_int_equal(sofl_rss_burst(rss, NULL, 1, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_burst(rss, pk, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_pkt_batch(rss, pk, 0, out), 0);
+	assert_int_equal(sofl_rss_pkt_batch(NULL, NULL, 0, NULL), 0);
+	assert_int_equal(sofl_rss_pkt_batch(rss, NULL, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_pkt_batch(rss, pk, 1, NULL), SOFL_E_INVAL);
 }
 
 /* The bulk form equals the bit-serial hash of every tuple, for every length. */
@@ -834,22 +850,22 @@ test_bulk(void **state)
 		assert_int_equal(sofl_rss_set_impl(rss, (enum sofl_rss_impl)impl), 0);
 		for (len = 0; len <= SOFL_RSS_INPUT_MAX; len++) {
 			memset(out, 0xa5, sizeof(out));
-			assert_int_equal(sofl_rss_hash_bulk(rss, ptr, len, 33, out), 0);
+			assert_int_equal(sofl_rss_hash_bytes_batch(rss, ptr, len, 33, out), 0);
 			for (i = 0; i < 33; i++)
 				assert_int_equal(out[i], sofl_rss_toeplitz(sofl_rss_default_key, 40,
 									   tup[i], len));
 		}
 		/* n = 0 writes nothing */
 		out[0] = 0x1234;
-		assert_int_equal(sofl_rss_hash_bulk(rss, ptr, 12, 0, out), 0);
+		assert_int_equal(sofl_rss_hash_bytes_batch(rss, ptr, 12, 0, out), 0);
 		assert_int_equal(out[0], 0x1234);
 	}
-	assert_int_equal(sofl_rss_hash_bulk(NULL, NULL, 12, 0, NULL), 0);
-	assert_int_equal(sofl_rss_hash_bulk(rss, ptr, 37, 1, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_bulk(rss, NULL, 12, 1, out), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_hash_bulk(rss, ptr, 12, 1, NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes_batch(NULL, NULL, 12, 0, NULL), 0);
+	assert_int_equal(sofl_rss_hash_bytes_batch(rss, ptr, 37, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes_batch(rss, NULL, 12, 1, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes_batch(rss, ptr, 12, 1, NULL), SOFL_E_INVAL);
 	ptr[5] = NULL;
-	assert_int_equal(sofl_rss_hash_bulk(rss, ptr, 12, 6, out), SOFL_E_INVAL);
+	assert_int_equal(sofl_rss_hash_bytes_batch(rss, ptr, 12, 6, out), SOFL_E_INVAL);
 }
 
 /* Engines are the library's: sofl_rss_create() aligns them to 64 bytes (the
@@ -879,7 +895,7 @@ test_engines(void **state)
 		for (len = 0; len < SOFL_RSS_INPUT_MAX; len++)
 			tup[i][len] = (uint8_t)t_rand(&st);
 	for (o = 0; o < 3; o++) {
-		assert_int_equal(sofl_rss_create(&eng[o], NULL, 0, 4, o & 1 ? SOFL_RSS_SYMMETRIC : 0),
+		assert_int_equal(rss_new(&eng[o], NULL, 0, 4, o & 1 ? SOFL_RSS_F_SYMMETRIC : 0),
 				 0);
 		assert_int_equal((uintptr_t)eng[o] % 64, 0);
 	}
@@ -897,12 +913,12 @@ test_engines(void **state)
 
 				assert_int_equal(sofl_rss_hash_bytes(r, tup[0], len, &h[0]), 0);
 				assert_int_equal(h[0], want);
-				assert_int_equal(sofl_rss_hash_bulk(r, ptr, len, 3, h), 0);
+				assert_int_equal(sofl_rss_hash_bytes_batch(r, ptr, len, 3, h), 0);
 				for (i = 0; i < 3; i++)
 					assert_int_equal(h[i], sofl_rss_toeplitz(sofl_rss_default_key,
 										 40, tup[i], len));
 			}
-			assert_int_equal(sofl_rss_burst(r, pk, 8, out), 8);
+			assert_int_equal(sofl_rss_pkt_batch(r, pk, 8, out), 8);
 			for (i = 0; i < 8; i++) {
 				uint8_t in[SOFL_RSS_INPUT_MAX];
 
@@ -988,7 +1004,7 @@ test_reta(void **state)
 	unsigned w1[3] = { 1, 2, 1 }, w2[3] = { 3, 0, 1 }, w3[3] = { 1, 1, 1 }, w0[2] = { 0, 0 };
 	(void)state;
 
-	assert_int_equal(sofl_rss_create(&r, NULL, 0, 3, 0), 0);
+	assert_int_equal(rss_new(&r, NULL, 0, 3, 0), 0);
 	assert_int_equal(sofl_rss_reta_size(r), 128);
 	assert_int_equal(sofl_rss_nqueues(r), 3);
 	for (i = 0; i < 128; i++)
@@ -1052,6 +1068,74 @@ test_reta(void **state)
 	assert_int_equal(sofl_rss_reta_fill(NULL, 128, 1), SOFL_E_INVAL);
 }
 
+/* The sized config: NULL = defaults, the size rule of every config struct,
+ * and *out NULL after any error. */
+static void
+test_config(void **state)
+{
+	struct {
+		struct sofl_rss_config c;
+		uint8_t tail[16];
+	} big;
+	struct sofl_rss_config c;
+	struct sofl_rss *r = (struct sofl_rss *)(void *)&c;	/* not NULL: errors reset it */
+	uint8_t key[SOFL_RSS_KEY_LEN];
+	(void)state;
+
+	sofl_rss_config_init(NULL);	/* allowed */
+	sofl_rss_config_init(&c);
+	assert_int_equal(c.size, sizeof(c));
+	assert_int_equal(c.nqueues, 1);
+	assert_int_equal(c.flags, 0);
+	assert_null(c.key);
+	assert_int_equal(c.key_len, 0);
+	/* NULL config: the defaults (Microsoft key, one queue, 128 entries) */
+	assert_int_equal(sofl_rss_create(NULL, &r), 0);
+	assert_non_null(r);
+	assert_int_equal(sofl_rss_nqueues(r), 1);
+	assert_int_equal(sofl_rss_reta_size(r), SOFL_RSS_RETA_DEFAULT);
+	sofl_rss_destroy(r);
+	assert_int_equal(sofl_rss_create(NULL, NULL), SOFL_E_INVAL);
+	/* size below the first version's: refused, *out NULL */
+	r = (struct sofl_rss *)(void *)&c;
+	c.size = 4;
+	assert_int_equal(sofl_rss_create(&c, &r), SOFL_E_CFG_SIZE);
+	assert_null(r);
+	c.size = 0;
+	assert_int_equal(sofl_rss_create(&c, &r), SOFL_E_CFG_SIZE);
+	/* a larger (newer) struct: zero tail accepted, non-zero tail refused */
+	memset(&big, 0, sizeof(big));
+	sofl_rss_config_init(&big.c);
+	big.c.size = sizeof(big);
+	big.c.nqueues = 3;
+	assert_int_equal(sofl_rss_create(&big.c, &r), 0);
+	assert_int_equal(sofl_rss_nqueues(r), 3);
+	sofl_rss_destroy(r);
+	big.tail[15] = 1;
+	r = (struct sofl_rss *)(void *)&c;
+	assert_int_equal(sofl_rss_create(&big.c, &r), SOFL_E_CFG_SIZE);
+	assert_null(r);
+	/* the key is copied: changing it after create changes nothing */
+	memcpy(key, sofl_rss_default_key, sizeof(key));
+	sofl_rss_config_init(&c);
+	c.key = key;
+	c.key_len = sizeof(key);
+	assert_int_equal(sofl_rss_create(&c, &r), 0);
+	memset(key, 0, sizeof(key));
+	{
+		uint32_t h1, h2;
+		struct sofl_rss *d;
+
+		assert_int_equal(sofl_rss_create(NULL, &d), 0);
+		assert_int_equal(sofl_rss_hash_bytes(r, sofl_rss_default_key, 12, &h1), 0);
+		assert_int_equal(sofl_rss_hash_bytes(d, sofl_rss_default_key, 12, &h2), 0);
+		assert_int_equal(h1, h2);
+		assert_int_not_equal(h1, 0);
+		sofl_rss_destroy(d);
+	}
+	sofl_rss_destroy(r);
+}
+
 static void
 test_args(void **state)
 {
@@ -1060,21 +1144,21 @@ test_args(void **state)
 	uint32_t h;
 	(void)state;
 
-	assert_int_equal(sofl_rss_create(NULL, NULL, 0, 1, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_create(&r, NULL, 0, 0, 0), SOFL_E_INVAL);
+	assert_int_equal(rss_new(NULL, NULL, 0, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(rss_new(&r, NULL, 0, 0, 0), SOFL_E_INVAL);
 	assert_null(r);		/* an error leaves *out NULL */
-	assert_int_equal(sofl_rss_create(&r, NULL, 0, 65536, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_create(&r, NULL, 0, 1, 0x80), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_create(&r, NULL, 12, 1, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_create(&r, key, 39, 1, 0), SOFL_E_INVAL);
-	assert_int_equal(sofl_rss_create(&r, key, 53, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(rss_new(&r, NULL, 0, 65536, 0), SOFL_E_INVAL);
+	assert_int_equal(rss_new(&r, NULL, 0, 1, 0x80), SOFL_E_INVAL);
+	assert_int_equal(rss_new(&r, NULL, 12, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(rss_new(&r, key, 39, 1, 0), SOFL_E_INVAL);
+	assert_int_equal(rss_new(&r, key, 53, 1, 0), SOFL_E_INVAL);
 	assert_null(r);
 	sofl_rss_destroy(NULL);	/* allowed */
-	assert_int_equal(sofl_rss_create(&r, NULL, 40, 65535, SOFL_RSS_SYMMETRIC), 0);
+	assert_int_equal(rss_new(&r, NULL, 40, 65535, SOFL_RSS_F_SYMMETRIC), 0);
 	assert_non_null(r);
 	assert_int_equal(sofl_rss_nqueues(r), 65535);
 	sofl_rss_destroy(r);
-	assert_int_equal(sofl_rss_create(&r, key, 52, 2, 0), 0);
+	assert_int_equal(rss_new(&r, key, 52, 2, 0), 0);
 	/* an all-zero key hashes everything to 0 */
 	memset(in, 0xff, sizeof(in));
 	assert_int_equal(sofl_rss_hash_bytes(r, in, 36, &h), 0);
@@ -1105,8 +1189,8 @@ static int
 setup(void **state)
 {
 	(void)state;
-	if (sofl_rss_create(&rss, NULL, 0, 4, 0) ||
-	    sofl_rss_create(&rss_sym, NULL, 0, 4, SOFL_RSS_SYMMETRIC))
+	if (rss_new(&rss, NULL, 0, 4, 0) ||
+	    rss_new(&rss_sym, NULL, 0, 4, SOFL_RSS_F_SYMMETRIC))
 		return -1;
 	return 0;
 }
@@ -1140,6 +1224,7 @@ main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_reta),
 		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_config),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -97,7 +97,7 @@ int cli_hexdigit(int c);
 
 /* ---- the ports' counters, shared by tunnel and relay ---- */
 struct sofl_port_stats;
-/* The offloads (SOFL_PORT_OFF_* bits) as names: "vnet-hdr csum ..." (or
+/* The offloads (SOFL_PORT_OFF_F_* bits) as names: "vnet-hdr csum ..." (or
  * "none"). */
 void cli_port_offloads(FILE *f, unsigned off);
 /* The same as a JSON array member "@key": ["vnet-hdr","csum",...] ([] for none). */

@@ -277,7 +277,7 @@ parse_rx_hash(struct gro_opts *o, const char *val)
 	}
 	if (strcmp(val, "toeplitz"))
 		return cli_usage("--rx-hash: toeplitz or none, not '%s'", val);
-	if (!rss && sofl_rss_create(&rss, NULL, 0, 1, 0) != 0)
+	if (!rss && sofl_rss_create(NULL, &rss) != 0)
 		return cli_error("out of memory (RSS engine)");
 	o->rss = rss;
 	return 0;

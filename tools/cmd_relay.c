@@ -21,6 +21,7 @@
 #include <time.h>
 #include "cli.h"
 #include "softoffload/csum.h"
+#include "softoffload/gro.h"
 #include "softoffload/port.h"
 #include "softoffload/l2.h"
 
@@ -151,9 +152,9 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 	int err;
 
 	if (e->kind == K_AFP) {
-		struct sofl_afp_config c;
+		struct sofl_afpacket_config c;
 
-		sofl_afp_config_init(&c);
+		sofl_afpacket_config_init(&c);
 		c.ifname = e->name;
 		c.promisc = promisc;
 		c.qdisc_bypass = bypass;
@@ -166,9 +167,9 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 			c.tx_batch = 1;
 			c.rx_batch = 64;
 		}
-		err = sofl_afp_open(&c, &e->port);
+		err = sofl_afpacket_open(&c, &e->port);
 		if (err == 0)
-			sofl_afp_mac(e->port, e->mac);
+			sofl_afpacket_mac(e->port, e->mac);
 	} else {
 		struct sofl_tun_config c;
 
@@ -399,7 +400,7 @@ print_port(const struct end *e)
 			line(s.tx_drop[i], b);
 		}
 	}
-	if (sofl_port_gro_stats(e->port, &g, sizeof(g)) == 0) {
+	if (sofl_port_get_gro_stats(e->port, &g, sizeof(g)) == 0) {
 		line(g.pkts_in, "GRO: packets in");
 		line(g.pkts_out, "GRO: packets out");
 		line(g.super_pkts, "GRO: super-packets formed");
@@ -445,7 +446,7 @@ json_port(struct cli_json *j, const struct end *e)
 	cli_json_str(j, "kind", sofl_port_kind(e->port));
 	cli_port_offloads_json(j, "offloads", sofl_port_offloads(e->port));
 	cli_port_counters_json(j, &s);
-	if (sofl_port_gro_stats(e->port, &g, sizeof(g)) == 0) {
+	if (sofl_port_get_gro_stats(e->port, &g, sizeof(g)) == 0) {
 		cli_json_obj(j, "gro");
 		cli_json_u64(j, "pkts_in", g.pkts_in);
 		cli_json_u64(j, "pkts_out", g.pkts_out);
@@ -489,7 +490,7 @@ report(struct relay *r, int final)
 
 	for (i = 0; i < 2; i++)
 		if (r->e[i].kind == K_AFP)
-			sofl_afp_sync_stats(r->e[i].port);
+			sofl_afpacket_sync_stats(r->e[i].port);
 	if (r->json) {
 		cli_json_begin(&j, stdout);
 		cli_json_dbl(&j, "time", elapsed(r), 3);

@@ -582,6 +582,7 @@ print_json(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 int
 cmd_rss(int argc, char **argv)
 {
+	struct sofl_rss_config rcfg;
 	struct sofl_rss *rss;
 	struct rss_opts o;
 	struct rss_stats st;
@@ -596,8 +597,12 @@ cmd_rss(int argc, char **argv)
 		return rc;
 	if (o.key_hex && (klen = parse_key(o.key_hex, key)) < 0)
 		return 2;
-	rc = sofl_rss_create(&rss, o.key_hex ? key : NULL, (size_t)klen, (unsigned)o.queues,
-			     o.symmetric ? SOFL_RSS_SYMMETRIC : 0);
+	sofl_rss_config_init(&rcfg);
+	rcfg.key = o.key_hex ? key : NULL;
+	rcfg.key_len = (uint32_t)klen;
+	rcfg.nqueues = (uint32_t)o.queues;
+	rcfg.flags = o.symmetric ? SOFL_RSS_F_SYMMETRIC : 0;
+	rc = sofl_rss_create(&rcfg, &rss);
 	if (rc == SOFL_E_NOMEM)
 		return cli_error("out of memory");
 	if (rc != 0)

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "softoffload/gro.h"
 #include "softoffload/port.h"
 #include "softoffload/rss.h"
 
@@ -404,7 +405,7 @@ tun_to_udp(struct worker *w)
 		uint64_t other = 0;
 
 		for (i = 0; i < n; i++) {
-			unsigned q = pk[i].flags & SOFL_PORT_PKT_HASH ? pk[i].hash % nq : 0;
+			unsigned q = pk[i].flags & SOFL_PORT_PKT_F_HASH ? pk[i].hash % nq : 0;
 
 			pk[i].addr = (const struct sockaddr *)&w->dst[q];
 			pk[i].addrlen = w->o->remote_len;
@@ -460,7 +461,7 @@ udp_to_tun(struct worker *w)
 		w->in[k] = pk[i];
 		w->in[k].addr = NULL;
 		if (!w->o->verify_inner)
-			w->in[k].flags |= SOFL_PORT_PKT_CSUM_OK;
+			w->in[k].flags |= SOFL_PORT_PKT_F_CSUM_OK;
 		if (++k == MAX_BATCH) {
 			sofl_port_send(w->tun, w->in, (size_t)k);
 			k = 0;
@@ -539,7 +540,7 @@ gather(struct worker *ws, unsigned n, struct totals *t)
 		add_u64((uint64_t *)&t->tun, (uint64_t *)&s, NU64(struct sofl_port_stats, last_errno));
 		sofl_port_get_stats(ws[i].udp, &s, sizeof(s));
 		add_u64((uint64_t *)&t->udp, (uint64_t *)&s, NU64(struct sofl_port_stats, last_errno));
-		if (sofl_port_gro_stats(ws[i].tun, &g, sizeof(g)) == 0)
+		if (sofl_port_get_gro_stats(ws[i].tun, &g, sizeof(g)) == 0)
 			add_u64((uint64_t *)&t->gro, (uint64_t *)&g, sizeof(g) / sizeof(uint64_t));
 		for (k = 0; k < IN__MAX; k++)
 			t->inner_drop[k] += __atomic_load_n(&ws[i].inner_drop[k], __ATOMIC_RELAXED);
@@ -710,9 +711,12 @@ now_s(void)
 static int
 setup(struct worker *ws, const struct opts *o)
 {
+	struct sofl_rss_config rcfg;
 	unsigned i;
 
-	if (sofl_rss_create(&rss, NULL, 0, o->queues, 0) < 0)
+	sofl_rss_config_init(&rcfg);
+	rcfg.nqueues = o->queues;
+	if (sofl_rss_create(&rcfg, &rss) < 0)
 		return cli_error("RSS set-up failed"), -1;
 	for (i = 0; i < o->queues; i++) {
 		ws[i].idx = i;

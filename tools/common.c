@@ -222,11 +222,11 @@ cli_hexdigit(int c)
 }
 
 static const struct { unsigned bit; const char *name; } port_off_names[] = {
-	{ SOFL_PORT_OFF_VNET, "vnet-hdr" }, { SOFL_PORT_OFF_CSUM, "csum" },
-	{ SOFL_PORT_OFF_TSO4, "tso4" }, { SOFL_PORT_OFF_TSO6, "tso6" },
-	{ SOFL_PORT_OFF_TSO_ECN, "tso-ecn" }, { SOFL_PORT_OFF_USO, "uso" },
-	{ SOFL_PORT_OFF_UDP_GSO, "udp-segment" }, { SOFL_PORT_OFF_UDP_GRO, "udp-gro" },
-	{ SOFL_PORT_OFF_GRO, "gro" }, { SOFL_PORT_OFF_GSO, "gso" },
+	{ SOFL_PORT_OFF_F_VNET, "vnet-hdr" }, { SOFL_PORT_OFF_F_CSUM, "csum" },
+	{ SOFL_PORT_OFF_F_TSO4, "tso4" }, { SOFL_PORT_OFF_F_TSO6, "tso6" },
+	{ SOFL_PORT_OFF_F_TSO_ECN, "tso-ecn" }, { SOFL_PORT_OFF_F_USO, "uso" },
+	{ SOFL_PORT_OFF_F_UDP_GSO, "udp-segment" }, { SOFL_PORT_OFF_F_UDP_GRO, "udp-gro" },
+	{ SOFL_PORT_OFF_F_GRO, "gro" }, { SOFL_PORT_OFF_F_GSO, "gso" },
 };
 
 void

@@ -2,6 +2,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "softoffload/error.h"
 #include "softoffload/version.h"
 #include "cli.h"
 
@@ -31,6 +32,16 @@ cli_error(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	return 2;
+}
+
+/* The library is quiet unless asked: the CLI asks, and prints its
+ * messages (a port's offload fallback) as "softoffload: <msg>" on stderr. */
+static void
+lib_log(void *arg, enum sofl_log_level level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	fprintf(stderr, "softoffload: %s\n", msg);
 }
 
 static int
@@ -129,6 +140,7 @@ main(int argc, char **argv)
 {
 	const struct cmd *c;
 
+	sofl_set_log(lib_log, NULL);
 	if (argc < 2)
 		return usage(stderr);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))

@@ -199,7 +199,7 @@ og_new(const struct burst *b, int burst, int flush_every, int preverified, int t
 	struct sofl_gro_config cfg;
 	struct og *e = xalloc(sizeof(*e));
 
-	if (!nic && sofl_rss_create(&nic, NULL, 0, 1, 0) != 0)
+	if (!nic && sofl_rss_create(NULL, &nic) != 0)
 		exit(2);
 	sofl_gro_config_init(&cfg);
 	if (table == OG_LRU) {

@@ -52,14 +52,14 @@ ours_rss_pass(const struct rss_arg *a)
 		break;
 	case RK_OURS_BULK:
 		for (size_t i = 0; i < NTUPLE; i += BULK) {
-			sofl_rss_hash_bulk(a->eng, a->ptr + i, (size_t)a->tlen, BULK, h);
+			sofl_rss_hash_bytes_batch(a->eng, a->ptr + i, (size_t)a->tlen, BULK, h);
 			for (int k = 0; k < BULK; k++)
 				acc ^= h[k];
 		}
 		break;
 	case RK_OURS_BURST:
 		for (size_t i = 0; i < NTUPLE; i += BULK) {
-			sofl_rss_burst(a->eng, a->pkts + i, BULK, out);
+			sofl_rss_pkt_batch(a->eng, a->pkts + i, BULK, out);
 			for (int k = 0; k < BULK; k++)
 				acc ^= out[k].hash;
 		}
@@ -238,8 +238,12 @@ setup_rss(void)
 	uint8_t *raw = xalloc(NTUPLE * 40);
 	uint64_t seed = 0x5EED;
 
-	if (sofl_rss_create(&rss_table, ms_key, 40, 1, 0) != 0 ||
-	    sofl_rss_create(&rss_gfni, ms_key, 40, 1, 0) != 0 ||
+	struct sofl_rss_config cfg;
+
+	sofl_rss_config_init(&cfg);
+	cfg.key = ms_key;
+	cfg.key_len = 40;
+	if (sofl_rss_create(&cfg, &rss_table) != 0 || sofl_rss_create(&cfg, &rss_gfni) != 0 ||
 	    sofl_rss_set_impl(rss_table, SOFL_RSS_IMPL_TABLE) != 0) {
 		fprintf(stderr, "bench_vs_dpdk: sofl_rss_create failed\n");
 		exit(2);

@@ -99,6 +99,31 @@ enum sofl_err {
 	SOFL_E_CFG_ADDR        = -104, /* port: address missing, too long, or of another family */
 };
 
+/* How much a library message matters (the @level of a sofl_log_fn). */
+enum sofl_log_level {
+	SOFL_LOG_ERROR = 0,	/* something failed that the caller was not told about */
+	SOFL_LOG_WARN  = 1,	/* e.g. an offload the kernel refused, given up (a port fallback) */
+	SOFL_LOG_INFO  = 2,
+	SOFL_LOG_DEBUG = 3,
+};
+
+/* A program's log callback: @msg is one line without a newline, valid
+ * during the call only; @arg is what sofl_set_log() was given. */
+typedef void (*sofl_log_fn)(void *arg, enum sofl_log_level level, const char *msg);
+
+/* sofl_set_log() :
+ * The library is quiet: it never prints.  The few things it would tell (a
+ * port giving up an offload at run time, once per port and kind, unless
+ * the port's config says quiet) go to @fn, with @arg, once a program sets
+ * one; NULL (the default) discards them.  Process-wide, as libbpf_set_print().
+ * Thread-safety: may be called from any thread at any time; @fn is called
+ * from the thread that logs (a port's owner thread), possibly from several
+ * at once, so it must be thread-safe itself when ports run on several
+ * threads.  A call already under way on another thread may still use the
+ * previous @fn and @arg after sofl_set_log() returns.  @fn may call
+ * sofl_set_log(). */
+SOFL_API void sofl_set_log(sofl_log_fn fn, void *arg);
+
 /* sofl_strerror() :
  * @return a static, NUL-terminated English description of @err (a SOFL_E*
  * code, 0, or any other int — unknown values give "unknown error").

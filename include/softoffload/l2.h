@@ -9,7 +9,7 @@
  * Ethernet segment (the "Ethernet side"):
  *   - sofl_l2_eth_to_ip(): a frame from the Ethernet side loses its 14-byte
  *     Ethernet header in place (the iovec is stepped past it; nothing is
- *     copied), and a virtio header (SOFL_PORT_PKT_VNET) is moved with it:
+ *     copied), and a virtio header (SOFL_PORT_PKT_F_VNET) is moved with it:
  *     csum_start and hdr_len are reduced by 14.  An ARP request (RFC 826)
  *     or an IPv6 neighbour solicitation (RFC 4861) for one of the L3 side's
  *     addresses is answered instead: the reply (ARP reply or neighbour
@@ -37,7 +37,7 @@
  *       sofl_port_send(ctx, &pk, 1);          // the AF_PACKET port
  *   }
  *
- *   // One batch each way.  @eth: sofl_afp_open(); @tun: sofl_tun_open()
+ *   // One batch each way.  @eth: sofl_afpacket_open(); @tun: sofl_tun_open()
  *   // with .headroom = SOFL_L2_ETH_HLEN and rx_mode SEGMENT.
  *   int
  *   one_turn(struct sofl_l2 *l2, struct sofl_port *eth, struct sofl_port *tun)
@@ -247,7 +247,7 @@ struct sofl_l2_reply {
  * its second when .headroom says the first is a head area, starts with the
  * Ethernet header; the head area stays as it is).
  * @return SOFL_L2_FORWARD: @p is now the IP packet (that iovec starts past
- *         the Ethernet header, .len is 14 less, and with SOFL_PORT_PKT_VNET
+ *         the Ethernet header, .len is 14 less, and with SOFL_PORT_PKT_F_VNET
  *         .vnet.csum_start is 14 less when NEEDS_CSUM and .vnet.hdr_len 14
  *         less, or 0 when it was not above 14); the peer MAC is the frame's
  *         source from now on.
@@ -279,7 +279,7 @@ SOFL_API int sofl_l2_eth_to_ip_batch(struct sofl_l2 *l2, struct sofl_port_pkt *p
  * at least SOFL_L2_ETH_HLEN bytes (.headroom) and iov[1] the start of the
  * IP packet (as a TUN/TAP port opened with that headroom gives them).
  * @return SOFL_L2_FORWARD: the Ethernet header is in iov[0] (iov_len 14),
- *         .len is 14 more, and with SOFL_PORT_PKT_VNET .vnet.csum_start is
+ *         .len is 14 more, and with SOFL_PORT_PKT_F_VNET .vnet.csum_start is
  *         14 more when NEEDS_CSUM, .vnet.hdr_len 14 more when not 0.
  *         SOFL_L2_DROP: counted in .ip_drop; @p untouched.
  *         SOFL_E_INVAL: NULL argument. */

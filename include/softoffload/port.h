@@ -80,8 +80,10 @@
  *   counted in the port's statistics by reason (enum sofl_port_drop), and
  *   the port keeps working.  An offload the kernel refuses at run time (a GSO
  *   write answered EINVAL, UDP_SEGMENT answered EIO) is disabled, logged once
- *   on stderr (unless cfg.quiet), counted as a fallback, and the packets go
- *   out the plain way.
+ *   at SOFL_LOG_WARN (unless cfg.quiet; the library prints nothing itself:
+ *   the message goes to the callback of sofl_set_log(), error.h, if the
+ *   program set one), counted as a fallback, and the packets go out the
+ *   plain way.
  *
  * Thread-safety: a port is single-threaded (one per queue and thread, as
  * the engines); distinct ports are independent.  sofl_port_get_stats() may
@@ -102,25 +104,28 @@
 #include <sys/socket.h>
 #include "softoffload/error.h"
 #include "softoffload/vnet.h"
-#include "softoffload/gro.h"
-#include "softoffload/rss.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Used through pointers only: gro.h and rss.h declare them. */
+struct sofl_gro_config;
+struct sofl_gro_stats;
+struct sofl_rss;
 
 /* ---------------------------------------------------------------------- */
 /* Shared types                                                            */
 /* ---------------------------------------------------------------------- */
 
 /* struct sofl_port_pkt .flags */
-#define SOFL_PORT_PKT_VNET    0x01	/* .vnet describes the packet: a super-packet
+#define SOFL_PORT_PKT_F_VNET    0x01	/* .vnet describes the packet: a super-packet
 					 * (gso_type != NONE) or a partial checksum
 					 * (NEEDS_CSUM), to be finished by the receiver */
-#define SOFL_PORT_PKT_CSUM_OK 0x02	/* checksums known good (the kernel said
+#define SOFL_PORT_PKT_F_CSUM_OK 0x02	/* checksums known good (the kernel said
 					 * DATA_VALID, or the port completed / verified
 					 * them); on send to a TUN/TAP: GRO trusts them */
-#define SOFL_PORT_PKT_HASH    0x04	/* .hash holds a flow hash (RSS) */
+#define SOFL_PORT_PKT_F_HASH    0x04	/* .hash holds a flow hash (RSS) */
 
 struct sofl_port_pkt {
 	struct iovec *iov;	/* the packet (plus headroom/tailroom areas, see above) */
@@ -128,9 +133,9 @@ struct sofl_port_pkt {
 	uint32_t len;		/* packet bytes, head and tail areas excluded */
 	uint16_t headroom;	/* 0, or the size of the area at iov[0] (receive) */
 	uint16_t tailroom;	/* 0, or the size of the area at iov[iovcnt - 1] */
-	uint32_t flags;		/* SOFL_PORT_PKT_* */
-	uint32_t hash;		/* with SOFL_PORT_PKT_HASH */
-	struct sofl_vnet_hdr vnet; /* with SOFL_PORT_PKT_VNET */
+	uint32_t flags;		/* SOFL_PORT_PKT_F_* */
+	uint32_t hash;		/* with SOFL_PORT_PKT_F_HASH */
+	struct sofl_vnet_hdr vnet; /* with SOFL_PORT_PKT_F_VNET */
 	/* Datagram ports: receive: the sender (port-owned storage, valid as the
 	 * packet); send: the destination, or NULL for the port's default remote. */
 	const struct sockaddr *addr;
@@ -180,16 +185,50 @@ struct sofl_port_stats {
 };
 
 /* Offloads in use (sofl_port_offloads()); each one probed, never assumed. */
-#define SOFL_PORT_OFF_VNET     0x0001	/* virtio headers on the fd (IFF_VNET_HDR, PACKET_VNET_HDR) */
-#define SOFL_PORT_OFF_CSUM     0x0002	/* TUN_F_CSUM: packets with partial checksums */
-#define SOFL_PORT_OFF_TSO4     0x0004	/* TUN_F_TSO4 */
-#define SOFL_PORT_OFF_TSO6     0x0008	/* TUN_F_TSO6 */
-#define SOFL_PORT_OFF_TSO_ECN  0x0010	/* TUN_F_TSO_ECN */
-#define SOFL_PORT_OFF_USO      0x0020	/* TUN_F_USO4 | TUN_F_USO6 (accepted together) */
-#define SOFL_PORT_OFF_UDP_GSO  0x0100	/* UDP_SEGMENT sends */
-#define SOFL_PORT_OFF_UDP_GRO  0x0200	/* UDP_GRO receives */
-#define SOFL_PORT_OFF_GRO      0x1000	/* writes coalesced by the GRO engine */
-#define SOFL_PORT_OFF_GSO      0x2000	/* reads segmented by the GSO engine */
+#define SOFL_PORT_OFF_F_VNET     0x0001	/* virtio headers on the fd (IFF_VNET_HDR, PACKET_VNET_HDR) */
+#define SOFL_PORT_OFF_F_CSUM     0x0002	/* TUN_F_CSUM: packets with partial checksums */
+#define SOFL_PORT_OFF_F_TSO4     0x0004	/* TUN_F_TSO4 */
+#define SOFL_PORT_OFF_F_TSO6     0x0008	/* TUN_F_TSO6 */
+#define SOFL_PORT_OFF_F_TSO_ECN  0x0010	/* TUN_F_TSO_ECN */
+#define SOFL_PORT_OFF_F_USO      0x0020	/* TUN_F_USO4 | TUN_F_USO6 (accepted together) */
+#define SOFL_PORT_OFF_F_UDP_GSO  0x0100	/* UDP_SEGMENT sends */
+#define SOFL_PORT_OFF_F_UDP_GRO  0x0200	/* UDP_GRO receives */
+#define SOFL_PORT_OFF_F_GRO      0x1000	/* writes coalesced by the GRO engine */
+#define SOFL_PORT_OFF_F_GSO      0x2000	/* reads segmented by the GSO engine */
+
+/*
+ * Config values: one rule for every port config struct.  A count or size
+ * field (a batch, a number of reads, a ring, a buffer) means the documented
+ * default when it is 0; any other value must lie in [.._MIN, .._MAX] of
+ * the constants below, else the open fails with SOFL_E_CFG_BATCH.  No value
+ * is silently raised or lowered.  sofl_*_config_init() writes the defaults
+ * themselves, so a field left alone and a field set to 0 open the same port.
+ * The config struct is copied (src/base/cfg.h's rule for its size field) by
+ * the open call, so it may be freed after.
+ */
+#define SOFL_TUN_RX_BATCH_DEFAULT	256	/* packets per sofl_port_recv() */
+#define SOFL_TUN_RX_BATCH_MIN		64	/* the floor the port has always applied */
+#define SOFL_TUN_RX_BATCH_MAX		(1u << 20)
+#define SOFL_TUN_RX_READS_DEFAULT	16	/* read() calls per sofl_port_recv() */
+#define SOFL_TUN_RX_READS_MIN		1
+#define SOFL_TUN_RX_READS_MAX		4096
+#define SOFL_UDP_RX_BATCH_DEFAULT	32	/* datagram buffers per recvmmsg() */
+#define SOFL_UDP_RX_BATCH_MIN		1
+#define SOFL_UDP_RX_BATCH_MAX		1024
+#define SOFL_UDP_RX_BUF_DEFAULT		65536	/* bytes per buffer (the minimum with .gro) */
+#define SOFL_UDP_RX_BUF_MIN		64
+#define SOFL_UDP_RX_BUF_MAX		(1u << 20)
+#define SOFL_UDP_MAX_PKTS_MIN		1	/* default: 64 * rx_batch */
+#define SOFL_UDP_MAX_PKTS_MAX		(1u << 20)
+#define SOFL_AFPACKET_RX_BATCH_DEFAULT	256	/* packets per sofl_port_recv() */
+#define SOFL_AFPACKET_RX_BATCH_MIN	1
+#define SOFL_AFPACKET_RX_BATCH_MAX	65536
+#define SOFL_AFPACKET_RING_FRAMES_DEFAULT 4096	/* receive ring slots */
+#define SOFL_AFPACKET_RING_FRAMES_MIN	1
+#define SOFL_AFPACKET_RING_FRAMES_MAX	65536
+#define SOFL_AFPACKET_TX_BATCH_DEFAULT	256	/* messages per sendmmsg() */
+#define SOFL_AFPACKET_TX_BATCH_MIN	1
+#define SOFL_AFPACKET_TX_BATCH_MAX	65536
 
 /* Receive modes (config .rx_mode of ports that read virtio headers) */
 enum sofl_port_rx_mode {
@@ -226,26 +265,37 @@ SOFL_API int sofl_port_send(struct sofl_port *port, const struct sofl_port_pkt *
  * Owned by the port: do not close it. */
 SOFL_API int sofl_port_fd(const struct sofl_port *port);
 
-/* sofl_port_offloads() : SOFL_PORT_OFF_* in use now (fallbacks clear bits). */
+/* sofl_port_offloads() : SOFL_PORT_OFF_F_* in use now (fallbacks clear bits). */
 SOFL_API unsigned sofl_port_offloads(const struct sofl_port *port);
 
 /* sofl_port_get_stats() :
- * Copies the first @size bytes of the counters into *s (pass sizeof(*s); a
- * smaller size from an older program gets the fields it knows, a larger one
- * from a newer program gets 0 past the fields this library has).  Nothing
- * is written when @s is NULL; a NULL @port reads as all zero.  May be
- * called from any thread (see the top of this file). */
-SOFL_API void sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s,
-				  size_t size);
+ * Copies the first @size bytes of the counters since open or the last
+ * sofl_port_reset_stats() into *s (pass sizeof(*s); a smaller size from an
+ * older program gets the fields it knows, a larger one from a newer program
+ * gets 0 past the fields this library has).  May be called from any thread
+ * (see the top of this file).
+ * @return 0, or SOFL_E_INVAL (@s NULL: nothing written; @port NULL: @size
+ *         bytes of *s zeroed). */
+SOFL_API int sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s,
+				 size_t size);
 
-/* sofl_port_gro_stats() :
+/* sofl_port_get_gro_stats() :
  * The counters of the port's GRO engine (the one that coalesces sends to a
- * TUN/TAP, or receives of an AF_PACKET port): the first @size bytes, as
+ * TUN/TAP; UDP and AF_PACKET ports have none): the first @size bytes, as
  * sofl_gro_get_stats() copies them (pass sizeof(*s)).  @return 0, or
  * SOFL_E_NOTSUP (the port has no GRO engine; @size bytes of *s zeroed),
  * SOFL_E_INVAL (NULL).  Same thread rules as sofl_port_get_stats(). */
-SOFL_API int sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s,
-				 size_t size);
+SOFL_API int sofl_port_get_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s,
+				     size_t size);
+
+/* sofl_port_reset_stats() :
+ * Sets every counter of the port, and of its GRO engine if it has one, to
+ * 0 (last_errno too).  Drops the kernel counted for an AF_PACKET socket and
+ * that were not yet read (sofl_afpacket_sync_stats()) are added at the next
+ * read.  Owner thread only (the thread that receives and sends); a reader
+ * on another thread sees each counter either before or after the reset.
+ * @return 0, or SOFL_E_INVAL (NULL). */
+SOFL_API int sofl_port_reset_stats(struct sofl_port *port);
 
 /* sofl_port_close() : closes the descriptor and frees the port (NULL is
  * fine).  Packets from its last receive become invalid.  A TUN/TAP the port
@@ -254,7 +304,7 @@ SOFL_API void sofl_port_close(struct sofl_port *port);
 
 /* sofl_port_drop_name() : short static name of a drop reason ("vnet",
  * "malformed", "too-big", ...), "?" for unknown values.  Never NULL. */
-SOFL_API const char *sofl_port_drop_name(int reason);
+SOFL_API const char *sofl_port_drop_name(enum sofl_port_drop reason);
 
 /* sofl_port_kind() : "tun", "tap", "udp", "afpacket"; "?" for NULL. */
 SOFL_API const char *sofl_port_kind(const struct sofl_port *port);
@@ -264,11 +314,11 @@ SOFL_API const char *sofl_port_kind(const struct sofl_port *port);
 /* ---------------------------------------------------------------------- */
 
 /* Offload bits asked of a TUN/TAP (struct sofl_tun_config .offloads) */
-#define SOFL_TUN_WANT_CSUM  0x01
-#define SOFL_TUN_WANT_TSO   0x02	/* TSO4 + TSO6 */
-#define SOFL_TUN_WANT_USO   0x04	/* USO4 + USO6, together or not at all */
-#define SOFL_TUN_WANT_ECN   0x08	/* TSO_ECN */
-#define SOFL_TUN_WANT_ALL   0x0f
+#define SOFL_TUN_WANT_F_CSUM  0x01
+#define SOFL_TUN_WANT_F_TSO   0x02	/* TSO4 + TSO6 */
+#define SOFL_TUN_WANT_F_USO   0x04	/* USO4 + USO6, together or not at all */
+#define SOFL_TUN_WANT_F_ECN   0x08	/* TSO_ECN */
+#define SOFL_TUN_WANT_F_ALL   0x0f
 
 struct sofl_tun_config {
 	uint32_t size;		/* sizeof(struct sofl_tun_config); set by config_init */
@@ -277,23 +327,25 @@ struct sofl_tun_config {
 	int multi_queue;	/* 1: IFF_MULTI_QUEUE (open once per queue with the same name) */
 	int vnet_hdr;		/* 1 (default): IFF_VNET_HDR and offloads; 0: one plain
 				 * packet per read()/write(), no header, no engines */
-	unsigned offloads;	/* SOFL_TUN_WANT_* to negotiate (default ALL; vnet_hdr only) */
-	int rx_mode;		/* enum sofl_port_rx_mode */
+	unsigned offloads;	/* SOFL_TUN_WANT_F_* to negotiate (default
+				 * SOFL_TUN_WANT_F_ALL; vnet_hdr only) */
+	enum sofl_port_rx_mode rx_mode; /* SEGMENT (default) or SUPER */
 	int tx_gro;		/* 1 (default with vnet_hdr): coalesce sends with GRO */
-	uint32_t rx_batch;	/* packets per sofl_port_recv() (default 256, >= 64) */
-	uint32_t rx_reads;	/* read() calls at most per sofl_port_recv() (default 16) */
+	uint32_t rx_batch;	/* packets per sofl_port_recv(): SOFL_TUN_RX_BATCH_* */
+	uint32_t rx_reads;	/* read() calls at most per sofl_port_recv():
+				 * SOFL_TUN_RX_READS_* */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
 	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped (TOO_BIG) */
 	int fd;			/* -1 (default): open /dev/net/tun; else an already
 				 * attached TUN/TAP queue to adopt (the port closes it) */
-	int quiet;		/* 1: no stderr line for a fallback */
+	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
 	const struct sofl_gro_config *gro; /* NULL: GRO defaults for a TUN (raw IP or
 				 * Ethernet from .tap, pseudo-header checksums, UDP
 				 * super-packets when USO was accepted); copied; its
 				 * flush_timeout_us is ignored (sends hold nothing) */
 	const struct sofl_rss *rss;	/* non-NULL: every received packet gets the
-				 * Toeplitz hash of its flow in .hash (SOFL_PORT_PKT_HASH),
+				 * Toeplitz hash of its flow in .hash (SOFL_PORT_PKT_F_HASH),
 				 * from the parse the port does anyway (a plain packet is
 				 * parsed for it); read only, may be shared by ports */
 };
@@ -308,21 +360,27 @@ SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
  * on a little-endian host where the ioctl is missing, native order is the
  * same), then probes TUNSETOFFLOAD: CSUM first, then TSO4|TSO6, ECN, and
  * USO4|USO6 together, keeping what the kernel accepts.  The fd is made
- * non-blocking.  *out is written on success only.
- * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ * non-blocking.  On any error *out is set to NULL (when out is not NULL).
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see "Config values" above),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM
  *         (headroom or tailroom with rx_mode SUPER), SOFL_E_CFG_NAME (name
- *         too long), SOFL_E_CFG_BATCH (rx_batch above 2^20, rx_reads above
- *         4096), SOFL_E_NOMEM, SOFL_E_SYS (errno from
+ *         too long), SOFL_E_CFG_BATCH (rx_batch or rx_reads out of its
+ *         range: SOFL_TUN_RX_*), SOFL_E_NOMEM, SOFL_E_SYS (errno from
  *         open/ioctl: ENOENT no /dev/net/tun, EPERM, EBUSY...). */
 SOFL_API int sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out);
 
-/* sofl_tun_name() : the interface's name (port-owned), or NULL (not a TUN/TAP). */
-SOFL_API const char *sofl_tun_name(const struct sofl_port *port);
+/* sofl_tun_name() :
+ * Sets *name to the interface's name (port-owned, valid until
+ * sofl_port_close()).  @return 0, SOFL_E_INVAL (NULL argument), or
+ * SOFL_E_PORT_KIND (not a TUN/TAP port); *name is NULL on error (when
+ * @name is not NULL). */
+SOFL_API int sofl_tun_name(const struct sofl_port *port, const char **name);
 
-/* sofl_tun_created() : 1 if this port's open created the interface, 0 if it
- * existed (or the port is not a TUN/TAP). */
-SOFL_API int sofl_tun_created(const struct sofl_port *port);
+/* sofl_tun_created() :
+ * Sets *created to 1 if this port's open created the interface, 0 if it
+ * existed.  @return 0, SOFL_E_INVAL (NULL argument), or SOFL_E_PORT_KIND
+ * (not a TUN/TAP port); *created is 0 on error (when @created is not NULL). */
+SOFL_API int sofl_tun_created(const struct sofl_port *port, int *created);
 
 /* ---------------------------------------------------------------------- */
 /* UDP                                                                      */
@@ -344,14 +402,14 @@ struct sofl_udp_config {
 	int nonblock_send;	/* 1: sends never wait (EAGAIN drops counted) */
 	int peer_only;		/* 1: unconnected with .remote: drop datagrams whose
 				 * source address (any port) is not .remote's (PEER) */
-	uint32_t rx_batch;	/* datagram buffers per recvmmsg() (default 32) */
-	uint32_t rx_buf;	/* bytes per buffer (default 65536; >= 65536 with gro) */
+	uint32_t rx_batch;	/* datagram buffers per recvmmsg(): SOFL_UDP_RX_BATCH_* */
+	uint32_t rx_buf;	/* bytes per buffer: SOFL_UDP_RX_BUF_*; >= 65536 with gro */
 	uint32_t max_pkts;	/* datagrams per sofl_port_recv() after splitting
-				 * (default 64 * rx_batch) */
+				 * (0: 64 * rx_batch): SOFL_UDP_MAX_PKTS_* */
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
 	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default */
 	int fd;			/* -1 (default): create; else a UDP socket to adopt */
-	int quiet;		/* 1: no stderr line for a fallback */
+	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
 };
 
 /* sofl_udp_config_init() : defaults (see each field). */
@@ -361,12 +419,13 @@ SOFL_API void sofl_udp_config_init(struct sofl_udp_config *cfg);
  * Creates a UDP socket of the family of .local (or .remote), binds,
  * connects as asked, probes UDP_SEGMENT (setsockopt accepted) and UDP_GRO,
  * and asks for SO_RXQ_OVFL (receive-buffer drops counted).  Receives are
- * MSG_DONTWAIT; sends block unless nonblock_send.  *out on success only.
- * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ * MSG_DONTWAIT; sends block unless nonblock_send.  On any error *out is set
+ * to NULL (when out is not NULL).
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see "Config values" above),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_ADDR (no address, a length above
  *         sockaddr_storage, families differ, connect without remote, not
- *         IPv4/IPv6), SOFL_E_CFG_BATCH (rx_batch above 1024, rx_buf below 64
- *         or, with gro, 65536, rx_buf or max_pkts above 2^20), SOFL_E_NOMEM,
+ *         IPv4/IPv6), SOFL_E_CFG_BATCH (rx_batch, rx_buf or max_pkts out of its
+ *         range: SOFL_UDP_*; rx_buf below 65536 with gro), SOFL_E_NOMEM,
  *         SOFL_E_SYS (socket, bind,
  *         connect failed; errno set). */
 SOFL_API int sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out);
@@ -408,25 +467,25 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
  * Send: sendmmsg(), one message per frame, each with its virtio header,
  * straight from the caller's iovecs (the kernel copies once; a PACKET_TX_RING
  * would need a copy into the ring in user space instead).  A super-packet
- * (SOFL_PORT_PKT_VNET with a GSO type) goes out whole when the device does
+ * (SOFL_PORT_PKT_F_VNET with a GSO type) goes out whole when the device does
  * TSO for it (ethtool tx-tcp-segmentation, probed), else is segmented by the
  * GSO engine; a partial checksum (NEEDS_CSUM) is left to the device when it
  * checksums (tx-checksumming), else completed in software.  A GSO send the
  * kernel refuses (EINVAL) turns device TSO off for the port (a fallback,
- * logged once) and the packet goes out segmented.
+ * logged once: sofl_set_log()) and the packet goes out segmented.
  *
  * Without the ring (.ring = 0) every sofl_port_recv() makes one recvmsg()
  * for one frame: the plain "one frame per system call" behaviour.  Without
  * the virtio header (.vnet_hdr = 0) no offload state crosses the socket.
  */
 
-struct sofl_afp_config {
-	uint32_t size;		/* sizeof(struct sofl_afp_config); set by config_init */
+struct sofl_afpacket_config {
+	uint32_t size;		/* sizeof(struct sofl_afpacket_config); set by config_init */
 	const char *ifname;	/* the interface (must exist) */
 	int vnet_hdr;		/* 1 (default): PACKET_VNET_HDR */
 	int ring;		/* 1 (default): TPACKET_V2 receive ring; 0: one recvmsg()
 				 * per sofl_port_recv() */
-	int rx_mode;		/* enum sofl_port_rx_mode (SEGMENT default) */
+	enum sofl_port_rx_mode rx_mode; /* SEGMENT (default) or SUPER */
 	int promisc;		/* 1: PACKET_MR_PROMISC membership (frames for other MACs
 				 * on a real NIC; a veth delivers them anyway) */
 	int qdisc_bypass;	/* 1: PACKET_QDISC_BYPASS (sends skip the qdisc) */
@@ -435,48 +494,50 @@ struct sofl_afp_config {
 	int tx_offload;		/* 1 (default): super-packets and partial checksums go to
 				 * the device when its features take them; 0: always
 				 * segmented and completed in software */
-	uint32_t rx_batch;	/* packets per sofl_port_recv() after splitting (256) */
-	uint32_t ring_frames;	/* ring slots (4096; at most 64 MB of ring in all) */
-	uint32_t tx_batch;	/* messages per sendmmsg() (256) */
+	uint32_t rx_batch;	/* packets per sofl_port_recv() after splitting:
+				 * SOFL_AFPACKET_RX_BATCH_* */
+	uint32_t ring_frames;	/* ring slots: SOFL_AFPACKET_RING_FRAMES_* (at most
+				 * 64 MB of ring in all) */
+	uint32_t tx_batch;	/* messages per sendmmsg(): SOFL_AFPACKET_TX_BATCH_* */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
 	uint32_t mtu;		/* 0: the interface's MTU; received packets (after
 				 * segmentation) larger than mtu + 18 are dropped TOO_BIG */
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
-	int quiet;		/* 1: no stderr line for a fallback */
+	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
 	uint32_t slot_size;	/* ring slot bytes; 0: from the interface MTU (2 KB for
 				 * 1500); rounded up to a power of two >= 2048, or 64 KB
 				 * past 32 KB */
 };
 
-/* sofl_afp_config_init() : defaults (see each field); ifname NULL. */
-SOFL_API void sofl_afp_config_init(struct sofl_afp_config *cfg);
+/* sofl_afpacket_config_init() : defaults (see each field); ifname NULL. */
+SOFL_API void sofl_afpacket_config_init(struct sofl_afpacket_config *cfg);
 
-/* sofl_afp_open() :
+/* sofl_afpacket_open() :
  * Creates the socket (needs CAP_NET_RAW), sets PACKET_VNET_HDR, the ring
  * (TPACKET_V2, mmap) and the options asked for, binds it to @cfg->ifname's
  * index for every protocol, and probes the device's TSO and transmit
- * checksum features (SIOCETHTOOL), its MAC address and MTU.  *out on success
- * only.
- * @return 0, SOFL_E_CFG_SIZE (the size field; see struct sofl_gro_config),
+ * checksum features (SIOCETHTOOL), its MAC address and MTU.  On any error
+ * *out is set to NULL (when out is not NULL).
+ * @return 0, SOFL_E_CFG_SIZE (the size field; see "Config values" above),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_NAME (no ifname, or too long),
- *         SOFL_E_CFG_BATCH (rx_batch, ring_frames or tx_batch 0 or above
- *         65536), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM (headroom/tailroom
+ *         SOFL_E_CFG_BATCH (rx_batch, ring_frames or tx_batch out of its
+ *         range: SOFL_AFPACKET_*), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM (headroom/tailroom
  *         with rx_mode SUPER), SOFL_E_NOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
  *         ENOMEM for the ring...). */
-SOFL_API int sofl_afp_open(const struct sofl_afp_config *cfg, struct sofl_port **out);
+SOFL_API int sofl_afpacket_open(const struct sofl_afpacket_config *cfg, struct sofl_port **out);
 
-/* sofl_afp_mac() : copies the interface's MAC address (6 bytes, read at
+/* sofl_afpacket_mac() : copies the interface's MAC address (6 bytes, read at
  * open) to @mac.  @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KIND. */
-SOFL_API int sofl_afp_mac(const struct sofl_port *port, uint8_t mac[6]);
+SOFL_API int sofl_afpacket_mac(const struct sofl_port *port, uint8_t mac[6]);
 
-/* sofl_afp_sync_stats() :
+/* sofl_afpacket_sync_stats() :
  * Reads the kernel's counters of the socket (PACKET_STATISTICS, which it
  * clears on read) and adds its drops to rx_drop[SOFL_PORT_DROP_RCVBUF].
  * sofl_port_recv() does this by itself at most every 100 ms; call it before
  * reading the final counters.  Owner thread only.
  * @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KIND, SOFL_E_SYS. */
-SOFL_API int sofl_afp_sync_stats(struct sofl_port *port);
+SOFL_API int sofl_afpacket_sync_stats(struct sofl_port *port);
 
 #ifdef __cplusplus
 }

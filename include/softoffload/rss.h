@@ -8,9 +8,13 @@
  *   int
  *   rss_setup(void)
  *   {
- *       int err = sofl_rss_create(&rss, NULL, 0, 4, SOFL_RSS_SYMMETRIC);
+ *       struct sofl_rss_config cfg;
+ *       int err;
  *
- *       if (err < 0)    // Microsoft key, 128 entries, 4 queues
+ *       sofl_rss_config_init(&cfg);     // Microsoft key, 128 entries, 1 queue
+ *       cfg.nqueues = 4;
+ *       cfg.flags = SOFL_RSS_F_SYMMETRIC;
+ *       if ((err = sofl_rss_create(&cfg, &rss)) < 0)
  *           return err;
  *       return sofl_rss_reta_set(rss, 5, 0);    // optional: entry 5 -> queue 0 (ethtool -X)
  *   }
@@ -46,8 +50,9 @@
  *       rss = NULL;
  *   }
  *   ```
- *   For a burst of parsed packets: sofl_rss_burst(rss, pkts, n, outs); of
- *   flow keys: sofl_rss_hash_tuples(rss, keys, n, 1, outs).
+ *   For a batch of parsed packets: sofl_rss_pkt_batch(rss, pkts, n, outs); of
+ *   flow keys: sofl_rss_hash_tuple_batch(rss, keys, n, 1, outs); of raw
+ *   inputs: sofl_rss_hash_bytes_batch().
  *
  * The hash is the Toeplitz function of Microsoft's RSS specification: for
  * every input bit (first byte first, most significant bit first) that is 1,
@@ -65,7 +70,7 @@
  * fragments have no ports) and IP packets that are neither TCP nor UDP use
  * the 2-tuple.  Non-IP packets get no hash.
  *
- * Symmetric mode (SOFL_RSS_SYMMETRIC) sorts the input before hashing: if
+ * Symmetric mode (SOFL_RSS_F_SYMMETRIC) sorts the input before hashing: if
  * src > dst (compared as unsigned big-endian numbers, i.e. memcmp) the two
  * addresses are swapped, and independently, if sport > dport the two ports
  * are swapped.  Both directions of a connection thus feed the same bytes and
@@ -103,7 +108,7 @@
  * sofl_rss_create() and that the engine's scalars (sofl_rss_queue(),
  * sofl_rss_reta_size(), sofl_rss_nqueues()) are library calls rather than
  * inline reads: a few instructions each, no locking.  sofl_rss_pkt() and
- * sofl_rss_burst() look the queue up inside the library, with no extra call.
+ * sofl_rss_pkt_batch() look the queue up inside the library, with no extra call.
  *
  * Memory: sofl_rss_create() allocates the engine once (one aligned_alloc()
  * of about 38 KiB, 64-byte aligned); sofl_rss_destroy() frees it.  Nothing
@@ -134,8 +139,8 @@ struct sofl_flow_key;
 #define SOFL_RSS_RETA_MAX     512
 #define SOFL_RSS_QUEUES_MAX   65535
 
-/* sofl_rss_create() flags */
-#define SOFL_RSS_SYMMETRIC 0x1	/* sort addresses and ports before hashing */
+/* struct sofl_rss_config flags (no flag: the normal, asymmetric hash) */
+#define SOFL_RSS_F_SYMMETRIC 0x1	/* sort addresses and ports before hashing */
 
 /* What a packet was hashed over (NIC "hash type"); 0 = no hash. */
 enum sofl_rss_type {
@@ -168,23 +173,44 @@ struct sofl_rss_out {
 /* The Microsoft RSS key, 40 bytes: 6d 5a 56 da ... be ac 01 fa. */
 SOFL_API extern const uint8_t sofl_rss_default_key[SOFL_RSS_KEY_LEN];
 
+/* An engine's configuration.  It starts with its own size so that it can
+ * grow at its end without breaking compiled programs (softoffload.h: an
+ * older, smaller struct gets the defaults for the fields it lacks; a newer,
+ * larger one is accepted only when the bytes this library does not know are
+ * zero).  Always fill it with sofl_rss_config_init() first, then change
+ * fields; sofl_rss_create() copies it (and the key), so it may be freed
+ * after. */
+struct sofl_rss_config {
+	uint32_t size;		/* sizeof(struct sofl_rss_config); set by config_init */
+	uint32_t nqueues;	/* 1 .. SOFL_RSS_QUEUES_MAX; default 1 */
+	uint32_t flags;		/* 0 (default) or SOFL_RSS_F_SYMMETRIC */
+	uint32_t key_len;	/* bytes at key: SOFL_RSS_KEY_LEN .. SOFL_RSS_KEY_MAX;
+				 * with key NULL it must be 0 or SOFL_RSS_KEY_LEN */
+	const void *key;	/* NULL (default) = sofl_rss_default_key */
+};
+
+/* sofl_rss_config_init() : fills *cfg with the defaults (size set, the
+ * Microsoft key, 1 queue, no flags).  NULL does nothing. */
+SOFL_API void sofl_rss_config_init(struct sofl_rss_config *cfg);
+
 /* sofl_rss_create() :
- * Allocates an engine and sets it up: the key (@key NULL = the Microsoft
- * default key; @key_len must then be 0 or 40), its tables, the
+ * Allocates an engine for @cfg (NULL = the defaults of
+ * sofl_rss_config_init()) and sets it up: the key (copied), its tables, the
  * implementation, and the default indirection table (128 entries, entry i =
- * i % @nqueues).  On success *out owns the engine until sofl_rss_destroy().
- * @key_len : SOFL_RSS_KEY_LEN .. SOFL_RSS_KEY_MAX bytes; the key is copied.
- *            Only its first 40 bytes influence hashes of inputs up to 36
- *            bytes; longer keys are accepted so that NIC keys can be mirrored.
- * @nqueues : 1 .. SOFL_RSS_QUEUES_MAX.
- * @flags   : 0 or SOFL_RSS_SYMMETRIC.
- * @return 0, SOFL_E_INVAL (NULL out, bad key length, nqueues or flags) or
- *         SOFL_E_NOMEM; on error *out is set to NULL (when out is not NULL)
- *         and nothing is allocated.  Cost: some 25 us (the allocation, 37 KiB
- *         of tables, CPUID and SOFL_RSS_IMPL): set up once, not per packet.
+ * i % nqueues).  On success *out owns the engine until sofl_rss_destroy().
+ * cfg->key_len : SOFL_RSS_KEY_LEN .. SOFL_RSS_KEY_MAX bytes.  Only the key's
+ *            first 40 bytes influence hashes of inputs up to 36 bytes;
+ *            longer keys are accepted so that NIC keys can be mirrored.
+ * cfg->nqueues : 1 .. SOFL_RSS_QUEUES_MAX.
+ * cfg->flags   : 0 or SOFL_RSS_F_SYMMETRIC.
+ * @return 0, SOFL_E_CFG_SIZE (cfg->size below the first version's, or
+ *         unknown non-zero bytes past the known fields), SOFL_E_INVAL (NULL
+ *         out, bad key length, nqueues or flags) or SOFL_E_NOMEM; on any
+ *         error *out is set to NULL (when out is not NULL) and nothing is
+ *         allocated.  Cost: some 25 us (the allocation, 37 KiB of tables,
+ *         CPUID and SOFL_RSS_IMPL): set up once, not per packet.
  * Thread-safety: reentrant (engines share nothing). */
-SOFL_API int sofl_rss_create(struct sofl_rss **out, const void *key, size_t key_len,
-			     unsigned nqueues, unsigned flags);
+SOFL_API int sofl_rss_create(const struct sofl_rss_config *cfg, struct sofl_rss **out);
 
 /* sofl_rss_destroy() :
  * Frees @r (NULL does nothing).  No call may use @r afterwards; ports
@@ -212,7 +238,7 @@ SOFL_API uint32_t sofl_rss_toeplitz(const void *key, size_t key_len, const void 
 
 /* sofl_rss_hash_bytes() :
  * Hashes in[0..len) with @r's key through @r's implementation, raw: the
- * bytes are hashed as given and SOFL_RSS_SYMMETRIC does not apply, since
+ * bytes are hashed as given and SOFL_RSS_F_SYMMETRIC does not apply, since
  * the input's layout is the caller's and the call cannot know where
  * addresses and ports lie.  For a flow's symmetric hash use
  * sofl_rss_hash_tuple(), which knows the layout.
@@ -221,21 +247,21 @@ SOFL_API uint32_t sofl_rss_toeplitz(const void *key, size_t key_len, const void 
 SOFL_API int sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len,
 				 uint32_t *hash);
 
-/* sofl_rss_hash_bulk() :
+/* sofl_rss_hash_bytes_batch() :
  * hash[i] = the hash of in[i][0..len) for i < n (as sofl_rss_hash_bytes()),
- * with the per-call set-up done once: the form for bursts of tuples.
+ * with the per-call set-up done once: the form for batches of tuples.
  * n = 0 does nothing.  Tuples are read, never written; hash[] is written.
  * @return 0, or SOFL_E_INVAL (len > SOFL_RSS_INPUT_MAX, or with n > 0 a NULL
  *         r, in, hash or in[i]; nothing is written then). */
-SOFL_API int sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len,
-				size_t n, uint32_t *hash);
+SOFL_API int sofl_rss_hash_bytes_batch(const struct sofl_rss *r, const void *const *in,
+				       size_t len, size_t n, uint32_t *hash);
 
 /* sofl_rss_pkt() :
  * Hashes a parsed packet (pkt.h; sofl_pkt_parse() may have returned an
  * error: what it parsed is used) and looks its queue up.  The input is chosen
  * from p->layers and p->key: a TCP or UDP header parsed (SOFL_LAYER_L4, not a
  * fragment) -> 4-tuple; else an IP header parsed (SOFL_LAYER_L3) -> 2-tuple;
- * else no hash.  SOFL_RSS_SYMMETRIC applies.
+ * else no hash.  SOFL_RSS_F_SYMMETRIC applies.
  * @return the enum sofl_rss_type (> 0 hashed, 0 no hash; *out is filled in
  *         both cases) or SOFL_E_INVAL (NULL argument). */
 SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
@@ -244,7 +270,7 @@ SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
 /* sofl_rss_hash_tuple() :
  * Hashes a flow given as its tuple, without a frame, exactly as
  * sofl_rss_pkt() hashes a packet of that flow: the same input bytes, the
- * same symmetric sort (SOFL_RSS_SYMMETRIC applies), the same implementation,
+ * same symmetric sort (SOFL_RSS_F_SYMMETRIC applies), the same implementation,
  * and the queue looked up.  From @k it reads family (4 or 6) and src, dst
  * (network byte order; IPv4: the first 4 bytes), and with @with_ports also
  * proto (6 TCP or 17 UDP: the type) and sport, dport (host order); the
@@ -259,18 +285,18 @@ SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
 SOFL_API int sofl_rss_hash_tuple(const struct sofl_rss *r, const struct sofl_flow_key *k,
 				 int with_ports, struct sofl_rss_out *out);
 
-/* sofl_rss_hash_tuples() :
+/* sofl_rss_hash_tuple_batch() :
  * sofl_rss_hash_tuple() on k[0..n), all with @with_ports, results in
  * out[0..n) (same values; with GFNI two tuples share one pass): the form
- * for a burst of flows.  A key sofl_rss_hash_tuple() would refuse (family
+ * for a batch of flows.  A key sofl_rss_hash_tuple() would refuse (family
  * neither 4 nor 6; with ports, proto neither TCP nor UDP) gets no hash, as
- * sofl_rss_burst() treats a non-IP packet: out[i].type SOFL_RSS_NONE, hash
+ * sofl_rss_pkt_batch() treats a non-IP packet: out[i].type SOFL_RSS_NONE, hash
  * and queue 0.  n = 0 does nothing.  Keys are read, never written.
  * @return the number of keys that got a hash (type > 0), or SOFL_E_INVAL
  *         (NULL argument with n > 0, n > INT_MAX, with_ports neither 0 nor
  *         1; nothing is written then). */
-SOFL_API int sofl_rss_hash_tuples(const struct sofl_rss *r, const struct sofl_flow_key *k,
-				  size_t n, int with_ports, struct sofl_rss_out *out);
+SOFL_API int sofl_rss_hash_tuple_batch(const struct sofl_rss *r, const struct sofl_flow_key *k,
+				       size_t n, int with_ports, struct sofl_rss_out *out);
 
 /* sofl_rss_input() :
  * The bytes sofl_rss_pkt() hashes for @p (after the symmetric sort, if the
@@ -280,13 +306,13 @@ SOFL_API int sofl_rss_hash_tuples(const struct sofl_rss *r, const struct sofl_fl
 SOFL_API int sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 			    uint8_t in[SOFL_RSS_INPUT_MAX], size_t *len);
 
-/* sofl_rss_burst() :
+/* sofl_rss_pkt_batch() :
  * sofl_rss_pkt() on pkts[0..n), results in out[0..n) (same values; with
  * GFNI two packets share one pass).  n = 0 does nothing.
  * @return the number of packets that got a hash (type > 0), or SOFL_E_INVAL
  *         (NULL argument with n > 0, or n > INT_MAX). */
-SOFL_API int sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
-			    struct sofl_rss_out *out);
+SOFL_API int sofl_rss_pkt_batch(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
+				struct sofl_rss_out *out);
 
 /* sofl_rss_queue() :
  * The queue of @hash: reta[hash & (size - 1)], as sofl_rss_pkt() fills

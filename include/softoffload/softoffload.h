@@ -13,8 +13,8 @@
  *     older header, decided by who allocates it and how it is passed:
  *       engines (struct sofl_gro, sofl_rss, sofl_port, sofl_l2): opaque, made by a
  *         create/open call and freed by destroy/close;
- *       configurations (sofl_gro_config, sofl_tun/udp/afp_config,
- *         sofl_l2_config): start
+ *       configurations (sofl_gro_config, sofl_rss_config,
+ *         sofl_tun/udp/afpacket_config, sofl_l2_config): start
  *         with a size field set by their config_init call and grow at the
  *         end; the library reads `size` bytes;
  *       statistics (sofl_gro_stats, sofl_port_stats, sofl_l2_stats): grow at the end and
@@ -35,7 +35,10 @@
  *     may share it, but its set-up calls (sofl_rss_set_impl, the reta_*
  *     calls, destroy) must not run while another thread uses it (rss.h).
  *     The other calls are reentrant, except sofl_csum_set_impl(), which
- *     sets the process-wide checksum implementation (csum.h). */
+ *     sets the process-wide checksum implementation (csum.h), and
+ *     sofl_set_log() (error.h), the process-wide log callback.
+ *   - The library prints nothing: what it has to tell goes to the callback
+ *     a program sets with sofl_set_log(), or nowhere. */
 #ifndef SOFTOFFLOAD_H
 #define SOFTOFFLOAD_H
 #include "softoffload/version.h"

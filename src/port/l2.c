@@ -394,7 +394,7 @@ eth_other(struct sofl_l2 *l2, const struct sofl_port_pkt *p, const uint8_t *f, s
 		if (r == SOFL_L2_REPLY)
 			l2->st.arp_replies++;
 	} else if (type == ETHERTYPE_IPV6) {
-		r = ns_in(l2, f, len, (p->flags & SOFL_PORT_PKT_VNET) &&
+		r = ns_in(l2, f, len, (p->flags & SOFL_PORT_PKT_F_VNET) &&
 			  (p->vnet.flags & (SOFL_VNET_HDR_F_NEEDS_CSUM | SOFL_VNET_HDR_F_DATA_VALID)),
 			  reply);
 		if (r == SOFL_L2_REPLY)
@@ -431,7 +431,7 @@ eth_one(struct sofl_l2 *l2, struct sofl_port_pkt *p, struct sofl_l2_reply *reply
 				return r;
 		}
 	}
-	if (p->flags & SOFL_PORT_PKT_VNET) {
+	if (p->flags & SOFL_PORT_PKT_F_VNET) {
 		if (p->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM) {
 			if (p->vnet.csum_start < SOFL_L2_ETH_HLEN)
 				return drop(l2->st.eth_drop, SOFL_L2_DROP_VNET);
@@ -511,7 +511,7 @@ ip_one(struct sofl_l2 *l2, struct sofl_port_pkt *p)
 	case 6: type = ETHERTYPE_IPV6; break;
 	default: return drop(l2->st.ip_drop, SOFL_L2_DROP_IP_VERSION);
 	}
-	if (p->flags & SOFL_PORT_PKT_VNET) {
+	if (p->flags & SOFL_PORT_PKT_F_VNET) {
 		if (((p->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM) &&
 		     p->vnet.csum_start > UINT16_MAX - SOFL_L2_ETH_HLEN) ||
 		    p->vnet.hdr_len > UINT16_MAX - SOFL_L2_ETH_HLEN)

@@ -4,14 +4,16 @@
  * wire-size packets (GSO, zero copy) with head and tail areas.
  */
 #include <errno.h>
-#include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "softoffload/port.h"
 #include "softoffload/gso.h"
 #include "softoffload/pkt.h"
+#include "softoffload/rss.h"
 #include "softoffload/vnet.h"
+#include "base/log.h"
 #include "port_impl.h"
 
 static const char *const drop_names[SOFL_PORT_DROP__MAX] = {
@@ -32,9 +34,9 @@ static const char *const drop_names[SOFL_PORT_DROP__MAX] = {
 };
 
 SOFL_API const char *
-sofl_port_drop_name(int reason)
+sofl_port_drop_name(enum sofl_port_drop reason)
 {
-	if (reason < 0 || reason >= SOFL_PORT_DROP__MAX || !drop_names[reason])
+	if ((int)reason < 0 || reason >= SOFL_PORT_DROP__MAX || !drop_names[reason])
 		return "?";
 	return drop_names[reason];
 }
@@ -85,13 +87,13 @@ load_counters(uint64_t *dst, const uint64_t *src, size_t n)
 		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 }
 
-SOFL_API void
+SOFL_API int
 sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s, size_t size)
 {
 	struct sofl_port_stats t;
 
 	if (!s)
-		return;
+		return SOFL_E_INVAL;
 	memset(&t, 0, sizeof(t));
 	if (port) {
 		load_counters((uint64_t *)&t, (const uint64_t *)&port->st,
@@ -101,10 +103,11 @@ sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s, siz
 	memcpy(s, &t, size < sizeof(t) ? size : sizeof(t));
 	if (size > sizeof(t))
 		memset((uint8_t *)s + sizeof(t), 0, size - sizeof(t));
+	return port ? 0 : SOFL_E_INVAL;
 }
 
 SOFL_API int
-sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s, size_t size)
+sofl_port_get_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s, size_t size)
 {
 	struct sofl_gro_stats t;
 
@@ -118,6 +121,31 @@ sofl_port_gro_stats(const struct sofl_port *port, struct sofl_gro_stats *s, size
 	if (size > sizeof(t))
 		memset((uint8_t *)s + sizeof(t), 0, size - sizeof(t));
 	return port->gro ? 0 : SOFL_E_NOTSUP;
+}
+
+/* Sets @n 64-bit counters to 0 one by one, each store whole. */
+static void
+zero_counters(uint64_t *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		__atomic_store_n(&c[i], 0, __ATOMIC_RELAXED);
+}
+
+SOFL_API int
+sofl_port_reset_stats(struct sofl_port *port)
+{
+	if (!port)
+		return SOFL_E_INVAL;
+	zero_counters((uint64_t *)&port->st,
+		      offsetof(struct sofl_port_stats, last_errno) / sizeof(uint64_t));
+	__atomic_store_n(&port->st.last_errno, 0, __ATOMIC_RELAXED);
+	if (port->gro) {
+		sofl_gro_reset_stats(port->gro);
+		zero_counters((uint64_t *)&port->gro_st, sizeof(port->gro_st) / sizeof(uint64_t));
+	}
+	return 0;
 }
 
 SOFL_API void
@@ -195,7 +223,7 @@ port_fallback(struct sofl_port *port, unsigned what, const char *msg)
 	if (what < 32 && !(port->logged & (1u << what))) {
 		port->logged |= 1u << what;
 		if (!port->quiet)
-			fprintf(stderr, "softoffload: %s: %s\n", port->ops->kind, msg);
+			sofl_log(SOFL_LOG_WARN, "%s: %s", port->ops->kind, msg);
 	}
 }
 
@@ -294,7 +322,7 @@ rxq_hash(struct port_rxq *q, const struct sofl_pkt *p, uint32_t from)
 		return;
 	for (i = from; i < q->n; i++) {
 		q->pkt[i].hash = o.hash;
-		q->pkt[i].flags |= SOFL_PORT_PKT_HASH;
+		q->pkt[i].flags |= SOFL_PORT_PKT_F_HASH;
 	}
 }
 
@@ -333,7 +361,7 @@ rxq_segment(struct sofl_port *port, struct port_rxq *q, const struct sofl_gso_pa
 	if (q->hdr_used > q->hdr_cap)
 		q->hdr_used = q->hdr_cap;
 	for (i = 0; i < (uint32_t)n; i++)
-		rxq_push(q, q->seg[i].iov, q->seg[i].iovcnt, q->seg[i].len, SOFL_PORT_PKT_CSUM_OK);
+		rxq_push(q, q->seg[i].iov, q->seg[i].iovcnt, q->seg[i].len, SOFL_PORT_PKT_F_CSUM_OK);
 	if (gp->type != SOFL_GSO_NONE) {
 		port_add(&port->st.rx_super, 1);
 		port_add(&port->st.rx_segs, (uint64_t)n);
@@ -361,7 +389,7 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 			port_drop(port, 0, SOFL_PORT_DROP_TOO_BIG, 1);
 			return 0;
 		}
-		fl = h && (h->flags & SOFL_VNET_HDR_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
+		fl = h && (h->flags & SOFL_VNET_HDR_F_DATA_VALID) ? SOFL_PORT_PKT_F_CSUM_OK : 0;
 		if (q->rss)
 			sofl_pkt_parse(&p, frame, len, link);
 		r = port_rxq_add_plain(q, frame, len, fl);
@@ -376,8 +404,8 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 		return 0;
 	}
 	if (mode == SOFL_PORT_RX_SUPER) {
-		r = port_rxq_add_plain(q, frame, len, SOFL_PORT_PKT_VNET |
-				       (h->flags & SOFL_VNET_HDR_F_DATA_VALID ? SOFL_PORT_PKT_CSUM_OK : 0));
+		r = port_rxq_add_plain(q, frame, len, SOFL_PORT_PKT_F_VNET |
+				       (h->flags & SOFL_VNET_HDR_F_DATA_VALID ? SOFL_PORT_PKT_F_CSUM_OK : 0));
 		if (r > 0) {
 			q->pkt[q->n - 1].vnet = *h;
 			if (q->rss)

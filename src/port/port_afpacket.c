@@ -209,14 +209,14 @@ rx_frame(struct afp *a, uint8_t *f, uint32_t len, uint32_t room, int vlan, uint1
 			port_drop(&a->base, 0, SOFL_PORT_DROP_TOO_BIG, 1);
 			return 0;
 		}
-		fl = a->vnet && (vh.flags & SOFL_VNET_HDR_F_DATA_VALID) ? SOFL_PORT_PKT_CSUM_OK : 0;
+		fl = a->vnet && (vh.flags & SOFL_VNET_HDR_F_DATA_VALID) ? SOFL_PORT_PKT_F_CSUM_OK : 0;
 		return port_rxq_add_plain(&a->q, f, len, fl);
 	}
 	if (a->rx_mode == SOFL_PORT_RX_SUPER && vh.gso_type == SOFL_GSO_NONE) {
 		int r = finish_in_place(a, f, len, &vh);
 
 		if (r != 0)
-			return r > 0 ? port_rxq_add_plain(&a->q, f, len, SOFL_PORT_PKT_CSUM_OK) : 0;
+			return r > 0 ? port_rxq_add_plain(&a->q, f, len, SOFL_PORT_PKT_F_CSUM_OK) : 0;
 	}
 	return port_rxq_add(&a->base, &a->q, f, len, &vh, SOFL_LINK_ETH, a->rx_mode, a->mtu);
 }
@@ -451,7 +451,7 @@ tx_flush(struct afp *a)
 			/* the kernel took the header as invalid for a GSO send:
 			 * no more device TSO on this port; send it segmented */
 			__atomic_store_n(&a->base.offloads, a->base.offloads &
-					 ~(unsigned)(SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6),
+					 ~(unsigned)(SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6),
 					 __ATOMIC_RELAXED);
 			port_fallback(&a->base, 0, "GSO send refused (EINVAL): segmenting in software");
 			a->retry[a->nretry++] = a->mi[i].in;
@@ -586,11 +586,11 @@ device_takes(const struct afp *a, const struct sofl_vnet_hdr *h)
 		return 0;
 	switch (h->gso_type & ~SOFL_GSO_ECN) {
 	case SOFL_GSO_NONE:
-		return !(h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM) || (off & SOFL_PORT_OFF_CSUM);
+		return !(h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM) || (off & SOFL_PORT_OFF_F_CSUM);
 	case SOFL_GSO_TCPV4:
-		return (off & SOFL_PORT_OFF_TSO4) != 0;
+		return (off & SOFL_PORT_OFF_F_TSO4) != 0;
 	case SOFL_GSO_TCPV6:
-		return (off & SOFL_PORT_OFF_TSO6) != 0;
+		return (off & SOFL_PORT_OFF_F_TSO6) != 0;
 	}
 	return 0;
 }
@@ -598,11 +598,11 @@ device_takes(const struct afp *a, const struct sofl_vnet_hdr *h)
 static int
 tx_one(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in, int whole)
 {
-	int gso = (pk->flags & SOFL_PORT_PKT_VNET) && pk->vnet.gso_type != SOFL_GSO_NONE;
+	int gso = (pk->flags & SOFL_PORT_PKT_F_VNET) && pk->vnet.gso_type != SOFL_GSO_NONE;
 	uint8_t *vh;
 	int r;
 
-	if ((pk->flags & SOFL_PORT_PKT_VNET) &&
+	if ((pk->flags & SOFL_PORT_PKT_F_VNET) &&
 	    (pk->vnet.gso_type != SOFL_GSO_NONE || (pk->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) &&
 	    (!whole || !device_takes(a, &pk->vnet)))
 		return tx_segment(a, pk, in);
@@ -614,7 +614,7 @@ tx_one(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in, int whole)
 	if ((r = tx_room(a, 1, pk->iovcnt)) < 0)
 		return r;
 	vh = NULL;
-	if (a->vnet && (pk->flags & SOFL_PORT_PKT_VNET)) {
+	if (a->vnet && (pk->flags & SOFL_PORT_PKT_F_VNET)) {
 		vh = a->vh + (size_t)a->nmsg * AFP_VH;
 		sofl_vnet_encode(vh, AFP_VH, &pk->vnet, AFP_VH, SOFL_VNET_F_NATIVE);
 		if (gso) {
@@ -699,7 +699,7 @@ static const struct sofl_port_ops afp_ops = {
 };
 
 SOFL_API void
-sofl_afp_config_init(struct sofl_afp_config *cfg)
+sofl_afpacket_config_init(struct sofl_afpacket_config *cfg)
 {
 	if (!cfg)
 		return;
@@ -710,30 +710,34 @@ sofl_afp_config_init(struct sofl_afp_config *cfg)
 	cfg->rx_mode = SOFL_PORT_RX_SEGMENT;
 	cfg->ignore_outgoing = 1;
 	cfg->tx_offload = 1;
-	cfg->rx_batch = 256;
-	cfg->ring_frames = 4096;
-	cfg->tx_batch = 256;
+	cfg->rx_batch = SOFL_AFPACKET_RX_BATCH_DEFAULT;
+	cfg->ring_frames = SOFL_AFPACKET_RING_FRAMES_DEFAULT;
+	cfg->tx_batch = SOFL_AFPACKET_TX_BATCH_DEFAULT;
 }
 
 /* Copies the caller's @in (of its own size: an older or newer program)
- * into @cfg, defaults for the fields it lacks, and checks it.
- * @return 0, SOFL_E_INVAL, SOFL_E_CFG_SIZE. */
+ * into @cfg, defaults for the fields it lacks, and checks it (port.h's rule).
+ * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
 static int
-cfg_check(struct sofl_afp_config *cfg, const struct sofl_afp_config *in)
+afpacket_config_copy(struct sofl_afpacket_config *cfg, const struct sofl_afpacket_config *in)
 {
 	int err;
 
 	if (!in)
 		return SOFL_E_INVAL;
-	sofl_afp_config_init(cfg);
+	sofl_afpacket_config_init(cfg);
 	/* the smallest accepted: the first sized version's (0.3.0, up to slot_size) */
 	err = sofl_cfg_copy(cfg, sizeof(*cfg), in, in->size,
-			    offsetof(struct sofl_afp_config, slot_size) + sizeof(cfg->slot_size));
+			    offsetof(struct sofl_afpacket_config, slot_size) + sizeof(cfg->slot_size));
 	if (err)
 		return err;
-	if (cfg->rx_batch == 0 || cfg->rx_batch > 65536 || cfg->ring_frames == 0 ||
-	    cfg->ring_frames > 65536 || cfg->tx_batch == 0 || cfg->tx_batch > 65536)
-		return SOFL_E_CFG_BATCH;
+	if ((err = port_cfg_range(&cfg->rx_batch, SOFL_AFPACKET_RX_BATCH_DEFAULT,
+				  SOFL_AFPACKET_RX_BATCH_MIN, SOFL_AFPACKET_RX_BATCH_MAX)) < 0 ||
+	    (err = port_cfg_range(&cfg->ring_frames, SOFL_AFPACKET_RING_FRAMES_DEFAULT,
+				  SOFL_AFPACKET_RING_FRAMES_MIN, SOFL_AFPACKET_RING_FRAMES_MAX)) < 0 ||
+	    (err = port_cfg_range(&cfg->tx_batch, SOFL_AFPACKET_TX_BATCH_DEFAULT,
+				  SOFL_AFPACKET_TX_BATCH_MIN, SOFL_AFPACKET_TX_BATCH_MAX)) < 0)
+		return err;
 	if (cfg->rx_mode != SOFL_PORT_RX_SEGMENT && cfg->rx_mode != SOFL_PORT_RX_SUPER)
 		return SOFL_E_CFG_RX_MODE;
 	if (cfg->rx_mode == SOFL_PORT_RX_SUPER && (cfg->headroom || cfg->tailroom))
@@ -744,7 +748,7 @@ cfg_check(struct sofl_afp_config *cfg, const struct sofl_afp_config *in)
 /* Everything but the socket: batches, send arrays, the ring in heap
  * memory when @heap_ring (tests).  @return 0, SOFL_E_NOMEM. */
 static int
-afp_alloc(struct afp *a, const struct sofl_afp_config *cfg, uint32_t slot_size, int heap_ring)
+afp_alloc(struct afp *a, const struct sofl_afpacket_config *cfg, uint32_t slot_size, int heap_ring)
 {
 	uint32_t segs = cfg->rx_batch;
 
@@ -813,7 +817,7 @@ ethtool_get(int fd, const char *ifname, uint32_t cmd)
 
 /* MAC, MTU and the transmit features of the device. */
 static int
-afp_probe(struct afp *a, const struct sofl_afp_config *cfg)
+afp_probe(struct afp *a, const struct sofl_afpacket_config *cfg)
 {
 	struct ifreq ifr;
 	int fd = a->base.fd;
@@ -824,12 +828,12 @@ afp_probe(struct afp *a, const struct sofl_afp_config *cfg)
 		return SOFL_E_SYS;
 	memcpy(a->mac, ifr.ifr_hwaddr.sa_data, 6);
 	if (a->vnet)
-		a->base.offloads |= SOFL_PORT_OFF_VNET | SOFL_PORT_OFF_GSO;
+		a->base.offloads |= SOFL_PORT_OFF_F_VNET | SOFL_PORT_OFF_F_GSO;
 	if (a->vnet && cfg->tx_offload) {
 		if (ethtool_get(fd, cfg->ifname, ETHTOOL_GTXCSUM))
-			a->base.offloads |= SOFL_PORT_OFF_CSUM;
+			a->base.offloads |= SOFL_PORT_OFF_F_CSUM;
 		if (ethtool_get(fd, cfg->ifname, ETHTOOL_GTSO))
-			a->base.offloads |= SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6;
+			a->base.offloads |= SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6;
 	}
 	return 0;
 }
@@ -849,7 +853,7 @@ slot_for(uint32_t want, uint32_t mtu)
 }
 
 static int
-afp_socket(struct afp *a, const struct sofl_afp_config *cfg)
+afp_socket(struct afp *a, const struct sofl_afpacket_config *cfg)
 {
 	struct tpacket_req req;
 	struct sockaddr_ll sll;
@@ -919,16 +923,17 @@ afp_socket(struct afp *a, const struct sofl_afp_config *cfg)
 }
 
 SOFL_API int
-sofl_afp_open(const struct sofl_afp_config *in, struct sofl_port **out)
+sofl_afpacket_open(const struct sofl_afpacket_config *in, struct sofl_port **out)
 {
-	struct sofl_afp_config c;
-	const struct sofl_afp_config *cfg = &c;
+	struct sofl_afpacket_config c;
+	const struct sofl_afpacket_config *cfg = &c;
 	struct afp *a;
 	int r, e;
 
 	if (!out)
 		return SOFL_E_INVAL;
-	if ((r = cfg_check(&c, in)) < 0)
+	*out = NULL;
+	if ((r = afpacket_config_copy(&c, in)) < 0)
 		return r;
 	if (!cfg->ifname || !*cfg->ifname || strlen(cfg->ifname) >= IFNAMSIZ)
 		return SOFL_E_CFG_NAME;
@@ -978,7 +983,7 @@ afp_cast(const struct sofl_port *port)
 }
 
 SOFL_API int
-sofl_afp_mac(const struct sofl_port *port, uint8_t mac[6])
+sofl_afpacket_mac(const struct sofl_port *port, uint8_t mac[6])
 {
 	const struct afp *a = afp_cast(port);
 
@@ -991,7 +996,7 @@ sofl_afp_mac(const struct sofl_port *port, uint8_t mac[6])
 }
 
 SOFL_API int
-sofl_afp_sync_stats(struct sofl_port *port)
+sofl_afpacket_sync_stats(struct sofl_port *port)
 {
 	struct afp *a = afp_cast(port);
 
@@ -1005,17 +1010,18 @@ sofl_afp_sync_stats(struct sofl_port *port)
 /* ---- internal entry points for the tests and fuzzers (port_impl.h) ---- */
 
 int
-port_afp_make(const struct sofl_afp_config *in, unsigned offloads, const uint8_t mac[6],
+port_afpacket_make(const struct sofl_afpacket_config *in, unsigned offloads, const uint8_t mac[6],
 	      struct sofl_port **out)
 {
-	struct sofl_afp_config c;
-	const struct sofl_afp_config *cfg = &c;
+	struct sofl_afpacket_config c;
+	const struct sofl_afpacket_config *cfg = &c;
 	struct afp *a;
 	int r;
 
 	if (!out)
 		return SOFL_E_INVAL;
-	if ((r = cfg_check(&c, in)) < 0)
+	*out = NULL;
+	if ((r = afpacket_config_copy(&c, in)) < 0)
 		return r;
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -1035,7 +1041,7 @@ port_afp_make(const struct sofl_afp_config *in, unsigned offloads, const uint8_t
 }
 
 uint8_t *
-port_afp_slot(struct sofl_port *port, uint32_t i, uint32_t *size)
+port_afpacket_slot(struct sofl_port *port, uint32_t i, uint32_t *size)
 {
 	struct afp *a = afp_cast(port);
 
@@ -1047,7 +1053,7 @@ port_afp_slot(struct sofl_port *port, uint32_t i, uint32_t *size)
 }
 
 void
-port_afp_tx_hook(struct sofl_port *port, int (*fn)(void *, struct mmsghdr *, unsigned),
+port_afpacket_tx_hook(struct sofl_port *port, int (*fn)(void *, struct mmsghdr *, unsigned),
 		 void *arg)
 {
 	struct afp *a = afp_cast(port);

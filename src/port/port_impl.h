@@ -24,13 +24,24 @@ struct sofl_port_ops {
 struct sofl_port {
 	const struct sofl_port_ops *ops;
 	int fd;
-	unsigned offloads;		/* SOFL_PORT_OFF_*; written by the owner thread only */
+	unsigned offloads;		/* SOFL_PORT_OFF_F_*; written by the owner thread only */
 	int quiet;
 	unsigned logged;		/* fallback messages printed (bit per kind) */
 	struct sofl_port_stats st;	/* updated through port_add() / port_drop() */
 	struct sofl_gro *gro;		/* the port's GRO engine, or NULL */
 	struct sofl_gro_stats gro_st;	/* mirror of gro's counters, see port_gro_mirror() */
 };
+
+/* The one rule for a count or size field of a port config (port.h): 0 is
+ * @def, anything else must lie in [@min, @max].  @return 0 (*v set) or
+ * SOFL_E_CFG_BATCH. */
+static inline int
+port_cfg_range(uint32_t *v, uint32_t def, uint32_t min, uint32_t max)
+{
+	if (*v == 0)
+		*v = def;
+	return *v < min || *v > max ? SOFL_E_CFG_BATCH : 0;
+}
 
 /* A counter update that a reader on another thread sees whole. */
 static inline void
@@ -39,7 +50,6 @@ port_add(uint64_t *c, uint64_t v)
 	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
 }
 
-/* Counts a dropped packet: @tx 0 receive, 1 send. */
 /* The one non-empty iovec of @pk, or NULL when it has several (a packet a
  * port can hand to the kernel, or checksum, as one buffer). */
 static inline const struct iovec *
@@ -70,6 +80,8 @@ port_pkt_bytes(const struct sofl_port_pkt *pk)
 	return t;
 }
 
+/* Counts @n dropped packets for @reason (enum sofl_port_drop): @tx 0
+ * receive, 1 send. */
 void port_drop(struct sofl_port *port, int tx, int reason, uint64_t n);
 /* Counts a system-call fault with errno @err as a drop of @n packets (the
  * reason from port_errno_reason()) and remembers @err in last_errno. */
@@ -77,8 +89,8 @@ void port_fault(struct sofl_port *port, int tx, int err, uint64_t n);
 /* The drop reason for errno @err (ENOBUFS -> NOBUFS, ECONNREFUSED -> REFUSED...). */
 int port_errno_reason(int err);
 /* An offload given up at run time: counts a fallback and, the first time
- * for bit @what (0..31) and unless port->quiet, prints "softoffload: <kind>:
- * <msg>" on stderr. */
+ * for bit @what (0..31) and unless port->quiet, logs "<kind>: <msg>" at
+ * SOFL_LOG_WARN (base/log.h: to the program's callback, if any). */
 void port_fallback(struct sofl_port *port, unsigned what, const char *msg);
 /* Copies the GRO engine's counters into port->gro_st with relaxed atomic
  * stores (call after each batch; cheap: a few hundred bytes). */
@@ -156,16 +168,16 @@ int port_udp_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t
 		    size_t len, int gso_size);
 
 /* AF_PACKET (src/port/port_afpacket.c), for the tests and fuzzers: a port without
- * a socket whose receive ring is heap memory; port_afp_slot() is the @i-th
+ * a socket whose receive ring is heap memory; port_afpacket_slot() is the @i-th
  * slot from the next one sofl_port_recv() reads (@*size its bytes), to be
  * filled as Linux tpacket_rcv() would (struct tpacket2_hdr, tp_status
- * TP_STATUS_USER last); port_afp_tx_hook() replaces sendmmsg() (@fn returns
+ * TP_STATUS_USER last); port_afpacket_tx_hook() replaces sendmmsg() (@fn returns
  * what sendmmsg would, errno set on -1). */
 struct mmsghdr;
-int port_afp_make(const struct sofl_afp_config *cfg, unsigned offloads, const uint8_t mac[6],
+int port_afpacket_make(const struct sofl_afpacket_config *cfg, unsigned offloads, const uint8_t mac[6],
 		  struct sofl_port **out);
-uint8_t *port_afp_slot(struct sofl_port *port, uint32_t i, uint32_t *size);
-void port_afp_tx_hook(struct sofl_port *port, int (*fn)(void *, struct mmsghdr *, unsigned),
+uint8_t *port_afpacket_slot(struct sofl_port *port, uint32_t i, uint32_t *size);
+void port_afpacket_tx_hook(struct sofl_port *port, int (*fn)(void *, struct mmsghdr *, unsigned),
 		      void *arg);
 
 #endif

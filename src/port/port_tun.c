@@ -75,16 +75,17 @@ sofl_tun_config_init(struct sofl_tun_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->size = sizeof(*cfg);
 	cfg->vnet_hdr = 1;
-	cfg->offloads = SOFL_TUN_WANT_ALL;
+	cfg->offloads = SOFL_TUN_WANT_F_ALL;
 	cfg->rx_mode = SOFL_PORT_RX_SEGMENT;
 	cfg->tx_gro = 1;
-	cfg->rx_batch = 256;
-	cfg->rx_reads = 16;
+	cfg->rx_batch = SOFL_TUN_RX_BATCH_DEFAULT;
+	cfg->rx_reads = SOFL_TUN_RX_READS_DEFAULT;
 	cfg->fd = -1;
 }
 
-/* A config of another size (an older or newer program): the fields this
- * library knows, defaults for the rest. */
+/* Copies the caller's @in (of its own size: an older or newer program)
+ * into @c, defaults for the fields it lacks, and checks it (port.h's rule).
+ * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
 static int
 tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 {
@@ -98,19 +99,17 @@ tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 			    offsetof(struct sofl_tun_config, rss) + sizeof(c->rss));
 	if (err)
 		return err;
-	if (c->rx_batch < 64)
-		c->rx_batch = 64;
-	if (c->rx_reads == 0)
-		c->rx_reads = 1;
 	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER)
 		return SOFL_E_CFG_RX_MODE;
 	if (c->rx_mode == SOFL_PORT_RX_SUPER && (c->headroom || c->tailroom))
 		return SOFL_E_CFG_ROOM;
 	if (c->name && strlen(c->name) >= IFNAMSIZ)
 		return SOFL_E_CFG_NAME;
-	if (c->rx_batch > (1u << 20) || c->rx_reads > 4096)
-		return SOFL_E_CFG_BATCH;
-	return 0;
+	if ((err = port_cfg_range(&c->rx_batch, SOFL_TUN_RX_BATCH_DEFAULT, SOFL_TUN_RX_BATCH_MIN,
+				  SOFL_TUN_RX_BATCH_MAX)) < 0)
+		return err;
+	return port_cfg_range(&c->rx_reads, SOFL_TUN_RX_READS_DEFAULT, SOFL_TUN_RX_READS_MIN,
+			      SOFL_TUN_RX_READS_MAX);
 }
 
 static void
@@ -139,7 +138,7 @@ tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
 		sofl_gro_config_init(&g);
 		g.link = t->link;
 		/* UDP super-packets only where the device said it knows USO */
-		g.udp = (t->base.offloads & SOFL_PORT_OFF_USO) != 0;
+		g.udp = (t->base.offloads & SOFL_PORT_OFF_F_USO) != 0;
 	}
 	/* sends are synchronous: every flow is completed by the end of the
 	 * call, nothing held across calls (the packets are the caller's) */
@@ -162,14 +161,17 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 	uint32_t i;
 	int err;
 
-	if (!out || (err = tun_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_E_INVAL : err;
+	if (!out)
+		return SOFL_E_INVAL;
+	*out = NULL;
+	if ((err = tun_config_copy(&c, cfg)) < 0)
+		return err;
 	if (!(t = calloc(1, sizeof(*t))))
 		return SOFL_E_NOMEM;
 	t->base.ops = c.tap ? &tap_ops : &tun_ops;
 	t->base.fd = fd;
 	t->base.quiet = c.quiet;
-	t->base.offloads = c.vnet_hdr ? offloads | SOFL_PORT_OFF_VNET : 0;
+	t->base.offloads = c.vnet_hdr ? offloads | SOFL_PORT_OFF_F_VNET : 0;
 	t->tap = c.tap;
 	t->vnet = c.vnet_hdr;
 	t->rx_mode = c.rx_mode;
@@ -191,12 +193,12 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 		goto fail;
 	t->q.rss = c.rss;
 	if (t->vnet && c.rx_mode == SOFL_PORT_RX_SEGMENT)
-		t->base.offloads |= SOFL_PORT_OFF_GSO;
+		t->base.offloads |= SOFL_PORT_OFF_F_GSO;
 	if (t->vnet && c.tx_gro) {
 		if ((err = tun_gro_create(t, &c)) < 0)
 			goto fail;
 		t->tx_gro = 1;
-		t->base.offloads |= SOFL_PORT_OFF_GRO;
+		t->base.offloads |= SOFL_PORT_OFF_F_GRO;
 	}
 	*out = &t->base;
 	return 0;
@@ -215,29 +217,29 @@ try_offload(int fd, unsigned f)
 
 /* Probes the offloads one group at a time (each needs CSUM; USO4 and USO6
  * only together, as the kernel's tun_set_offload() accepts them) and sets
- * the largest accepted set.  @return SOFL_PORT_OFF_* */
+ * the largest accepted set.  @return SOFL_PORT_OFF_F_* */
 static unsigned
 negotiate(int fd, unsigned want)
 {
 	unsigned f = 0, off = 0;
 
-	if (!(want & SOFL_TUN_WANT_CSUM) || !try_offload(fd, TUN_F_CSUM)) {
+	if (!(want & SOFL_TUN_WANT_F_CSUM) || !try_offload(fd, TUN_F_CSUM)) {
 		try_offload(fd, 0);
 		return 0;
 	}
 	f = TUN_F_CSUM;
-	off = SOFL_PORT_OFF_CSUM;
-	if ((want & SOFL_TUN_WANT_TSO) && try_offload(fd, f | TUN_F_TSO4 | TUN_F_TSO6)) {
+	off = SOFL_PORT_OFF_F_CSUM;
+	if ((want & SOFL_TUN_WANT_F_TSO) && try_offload(fd, f | TUN_F_TSO4 | TUN_F_TSO6)) {
 		f |= TUN_F_TSO4 | TUN_F_TSO6;
-		off |= SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6;
-		if ((want & SOFL_TUN_WANT_ECN) && try_offload(fd, f | TUN_F_TSO_ECN)) {
+		off |= SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6;
+		if ((want & SOFL_TUN_WANT_F_ECN) && try_offload(fd, f | TUN_F_TSO_ECN)) {
 			f |= TUN_F_TSO_ECN;
-			off |= SOFL_PORT_OFF_TSO_ECN;
+			off |= SOFL_PORT_OFF_F_TSO_ECN;
 		}
 	}
-	if ((want & SOFL_TUN_WANT_USO) && try_offload(fd, f | TUN_F_USO4 | TUN_F_USO6)) {
+	if ((want & SOFL_TUN_WANT_F_USO) && try_offload(fd, f | TUN_F_USO4 | TUN_F_USO6)) {
 		f |= TUN_F_USO4 | TUN_F_USO6;
-		off |= SOFL_PORT_OFF_USO;
+		off |= SOFL_PORT_OFF_F_USO;
 	}
 	try_offload(fd, f);
 	return off;
@@ -270,8 +272,11 @@ sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out)
 	unsigned off = 0;
 	int fd, err, existed = 0, e;
 
-	if (!out || (err = tun_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_E_INVAL : err;
+	if (!out)
+		return SOFL_E_INVAL;
+	*out = NULL;
+	if ((err = tun_config_copy(&c, cfg)) < 0)
+		return err;
 	memset(&ifr, 0, sizeof(ifr));
 	ifr.ifr_flags = (c.tap ? IFF_TAP : IFF_TUN) | IFF_NO_PI;
 	if (c.vnet_hdr)
@@ -317,20 +322,32 @@ sys:
 	return SOFL_E_SYS;
 }
 
-SOFL_API const char *
-sofl_tun_name(const struct sofl_port *port)
+SOFL_API int
+sofl_tun_name(const struct sofl_port *port, const char **name)
 {
-	if (!port || port->ops->recv != tun_recv)
-		return NULL;
-	return ((const struct tun_port *)port)->name;
+	if (!name)
+		return SOFL_E_INVAL;
+	*name = NULL;
+	if (!port)
+		return SOFL_E_INVAL;
+	if (port->ops->recv != tun_recv)
+		return SOFL_E_PORT_KIND;
+	*name = ((const struct tun_port *)port)->name;
+	return 0;
 }
 
 SOFL_API int
-sofl_tun_created(const struct sofl_port *port)
+sofl_tun_created(const struct sofl_port *port, int *created)
 {
-	if (!port || port->ops->recv != tun_recv)
-		return 0;
-	return ((const struct tun_port *)port)->created;
+	if (!created)
+		return SOFL_E_INVAL;
+	*created = 0;
+	if (!port)
+		return SOFL_E_INVAL;
+	if (port->ops->recv != tun_recv)
+		return SOFL_E_PORT_KIND;
+	*created = ((const struct tun_port *)port)->created;
+	return 0;
 }
 
 static void
@@ -472,11 +489,11 @@ write_one(struct tun_port *t, const struct sofl_port_pkt *pk)
 		return 0;
 	}
 	if (t->vnet) {
-		if (pk->flags & SOFL_PORT_PKT_VNET) {
+		if (pk->flags & SOFL_PORT_PKT_F_VNET) {
 			h = pk->vnet;
 		} else {
 			memset(&h, 0, sizeof(h));
-			if (pk->flags & SOFL_PORT_PKT_CSUM_OK)
+			if (pk->flags & SOFL_PORT_PKT_F_CSUM_OK)
 				h.flags = SOFL_VNET_HDR_F_DATA_VALID;
 		}
 		h.num_buffers = 0;
@@ -491,7 +508,7 @@ write_one(struct tun_port *t, const struct sofl_port_pkt *pk)
 	}
 	port_add(&t->base.st.tx_pkts, 1);
 	port_add(&t->base.st.tx_bytes, pk->len);
-	if ((pk->flags & SOFL_PORT_PKT_VNET) && pk->vnet.gso_type != SOFL_GSO_NONE)
+	if ((pk->flags & SOFL_PORT_PKT_F_VNET) && pk->vnet.gso_type != SOFL_GSO_NONE)
 		port_add(&t->base.st.tx_super, 1);
 	return 1;
 }
@@ -528,7 +545,7 @@ write_out(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct sof
 	if (err == EINVAL && o->segs > 1) {
 		/* the kernel refuses GSO writes: coalesce no more */
 		t->tx_gro = 0;
-		__atomic_store_n(&t->base.offloads, t->base.offloads & ~SOFL_PORT_OFF_GRO,
+		__atomic_store_n(&t->base.offloads, t->base.offloads & ~SOFL_PORT_OFF_F_GRO,
 				 __ATOMIC_RELAXED);
 		port_fallback(&t->base, FB_GSO_WRITE, "GSO write refused (EINVAL): writing "
 			      "segments from now on");
@@ -562,9 +579,9 @@ gro_run(struct tun_port *t, const struct sofl_port_pkt *pkts, size_t from, size_
 
 		g->data = v->iov_base;
 		g->len = (uint32_t)v->iov_len;
-		g->flags = pkts[i].flags & SOFL_PORT_PKT_CSUM_OK ?
+		g->flags = pkts[i].flags & SOFL_PORT_PKT_F_CSUM_OK ?
 			   SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK : 0;
-		if (pkts[i].flags & SOFL_PORT_PKT_HASH) {
+		if (pkts[i].flags & SOFL_PORT_PKT_F_HASH) {
 			g->flags |= SOFL_GRO_F_HASH;
 			g->hash = pkts[i].hash;
 		}
@@ -587,7 +604,7 @@ gro_run(struct tun_port *t, const struct sofl_port_pkt *pkts, size_t from, size_
 static int
 eligible(const struct sofl_port_pkt *pk)
 {
-	return !(pk->flags & SOFL_PORT_PKT_VNET) && port_pkt_flat(pk) != NULL;
+	return !(pk->flags & SOFL_PORT_PKT_F_VNET) && port_pkt_flat(pk) != NULL;
 }
 
 static int

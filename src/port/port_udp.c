@@ -77,11 +77,14 @@ sofl_udp_config_init(struct sofl_udp_config *cfg)
 	cfg->size = sizeof(*cfg);
 	cfg->gso = 1;
 	cfg->gro = 1;
-	cfg->rx_batch = 32;
-	cfg->rx_buf = 65536;
+	cfg->rx_batch = SOFL_UDP_RX_BATCH_DEFAULT;
+	cfg->rx_buf = SOFL_UDP_RX_BUF_DEFAULT;
 	cfg->fd = -1;
 }
 
+/* Copies the caller's @in (of its own size: an older or newer program)
+ * into @c, defaults for the fields it lacks, and checks it (port.h's rule).
+ * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
 static int
 udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 {
@@ -95,14 +98,14 @@ udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 			    offsetof(struct sofl_udp_config, quiet) + sizeof(c->quiet));
 	if (err)
 		return err;
-	if (c->rx_batch == 0)
-		c->rx_batch = 32;
-	if (c->rx_buf == 0)
-		c->rx_buf = 65536;
-	if (c->max_pkts == 0)
-		c->max_pkts = 64 * c->rx_batch;
-	if (c->rx_batch > 1024 || c->rx_buf > (1u << 20) || c->max_pkts > (1u << 20) ||
-	    c->rx_buf < 64 || (c->gro && c->rx_buf < 65536))
+	if ((err = port_cfg_range(&c->rx_batch, SOFL_UDP_RX_BATCH_DEFAULT, SOFL_UDP_RX_BATCH_MIN,
+				  SOFL_UDP_RX_BATCH_MAX)) < 0 ||
+	    (err = port_cfg_range(&c->rx_buf, SOFL_UDP_RX_BUF_DEFAULT, SOFL_UDP_RX_BUF_MIN,
+				  SOFL_UDP_RX_BUF_MAX)) < 0 ||
+	    (err = port_cfg_range(&c->max_pkts, 64 * c->rx_batch, SOFL_UDP_MAX_PKTS_MIN,
+				  SOFL_UDP_MAX_PKTS_MAX)) < 0)
+		return err;
+	if (c->gro && c->rx_buf < 65536)	/* a UDP_GRO receive is up to 64 KB */
 		return SOFL_E_CFG_BATCH;
 	if ((c->local && c->local_len > sizeof(struct sockaddr_storage)) ||
 	    (c->remote && c->remote_len > sizeof(struct sockaddr_storage)))
@@ -134,15 +137,18 @@ port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 	uint32_t i;
 	int err;
 
-	if (!out || (err = udp_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_E_INVAL : err;
+	if (!out)
+		return SOFL_E_INVAL;
+	*out = NULL;
+	if ((err = udp_config_copy(&c, cfg)) < 0)
+		return err;
 	if (!(u = calloc(1, sizeof(*u))))
 		return SOFL_E_NOMEM;
 	u->base.ops = &udp_ops;
 	u->base.fd = fd;
 	u->base.quiet = c.quiet;
 	u->base.offloads = offloads;
-	u->gso = (offloads & SOFL_PORT_OFF_UDP_GSO) != 0;
+	u->gso = (offloads & SOFL_PORT_OFF_F_UDP_GSO) != 0;
 	u->connected = c.connect;
 	u->nonblock = c.nonblock_send;
 	u->peer_only = c.peer_only && c.remote && !c.connect;
@@ -182,7 +188,7 @@ set_buf(int fd, int force, int plain, int bytes)
 		setsockopt(fd, SOL_SOCKET, plain, &bytes, sizeof(bytes));
 }
 
-/* Probes UDP_SEGMENT and UDP_GRO on @fd as asked.  @return SOFL_PORT_OFF_* */
+/* Probes UDP_SEGMENT and UDP_GRO on @fd as asked.  @return SOFL_PORT_OFF_F_* */
 static unsigned
 probe(int fd, const struct sofl_udp_config *c)
 {
@@ -192,9 +198,9 @@ probe(int fd, const struct sofl_udp_config *c)
 
 	sl = sizeof(v);
 	if (c->gso && getsockopt(fd, SOL_UDP, UDP_SEGMENT, &v, &sl) == 0)
-		off |= SOFL_PORT_OFF_UDP_GSO;
+		off |= SOFL_PORT_OFF_F_UDP_GSO;
 	if (c->gro && setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof(one)) == 0)
-		off |= SOFL_PORT_OFF_UDP_GRO;
+		off |= SOFL_PORT_OFF_F_UDP_GRO;
 	return off;
 }
 
@@ -205,8 +211,11 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 	unsigned off;
 	int fd, err, one = 1, e;
 
-	if (!out || (err = udp_config_copy(&c, cfg)) < 0)
-		return !out ? SOFL_E_INVAL : err;
+	if (!out)
+		return SOFL_E_INVAL;
+	*out = NULL;
+	if ((err = udp_config_copy(&c, cfg)) < 0)
+		return err;
 	if (c.fd >= 0) {
 		fd = c.fd;
 	} else {
@@ -518,7 +527,7 @@ gso_refused(struct udp_port *u, const struct sofl_port_pkt *pkts, uint32_t m, in
 
 	if (err == EIO) {
 		u->gso = 0;
-		__atomic_store_n(&u->base.offloads, u->base.offloads & ~SOFL_PORT_OFF_UDP_GSO,
+		__atomic_store_n(&u->base.offloads, u->base.offloads & ~SOFL_PORT_OFF_F_UDP_GSO,
 				 __ATOMIC_RELAXED);
 		port_fallback(&u->base, FB_GSO_EIO, "UDP_SEGMENT refused (EIO): disabled");
 	} else {

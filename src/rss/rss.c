@@ -1,10 +1,12 @@
 /* RSS: Toeplitz hash (bit-serial reference, per-byte tables, GFNI dispatch),
  * indirection table and packet hashing (rss.h). */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "softoffload/rss.h"
 #include "softoffload/pkt.h"
+#include "base/cfg.h"
 #include "base/cpu.h"
 #include "rss_gfni.h"
 
@@ -19,7 +21,7 @@ struct sofl_rss {
 	uint16_t key_len;
 	uint16_t reta_size;	/* power of two */
 	uint16_t nqueues;
-	uint8_t  flags;		/* SOFL_RSS_SYMMETRIC */
+	uint8_t  flags;		/* SOFL_RSS_F_SYMMETRIC */
 	uint8_t  impl;		/* enum sofl_rss_impl */
 };
 
@@ -129,8 +131,7 @@ choose_impl(void)
 	for (i = 0; env && i < (int)(sizeof(impl_names) / sizeof(impl_names[0])); i++)
 		if (!strcmp(env, impl_names[i]) && sofl_rss_impl_available((enum sofl_rss_impl)i))
 			return (enum sofl_rss_impl)i;
-	/* measured with bench_rss on Zen 4: single IPv4 hashes are as fast or
-	 * faster from the tables; IPv6 and every burst are faster with GFNI */
+	/* "mixed" where GFNI is usable: docs/benchmarks.md has the figures */
 	if (sofl_rss_impl_available(SOFL_RSS_IMPL_MIXED))
 		return SOFL_RSS_IMPL_MIXED;
 	return SOFL_RSS_IMPL_TABLE;
@@ -223,19 +224,42 @@ sofl_rss_nqueues(const struct sofl_rss *r)
 	return r ? r->nqueues : 0;
 }
 
-SOFL_API int
-sofl_rss_create(struct sofl_rss **out, const void *key, size_t key_len, unsigned nqueues,
-		unsigned flags)
+SOFL_API void
+sofl_rss_config_init(struct sofl_rss_config *cfg)
 {
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->nqueues = 1;
+}
+
+/* The smallest struct sofl_rss_config accepted: the first one (0.4.0, up
+ * to key).  Fields appended later get their defaults when an older
+ * program's struct ends before them. */
+#define RSS_CONFIG_SIZE0 (offsetof(struct sofl_rss_config, key) + sizeof(const void *))
+
+SOFL_API int
+sofl_rss_create(const struct sofl_rss_config *cfg, struct sofl_rss **out)
+{
+	struct sofl_rss_config c;
 	struct sofl_rss *r;
+	const void *key;
+	size_t key_len;
 	/* aligned_alloc() wants a multiple of the alignment */
 	size_t sz = (sizeof(*r) + RSS_ALIGN - 1) & ~(size_t)(RSS_ALIGN - 1);
+	int err;
 
 	if (!out)
 		return SOFL_E_INVAL;
 	*out = NULL;
-	if (nqueues < 1 || nqueues > SOFL_RSS_QUEUES_MAX || (flags & ~SOFL_RSS_SYMMETRIC))
+	sofl_rss_config_init(&c);
+	if (cfg && (err = sofl_cfg_copy(&c, sizeof(c), cfg, cfg->size, RSS_CONFIG_SIZE0)) != 0)
+		return err;
+	if (c.nqueues < 1 || c.nqueues > SOFL_RSS_QUEUES_MAX || (c.flags & ~SOFL_RSS_F_SYMMETRIC))
 		return SOFL_E_INVAL;
+	key = c.key;
+	key_len = c.key_len;
 	if (!key) {
 		if (key_len != 0 && key_len != SOFL_RSS_KEY_LEN)
 			return SOFL_E_INVAL;
@@ -249,10 +273,10 @@ sofl_rss_create(struct sofl_rss **out, const void *key, size_t key_len, unsigned
 	memset(r, 0, sizeof(*r));
 	memcpy(r->key, key, key_len);
 	r->key_len = (uint16_t)key_len;
-	r->flags = (uint8_t)flags;
+	r->flags = (uint8_t)c.flags;
 	r->impl = (uint8_t)choose_impl();
 	build_tables(r);
-	sofl_rss_reta_fill(r, SOFL_RSS_RETA_DEFAULT, nqueues);	/* valid: checked above */
+	sofl_rss_reta_fill(r, SOFL_RSS_RETA_DEFAULT, c.nqueues);	/* valid: checked above */
 	*out = r;
 	return 0;
 }
@@ -345,7 +369,7 @@ sofl_rss_hash_bytes(const struct sofl_rss *r, const void *in, size_t len, uint32
 }
 
 SOFL_API int
-sofl_rss_hash_bulk(const struct sofl_rss *r, const void *const *in, size_t len, size_t n,
+sofl_rss_hash_bytes_batch(const struct sofl_rss *r, const void *const *in, size_t len, size_t n,
 		   uint32_t *hash)
 {
 	size_t i;
@@ -416,7 +440,7 @@ select_addrs(const struct sofl_rss *r, const struct sofl_flow_key *k, struct sel
 	v6 = k->family == 6;
 	s->type = v6 ? SOFL_RSS_IPV6 : SOFL_RSS_IPV4;
 	s->layout = 2 * v6;
-	s->swap_addr = (r->flags & SOFL_RSS_SYMMETRIC) && addr_gt(k->src, k->dst, v6 ? 16 : 4);
+	s->swap_addr = (r->flags & SOFL_RSS_F_SYMMETRIC) && addr_gt(k->src, k->dst, v6 ? 16 : 4);
 	s->swap_port = 0;
 	return 1;
 }
@@ -427,7 +451,7 @@ select_ports(const struct sofl_rss *r, const struct sofl_flow_key *k, int proto,
 {
 	s->type += proto == 6 ? 1 : 2;
 	s->layout += 1;
-	s->swap_port = (r->flags & SOFL_RSS_SYMMETRIC) && k->sport > k->dport;
+	s->swap_port = (r->flags & SOFL_RSS_F_SYMMETRIC) && k->sport > k->dport;
 }
 
 /* A parsed packet's input.  @return 0 (no hash) or 1, *s filled. */
@@ -581,7 +605,7 @@ tuples_gfni(const struct sofl_rss *r, const struct sofl_flow_key *k, size_t n, i
 #endif
 
 SOFL_API int
-sofl_rss_hash_tuples(const struct sofl_rss *r, const struct sofl_flow_key *k, size_t n,
+sofl_rss_hash_tuple_batch(const struct sofl_rss *r, const struct sofl_flow_key *k, size_t n,
 		     int with_ports, struct sofl_rss_out *out)
 {
 	struct sel s;
@@ -640,7 +664,7 @@ burst_gfni(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 #endif
 
 SOFL_API int
-sofl_rss_burst(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
+sofl_rss_pkt_batch(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 	       struct sofl_rss_out *out)
 {
 	size_t i;

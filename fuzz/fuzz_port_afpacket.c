@@ -1,6 +1,6 @@
 /* libFuzzer harness: the AF_PACKET port's receive path and what a relay
  * does with it, through the real code with the system calls replaced
- * (port_afp_make: the ring is heap memory; port_afp_tx_hook: sendmmsg).
+ * (port_afpacket_make: the ring is heap memory; port_afpacket_tx_hook: sendmmsg).
  *
  * Input: byte 0 = options (bit 0 rx_mode SUPER, bit 1 device TSO, bit 2
  * device checksum offload, bit 3 VLAN tags as metadata, bit 4 headroom 14,
@@ -91,11 +91,11 @@ merge(struct sofl_port *port, struct sofl_gro *g, const struct sofl_port_pkt *pk
 	int i, k = 0, no, r;
 
 	for (i = 0; i < n && k < 64; i++) {
-		if (pk[i].iovcnt != 1 || (pk[i].flags & SOFL_PORT_PKT_VNET))
+		if (pk[i].iovcnt != 1 || (pk[i].flags & SOFL_PORT_PKT_F_VNET))
 			continue;
 		in[k].data = pk[i].iov[0].iov_base;
 		in[k].len = (uint32_t)pk[i].iov[0].iov_len;
-		in[k].flags = pk[i].flags & SOFL_PORT_PKT_CSUM_OK ? SOFL_GRO_F_CSUM_OK : 0;
+		in[k].flags = pk[i].flags & SOFL_PORT_PKT_F_CSUM_OK ? SOFL_GRO_F_CSUM_OK : 0;
 		in[k].hash = 0;
 		in[k].cookie = (uint64_t)i;
 		k++;
@@ -113,7 +113,7 @@ merge(struct sofl_port *port, struct sofl_gro *g, const struct sofl_port_pkt *pk
 		out[i].len = o[i].len;
 		out[i].vnet = o[i].vnet;
 		if (o[i].segs > 1 || (o[i].vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM))
-			out[i].flags = SOFL_PORT_PKT_VNET;
+			out[i].flags = SOFL_PORT_PKT_F_VNET;
 	}
 	r = sofl_port_send(port, out, (size_t)no);
 	CHECK(r >= 0 && r <= no);
@@ -124,7 +124,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct sofl_gro *g;
-	struct sofl_afp_config c;
+	struct sofl_afpacket_config c;
 	struct sofl_port *port;
 	struct sofl_port_pkt *pk;
 	unsigned off = 0, opt;
@@ -144,7 +144,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	opt = data[0];
 	tci = (uint16_t)(data[1] << 8 | data[2]);
-	sofl_afp_config_init(&c);
+	sofl_afpacket_config_init(&c);
 	c.rx_mode = opt & 1 ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
 	c.ring_frames = SLOTS;
 	c.rx_batch = 64;
@@ -154,17 +154,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		c.headroom = opt & 16 ? 14 : 0;
 		c.tailroom = opt & 32 ? 16 : 0;
 	}
-	off = SOFL_PORT_OFF_VNET | SOFL_PORT_OFF_GSO;
+	off = SOFL_PORT_OFF_F_VNET | SOFL_PORT_OFF_F_GSO;
 	if (opt & 2)
-		off |= SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6;
+		off |= SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6;
 	if (opt & 4)
-		off |= SOFL_PORT_OFF_CSUM;
-	if (port_afp_make(&c, off, NULL, &port) != 0)
+		off |= SOFL_PORT_OFF_F_CSUM;
+	if (port_afpacket_make(&c, off, NULL, &port) != 0)
 		return 0;
-	port_afp_tx_hook(port, hook, NULL);
+	port_afpacket_tx_hook(port, hook, NULL);
 	while (pos + 12 <= size && nslot < SLOTS) {
 		uint32_t len = (uint32_t)(data[pos] << 8 | data[pos + 1]);
-		uint8_t *s = port_afp_slot(port, nslot, &ssize);
+		uint8_t *s = port_afpacket_slot(port, nslot, &ssize);
 		struct tpacket2_hdr *h = (struct tpacket2_hdr *)(void *)s;
 
 		pos += 2;
@@ -202,7 +202,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(rounds < SLOTS + 2);
 	/* every slot read went back to the kernel */
 	for (i = 0; i < SLOTS; i++) {
-		const struct tpacket2_hdr *h = (const void *)port_afp_slot(port, i, NULL);
+		const struct tpacket2_hdr *h = (const void *)port_afpacket_slot(port, i, NULL);
 
 		CHECK(h->tp_status == TP_STATUS_KERNEL);
 	}

@@ -1,5 +1,5 @@
 /* Description: the AF_PACKET port without a device: a port whose receive
- * ring is heap memory (port_afp_make), slots filled as Linux tpacket_rcv()
+ * ring is heap memory (port_afpacket_make), slots filled as Linux tpacket_rcv()
  * fills them (tpacket2_hdr, virtio header before the frame), and a hook in
  * place of sendmmsg().  Receive: plain frames handed out in place,
  * DATA_VALID -> CSUM_OK, GSO super-packets cut into wire-size segments with
@@ -33,16 +33,16 @@ static const uint8_t mac0[6] = { 2, 0, 0, 0, 0, 1 };
 static struct sofl_port *
 make(int mode, unsigned offloads)
 {
-	struct sofl_afp_config c;
+	struct sofl_afpacket_config c;
 	struct sofl_port *p = NULL;
 
-	sofl_afp_config_init(&c);
+	sofl_afpacket_config_init(&c);
 	c.rx_mode = mode;
 	c.ring_frames = 32;
 	c.rx_batch = 128;
 	c.tx_batch = 64;
 	c.quiet = 1;
-	assert_int_equal(port_afp_make(&c, offloads, mac0, &p), 0);
+	assert_int_equal(port_afpacket_make(&c, offloads, mac0, &p), 0);
 	return p;
 }
 
@@ -52,7 +52,7 @@ put_slot(struct sofl_port *p, uint32_t i, const void *f, uint32_t len,
 	 const struct sofl_vnet_hdr *vh, uint32_t status, uint16_t tci)
 {
 	uint32_t size;
-	uint8_t *s = port_afp_slot(p, i, &size);
+	uint8_t *s = port_afpacket_slot(p, i, &size);
 	struct tpacket2_hdr *h = (struct tpacket2_hdr *)(void *)s;
 	struct sofl_vnet_hdr z;
 
@@ -146,8 +146,8 @@ test_rx_plain(void **state)
 	assert_int_equal(pk[0].iovcnt, 1);
 	assert_ptr_equal(pk[0].iov[0].iov_base, slot0 + MAC_OFF);
 	assert_int_equal(pk[0].len, len);
-	assert_int_equal(pk[0].flags & SOFL_PORT_PKT_CSUM_OK, 0);
-	assert_int_equal(pk[1].flags & SOFL_PORT_PKT_CSUM_OK, SOFL_PORT_PKT_CSUM_OK);
+	assert_int_equal(pk[0].flags & SOFL_PORT_PKT_F_CSUM_OK, 0);
+	assert_int_equal(pk[1].flags & SOFL_PORT_PKT_F_CSUM_OK, SOFL_PORT_PKT_F_CSUM_OK);
 	/* still held by us until the next receive, then the kernel's */
 	assert_true(((struct tpacket2_hdr *)(void *)slot0)->tp_status & TP_STATUS_USER);
 	assert_int_equal(sofl_port_recv(p, &pk), 0);
@@ -181,7 +181,7 @@ rx_super_packet(int ipv)
 	for (i = 0; i < n; i++) {
 		sl[i] = gather(&pk[i], seg[i], sizeof(seg[i]));
 		assert_int_equal(sl[i], pk[i].len);
-		assert_int_equal(pk[i].flags & SOFL_PORT_PKT_VNET, 0);
+		assert_int_equal(pk[i].flags & SOFL_PORT_PKT_F_VNET, 0);
 	}
 	check_segments(seg, sl, n, &s, 1448);
 	sofl_port_get_stats(p, &st, sizeof(st));
@@ -223,7 +223,7 @@ test_rx_super_mode(void **state)
 	put_slot(p, 0, f, (uint32_t)len, &vh, 0, 0);
 	assert_int_equal(sofl_port_recv(p, &pk), 1);
 	assert_int_equal(pk[0].len, len);
-	assert_true(pk[0].flags & SOFL_PORT_PKT_VNET);
+	assert_true(pk[0].flags & SOFL_PORT_PKT_F_VNET);
 	assert_int_equal(pk[0].vnet.gso_type, SOFL_GSO_TCPV6);
 	assert_int_equal(pk[0].vnet.gso_size, 1428);
 	assert_memory_equal(pk[0].iov[0].iov_base, f, len);
@@ -255,7 +255,7 @@ test_rx_super_partial(void **state)
 	assert_int_equal(sofl_port_recv(p, &pk), 1);
 	assert_int_equal(pk[0].iovcnt, 1);
 	assert_ptr_equal(pk[0].iov[0].iov_base, s0 + MAC_OFF);
-	assert_int_equal(pk[0].flags, SOFL_PORT_PKT_CSUM_OK);
+	assert_int_equal(pk[0].flags, SOFL_PORT_PKT_F_CSUM_OK);
 	assert_memory_equal(pk[0].iov[0].iov_base, want, len);
 	sofl_port_get_stats(p, &st, sizeof(st));
 	assert_int_equal(st.csum_sw, 1);
@@ -335,7 +335,7 @@ test_rx_drops(void **state)
 static void
 test_rx_batch_full(void **state)
 {
-	struct sofl_afp_config c;
+	struct sofl_afpacket_config c;
 	struct sofl_port *p;
 	struct sofl_port_pkt *pk;
 	struct t_spec s = tcp_spec(4, 100);
@@ -344,10 +344,10 @@ test_rx_batch_full(void **state)
 	uint32_t i;
 
 	(void)state;
-	sofl_afp_config_init(&c);
+	sofl_afpacket_config_init(&c);
 	c.ring_frames = 32;
 	c.rx_batch = 4;
-	assert_int_equal(port_afp_make(&c, 0, mac0, &p), 0);
+	assert_int_equal(port_afpacket_make(&c, 0, mac0, &p), 0);
 	for (i = 0; i < 10; i++) {
 		f[len - 1] = (uint8_t)i;
 		put_slot(p, i, f, (uint32_t)len, NULL, 0, 0);
@@ -366,7 +366,7 @@ test_rx_batch_full(void **state)
 static void
 test_rx_ring_full(void **state)
 {
-	struct sofl_afp_config c;
+	struct sofl_afpacket_config c;
 	struct sofl_port *p;
 	struct sofl_port_pkt *pk;
 	struct t_spec s = tcp_spec(4, 100);
@@ -375,10 +375,10 @@ test_rx_ring_full(void **state)
 	uint32_t i;
 
 	(void)state;
-	sofl_afp_config_init(&c);
+	sofl_afpacket_config_init(&c);
 	c.ring_frames = 8;
 	c.rx_batch = 64;
-	assert_int_equal(port_afp_make(&c, 0, mac0, &p), 0);
+	assert_int_equal(port_afpacket_make(&c, 0, mac0, &p), 0);
 	for (i = 0; i < 8; i++)
 		put_slot(p, i, f, (uint32_t)len, NULL, 0, 0);
 	/* every slot ready: each read once, not again after the wrap
@@ -477,7 +477,7 @@ test_tx_plain(void **state)
 	int i;
 
 	(void)state;
-	port_afp_tx_hook(p, hook, s);
+	port_afpacket_tx_hook(p, hook, s);
 	memset(pk, 0, sizeof(pk));
 	for (i = 0; i < 3; i++) {
 		/* in two pieces: the port sends iovecs as they are */
@@ -521,14 +521,14 @@ super_pkt(uint8_t *f, size_t cap, int ipv, size_t pay, struct sofl_port_pkt *pk,
 	pk->iov = v;
 	pk->iovcnt = 1;
 	pk->len = (uint32_t)len;
-	pk->flags = SOFL_PORT_PKT_VNET;
+	pk->flags = SOFL_PORT_PKT_F_VNET;
 	return len;
 }
 
 static void
 tx_segmented(int ipv, int pieces)
 {
-	struct sofl_port *p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_VNET | SOFL_PORT_OFF_GSO);
+	struct sofl_port *p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_F_VNET | SOFL_PORT_OFF_F_GSO);
 	struct sent *s = sent_new();
 	static uint8_t f[70000];
 	struct sofl_port_pkt pk;
@@ -537,7 +537,7 @@ tx_segmented(int ipv, int pieces)
 	struct iovec v[3];
 	int i, n;
 
-	port_afp_tx_hook(p, hook, s);
+	port_afpacket_tx_hook(p, hook, s);
 	super_pkt(f, sizeof(f), ipv, 30000, &pk, v, &sp);
 	if (pieces) {
 		/* headers and payload in separate pieces (gathered parse) */
@@ -578,8 +578,8 @@ test_tx_segment_v6_pieces(void **state)
 static void
 test_tx_tso(void **state)
 {
-	struct sofl_port *p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_VNET |
-				   SOFL_PORT_OFF_TSO4 | SOFL_PORT_OFF_TSO6 | SOFL_PORT_OFF_CSUM);
+	struct sofl_port *p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_F_VNET |
+				   SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_CSUM);
 	struct sent *s = sent_new();
 	static uint8_t f[70000];
 	struct sofl_port_pkt pk;
@@ -589,7 +589,7 @@ test_tx_tso(void **state)
 	size_t len;
 
 	(void)state;
-	port_afp_tx_hook(p, hook, s);
+	port_afpacket_tx_hook(p, hook, s);
 	len = super_pkt(f, sizeof(f), 4, 1800, &pk, &v, &sp);
 	assert_int_equal(sofl_port_send(p, &pk, 1), 1);
 	/* the device segments: one message, the GSO header as given */
@@ -606,7 +606,7 @@ test_tx_tso(void **state)
 static void
 test_tx_tso_refused(void **state)
 {
-	struct sofl_port *p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_VNET | SOFL_PORT_OFF_TSO4);
+	struct sofl_port *p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_F_VNET | SOFL_PORT_OFF_F_TSO4);
 	struct sent *s = sent_new();
 	static uint8_t f[70000];
 	struct sofl_port_pkt pk;
@@ -615,7 +615,7 @@ test_tx_tso_refused(void **state)
 	struct iovec v;
 
 	(void)state;
-	port_afp_tx_hook(p, hook, s);
+	port_afpacket_tx_hook(p, hook, s);
 	super_pkt(f, sizeof(f), 4, 5000, &pk, &v, &sp);
 	s->fail_at = 0;
 	s->fail_errno = EINVAL;
@@ -624,7 +624,7 @@ test_tx_tso_refused(void **state)
 	check_segments(s->frame, s->len, 4, &sp, 1448);
 	sofl_port_get_stats(p, &st, sizeof(st));
 	assert_int_equal(st.fallbacks, 1);
-	assert_int_equal(sofl_port_offloads(p) & SOFL_PORT_OFF_TSO4, 0);
+	assert_int_equal(sofl_port_offloads(p) & SOFL_PORT_OFF_F_TSO4, 0);
 	assert_int_equal(st.tx_drop[SOFL_PORT_DROP_VNET], 0);
 	sofl_port_close(p);
 	free(s);
@@ -642,7 +642,7 @@ test_tx_nobufs(void **state)
 	int i;
 
 	(void)state;
-	port_afp_tx_hook(p, hook, s);
+	port_afpacket_tx_hook(p, hook, s);
 	memset(pk, 0, sizeof(pk));
 	for (i = 0; i < 5; i++) {
 		memset(f[i], i, sizeof(f[i]));
@@ -688,10 +688,10 @@ test_tx_partial_csum(void **state)
 	pk.iov = &v;
 	pk.iovcnt = 1;
 	pk.len = (uint32_t)len;
-	pk.flags = SOFL_PORT_PKT_VNET;
+	pk.flags = SOFL_PORT_PKT_F_VNET;
 	/* no device checksum: completed in software, the input untouched */
-	p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_VNET);
-	port_afp_tx_hook(p, hook, s);
+	p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_F_VNET);
+	port_afpacket_tx_hook(p, hook, s);
 	assert_int_equal(sofl_port_send(p, &pk, 1), 1);
 	assert_int_equal(s->n, 1);
 	assert_true(zero_vh(s->vh[0]));
@@ -700,8 +700,8 @@ test_tx_partial_csum(void **state)
 	sofl_port_close(p);
 	/* device checksum: header passed on, bytes as given */
 	s->n = 0;
-	p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_VNET | SOFL_PORT_OFF_CSUM);
-	port_afp_tx_hook(p, hook, s);
+	p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_F_VNET | SOFL_PORT_OFF_F_CSUM);
+	port_afpacket_tx_hook(p, hook, s);
 	assert_int_equal(sofl_port_send(p, &pk, 1), 1);
 	assert_int_equal(s->n, 1);
 	assert_false(zero_vh(s->vh[0]));
@@ -713,56 +713,72 @@ test_tx_partial_csum(void **state)
 static void
 test_api_args(void **state)
 {
-	struct sofl_afp_config c;
+	struct sofl_afpacket_config c;
 	struct sofl_port *p = NULL;
 	uint8_t mac[6];
 
 	(void)state;
-	sofl_afp_config_init(&c);
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_NAME);	/* no ifname */
-	assert_int_equal(sofl_afp_open(NULL, &p), SOFL_E_INVAL);
+	sofl_afpacket_config_init(&c);
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_NAME);	/* no ifname */
+	assert_int_equal(sofl_afpacket_open(NULL, &p), SOFL_E_INVAL);
 	c.ifname = "x";
 	c.size = 3;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_SIZE);
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_SIZE);
 	{	/* a newer program's larger struct: a zero tail is accepted, a
 		 * field this library does not know refused */
-		struct { struct sofl_afp_config c; uint8_t more[8]; } big;
+		struct { struct sofl_afpacket_config c; uint8_t more[8]; } big;
 
 		memset(&big, 0, sizeof(big));
-		sofl_afp_config_init(&big.c);
+		sofl_afpacket_config_init(&big.c);
 		big.c.size = sizeof(big);
-		assert_int_equal(port_afp_make(&big.c, 0, mac0, &p), 0);
+		assert_int_equal(port_afpacket_make(&big.c, 0, mac0, &p), 0);
 		sofl_port_close(p);
 		p = NULL;
 		big.more[7] = 1;
-		assert_int_equal(port_afp_make(&big.c, 0, mac0, &p), SOFL_E_CFG_SIZE);
+		assert_int_equal(port_afpacket_make(&big.c, 0, mac0, &p), SOFL_E_CFG_SIZE);
 		assert_null(p);
 	}
-	sofl_afp_config_init(&c);
+	sofl_afpacket_config_init(&c);
 	c.ifname = "soflnosuchif0";
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_SYS);
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_SYS);
 	assert_int_equal(errno, ENODEV);
 	c.rx_mode = SOFL_PORT_RX_SUPER;
 	c.headroom = 14;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_ROOM);
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_ROOM);
 	assert_null(p);
 	c.headroom = 0;
 	c.rx_mode = 7;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_RX_MODE);
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_RX_MODE);
 	c.rx_mode = SOFL_PORT_RX_SEGMENT;
 	c.ring_frames = 65537;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_BATCH);
-	c.ring_frames = 0;
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_BATCH);
-	sofl_afp_config_init(&c);
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_BATCH);
+	c.ring_frames = 0;	/* 0 = the default: the config passes, the interface does not */
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_SYS);
+	assert_int_equal(errno, ENODEV);
+	sofl_afpacket_config_init(&c);
+	c.tx_batch = 0;
+	c.rx_batch = 0;
+	assert_int_equal(port_afpacket_make(&c, 0, NULL, &p), 0);
+	sofl_port_close(p);
+	c.tx_batch = SOFL_AFPACKET_TX_BATCH_MAX + 1;
+	assert_int_equal(port_afpacket_make(&c, 0, NULL, &p), SOFL_E_CFG_BATCH);
+	assert_null(p);
+	c.tx_batch = 0;
+	c.rx_batch = SOFL_AFPACKET_RX_BATCH_MAX + 1;
+	assert_int_equal(port_afpacket_make(&c, 0, NULL, &p), SOFL_E_CFG_BATCH);
+	c.rx_batch = SOFL_AFPACKET_RX_BATCH_MIN;
+	c.ring_frames = 8;
+	assert_int_equal(port_afpacket_make(&c, 0, NULL, &p), 0);
+	sofl_port_close(p);
+	sofl_afpacket_config_init(&c);
 	c.ifname = "a-name-that-is-far-too-long-for-ifnamsiz";
-	assert_int_equal(sofl_afp_open(&c, &p), SOFL_E_CFG_NAME);
+	assert_int_equal(sofl_afpacket_open(&c, &p), SOFL_E_CFG_NAME);
 	assert_null(p);
 	p = make(SOFL_PORT_RX_SEGMENT, 0);
-	assert_int_equal(sofl_afp_mac(p, mac), 0);
+	assert_int_equal(sofl_afpacket_mac(p, mac), 0);
 	assert_memory_equal(mac, mac0, 6);
 	assert_string_equal(sofl_port_kind(p), "afpacket");
-	assert_int_equal(sofl_afp_mac(NULL, mac), SOFL_E_INVAL);
+	assert_int_equal(sofl_afpacket_mac(NULL, mac), SOFL_E_INVAL);
 	sofl_port_close(p);
 }
 

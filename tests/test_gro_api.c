@@ -149,7 +149,8 @@ test_config(void **state)
 	assert_int_equal(sofl_gro_receive(NULL, NULL, 0, 0), SOFL_E_INVAL);
 	assert_string_equal(sofl_gro_flush_name(SOFL_GRO_FLUSH_PSH_FIN), "psh-fin");
 	assert_string_equal(sofl_gro_bypass_name(SOFL_GRO_BYPASS_IP_OPTS), "ip-opts");
-	assert_string_equal(sofl_gro_bypass_name(99), "?");
+	assert_string_equal(sofl_gro_bypass_name((enum sofl_gro_bypass)99), "?");
+	assert_string_equal(sofl_gro_flush_name((enum sofl_gro_flush)-1), "?");
 }
 
 static void
@@ -299,8 +300,11 @@ test_stats(void **state)
 		for (k = SOFL_GRO_BYPASS__MAX; k < SOFL_GRO_BYPASS_SLOTS; k++)
 			assert_int_equal(st.bypass[k], 0);
 	}
-	sofl_gro_reset_stats(r.g);
-	sofl_gro_get_stats(r.g, &st, sizeof(st));
+	assert_int_equal(sofl_gro_get_stats(NULL, &st, sizeof(st)), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_get_stats(r.g, NULL, sizeof(st)), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_reset_stats(NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_reset_stats(r.g), 0);
+	assert_int_equal(sofl_gro_get_stats(r.g, &st, sizeof(st)), 0);
 	assert_int_equal(st.pkts_in, 0);
 	sofl_gro_release(r.g);
 	sofl_gro_destroy(r.g);

@@ -464,11 +464,11 @@ print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written,
 	fprintf(f, "flush reasons:\n");
 	for (i = 0; i < SOFL_GRO_FLUSH__MAX; i++)
 		if (s->flush[i])
-			line(f, s->flush[i], sofl_gro_flush_name(i));
+			line(f, s->flush[i], sofl_gro_flush_name((enum sofl_gro_flush)i));
 	fprintf(f, "bypass reasons:\n");
 	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
 		if (s->bypass[i])
-			line(f, s->bypass[i], sofl_gro_bypass_name(i));
+			line(f, s->bypass[i], sofl_gro_bypass_name((enum sofl_gro_bypass)i));
 }
 
 /* The same counters as one JSON document; the "gro" object uses the names
@@ -499,11 +499,11 @@ print_json(FILE *f, const struct gro_opts *o, const struct sofl_gro_stats *s, ui
 	cli_json_end(&j);
 	cli_json_obj(&j, "flush");
 	for (i = 0; i < SOFL_GRO_FLUSH__MAX; i++)
-		cli_json_u64(&j, sofl_gro_flush_name(i), s->flush[i]);
+		cli_json_u64(&j, sofl_gro_flush_name((enum sofl_gro_flush)i), s->flush[i]);
 	cli_json_end(&j);
 	cli_json_obj(&j, "bypass");
 	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
-		cli_json_u64(&j, sofl_gro_bypass_name(i), s->bypass[i]);
+		cli_json_u64(&j, sofl_gro_bypass_name((enum sofl_gro_bypass)i), s->bypass[i]);
 	cli_json_end(&j);
 	cli_json_end(&j);
 	return cli_json_finish(&j, f == stdout ? "stdout" : "stderr");

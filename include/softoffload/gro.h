@@ -1,3 +1,5 @@
+#ifndef SOFTOFFLOAD_GRO_H
+#define SOFTOFFLOAD_GRO_H
 /*
  * softoffload — GRO / software LRO: coalesce received TCP segments (and,
  * optionally, UDP datagrams) of one flow into super-packets, with Linux 6.18
@@ -181,7 +183,7 @@
  *   CHECKSUM_PARTIAL) fails verification as in Linux, unless
  *   cfg.partial_ok (then it counts as verified, like Linux's CHECKSUM_PARTIAL).
  *
- * Limits: headers (L2..L4) of a coalesced packet at most SOFL_GRO_MAX_HDR
+ * Limits: headers (L2..L4) of a coalesced packet at most SOFL_GRO_HDR_MAX
  *   bytes (longer: bypassed).  Raw IP or Ethernet per engine (cfg.link).
  *   At most cfg.max_segs segments per super-packet (default
  *   SOFL_GRO_MAX_SEGS_DEFAULT, 1022): the segment that would be one more
@@ -196,7 +198,7 @@
  * kernel through `softoffload gro --csum partial --poll-sizes`):
  *   - a packet sofl_pkt_parse() rejects (e.g. IPv4 total length beyond the
  *     frame) is passed through without completing its flow's held packet
- *     (Linux flushes it too, #8); one longer than SOFL_GRO_MAX_HDR likewise;
+ *     (Linux flushes it too, #8); one longer than SOFL_GRO_HDR_MAX likewise;
  *   - with SOFL_GRO_F_IPCSUM_OK the IPv4 header checksum is not re-checked;
  *   - not implemented: BIG TCP (> 65535), tunnels (IPIP, VXLAN...), fraglist
  *     GRO, inputs that are already GSO packets (#28), TLS offload state (#27);
@@ -215,8 +217,6 @@
  * sofl_gro_create(); receive/flush/release never allocate or make syscalls
  * (the kernel backs a large table's pages on first use).
  */
-#ifndef SOFTOFFLOAD_GRO_H
-#define SOFTOFFLOAD_GRO_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -231,7 +231,7 @@
 extern "C" {
 #endif
 
-#define SOFL_GRO_MAX_HDR   256	/* bytes of L2..L4 headers a super-packet may have */
+#define SOFL_GRO_HDR_MAX   256	/* bytes of L2..L4 headers a super-packet may have */
 #define SOFL_GRO_UDP_MAX   64	/* datagrams per UDP super-packet (UDP_GRO_CNT_MAX) */
 #define SOFL_GRO_MAX_SEGS_DEFAULT 1022	/* cfg.max_segs 0: IOV_MAX 1024 - header iovec
 					   - a caller's virtio-header iovec */
@@ -345,7 +345,7 @@ enum sofl_gro_bypass {
 	SOFL_GRO_BYPASS_FLAGS,		/* SYN/RST/URG/PSH/FIN with nothing to join */
 	SOFL_GRO_BYPASS_UDP_CSUM0,	/* UDP without checksum */
 	SOFL_GRO_BYPASS_UDP_LEN,	/* UDP length != IP payload, or no payload */
-	SOFL_GRO_BYPASS_HDR_LONG,	/* headers longer than SOFL_GRO_MAX_HDR */
+	SOFL_GRO_BYPASS_HDR_LONG,	/* headers longer than SOFL_GRO_HDR_MAX */
 	SOFL_GRO_BYPASS__MAX
 };
 
@@ -463,20 +463,22 @@ SOFL_API int sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t c
 
 /* sofl_gro_get_stats() :
  * Copies the first @size bytes of the counters since creation or reset into
- * *s: pass sizeof(*s).  The struct grows at its end only, so a program built
- * with an older, smaller struct gets the counters it knows, and one built
- * with a newer, larger struct gets 0 in the counters this library lacks
- * (bytes past the library's struct are zeroed).  Nothing is written when @g
- * or @s is NULL.  Same thread as the engine's other calls.
- * sofl_gro_reset_stats() : sets every counter to 0. */
-SOFL_API void sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s,
-				 size_t size);
-SOFL_API void sofl_gro_reset_stats(struct sofl_gro *g);
+ * *st: pass sizeof(*st).  The struct grows at its end only, so a program
+ * built with an older, smaller struct gets the counters it knows, and one
+ * built with a newer, larger struct gets 0 in the counters this library
+ * lacks (bytes past the library's struct are zeroed).  Same thread as the
+ * engine's other calls.
+ * @return 0, or SOFL_E_INVAL (@g or @st NULL; nothing written).
+ * sofl_gro_reset_stats() : sets every counter to 0.
+ * @return 0, or SOFL_E_INVAL (@g NULL). */
+SOFL_API int sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *st,
+				size_t size);
+SOFL_API int sofl_gro_reset_stats(struct sofl_gro *g);
 
 /* sofl_gro_flush_name() / sofl_gro_bypass_name() : short static names of the
  * reasons ("poll", "psh-fin", ... / "malformed", "ip-opts", ...); "?" if unknown. */
-SOFL_API const char *sofl_gro_flush_name(int reason);
-SOFL_API const char *sofl_gro_bypass_name(int reason);
+SOFL_API const char *sofl_gro_flush_name(enum sofl_gro_flush reason);
+SOFL_API const char *sofl_gro_bypass_name(enum sofl_gro_bypass reason);
 
 /* Event loops: when the timeout mode next has work, which inputs are held.
  *   With flush_timeout_us set, packets stay held across cycles until their

@@ -373,7 +373,7 @@ classify_l3(const struct sofl_gro *g, const struct sofl_pkt *q, unsigned ipv, un
 		return SOFL_GRO_BYPASS_UDP_OFF;
 	if (q && g->cfg.n_rules && !rules_allow(g, q))
 		return SOFL_GRO_BYPASS_RULE;
-	if (pay_off > SOFL_GRO_MAX_HDR)
+	if (pay_off > SOFL_GRO_HDR_MAX)
 		return SOFL_GRO_BYPASS_HDR_LONG;
 	return -1;
 }

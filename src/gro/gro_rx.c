@@ -874,7 +874,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	th = d + l4;
 	/* (classify_l3: fast_l3 took IPv4 headers of 20 bytes only; its header
 	 * limit, these headers are at most 114 bytes) */
-	_Static_assert(PK_ETH_HLEN + 40 + 60 <= SOFL_GRO_MAX_HDR, "fast_hold's headers fit");
+	_Static_assert(PK_ETH_HLEN + 40 + 60 <= SOFL_GRO_HDR_MAX, "fast_hold's headers fit");
 	if (pk_tcp_hlen(th, len - l4, &thl) < 0 || classify_l3(g, NULL, v, 6, 20, 0, 0) >= 0 ||
 	    tcp_new_flow(0, len - l4 - thl, th[13]) >= 0)
 		return 0;	/* malformed, or delivered at once */

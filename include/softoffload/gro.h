@@ -117,7 +117,10 @@
  *   without options or IPv6 without extension headers; and non-TCP IPv4
  *   packets delivered at once.  Anything else is parsed.  Inputs flagged
  *   SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK and carrying an rx hash
- *   (SOFL_GRO_F_HASH) take them at the lowest cost.
+ *   (SOFL_GRO_F_HASH) take them at the lowest cost.  An input that comes
+ *   with its parse (SOFL_GRO_F_PKT, see Parsed inputs) takes the merge
+ *   paths as any other; the rest of its decisions come from its parse, the
+ *   frame's layout read neither by those shortcuts nor by the parser.
  *
  * Rules (policy SOFL_GRO_POLICY_LINUX) — docs/gro-rules.md rule numbers:
  *   same flow: rx hash, whole L2 header (MACs, VLAN tags), IP version,
@@ -298,13 +301,39 @@ struct sofl_gro_config {
 #define SOFL_GRO_F_HASH      0x01	/* .hash is the NIC's RSS / flow hash */
 #define SOFL_GRO_F_CSUM_OK   0x02	/* L4 checksum already verified (DATA_VALID) */
 #define SOFL_GRO_F_IPCSUM_OK 0x04	/* IPv4 header checksum already verified */
+#define SOFL_GRO_F_PKT       0x08	/* .pkt is the frame's parse (Parsed inputs) */
+#define SOFL_GRO_F_MALFORMED 0x10	/* sofl_pkt_parse() rejected the frame (Parsed inputs) */
 
+/* Parsed inputs: a caller that has parsed a frame already (for its RSS
+ * hash, a filter, a port's own checks) hands the parse over instead of
+ * having the engine parse the frame again (pkt.h: parsing done once).
+ *   SOFL_GRO_F_PKT: .pkt points to what sofl_pkt_parse(.pkt, .data, .len,
+ *   cfg.link) wrote when it returned 0, unchanged since; it is read during
+ *   sofl_gro_receive() only (not kept).  The engine decides by it where it
+ *   needs the frame's layout; where it does not (the next segment of a held
+ *   flow, recognised by comparing its bytes with the flow's first segment's)
+ *   it decides as it does for any input, with the same outcome.
+ *   SOFL_GRO_F_MALFORMED: sofl_pkt_parse() returned an error for the frame:
+ *   it is delivered unchanged (reason SOFL_GRO_BYPASS_MALFORMED) without
+ *   being parsed; .pkt is not read.
+ *   Without either flag .pkt is not read (it may be left unset) and the
+ *   engine parses the frame when it needs to.
+ * Trusted, but never read beyond: a parse given is taken as the truth about
+ * the frame (a parse that lies — another address, flags, sequence number —
+ * gets decisions by its lie; the outputs stay well-formed iovecs over the
+ * caller's buffers).  What the engine can check cheaply it does: a parse of
+ * another frame (.data, .len or the link differ) or whose offsets do not
+ * lie within the frame in the order sofl_pkt_parse() writes them is not
+ * used (the engine parses the frame itself), so no parse can make the
+ * engine read outside [data, data + len).  Outputs, counters and their order
+ * are the same with or without a true parse. */
 struct sofl_gro_in {
 	const void *data;	/* the frame (cfg.link), caller-owned, read only */
 	uint32_t len;
 	uint32_t flags;		/* SOFL_GRO_F_* */
 	uint32_t hash;		/* with SOFL_GRO_F_HASH */
 	uint64_t cookie;	/* opaque, reported back in the output that carries it */
+	const struct sofl_pkt *pkt;	/* with SOFL_GRO_F_PKT: the frame's parse */
 };
 
 /* Why a held flow was completed */

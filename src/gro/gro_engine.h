@@ -28,6 +28,12 @@
 #define TW_PSH	0x00080000u
 #define TW_WIN	0x0000ffffu
 
+/* Inputs that come with the caller's parse (gro.h, Parsed inputs): the
+ * shortcuts that would read the frame's layout (fast_hold, fast_bypass_run,
+ * the LRU table's hash read from the frame) leave them to classify(),
+ * which takes the parse */
+#define GRO_F_PARSED	(SOFL_GRO_F_PKT | SOFL_GRO_F_MALFORMED)
+
 #define CK_VALID	1	/* first segment's L4 checksum verified */
 #define CK_PARTIAL	2	/* ... holds the pseudo sum (partial_ok) */
 

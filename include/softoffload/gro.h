@@ -378,19 +378,22 @@ enum sofl_gro_bypass {
 	SOFL_GRO_BYPASS__MAX
 };
 
+/* One output (64 bytes).  Why it was delivered: bypass_reason when bypass
+ * is 1, else flush_reason (the other field is 0). */
 struct sofl_gro_out {
 	const struct iovec *iov;	/* iov[0]: headers or the whole packet */
 	uint32_t iovcnt;		/* 1 .. cfg.max_segs + 1 */
 	uint32_t len;			/* total bytes */
 	uint32_t segs;			/* input packets carried (1 = unchanged) */
+	enum sofl_gso_type gso_type;	/* NONE, TCPV4, TCPV6 or UDP_L4 */
 	const uint64_t *cookies;	/* their cookies, in order */
+	enum sofl_csum_state csum;	/* UNKNOWN, VALID or PARTIAL */
 	uint16_t gso_size;		/* 0 when segs == 1 */
-	uint8_t  gso_type;		/* enum sofl_gso_type: NONE, TCPV4, TCPV6 or UDP_L4 */
-	uint8_t  csum;			/* enum sofl_csum_state: UNKNOWN, VALID or PARTIAL */
 	uint16_t csum_start;		/* PARTIAL: L4 header offset from frame start */
 	uint16_t csum_offset;		/* PARTIAL: 16 TCP, 6 UDP */
 	uint8_t  bypass;		/* 1: delivered without being held */
-	uint8_t  reason;		/* enum sofl_gro_bypass, or enum sofl_gro_flush */
+	enum sofl_gro_flush flush_reason;	/* bypass 0: why the flow was completed */
+	enum sofl_gro_bypass bypass_reason;	/* bypass 1: why it was not held */
 	struct sofl_vnet_hdr vnet;	/* ready virtio-net header (decoded form) */
 };
 

@@ -101,7 +101,7 @@
  *   (like Linux's MAX_GRO_SKBS): a 9th completes its oldest (reason
  *   EVICT), so colliding rx hashes cannot make lookups long either.  To keep those misses to the flow's own entry, a flow entry
  *   (192 bytes) holds the first segment, and in an LRU table of more than
- *   5461 flows (entries past 1 MB, a core's L2 here) a copy of its headers
+ *   5461 flows (entries past 1 MB, about a core's L2 cache) a copy of its headers
  *   up to 86 bytes (Ethernet + IPv6 + TCP with timestamps), taken at hold
  *   time, which lookups, comparisons and completion read; such a table's
  *   entries are also prefetched ahead of use.  Smaller tables, the Linux

@@ -118,7 +118,7 @@ struct sofl_gro {
 	struct sofl_gro_config cfg;
 	struct sofl_gro_rule *rules;
 	int lnx;		/* Linux table geometry */
-	int fast;		/* fast_merge applies (Linux policy) */
+	int fast;		/* the fast paths apply (Linux policy; sofl_gro_set_fast) */
 	int isa;		/* the fast paths may use 1: AVX2 (a train's compare
 				 * in 32-byte words), 2: and AVX-512 (flow keys
 				 * hashed eight at a time); 0: neither */

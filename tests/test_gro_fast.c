@@ -1,4 +1,4 @@
-/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP, other IP protocols and TCP bytes typed UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical; and software checksums decide on their own (bad TCP/IPv4 checksums at chosen bytes of full-size frames, new flows, trains and weaves, every checksum implementation: exactly the bad ones bypassed, each input counted once); a weave of flows whose header lengths differ; new flows held with evictions; inputs given with their parse (SOFL_GRO_F_PKT, SOFL_GRO_F_MALFORMED) give what inputs without do, and the parse given is the one decided by.  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
+/* Description: GRO fast merge changes nothing: random multi-flow TCP streams (IPv4/IPv6, VLAN, IPv6 destination options, TS/other/no options; PSH/FIN/CWR/URG/SYN segments, all-CWR flows, short/long/empty segments, sequence gaps, IPv4 ID jumps and fixed IDs, TTL/TOS/DF/ack/window/TS/urgent-pointer changes, Ethernet padding, bad/pseudo-only checksums, truncated frames, IPv4 options, UDP, other IP protocols and TCP bytes typed UDP) through two engines, fast path on and off, under random tables, checksum flags, rx hashes (distinct, colliding, absent), max_size, csum_full/partial_ok and flush timeouts: every output (bytes, iovec count, segments, cookies, gso/csum/vnet fields, reason) and every counter must be identical; and software checksums decide on their own (bad TCP/IPv4 checksums at chosen bytes of full-size frames, new flows, trains and weaves, every checksum implementation: exactly the bad ones bypassed, each input counted once); a weave of flows whose header lengths differ; new flows held with evictions; inputs given with their parse (SOFL_GRO_F_PKT, SOFL_GRO_F_MALFORMED) give what inputs without do, and the parse given is the one decided by; a parse that lies never makes the engine read outside the frame.  Seed from $SOFL_SEED, runs from $SOFL_RUNS. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -617,6 +617,99 @@ test_parse_is_used(void **state)
 	assert_int_equal(one_out(&cfg, &in, &byp), SOFL_GRO_BYPASS_NOT_IP);
 }
 
+/* A parse that lies (gro.h, Parsed inputs: trusted, never read beyond):
+ * the random streams, each frame in a heap buffer of its exact size (a
+ * sanitizer build sees any read past it), each input given a true parse
+ * with one field changed — an offset or length by a little or at random,
+ * the IP version, protocol, layers, flags, sequence number, length or the
+ * frame pointer.  Whatever the engine decides, every input comes out
+ * exactly once, an output copied reads only what it points to, and a
+ * packet delivered alone is its input unchanged. */
+static void
+test_lying_parse_inside(void **state)
+{
+	static const struct { size_t off, size; } fld[] = {
+#define F(x) { offsetof(struct sofl_pkt, x), sizeof(((struct sofl_pkt *)0)->x) }
+		F(len), F(layers), F(ipv), F(l4_proto), F(l3_off), F(l3_len), F(ip_end),
+		F(is_frag), F(l4_off), F(l4_len), F(pay_off), F(pay_len), F(tcp_flags),
+		F(opt_ts), F(tcp_seq), F(ip_hl_opts), F(link),
+#undef F
+	};
+	static struct stream st;
+	static struct sofl_gro_in in[NPK];
+	static struct sofl_pkt pk[NPK];
+	static uint8_t buf[70000];
+	uint8_t *copy[NPK];
+	struct sofl_gro_config cfg;
+	struct sofl_gro *g;
+	const struct sofl_gro_out *o;
+	uint64_t r;
+	int run, i, k, n, start, seen[NPK];
+	uint32_t j;
+
+	(void)state;
+	for (run = 0; run < runs / 2; run++) {
+		gen_stream(&st, &r, run, run & 1);
+		for (i = 0; i < st.n; i++) {
+			uint64_t v = t_rand(&r);
+			unsigned f = (unsigned)rnd(&r, sizeof(fld) / sizeof(fld[0]) + 1);
+
+			copy[i] = malloc(st.in[i].len ? st.in[i].len : 1);
+			assert_non_null(copy[i]);
+			memcpy(copy[i], st.in[i].data, st.in[i].len);
+			in[i] = st.in[i];
+			in[i].data = copy[i];
+			(void)sofl_pkt_parse(&pk[i], copy[i], in[i].len, SOFL_LINK_ETH);
+			in[i].flags |= SOFL_GRO_F_PKT;
+			in[i].pkt = &pk[i];
+			if (f == sizeof(fld) / sizeof(fld[0])) {
+				pk[i].data += 1 + rnd(&r, 64);	/* another buffer */
+			} else if (rnd(&r, 2)) {	/* a little off */
+				uint64_t x = 0;
+				memcpy(&x, (uint8_t *)&pk[i] + fld[f].off, fld[f].size);
+				x += rnd(&r, 2) ? 1 + rnd(&r, 8) : (uint64_t)-(int64_t)(1 + rnd(&r, 8));
+				memcpy((uint8_t *)&pk[i] + fld[f].off, &x, fld[f].size);
+			} else {	/* (little-endian or not: random bytes) */
+				memcpy((uint8_t *)&pk[i] + fld[f].off, &v, fld[f].size);
+			}
+		}
+		sofl_gro_config_init(&cfg);
+		cfg.table = rnd(&r, 2) ? SOFL_GRO_TABLE_LINUX : SOFL_GRO_TABLE_LRU;
+		cfg.max_flows = rnd(&r, 2) ? 4 : 8192;
+		cfg.csum_full = (int)rnd(&r, 2);
+		cfg.udp = (int)rnd(&r, 2);
+		cfg.policy = rnd(&r, 2) ? SOFL_GRO_POLICY_LINUX : SOFL_GRO_POLICY_RELAXED;
+		assert_int_equal(sofl_gro_create(&cfg, &g), 0);
+		memset(seen, 0, sizeof(seen));
+		for (start = 0; start < st.n; start += 64) {
+			int m = st.n - start < 64 ? st.n - start : 64;
+
+			assert_int_equal(sofl_gro_receive(g, in + start, (size_t)m, 0), m);
+			sofl_gro_poll_end(g, 0);
+			n = sofl_gro_outputs(g, &o);
+			for (k = 0; k < n; k++) {
+				assert_int_equal(sofl_gro_out_copy(&o[k], buf, sizeof(buf)), (int)o[k].len);
+				for (j = 0; j < o[k].segs; j++) {
+					assert_true(o[k].cookies[j] < (uint64_t)st.n);
+					assert_int_equal(seen[o[k].cookies[j]]++, 0);
+				}
+				if (o[k].segs == 1) {
+					const struct sofl_gro_in *x = &in[o[k].cookies[0]];
+					assert_int_equal(o[k].len, x->len);
+					assert_memory_equal(buf, x->data, x->len);
+				}
+			}
+			sofl_gro_release(g);
+		}
+		assert_int_equal(sofl_gro_held(g), 0);
+		for (i = 0; i < st.n; i++) {
+			assert_int_equal(seen[i], 1);
+			free(copy[i]);
+		}
+		sofl_gro_destroy(g);
+	}
+}
+
 /* The LRU table's header copy changes nothing: the same streams through an
  * LRU table of 5462 flows (past PF_BYTES: held headers compared and completed
  * from the copy in the entry) and one of 5461 (from the frame) — neither
@@ -818,6 +911,7 @@ main(void)
 		cmocka_unit_test(test_holds_evict),
 		cmocka_unit_test(test_parsed_equals_unparsed),
 		cmocka_unit_test(test_parse_is_used),
+		cmocka_unit_test(test_lying_parse_inside),
 	};
 	const char *e;
 

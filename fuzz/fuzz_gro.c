@@ -4,7 +4,12 @@
  * checksums, partial_ok, LRU table, Ethernet/raw, input flags CSUM_OK,
  * rx hashes); byte 1: the split point (byte 1 mod (inputs + 1)), a poll end
  * at the split (bit 7), an LRU table of 8192 flows instead of 4 (bits 4-6
- * all set), at most 3 segments per output (bits 4-6 = 1);
+ * all set), at most 3 segments per output (bits 4-6 = 1), each input given
+ * with its parse (bits 4-6 = 2: SOFL_GRO_F_PKT, or SOFL_GRO_F_MALFORMED
+ * where the parser rejects it; every check below) or with a parse that lies
+ * (bits 4-6 = 3: one field of it overwritten from the packet's last bytes;
+ * checked: no overread, every input out once, never written, a lone output
+ * is its input);
  * then packets, each as a 2-byte big-endian length and that many bytes (each
  * copied into its own exact-size heap buffer).  They are fed as one poll,
  * or split in two at a point chosen by byte 1.  Checked, beyond "no crash,
@@ -17,6 +22,7 @@
  *     one the pseudo sum (both modes); it has at most max_segs segments and
  *     segments + 1 iovecs;
  *   - every output's virtio header passes sofl_vnet_check(). */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +38,7 @@ static uint8_t out_buf[70000];
 
 static void
 check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int link, int full,
-	      int ip_trusted, uint32_t max_segs)
+	      int ip_trusted, uint32_t max_segs, int lax)
 {
 	const struct sofl_gro_out *o;
 	int k = sofl_gro_outputs(g, &o), i;
@@ -55,6 +61,12 @@ check_outputs(struct sofl_gro *g, const struct sofl_gro_in *in, int *seen, int l
 		}
 		len = sofl_gro_out_copy(&o[i], out_buf, sizeof(out_buf));
 		CHECK(len == (long)o[i].len);
+		if (lax) {	/* a lying parse: decisions by the lie */
+			if (o[i].segs == 1)
+				CHECK(len == (long)in[o[i].cookies[0]].len &&
+				      memcmp(out_buf, in[o[i].cookies[0]].data, (size_t)len) == 0);
+			continue;
+		}
 		(void)sofl_pkt_parse(&q, out_buf, (size_t)len, (enum sofl_link)link);
 		CHECK(sofl_vnet_check(&o[i].vnet, &q, SOFL_VNET_F_STRICT) >= 0);
 		if (o[i].segs == 1) {	/* delivered unchanged */
@@ -92,8 +104,18 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sofl_gro_config cfg;
+	static const size_t lie[] = {
+		offsetof(struct sofl_pkt, l3_off), offsetof(struct sofl_pkt, l3_len),
+		offsetof(struct sofl_pkt, ip_end), offsetof(struct sofl_pkt, l4_off),
+		offsetof(struct sofl_pkt, l4_len), offsetof(struct sofl_pkt, pay_off),
+		offsetof(struct sofl_pkt, pay_len), offsetof(struct sofl_pkt, opt_ts),
+		offsetof(struct sofl_pkt, ipv), offsetof(struct sofl_pkt, l4_proto),
+		offsetof(struct sofl_pkt, layers), offsetof(struct sofl_pkt, tcp_flags),
+	};
 	struct sofl_gro_in in[MAXIN];
+	struct sofl_pkt pk[MAXIN];
 	struct sofl_gro *g;
+	int mode;
 	uint8_t *copy[MAXIN];
 	const uint8_t *orig[MAXIN];
 	int seen[MAXIN] = { 0 };
@@ -103,6 +125,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2)
 		return 0;
 	c = data[0];
+	mode = (data[1] >> 4) & 7;
 	sofl_gro_config_init(&cfg);
 	cfg.udp = c & 1;
 	cfg.policy = c & 2 ? SOFL_GRO_POLICY_RELAXED : SOFL_GRO_POLICY_LINUX;
@@ -134,6 +157,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			in[n].flags |= SOFL_GRO_F_HASH;
 			in[n].hash = (uint32_t)(l * 2654435761u);
 		}
+		if (mode == 2 || mode == 3) {
+			if (sofl_pkt_parse(&pk[n], copy[n], l, cfg.link) < 0) {
+				in[n].flags |= SOFL_GRO_F_MALFORMED;
+			} else {
+				in[n].flags |= SOFL_GRO_F_PKT;
+				in[n].pkt = &pk[n];
+			}
+			if (mode == 3 && l >= 3) {	/* the lie: a 16-bit value into a field */
+				size_t at = lie[data[o + l - 1] % (sizeof(lie) / sizeof(lie[0]))];
+				uint16_t v = (uint16_t)(data[o + l - 2] << 8 | data[o + l - 3]);
+
+				if (at == offsetof(struct sofl_pkt, ipv) ||
+				    at == offsetof(struct sofl_pkt, l4_proto) ||
+				    at == offsetof(struct sofl_pkt, layers) ||
+				    at == offsetof(struct sofl_pkt, tcp_flags))
+					*((uint8_t *)&pk[n] + at) = (uint8_t)v;
+				else if (at == offsetof(struct sofl_pkt, ip_end) ||
+					 at == offsetof(struct sofl_pkt, pay_off) ||
+					 at == offsetof(struct sofl_pkt, pay_len)) {
+					uint32_t w = v;
+					memcpy((uint8_t *)&pk[n] + at, &w, 4);
+				} else
+					memcpy((uint8_t *)&pk[n] + at, &v, 2);
+			}
+		}
 		o += l;
 		n++;
 	}
@@ -143,13 +191,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[1] & 0x80) {		/* two polls */
 		sofl_gro_poll_end(g, 0);
 		check_outputs(g, in, seen, cfg.link, cfg.csum_full, c & 64,
-			      cfg.max_segs ? cfg.max_segs : SOFL_GRO_MAX_SEGS_DEFAULT);
+			      cfg.max_segs ? cfg.max_segs : SOFL_GRO_MAX_SEGS_DEFAULT, mode == 3);
 		sofl_gro_release(g);
 	}
 	CHECK(sofl_gro_receive(g, in + split, n - split, 0) == (int)(n - split));
 	sofl_gro_poll_end(g, 0);
 	check_outputs(g, in, seen, cfg.link, cfg.csum_full, c & 64,
-			      cfg.max_segs ? cfg.max_segs : SOFL_GRO_MAX_SEGS_DEFAULT);
+		      cfg.max_segs ? cfg.max_segs : SOFL_GRO_MAX_SEGS_DEFAULT, mode == 3);
 	sofl_gro_release(g);
 	CHECK(sofl_gro_held(g) == 0);
 	for (i = 0; i < n; i++) {

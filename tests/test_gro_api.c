@@ -149,7 +149,8 @@ test_config(void **state)
 	assert_int_equal(sofl_gro_receive(NULL, NULL, 0, 0), SOFL_E_INVAL);
 	assert_string_equal(sofl_gro_flush_name(SOFL_GRO_FLUSH_PSH_FIN), "psh-fin");
 	assert_string_equal(sofl_gro_bypass_name(SOFL_GRO_BYPASS_IP_OPTS), "ip-opts");
-	assert_string_equal(sofl_gro_bypass_name(99), "?");
+	assert_string_equal(sofl_gro_bypass_name((enum sofl_gro_bypass)99), "?");
+	assert_string_equal(sofl_gro_flush_name((enum sofl_gro_flush)-1), "?");
 }
 
 static void
@@ -299,8 +300,11 @@ test_stats(void **state)
 		for (k = SOFL_GRO_BYPASS__MAX; k < SOFL_GRO_BYPASS_SLOTS; k++)
 			assert_int_equal(st.bypass[k], 0);
 	}
-	sofl_gro_reset_stats(r.g);
-	sofl_gro_get_stats(r.g, &st, sizeof(st));
+	assert_int_equal(sofl_gro_get_stats(NULL, &st, sizeof(st)), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_get_stats(r.g, NULL, sizeof(st)), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_reset_stats(NULL), SOFL_E_INVAL);
+	assert_int_equal(sofl_gro_reset_stats(r.g), 0);
+	assert_int_equal(sofl_gro_get_stats(r.g, &st, sizeof(st)), 0);
 	assert_int_equal(st.pkts_in, 0);
 	sofl_gro_release(r.g);
 	sofl_gro_destroy(r.g);
@@ -330,7 +334,7 @@ test_timeout(void **state)
 	assert_int_equal(sofl_gro_poll_end(r.g, 101000), 1);	/* 100 us after the first */
 	assert_int_equal(sofl_gro_outputs(r.g, &o), 1);
 	assert_int_equal(o[0].segs, 6);
-	assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_TIMEOUT);
+	assert_int_equal(o[0].flush_reason, SOFL_GRO_FLUSH_TIMEOUT);
 	for (i = 0; i < 6; i++)
 		assert_int_equal(o[0].cookies[i], i);
 	sofl_gro_release(r.g);
@@ -340,7 +344,7 @@ test_timeout(void **state)
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 2, 0), 2);
 	assert_int_equal(sofl_gro_flush(r.g), 1);
 	assert_int_equal(sofl_gro_outputs(r.g, &o), 1);
-	assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_EXPLICIT);
+	assert_int_equal(o[0].flush_reason, SOFL_GRO_FLUSH_EXPLICIT);
 	sofl_gro_release(r.g);
 	sofl_gro_destroy(r.g);
 
@@ -358,7 +362,7 @@ test_timeout(void **state)
 	assert_int_equal(sofl_gro_outputs(r.g, &o), 2);
 	assert_int_equal(o[0].cookies[0], 0);
 	assert_int_equal(o[1].cookies[0], 1);
-	assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_CAPACITY);
+	assert_int_equal(o[0].flush_reason, SOFL_GRO_FLUSH_CAPACITY);
 	sofl_gro_release(r.g);
 	assert_int_equal(sofl_gro_held(r.g), 4);
 	sofl_gro_destroy(r.g);
@@ -384,7 +388,7 @@ test_linux_table(void **state)
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 9, 0), 9);
 	assert_int_equal(sofl_gro_outputs(r.g, &o), 1);
 	assert_int_equal(o[0].cookies[0], 0);		/* the oldest */
-	assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_EVICT);
+	assert_int_equal(o[0].flush_reason, SOFL_GRO_FLUSH_EVICT);
 	m = sofl_gro_poll_end(r.g, 0);
 	assert_int_equal(m, 9);
 	sofl_gro_outputs(r.g, &o);
@@ -454,7 +458,7 @@ test_lru_table(void **state)
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 6, 0), 6);
 	assert_int_equal(sofl_gro_outputs(r.g, &o), 1);
 	assert_int_equal(o[0].cookies[0], 1);
-	assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_EVICT);
+	assert_int_equal(o[0].flush_reason, SOFL_GRO_FLUSH_EVICT);
 	assert_int_equal(sofl_gro_poll_end(r.g, 0), 5);
 	sofl_gro_outputs(r.g, &o);
 	assert_int_equal(o[1].segs, 2);			/* A, oldest */
@@ -500,7 +504,7 @@ test_lru_clock_new(void **state)
 	assert_int_equal(o[1].cookies[0], 1);
 	assert_int_equal(o[1].cookies[1], 4);
 	for (k = 0; k < n; k++)
-		assert_int_equal(o[k].reason, SOFL_GRO_FLUSH_EVICT);
+		assert_int_equal(o[k].flush_reason, SOFL_GRO_FLUSH_EVICT);
 	assert_int_equal(sofl_gro_poll_end(r.g, 0), 6);	/* C D E F, oldest first */
 	sofl_gro_outputs(r.g, &o);
 	assert_int_equal(o[2].cookies[0], 2);
@@ -548,7 +552,7 @@ test_lru_clock(void **state)
 	assert_int_equal(o[3].cookies[0], 0);
 	assert_int_equal(o[4].cookies[0], 5);
 	for (k = 0; k < n; k++)
-		assert_int_equal(o[k].reason, SOFL_GRO_FLUSH_EVICT);
+		assert_int_equal(o[k].flush_reason, SOFL_GRO_FLUSH_EVICT);
 	assert_int_equal(sofl_gro_poll_end(r.g, 0), 9);	/* F G H I, oldest first */
 	sofl_gro_outputs(r.g, &o);
 	for (k = 0; k < 4; k++)
@@ -567,7 +571,7 @@ test_lru_clock(void **state)
 	rig_add(&r, &s);
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 9, 0), 9);
 	assert_int_equal(sofl_gro_outputs(r.g, &o), 1);
-	assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_EVICT);
+	assert_int_equal(o[0].flush_reason, SOFL_GRO_FLUSH_EVICT);
 	assert_int_equal(o[0].segs, 2);
 	/* the hand stopped after I's entry (the 2nd): the 3rd is the first
 	 * one it takes, which holds the flow allocated there */
@@ -685,7 +689,7 @@ test_completion(void **state)
 			}
 			assert_int_equal(sofl_gro_receive(r.g, r.in, 3, 0), 3);
 			assert_int_equal(sofl_gro_outputs(r.g, &o), 1);	/* FIN: merged, flushed */
-			assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_PSH_FIN);
+			assert_int_equal(o[0].flush_reason, SOFL_GRO_FLUSH_PSH_FIN);
 			assert_int_equal(o[0].gso_type, SOFL_GSO_TCPV4);
 			assert_int_equal(o[0].gso_size, 1001);
 			assert_int_equal(o[0].vnet.gso_type, SOFL_GSO_TCPV4);
@@ -745,16 +749,16 @@ test_order(void **state)
 	assert_int_equal(sofl_gro_receive(r.g, r.in, 4, 0), 4);
 	assert_int_equal(sofl_gro_outputs(r.g, &o), 4);
 	assert_int_equal(o[0].cookies[0], 1);
-	assert_int_equal(o[0].reason, SOFL_GRO_BYPASS_L4_CSUM);
+	assert_int_equal(o[0].bypass_reason, SOFL_GRO_BYPASS_L4_CSUM);
 	assert_int_equal(o[1].cookies[0], 0);
-	assert_int_equal(o[1].reason, SOFL_GRO_FLUSH_HDR);
+	assert_int_equal(o[1].flush_reason, SOFL_GRO_FLUSH_HDR);
 	assert_int_equal(o[1].csum, SOFL_CSUM_VALID);	/* verified in software */
 	assert_int_equal(o[1].vnet.flags, SOFL_VNET_HDR_F_DATA_VALID);
 	assert_int_equal(o[2].cookies[0], 2);
-	assert_int_equal(o[2].reason, SOFL_GRO_FLUSH_HDR);
+	assert_int_equal(o[2].flush_reason, SOFL_GRO_FLUSH_HDR);
 	assert_int_equal(o[3].cookies[0], 3);
 	assert_int_equal(o[3].bypass, 1);
-	assert_int_equal(o[3].reason, SOFL_GRO_BYPASS_FLAGS);
+	assert_int_equal(o[3].bypass_reason, SOFL_GRO_BYPASS_FLAGS);
 	/* verified before the rules looked at it: DATA_VALID, as Linux says */
 	assert_int_equal(o[3].csum, SOFL_CSUM_VALID);
 	assert_int_equal(o[3].vnet.flags, SOFL_VNET_HDR_F_DATA_VALID);

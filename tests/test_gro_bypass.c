@@ -18,6 +18,9 @@
 #include "helpers.h"
 #include "gro/gro_engine.h"	/* sofl_gro_set_fast() */
 
+/* an output's reason: bypass_reason or flush_reason, as bypass says */
+#define WHY(o) ((o)->bypass ? (int)(o)->bypass_reason : (int)(o)->flush_reason)
+
 #define NIN 400
 #define FRAME 256
 
@@ -123,11 +126,12 @@ same_out(const struct sofl_gro_out *a, const struct sofl_gro_out *b, int run, in
 	    a->segs != b->segs || memcmp(a->cookies, b->cookies, a->segs * sizeof(uint64_t)) != 0 ||
 	    a->gso_size != b->gso_size || a->gso_type != b->gso_type || a->csum != b->csum ||
 	    a->csum_start != b->csum_start || a->csum_offset != b->csum_offset ||
-	    a->bypass != b->bypass || a->reason != b->reason ||
+	    a->bypass != b->bypass || a->flush_reason != b->flush_reason ||
+	    a->bypass_reason != b->bypass_reason ||
 	    memcmp(&a->vnet, &b->vnet, sizeof(a->vnet)) != 0) {
 		fprintf(stderr, "run %d output %d: fast path and general way differ (cookie %llu: "
 			"reason %d/%d, bypass %d/%d, csum %d/%d)\n", run, k,
-			(unsigned long long)a->cookies[0], a->reason, b->reason, a->bypass, b->bypass,
+			(unsigned long long)a->cookies[0], WHY(a), WHY(b), a->bypass, b->bypass,
 			a->csum, b->csum);
 		fail();
 	}
@@ -150,12 +154,12 @@ check_kind(const struct stream *st, const struct sofl_gro_out *o, int udp, int r
 		want = SOFL_GRO_BYPASS_PROTO;
 	else
 		return;
-	if (o->segs != 1 || !o->bypass || o->reason != want || o->iovcnt != 1 ||
+	if (o->segs != 1 || !o->bypass || (int)o->bypass_reason != want || o->iovcnt != 1 ||
 	    o->len != st->in[c].len || o->iov[0].iov_base != st->in[c].data ||
 	    o->csum != (ok ? SOFL_CSUM_VALID : SOFL_CSUM_UNKNOWN) ||
 	    o->vnet.flags != (ok ? SOFL_VNET_HDR_F_DATA_VALID : 0) || o->gso_type || o->gso_size) {
 		fprintf(stderr, "run %d, input %llu (kind %d): reason %d (want %d), bypass %d, csum %d, "
-			"vnet flags %d, len %u/%u\n", run, (unsigned long long)c, k, o->reason, want,
+			"vnet flags %d, len %u/%u\n", run, (unsigned long long)c, k, WHY(o), want,
 			o->bypass, o->csum, o->vnet.flags, o->len, st->in[c].len);
 		fail();
 	}

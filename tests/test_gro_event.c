@@ -222,7 +222,7 @@ take_outputs(struct rig *r, uint64_t now, uint64_t c, int *has_c)
 			r->out++;
 			r->nheld--;
 		}
-		if (!o[i].bypass && o[i].reason == SOFL_GRO_FLUSH_TIMEOUT) {
+		if (!o[i].bypass && o[i].flush_reason == SOFL_GRO_FLUSH_TIMEOUT) {
 			r->timeout_outs++;
 			if (r->fed_ns[first] + r->timeout_ns > now)
 				fail_msg("output %d: completed by the timeout %llu ns early", i,

@@ -60,7 +60,7 @@ run_cap(const struct sofl_gro_config *cfg, int fast, const struct sofl_gro_in *i
 		for (j = 0; j < o[i].segs; j++)
 			assert_int_equal(o[i].cookies[j], next++);
 		segs[i] = (int)o[i].segs;
-		why[i] = o[i].reason;
+		why[i] = o[i].bypass ? (int)o[i].bypass_reason : (int)o[i].flush_reason;
 	}
 	assert_int_equal(next, n);
 	sofl_gro_release(g);

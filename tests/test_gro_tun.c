@@ -425,7 +425,7 @@ test_many_segments(void **state)
 		}
 		assert_int_equal(o[0].segs, SOFL_GRO_MAX_SEGS_DEFAULT);
 		assert_int_equal(o[0].iovcnt, SOFL_GRO_IOV_MAX);
-		assert_int_equal(o[0].reason, SOFL_GRO_FLUSH_SEGS);
+		assert_int_equal(o[0].flush_reason, SOFL_GRO_FLUSH_SEGS);
 		assert_int_equal(segs, N);
 		sofl_gro_release(g);
 		sofl_gro_destroy(g);

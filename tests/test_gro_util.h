@@ -165,7 +165,7 @@ record:
 	t->pay[k] = i;
 	t->segs[k] = (int)o->segs;
 	t->bypass[k] = o->bypass;
-	t->reason[k] = o->reason;
+	t->reason[k] = o->bypass ? (int)o->bypass_reason : (int)o->flush_reason;
 	t->gso_type[k] = o->gso_type;
 	t->gso_size[k] = o->gso_size;
 	t->nout++;

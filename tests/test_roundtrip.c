@@ -11,6 +11,9 @@
 #include "softoffload/gro.h"
 #include "softoffload/vnet.h"
 
+/* an output's reason: bypass_reason or flush_reason, as bypass says */
+#define WHY(o) ((o)->bypass ? (unsigned)(o)->bypass_reason : (unsigned)(o)->flush_reason)
+
 #define ITER   1500
 #define MAXSEG 2048
 
@@ -255,7 +258,7 @@ gro_back(const struct gen *g, const uint8_t *x, size_t xlen, int n, int partial_
 		fprintf(stderr, "GRO gave %d outputs for %d segments (v%d proto %d pay %zu mss %u "
 			"ext %d vlan %d); first: segs %u bypass %u reason %u\n", m, n, g->s.ipv,
 			g->s.proto, g->s.pay_len, g->mss, g->s.n_ext, g->s.nvlan, o[0].segs,
-			o[0].bypass, o[0].reason);
+			o[0].bypass, WHY(&o[0]));
 		fail();
 	}
 	l = sofl_gro_out_copy(&o[0], out, sizeof(out));

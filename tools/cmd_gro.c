@@ -464,11 +464,11 @@ print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written,
 	fprintf(f, "flush reasons:\n");
 	for (i = 0; i < SOFL_GRO_FLUSH__MAX; i++)
 		if (s->flush[i])
-			line(f, s->flush[i], sofl_gro_flush_name(i));
+			line(f, s->flush[i], sofl_gro_flush_name((enum sofl_gro_flush)i));
 	fprintf(f, "bypass reasons:\n");
 	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
 		if (s->bypass[i])
-			line(f, s->bypass[i], sofl_gro_bypass_name(i));
+			line(f, s->bypass[i], sofl_gro_bypass_name((enum sofl_gro_bypass)i));
 }
 
 /* The same counters as one JSON document; the "gro" object uses the names
@@ -499,11 +499,11 @@ print_json(FILE *f, const struct gro_opts *o, const struct sofl_gro_stats *s, ui
 	cli_json_end(&j);
 	cli_json_obj(&j, "flush");
 	for (i = 0; i < SOFL_GRO_FLUSH__MAX; i++)
-		cli_json_u64(&j, sofl_gro_flush_name(i), s->flush[i]);
+		cli_json_u64(&j, sofl_gro_flush_name((enum sofl_gro_flush)i), s->flush[i]);
 	cli_json_end(&j);
 	cli_json_obj(&j, "bypass");
 	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
-		cli_json_u64(&j, sofl_gro_bypass_name(i), s->bypass[i]);
+		cli_json_u64(&j, sofl_gro_bypass_name((enum sofl_gro_bypass)i), s->bypass[i]);
 	cli_json_end(&j);
 	cli_json_end(&j);
 	return cli_json_finish(&j, f == stdout ? "stdout" : "stderr");
@@ -516,6 +516,7 @@ struct run {
 	struct pcap_in *pin;
 	struct rec **recs;	/* the poll being filled */
 	struct sofl_gro_in *in;
+	struct sofl_pkt *pkts;	/* in[i]'s parse (--rx-hash), handed to the engine */
 	struct rec **done;	/* inputs of the cycle's outputs: freed after release */
 	size_t ndone, done_cap;
 	uint8_t *buf;		/* contiguous copy for outputs that need fixing */
@@ -609,18 +610,28 @@ cycle_end(struct run *r)
 }
 
 /* The rx hash of --rx-hash toeplitz: the Toeplitz hash a NIC with the
- * default key would give the record (sofl_rss_pkt()); none for non-IP. */
+ * default key would give the record (sofl_rss_pkt()); none for non-IP.
+ * The parse it takes (into *p) goes to the engine with the input, so that
+ * each frame is parsed once: SOFL_GRO_F_PKT, or SOFL_GRO_F_MALFORMED when
+ * the parser rejected the frame. */
 static void
-rx_hash(const struct run *r, struct sofl_gro_in *x)
+rx_hash(const struct run *r, struct sofl_gro_in *x, struct sofl_pkt *p)
 {
-	struct sofl_pkt p;
 	struct sofl_rss_out o;
+	int err;
 
 	if (!r->o->rss)
 		return;
-	if (sofl_pkt_parse(&p, x->data, x->len, r->o->cfg.link) < 0 && p.ipv == 0)
+	err = sofl_pkt_parse(p, x->data, x->len, r->o->cfg.link);
+	if (err < 0) {
+		x->flags |= SOFL_GRO_F_MALFORMED;
+	} else {
+		x->flags |= SOFL_GRO_F_PKT;
+		x->pkt = p;
+	}
+	if (err < 0 && p->ipv == 0)
 		return;
-	if (sofl_rss_pkt(r->o->rss, &p, &o) > 0) {
+	if (sofl_rss_pkt(r->o->rss, p, &o) > 0) {
 		x->flags |= SOFL_GRO_F_HASH;
 		x->hash = o.hash;
 	}
@@ -644,7 +655,8 @@ run_round(struct run *r, uint32_t off, uint32_t n)
 		x->flags = r->o->assume_valid ? SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK : 0;
 		x->hash = 0;
 		x->cookie = (uint64_t)(uintptr_t)r->recs[off + i];
-		rx_hash(r, x);
+		x->pkt = NULL;
+		rx_hash(r, x, &r->pkts[i]);
 	}
 	if (n && (rc = sofl_gro_receive(r->g, r->in, n, now)) != (int)n) {
 		for (i = 0; i < n; i++)
@@ -797,8 +809,9 @@ cmd_gro(int argc, char **argv)
 	r.o = &o;
 	r.recs = calloc(maxpoll, sizeof(*r.recs));
 	r.in = calloc(maxpoll, sizeof(*r.in));
+	r.pkts = calloc(maxpoll, sizeof(*r.pkts));
 	r.buf = malloc(65536 + 256);
-	if (!r.recs || !r.in || !r.buf) {
+	if (!r.recs || !r.in || !r.pkts || !r.buf) {
 		cli_error("out of memory");
 		goto done;
 	}
@@ -822,6 +835,7 @@ done:
 	sofl_gro_destroy(r.g);
 	free(r.recs);
 	free(r.in);
+	free(r.pkts);
 	free(r.done);
 	free(r.buf);
 	free(o.sizes);

@@ -1,3 +1,5 @@
+#ifndef SOFTOFFLOAD_GRO_H
+#define SOFTOFFLOAD_GRO_H
 /*
  * softoffload — GRO / software LRO: coalesce received TCP segments (and,
  * optionally, UDP datagrams) of one flow into super-packets, with Linux 6.18
@@ -99,7 +101,7 @@
  *   (like Linux's MAX_GRO_SKBS): a 9th completes its oldest (reason
  *   EVICT), so colliding rx hashes cannot make lookups long either.  To keep those misses to the flow's own entry, a flow entry
  *   (192 bytes) holds the first segment, and in an LRU table of more than
- *   5461 flows (entries past 1 MB, a core's L2 here) a copy of its headers
+ *   5461 flows (entries past 1 MB, about a core's L2 cache) a copy of its headers
  *   up to 86 bytes (Ethernet + IPv6 + TCP with timestamps), taken at hold
  *   time, which lookups, comparisons and completion read; such a table's
  *   entries are also prefetched ahead of use.  Smaller tables, the Linux
@@ -115,7 +117,10 @@
  *   without options or IPv6 without extension headers; and non-TCP IPv4
  *   packets delivered at once.  Anything else is parsed.  Inputs flagged
  *   SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK and carrying an rx hash
- *   (SOFL_GRO_F_HASH) take them at the lowest cost.
+ *   (SOFL_GRO_F_HASH) take them at the lowest cost.  An input that comes
+ *   with its parse (SOFL_GRO_F_PKT, see Parsed inputs) takes the merge
+ *   paths as any other; the rest of its decisions come from its parse, the
+ *   frame's layout read neither by those shortcuts nor by the parser.
  *
  * Rules (policy SOFL_GRO_POLICY_LINUX) — docs/gro-rules.md rule numbers:
  *   same flow: rx hash, whole L2 header (MACs, VLAN tags), IP version,
@@ -181,7 +186,7 @@
  *   CHECKSUM_PARTIAL) fails verification as in Linux, unless
  *   cfg.partial_ok (then it counts as verified, like Linux's CHECKSUM_PARTIAL).
  *
- * Limits: headers (L2..L4) of a coalesced packet at most SOFL_GRO_MAX_HDR
+ * Limits: headers (L2..L4) of a coalesced packet at most SOFL_GRO_HDR_MAX
  *   bytes (longer: bypassed).  Raw IP or Ethernet per engine (cfg.link).
  *   At most cfg.max_segs segments per super-packet (default
  *   SOFL_GRO_MAX_SEGS_DEFAULT, 1022): the segment that would be one more
@@ -196,7 +201,7 @@
  * kernel through `softoffload gro --csum partial --poll-sizes`):
  *   - a packet sofl_pkt_parse() rejects (e.g. IPv4 total length beyond the
  *     frame) is passed through without completing its flow's held packet
- *     (Linux flushes it too, #8); one longer than SOFL_GRO_MAX_HDR likewise;
+ *     (Linux flushes it too, #8); one longer than SOFL_GRO_HDR_MAX likewise;
  *   - with SOFL_GRO_F_IPCSUM_OK the IPv4 header checksum is not re-checked;
  *   - not implemented: BIG TCP (> 65535), tunnels (IPIP, VXLAN...), fraglist
  *     GRO, inputs that are already GSO packets (#28), TLS offload state (#27);
@@ -215,8 +220,6 @@
  * sofl_gro_create(); receive/flush/release never allocate or make syscalls
  * (the kernel backs a large table's pages on first use).
  */
-#ifndef SOFTOFFLOAD_GRO_H
-#define SOFTOFFLOAD_GRO_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -231,7 +234,7 @@
 extern "C" {
 #endif
 
-#define SOFL_GRO_MAX_HDR   256	/* bytes of L2..L4 headers a super-packet may have */
+#define SOFL_GRO_HDR_MAX   256	/* bytes of L2..L4 headers a super-packet may have */
 #define SOFL_GRO_UDP_MAX   64	/* datagrams per UDP super-packet (UDP_GRO_CNT_MAX) */
 #define SOFL_GRO_MAX_SEGS_DEFAULT 1022	/* cfg.max_segs 0: IOV_MAX 1024 - header iovec
 					   - a caller's virtio-header iovec */
@@ -298,13 +301,39 @@ struct sofl_gro_config {
 #define SOFL_GRO_F_HASH      0x01	/* .hash is the NIC's RSS / flow hash */
 #define SOFL_GRO_F_CSUM_OK   0x02	/* L4 checksum already verified (DATA_VALID) */
 #define SOFL_GRO_F_IPCSUM_OK 0x04	/* IPv4 header checksum already verified */
+#define SOFL_GRO_F_PKT       0x08	/* .pkt is the frame's parse (Parsed inputs) */
+#define SOFL_GRO_F_MALFORMED 0x10	/* sofl_pkt_parse() rejected the frame (Parsed inputs) */
 
+/* Parsed inputs: a caller that has parsed a frame already (for its RSS
+ * hash, a filter, a port's own checks) hands the parse over instead of
+ * having the engine parse the frame again (pkt.h: parsing done once).
+ *   SOFL_GRO_F_PKT: .pkt points to what sofl_pkt_parse(.pkt, .data, .len,
+ *   cfg.link) wrote when it returned 0, unchanged since; it is read during
+ *   sofl_gro_receive() only (not kept).  The engine decides by it where it
+ *   needs the frame's layout; where it does not (the next segment of a held
+ *   flow, recognised by comparing its bytes with the flow's first segment's)
+ *   it decides as it does for any input, with the same outcome.
+ *   SOFL_GRO_F_MALFORMED: sofl_pkt_parse() returned an error for the frame:
+ *   it is delivered unchanged (reason SOFL_GRO_BYPASS_MALFORMED) without
+ *   being parsed; .pkt is not read.
+ *   Without either flag .pkt is not read (it may be left unset) and the
+ *   engine parses the frame when it needs to.
+ * Trusted, but never read beyond: a parse given is taken as the truth about
+ * the frame (a parse that lies — another address, flags, sequence number —
+ * gets decisions by its lie; the outputs stay well-formed iovecs over the
+ * caller's buffers).  What the engine can check cheaply it does: a parse of
+ * another frame (.data, .len or the link differ) or whose offsets do not
+ * lie within the frame in the order sofl_pkt_parse() writes them is not
+ * used (the engine parses the frame itself), so no parse can make the
+ * engine read outside [data, data + len).  Outputs, counters and their order
+ * are the same with or without a true parse. */
 struct sofl_gro_in {
 	const void *data;	/* the frame (cfg.link), caller-owned, read only */
 	uint32_t len;
 	uint32_t flags;		/* SOFL_GRO_F_* */
 	uint32_t hash;		/* with SOFL_GRO_F_HASH */
 	uint64_t cookie;	/* opaque, reported back in the output that carries it */
+	const struct sofl_pkt *pkt;	/* with SOFL_GRO_F_PKT: the frame's parse */
 };
 
 /* Why a held flow was completed */
@@ -345,23 +374,26 @@ enum sofl_gro_bypass {
 	SOFL_GRO_BYPASS_FLAGS,		/* SYN/RST/URG/PSH/FIN with nothing to join */
 	SOFL_GRO_BYPASS_UDP_CSUM0,	/* UDP without checksum */
 	SOFL_GRO_BYPASS_UDP_LEN,	/* UDP length != IP payload, or no payload */
-	SOFL_GRO_BYPASS_HDR_LONG,	/* headers longer than SOFL_GRO_MAX_HDR */
+	SOFL_GRO_BYPASS_HDR_LONG,	/* headers longer than SOFL_GRO_HDR_MAX */
 	SOFL_GRO_BYPASS__MAX
 };
 
+/* One output (64 bytes).  Why it was delivered: bypass_reason when bypass
+ * is 1, else flush_reason (the other field is 0). */
 struct sofl_gro_out {
 	const struct iovec *iov;	/* iov[0]: headers or the whole packet */
 	uint32_t iovcnt;		/* 1 .. cfg.max_segs + 1 */
 	uint32_t len;			/* total bytes */
 	uint32_t segs;			/* input packets carried (1 = unchanged) */
+	enum sofl_gso_type gso_type;	/* NONE, TCPV4, TCPV6 or UDP_L4 */
 	const uint64_t *cookies;	/* their cookies, in order */
+	enum sofl_csum_state csum;	/* UNKNOWN, VALID or PARTIAL */
 	uint16_t gso_size;		/* 0 when segs == 1 */
-	uint8_t  gso_type;		/* enum sofl_gso_type: NONE, TCPV4, TCPV6 or UDP_L4 */
-	uint8_t  csum;			/* enum sofl_csum_state: UNKNOWN, VALID or PARTIAL */
 	uint16_t csum_start;		/* PARTIAL: L4 header offset from frame start */
 	uint16_t csum_offset;		/* PARTIAL: 16 TCP, 6 UDP */
 	uint8_t  bypass;		/* 1: delivered without being held */
-	uint8_t  reason;		/* enum sofl_gro_bypass, or enum sofl_gro_flush */
+	enum sofl_gro_flush flush_reason;	/* bypass 0: why the flow was completed */
+	enum sofl_gro_bypass bypass_reason;	/* bypass 1: why it was not held */
 	struct sofl_vnet_hdr vnet;	/* ready virtio-net header (decoded form) */
 };
 
@@ -463,20 +495,22 @@ SOFL_API int sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t c
 
 /* sofl_gro_get_stats() :
  * Copies the first @size bytes of the counters since creation or reset into
- * *s: pass sizeof(*s).  The struct grows at its end only, so a program built
- * with an older, smaller struct gets the counters it knows, and one built
- * with a newer, larger struct gets 0 in the counters this library lacks
- * (bytes past the library's struct are zeroed).  Nothing is written when @g
- * or @s is NULL.  Same thread as the engine's other calls.
- * sofl_gro_reset_stats() : sets every counter to 0. */
-SOFL_API void sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s,
-				 size_t size);
-SOFL_API void sofl_gro_reset_stats(struct sofl_gro *g);
+ * *st: pass sizeof(*st).  The struct grows at its end only, so a program
+ * built with an older, smaller struct gets the counters it knows, and one
+ * built with a newer, larger struct gets 0 in the counters this library
+ * lacks (bytes past the library's struct are zeroed).  Same thread as the
+ * engine's other calls.
+ * @return 0, or SOFL_E_INVAL (@g or @st NULL; nothing written).
+ * sofl_gro_reset_stats() : sets every counter to 0.
+ * @return 0, or SOFL_E_INVAL (@g NULL). */
+SOFL_API int sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *st,
+				size_t size);
+SOFL_API int sofl_gro_reset_stats(struct sofl_gro *g);
 
 /* sofl_gro_flush_name() / sofl_gro_bypass_name() : short static names of the
  * reasons ("poll", "psh-fin", ... / "malformed", "ip-opts", ...); "?" if unknown. */
-SOFL_API const char *sofl_gro_flush_name(int reason);
-SOFL_API const char *sofl_gro_bypass_name(int reason);
+SOFL_API const char *sofl_gro_flush_name(enum sofl_gro_flush reason);
+SOFL_API const char *sofl_gro_bypass_name(enum sofl_gro_bypass reason);
 
 /* Event loops: when the timeout mode next has work, which inputs are held.
  *   With flush_timeout_us set, packets stay held across cycles until their

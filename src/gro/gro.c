@@ -150,7 +150,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	nsuper = g->seg_cap / 2 + 1;
 	if (nsuper > g->nflows + g->cfg.max_batch)
 		nsuper = g->nflows + g->cfg.max_batch;
-	g->scap = (size_t)nsuper * SOFL_GRO_MAX_HDR;
+	g->scap = (size_t)nsuper * SOFL_GRO_HDR_MAX;
 
 	/* only what the table kind uses; the large arrays are written only
 	 * as they are used (table_alloc, fstack_grow, segs_grow) */
@@ -286,7 +286,7 @@ sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, uin
 	g->now = now_ns;
 	g->cycle_in += (uint32_t)n;
 	g->st.pkts_in += n;
-	for (i = 0; i + 4 <= n; i += 4)	/* four a turn: the loop itself cost most */
+	for (i = 0; i + 4 <= n; i += 4)	/* four a turn (fewer loop branches) */
 		bytes += (uint64_t)in[i].len + in[i + 1].len + in[i + 2].len + in[i + 3].len;
 	for (; i < n; i++)
 		bytes += in[i].len;
@@ -430,21 +430,24 @@ sofl_gro_out_copy(const struct sofl_gro_out *o, void *buf, size_t cap)
 	return (int)o->len;
 }
 
-SOFL_API void
-sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *s, size_t size)
+SOFL_API int
+sofl_gro_get_stats(const struct sofl_gro *g, struct sofl_gro_stats *st, size_t size)
 {
-	if (!g || !s)
-		return;
-	memcpy(s, &g->st, size < sizeof(g->st) ? size : sizeof(g->st));
+	if (!g || !st)
+		return SOFL_E_INVAL;
+	memcpy(st, &g->st, size < sizeof(g->st) ? size : sizeof(g->st));
 	if (size > sizeof(g->st))
-		memset((uint8_t *)s + sizeof(g->st), 0, size - sizeof(g->st));
+		memset((uint8_t *)st + sizeof(g->st), 0, size - sizeof(g->st));
+	return 0;
 }
 
-SOFL_API void
+SOFL_API int
 sofl_gro_reset_stats(struct sofl_gro *g)
 {
-	if (g)
-		memset(&g->st, 0, sizeof(g->st));
+	if (!g)
+		return SOFL_E_INVAL;
+	memset(&g->st, 0, sizeof(g->st));
+	return 0;
 }
 
 _Static_assert(SOFL_GRO_FLUSH__MAX <= SOFL_GRO_FLUSH_SLOTS, "a flush reason without a counter");
@@ -460,14 +463,16 @@ static const char *const bypass_names[SOFL_GRO_BYPASS__MAX] = {
 	"l4-csum", "bad-len", "no-payload", "flags", "udp-csum0", "udp-len", "hdr-long",
 };
 
+/* (an enum argument may hold any int: compared as unsigned, a negative
+ * one is out of range too) */
 SOFL_API const char *
-sofl_gro_flush_name(int reason)
+sofl_gro_flush_name(enum sofl_gro_flush reason)
 {
-	return reason >= 0 && reason < SOFL_GRO_FLUSH__MAX ? flush_names[reason] : "?";
+	return (unsigned)reason < SOFL_GRO_FLUSH__MAX ? flush_names[reason] : "?";
 }
 
 SOFL_API const char *
-sofl_gro_bypass_name(int reason)
+sofl_gro_bypass_name(enum sofl_gro_bypass reason)
 {
-	return reason >= 0 && reason < SOFL_GRO_BYPASS__MAX ? bypass_names[reason] : "?";
+	return (unsigned)reason < SOFL_GRO_BYPASS__MAX ? bypass_names[reason] : "?";
 }

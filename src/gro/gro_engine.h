@@ -28,6 +28,12 @@
 #define TW_PSH	0x00080000u
 #define TW_WIN	0x0000ffffu
 
+/* Inputs that come with the caller's parse (gro.h, Parsed inputs): the
+ * shortcuts that would read the frame's layout (fast_hold, fast_bypass_run,
+ * the LRU table's hash read from the frame) leave them to classify(),
+ * which takes the parse */
+#define GRO_F_PARSED	(SOFL_GRO_F_PKT | SOFL_GRO_F_MALFORMED)
+
 #define CK_VALID	1	/* first segment's L4 checksum verified */
 #define CK_PARTIAL	2	/* ... holds the pseudo sum (partial_ok) */
 
@@ -112,7 +118,7 @@ struct sofl_gro {
 	struct sofl_gro_config cfg;
 	struct sofl_gro_rule *rules;
 	int lnx;		/* Linux table geometry */
-	int fast;		/* fast_merge applies (Linux policy) */
+	int fast;		/* the fast paths apply (Linux policy; sofl_gro_set_fast) */
 	int isa;		/* the fast paths may use 1: AVX2 (a train's compare
 				 * in 32-byte words), 2: and AVX-512 (flow keys
 				 * hashed eight at a time); 0: neither */
@@ -141,7 +147,7 @@ struct sofl_gro {
 	uint64_t timeout_ns;
 
 	struct sofl_gro_out *outs;
-	struct sofl_gro_out out1;	/* a lone verified segment's output, but iov/cookies/len/reason */
+	struct sofl_gro_out out1;	/* a lone verified segment's output, but iov/cookies/len/flush_reason */
 	uint32_t nout;
 	struct iovec *iov;
 	uint32_t niov;
@@ -352,7 +358,7 @@ lone_begin(struct sofl_gro *g, struct lone *w)
 	w->cur = 0;
 }
 
-/* The output record of lone_put() is stored as seven 8-byte words composed
+/* The output record of lone_put() is stored as eight 8-byte words composed
  * in registers (PK_AT places each field where memcpy of its word puts the
  * struct's bytes; each field's word checked here) instead of zeroing it and
  * storing its fields one by one: fewer stores per "not mine" packet. */
@@ -360,13 +366,13 @@ lone_begin(struct sofl_gro *g, struct lone *w)
 #define GO_F(w, f, v) PK_AT(v, offsetof(struct sofl_gro_out, f) - (w), GO_SZ(f))
 #define GO_IN(w, f) _Static_assert(offsetof(struct sofl_gro_out, f) >= (w) && \
 	offsetof(struct sofl_gro_out, f) + GO_SZ(f) <= (w) + 8, #f " lies in word " #w)
-GO_IN(8, iovcnt); GO_IN(8, len); GO_IN(16, segs); GO_IN(32, gso_size); GO_IN(32, gso_type);
-GO_IN(32, csum); GO_IN(32, csum_start); GO_IN(32, csum_offset); GO_IN(40, bypass);
-GO_IN(40, reason); GO_IN(40, vnet.flags); GO_IN(40, vnet.gso_type); GO_IN(40, vnet.hdr_len);
-GO_IN(40, vnet.gso_size); GO_IN(48, vnet.csum_start); GO_IN(48, vnet.csum_offset);
-GO_IN(48, vnet.num_buffers);
+GO_IN(8, iovcnt); GO_IN(8, len); GO_IN(16, segs); GO_IN(16, gso_type); GO_IN(32, csum);
+GO_IN(32, gso_size); GO_IN(32, csum_start); GO_IN(40, csum_offset); GO_IN(40, bypass);
+GO_IN(40, flush_reason); GO_IN(48, bypass_reason); GO_IN(48, vnet.flags);
+GO_IN(48, vnet.gso_type); GO_IN(48, vnet.hdr_len); GO_IN(56, vnet.gso_size);
+GO_IN(56, vnet.csum_start); GO_IN(56, vnet.csum_offset); GO_IN(56, vnet.num_buffers);
 _Static_assert(offsetof(struct sofl_gro_out, iov) == 0 && offsetof(struct sofl_gro_out, cookies) == 24 &&
-	       sizeof(struct sofl_gro_out) == 56, "lone_put's word layout");
+	       sizeof(struct sofl_gro_out) == 64, "lone_put's word layout");
 
 static inline void
 go_st64(struct sofl_gro_out *o, size_t at, uint64_t w)
@@ -392,9 +398,10 @@ lone_put(struct sofl_gro *g, struct lone *w, const struct sofl_gro_in *in, uint8
 	go_st64(o, 16, GO_F(16, segs, 1));
 	go_st64(o, 24, (uint64_t)(uintptr_t)c);
 	go_st64(o, 32, GO_F(32, csum, ok ? SOFL_CSUM_VALID : SOFL_CSUM_UNKNOWN));
-	go_st64(o, 40, GO_F(40, bypass, 1) | GO_F(40, reason, why) |
-		GO_F(40, vnet.flags, ok ? SOFL_VNET_HDR_F_DATA_VALID : 0));
-	go_st64(o, 48, 0);
+	go_st64(o, 40, GO_F(40, bypass, 1));
+	go_st64(o, 48, GO_F(48, bypass_reason, why) |
+		GO_F(48, vnet.flags, ok ? SOFL_VNET_HDR_F_DATA_VALID : 0));
+	go_st64(o, 56, 0);
 	w->n++;
 	if (why != w->cur) {	/* counted by runs of one reason */
 		g->st.bypass[w->cur] += w->run;

@@ -50,7 +50,7 @@ out_single(struct sofl_gro *g, const uint8_t *frame, uint32_t len, uint64_t cook
 	o->segs = 1;
 	o->iovcnt = 1;
 	o->len = len;
-	o->csum = (uint8_t)csum;
+	o->csum = (enum sofl_csum_state)csum;
 	if (csum == SOFL_CSUM_VALID) {
 		o->vnet.flags = SOFL_VNET_HDR_F_DATA_VALID;
 	} else if (csum == SOFL_CSUM_PARTIAL) {
@@ -87,7 +87,7 @@ gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sof
 	o = out_single(g, in->data, in->len, in->cookie, csum, q->l4_off,
 		       q->l4_proto == 6 ? 16 : 6);
 	o->bypass = 1;
-	o->reason = (uint8_t)why;
+	o->bypass_reason = (enum sofl_gro_bypass)why;
 }
 
 /* Full TCP/UDP checksum of a super-packet: header in scratch (field zeroed)
@@ -217,7 +217,7 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 	} else {
 		out_super(g, f);	/* frees the segments */
 	}
-	g->outs[g->nout - 1].reason = (uint8_t)why;
+	g->outs[g->nout - 1].flush_reason = (enum sofl_gro_flush)why;
 	g->st.flush[why]++;
 	g->held_segs -= f->count;
 	f->count = 0;		/* not held (fast_find's last_fi check) */
@@ -275,7 +275,7 @@ emit_buckets(struct sofl_gro *g, int why)
 			o->iov = iov;
 			o->cookies = ck;
 			o->len = len;
-			o->reason = (uint8_t)why;
+			o->flush_reason = (enum sofl_gro_flush)why;
 			if (f->ck == CK_PARTIAL) {
 				o->csum = SOFL_CSUM_PARTIAL;
 				o->csum_start = o->vnet.csum_start = f->l4_off;

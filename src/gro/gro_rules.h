@@ -339,9 +339,11 @@ l4_csum_check(struct sofl_gro *g, const struct sofl_pkt *q)
 	return 0;
 }
 
-/* A classified input: the parse result and the L3/checksum verdict. */
+/* A classified input: its parse (the caller's, or the engine's in own)
+ * and the L3/checksum verdict. */
 struct rxq {
-	struct sofl_pkt q;
+	const struct sofl_pkt *q;
+	struct sofl_pkt own;
 	uint32_t h, b, ports;
 	int byp;		/* enum sofl_gro_bypass, or -1: to the L4 rules */
 	int badlen, ck;
@@ -373,7 +375,7 @@ classify_l3(const struct sofl_gro *g, const struct sofl_pkt *q, unsigned ipv, un
 		return SOFL_GRO_BYPASS_UDP_OFF;
 	if (q && g->cfg.n_rules && !rules_allow(g, q))
 		return SOFL_GRO_BYPASS_RULE;
-	if (pay_off > SOFL_GRO_MAX_HDR)
+	if (pay_off > SOFL_GRO_HDR_MAX)
 		return SOFL_GRO_BYPASS_HDR_LONG;
 	return -1;
 }
@@ -440,23 +442,65 @@ fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3)
 	return bypass4_why(g, d + l3, end - l3 - 20);
 }
 
+/* A caller's parse @q of input @in (SOFL_GRO_F_PKT) the engine may use
+ * (gro.h, Parsed inputs): it describes this frame, and where the rules will
+ * read the frame by it — TCP or UDP over IP, not a fragment: the inputs
+ * classify_l3 sends on — its offsets lie within the frame in the order
+ * sofl_pkt_parse() writes them: the IP header (IPv4 without options: the
+ * only IPv4 sent on), the TCP header (20..60 bytes, whole words) or UDP
+ * header (8), the payload up to the end of the IP packet, the timestamp
+ * option inside the TCP header.  Every read the rules make by a parse is
+ * inside these bounds, so a parse that passes cannot make the engine read
+ * outside the frame.  Other parses (not IP, not TCP/UDP, fragments) are
+ * delivered by classify_l3 without the frame being read by them. */
+static int
+pkt_fits(const struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q)
+{
+	uint32_t l4end;
+
+	if (!q || q->data != in->data || q->len != in->len || q->link != (uint8_t)g->cfg.link)
+		return 0;
+	if (q->ipv != 4 && q->ipv != 6)
+		return q->ipv == 0;		/* NOT_IP */
+	if ((q->l4_proto != 6 && q->l4_proto != 17) || q->is_frag)
+		return 1;			/* PROTO, FRAGMENT */
+	l4end = (uint32_t)q->l4_off + q->l4_len;
+	return (q->layers & (SOFL_LAYER_L3 | SOFL_LAYER_L4)) == (SOFL_LAYER_L3 | SOFL_LAYER_L4) &&
+	       q->l3_len >= (q->ipv == 4 ? 20 : 40) &&
+	       q->l4_off == (uint32_t)q->l3_off + q->l3_len &&
+	       (q->l4_proto == 6 ? q->l4_len >= 20 && q->l4_len <= 60 && !(q->l4_len & 3) :
+				   q->l4_len == 8) &&
+	       q->pay_off == l4end && q->ip_end <= q->len && q->pay_off <= q->ip_end &&
+	       q->pay_len == q->ip_end - q->pay_off && q->pay_len <= 65535 &&
+	       (!q->opt_ts || (q->opt_ts >= q->l4_off + 20u && q->opt_ts + 10u <= l4end));
+}
+
 /* L2/L3 checks and checksums (#5-#12): everything that does not depend on
- * held flows, so a whole chunk can be classified before the table is used. */
+ * held flows, so a whole chunk can be classified before the table is used.
+ * The parse is the caller's when it gave one that fits (pkt_fits), else
+ * the engine's (x->own). */
 HOT void
 classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 {
-	struct sofl_pkt *q = &x->q;
+	const struct sofl_pkt *q;
 
 	x->ck = (in->flags & SOFL_GRO_F_CSUM_OK) ? CK_VALID : 0;	/* 0: not verified */
 	x->byp = -1;
-	if (!in->data && in->len) {
-		x->byp = SOFL_GRO_BYPASS_MALFORMED;	/* nothing to read */
+	if ((!in->data && in->len) || (in->flags & SOFL_GRO_F_MALFORMED)) {
+		x->q = &x->own;		/* (read by nothing: delivered at once) */
+		x->byp = SOFL_GRO_BYPASS_MALFORMED;	/* nothing to read, or a rejected parse */
 		return;
 	}
-	if (sofl_pkt_parse_inline(q, in->data, in->len, g->cfg.link) < 0)	/* (data checked above) */
-		x->byp = SOFL_GRO_BYPASS_MALFORMED;
-	else
-		x->byp = classify_l3(g, q, q->ipv, q->l4_proto, q->l3_len, q->is_frag, q->pay_off);
+	if ((in->flags & SOFL_GRO_F_PKT) && pkt_fits(g, in, in->pkt)) {
+		x->q = q = in->pkt;
+	} else {
+		x->q = q = &x->own;
+		if (sofl_pkt_parse_inline(&x->own, in->data, in->len, g->cfg.link) < 0) {
+			x->byp = SOFL_GRO_BYPASS_MALFORMED;	/* (data checked above) */
+			return;
+		}
+	}
+	x->byp = classify_l3(g, q, q->ipv, q->l4_proto, q->l3_len, q->is_frag, q->pay_off);
 	if (x->byp >= 0)
 		return;
 	if (q->ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
@@ -498,10 +542,10 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 		} else {
 			gro_bypass(g, in, x->byp);
 		}
-	} else if (x->q.l4_proto == 6) {
-		tcp_rx(g, in, &x->q, x->h, x->b, x->ports, x->badlen, x->ck);
+	} else if (x->q->l4_proto == 6) {
+		tcp_rx(g, in, x->q, x->h, x->b, x->ports, x->badlen, x->ck);
 	} else {
-		udp_rx(g, in, &x->q, x->h, x->b, x->ports, x->badlen, x->ck);
+		udp_rx(g, in, x->q, x->h, x->b, x->ports, x->badlen, x->ck);
 	}
 }
 

@@ -810,7 +810,9 @@ fast_weave(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
  * would, before any table lookup —, their outputs written with the
  * cursors in locals (lone_put): the cost of saying "not mine" per packet
  * is its tests and its output record.  No flow rules (fast_hold's
- * condition).  @return the index of the first input not delivered. */
+ * condition); an input that comes with its parse (GRO_F_PARSED) ends the
+ * run (classify takes the parse).  @return the index of the first input
+ * not delivered. */
 static __attribute__((noinline)) size_t
 fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 {
@@ -825,7 +827,8 @@ fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size
 		unsigned v;
 		int l3, why;
 
-		if (!d || (l3 = fast_l3(g, d, len, 40 + 20, &v)) < 0 || v != 4 ||
+		if (!d || (in[i].flags & GRO_F_PARSED) ||
+		    (l3 = fast_l3(g, d, len, 40 + 20, &v)) < 0 || v != 4 ||
 		    (why = fast_why4(g, d, len, (uint32_t)l3)) < 0)
 			break;
 		lone_put(g, &w, &in[i], (uint8_t)why);
@@ -846,7 +849,8 @@ fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size
  * rule_badlen, the checksum checks) and tcp_rx's (tcp_new_flow); anything
  * they do not pass — a fragment, padding, a bad length, a flag, a checksum
  * that does not verify (bad, or a pseudo sum for partial_ok) — declines
- * and takes the general way, which counts and decides it.  Not TCP over
+ * and takes the general way, which counts and decides it, as it does an
+ * input that comes with its parse (GRO_F_PARSED).  Not TCP over
  * such an IPv4 header: fast_bypass_run, for in[0, run).  @return the
  * inputs taken (1 held; 0: the general way decides in[0]). */
 HOT int
@@ -859,7 +863,8 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	unsigned v;
 	int o;
 
-	if (g->cfg.n_rules || (o = fast_l3(g, d, len, 40 + 20, &v)) < 0)
+	if (g->cfg.n_rules || (in->flags & GRO_F_PARSED) ||
+	    (o = fast_l3(g, d, len, 40 + 20, &v)) < 0)
 		return 0;
 	l3 = (uint32_t)o;
 	ip = d + l3;
@@ -874,7 +879,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	th = d + l4;
 	/* (classify_l3: fast_l3 took IPv4 headers of 20 bytes only; its header
 	 * limit, these headers are at most 114 bytes) */
-	_Static_assert(PK_ETH_HLEN + 40 + 60 <= SOFL_GRO_MAX_HDR, "fast_hold's headers fit");
+	_Static_assert(PK_ETH_HLEN + 40 + 60 <= SOFL_GRO_HDR_MAX, "fast_hold's headers fit");
 	if (pk_tcp_hlen(th, len - l4, &thl) < 0 || classify_l3(g, NULL, v, 6, 20, 0, 0) >= 0 ||
 	    tcp_new_flow(0, len - l4 - thl, th[13]) >= 0)
 		return 0;	/* malformed, or delivered at once */
@@ -944,7 +949,8 @@ struct hbatch {
 /* An input's hash known before parsing: the rx hash (1, in *h), or its
  * flow key read from the frame for @hb (3, input @i; hb_hash() hashes it),
  * or 2 (IPv4, neither TCP nor UDP with UDP GRO on: *h is the IP header's
- * offset, for fast_other4), or 0: the input is to be parsed. */
+ * offset, for fast_other4), or 0: the input is to be classified (parsed,
+ * or its parse taken: an input that comes with one is not read here). */
 HOT int
 fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h,
 	  struct hbatch *hb, size_t i)
@@ -957,6 +963,8 @@ fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h,
 		*h = in->hash;
 		return 1;
 	}
+	if (in->flags & GRO_F_PARSED)
+		return 0;	/* classify() hashes its parse */
 	k = raw_key_msg(g, in->data, in->len, m, &last);
 	if (k == 4) {
 		hb->w4[hb->n4] = m[0];

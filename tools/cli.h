@@ -11,6 +11,7 @@
 #ifndef SOFL_CLI_H
 #define SOFL_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -107,5 +108,28 @@ void cli_port_offloads_json(struct cli_json *j, const char *key, unsigned off);
  * names of struct sofl_port_stats and sofl_port_drop_name(); the drop maps
  * list the non-zero reasons only). */
 void cli_port_counters_json(struct cli_json *j, const struct sofl_port_stats *s);
+/* One counter line of the text output: "\t<n> <what>\n". */
+void cli_line(FILE *f, unsigned long long n, const char *what);
+/* A port's non-zero drop counters as text lines, reason by reason:
+ * "\t<n> <rx>: <reason>" (receive) then "\t<n> <tx>: <reason>" (send). */
+void cli_port_drops(FILE *f, const struct sofl_port_stats *s, const char *rx, const char *tx);
+
+/* ---- a port's GRO counters, shared by tunnel and relay ---- */
+struct sofl_gro_stats;
+/* The four text lines "\t<n> <prefix>packets in" ... "segments merged into them". */
+void cli_gro_lines(FILE *f, const struct sofl_gro_stats *g, const char *prefix);
+/* The JSON member "gro":{"pkts_in":N,"pkts_out":N,"super_pkts":N,
+ * "segs_merged":N,"csum_sw_l4":N[,"bypass":{reason:N,...}]} (@bypass: with
+ * every bypass reason, zeros included). */
+void cli_gro_json(struct cli_json *j, const struct sofl_gro_stats *g, int bypass);
+
+/* ---- running until told to stop ---- */
+/* Set to 1 by SIGINT and SIGTERM once cli_catch_stop() installed the handler. */
+extern volatile sig_atomic_t cli_stop;
+void cli_catch_stop(void);
+
+/* A library call's failure: "softoffload: <fmt>: <sofl_strerror(err)>" and,
+ * for SOFL_E_SYS, ": <strerror(errno)>" (errno as on entry).  @return 2 */
+int cli_lib_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

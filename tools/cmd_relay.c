@@ -76,15 +76,6 @@ struct relay {
 	int out_err;		/* the counters could not be written (exit 2) */
 };
 
-static volatile sig_atomic_t stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static int
 usage(FILE *f)
 {
@@ -181,8 +172,7 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 		err = sofl_tun_open(&c, &e->port);
 	}
 	if (err < 0)
-		return cli_error("relay: %s: %s%s%s", e->spec, sofl_strerror(err),
-				 err == SOFL_E_SYS ? ": " : "", err == SOFL_E_SYS ? strerror(errno) : "");
+		return cli_lib_error(err, "relay: %s", e->spec);
 	return 0;
 }
 
@@ -467,7 +457,7 @@ elapsed(const struct relay *r)
 static void
 line(unsigned long long v, const char *what)
 {
-	printf("\t%llu %s\n", v, what);
+	cli_line(stdout, v, what);
 }
 
 static void
@@ -475,7 +465,6 @@ print_port(const struct end *e)
 {
 	struct sofl_port_stats s;
 	struct sofl_gro_stats g;
-	int i;
 
 	sofl_port_get_stats(e->port, &s, sizeof(s));
 	printf("%s:\n\toffloads: ", e->spec);
@@ -495,24 +484,9 @@ print_port(const struct end *e)
 	line(s.csum_sw, "checksums completed in software");
 	line(s.csum_sw_verify, "checksums verified in software");
 	line(s.fallbacks, "offload fallbacks");
-	for (i = 0; i < SOFL_PORT_DROP__MAX; i++) {
-		char b[64];
-
-		if (s.rx_drop[i]) {
-			snprintf(b, sizeof(b), "received packets dropped: %s", sofl_port_drop_name(i));
-			line(s.rx_drop[i], b);
-		}
-		if (s.tx_drop[i]) {
-			snprintf(b, sizeof(b), "packets not sent: %s", sofl_port_drop_name(i));
-			line(s.tx_drop[i], b);
-		}
-	}
-	if (sofl_port_gro_stats(e->port, &g, sizeof(g)) == 0) {
-		line(g.pkts_in, "GRO: packets in");
-		line(g.pkts_out, "GRO: packets out");
-		line(g.super_pkts, "GRO: super-packets formed");
-		line(g.segs_merged, "GRO: segments merged into them");
-	}
+	cli_port_drops(stdout, &s, "received packets dropped", "packets not sent");
+	if (sofl_port_gro_stats(e->port, &g, sizeof(g)) == 0)
+		cli_gro_lines(stdout, &g, "GRO: ");
 }
 
 static void
@@ -548,15 +522,8 @@ json_port(struct cli_json *j, const struct end *e)
 	cli_json_str(j, "kind", sofl_port_kind(e->port));
 	cli_port_offloads_json(j, "offloads", sofl_port_offloads(e->port));
 	cli_port_counters_json(j, &s);
-	if (sofl_port_gro_stats(e->port, &g, sizeof(g)) == 0) {
-		cli_json_obj(j, "gro");
-		cli_json_u64(j, "pkts_in", g.pkts_in);
-		cli_json_u64(j, "pkts_out", g.pkts_out);
-		cli_json_u64(j, "super_pkts", g.super_pkts);
-		cli_json_u64(j, "segs_merged", g.segs_merged);
-		cli_json_u64(j, "csum_sw_l4", g.csum_sw_l4);
-		cli_json_end(j);
-	}
+	if (sofl_port_gro_stats(e->port, &g, sizeof(g)) == 0)
+		cli_gro_json(j, &g, 0);
 	cli_json_end(j);
 }
 
@@ -630,7 +597,7 @@ run(struct relay *r)
 		pf[i].fd = sofl_port_fd(r->e[i].port);
 		pf[i].events = POLLIN;
 	}
-	while (!stop) {
+	while (!cli_stop) {
 		double t = elapsed(r);
 
 		if (r->duration > 0 && t >= r->duration)
@@ -662,9 +629,7 @@ run(struct relay *r)
 					continue;
 				got = forward(r, i);
 				if (got < 0)
-					return cli_error("relay: %s: %s%s%s", r->e[i].spec,
-							 sofl_strerror(got), got == SOFL_E_SYS ? ": " : "",
-							 got == SOFL_E_SYS ? strerror(errno) : "");
+					return cli_lib_error(got, "relay: %s", r->e[i].spec);
 				busy[i] = got > 0;
 				moved |= got > 0;
 			}
@@ -722,7 +687,6 @@ cmd_relay(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct relay r;
-	struct sigaction sa;
 	int c, promisc = 0, bypass = 0, rc, i;
 	long long ll;
 
@@ -784,10 +748,7 @@ cmd_relay(int argc, char **argv)
 				sofl_port_close(r.e[0].port);
 			return 2;
 		}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_catch_stop();
 	clock_gettime(CLOCK_MONOTONIC, &r.t0);
 	if (!r.json)
 		fprintf(stderr, "relay: %s <-> %s, offload %s\n", r.e[0].spec, r.e[1].spec,

@@ -1,7 +1,10 @@
 /* Option and operand helpers shared by the CLI subcommands (cli.h). */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "softoffload/gro.h"
 #include "softoffload/port.h"
 
 long long
@@ -284,4 +287,94 @@ cli_port_counters_json(struct cli_json *j, const struct sofl_port_stats *s)
 				cli_json_u64(j, sofl_port_drop_name(r), d[r]);
 		cli_json_end(j);
 	}
+}
+
+/* ---- signals, library errors, the ports' text counters (cli.h) ---- */
+
+volatile sig_atomic_t cli_stop;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+void
+cli_catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int
+cli_lib_error(int err, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+
+	fputs("softoffload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s", sofl_strerror(err));
+	if (err == SOFL_E_SYS)
+		fprintf(stderr, ": %s", strerror(e));
+	fputc('\n', stderr);
+	return 2;
+}
+
+void
+cli_line(FILE *f, unsigned long long n, const char *what)
+{
+	fprintf(f, "\t%llu %s\n", n, what);
+}
+
+void
+cli_port_drops(FILE *f, const struct sofl_port_stats *s, const char *rx, const char *tx)
+{
+	int r;
+
+	for (r = 0; r < SOFL_PORT_DROP__MAX; r++) {
+		if (s->rx_drop[r])
+			fprintf(f, "\t%llu %s: %s\n", (unsigned long long)s->rx_drop[r], rx,
+				sofl_port_drop_name(r));
+		if (s->tx_drop[r])
+			fprintf(f, "\t%llu %s: %s\n", (unsigned long long)s->tx_drop[r], tx,
+				sofl_port_drop_name(r));
+	}
+}
+
+void
+cli_gro_lines(FILE *f, const struct sofl_gro_stats *g, const char *prefix)
+{
+	fprintf(f, "\t%llu %spackets in\n", (unsigned long long)g->pkts_in, prefix);
+	fprintf(f, "\t%llu %spackets out\n", (unsigned long long)g->pkts_out, prefix);
+	fprintf(f, "\t%llu %ssuper-packets formed\n", (unsigned long long)g->super_pkts, prefix);
+	fprintf(f, "\t%llu %ssegments merged into them\n", (unsigned long long)g->segs_merged,
+		prefix);
+}
+
+void
+cli_gro_json(struct cli_json *j, const struct sofl_gro_stats *g, int bypass)
+{
+	int i;
+
+	cli_json_obj(j, "gro");
+	cli_json_u64(j, "pkts_in", g->pkts_in);
+	cli_json_u64(j, "pkts_out", g->pkts_out);
+	cli_json_u64(j, "super_pkts", g->super_pkts);
+	cli_json_u64(j, "segs_merged", g->segs_merged);
+	cli_json_u64(j, "csum_sw_l4", g->csum_sw_l4);
+	if (bypass) {
+		cli_json_obj(j, "bypass");
+		for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
+			cli_json_u64(j, sofl_gro_bypass_name(i), g->bypass[i]);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
 }

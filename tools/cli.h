@@ -47,6 +47,13 @@ long long cli_count(const char *opt, const char *val, unsigned long long max);
  * its own error.  @return 0, or 2 (printed) */
 int cli_list(const char *opt, const char *val, unsigned long long max,
 	     int (*add)(void *ctx, unsigned long long v), void *ctx);
+struct option;
+/* getopt_long() with the usage errors above: @shortopts starts with ':'.
+ * Call it with optind = 1 before the first option.
+ * @return the next option (its val), -1 after the last (the operands are
+ * argv[optind..]), or '?' having printed "unknown option '<arg>'" or
+ * "<option> needs a value" (cli_usage: the caller returns 2). */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
 /* An argument that is no known option: the one input file.  Sets *in, or
  * prints the usage error "unknown option" (it starts with '-' and is not "-")
  * or "more than one input file" for subcommand @cmd and returns 2.

@@ -7,6 +7,7 @@
  * bad ones and are not errors: a capture taken on a sending host is full of
  * them.  With --fix every record is written out, in order, whether or not it
  * could be fixed, so the output has exactly as many records as the input. */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -74,32 +75,47 @@ PCAPIO_OPTS_USAGE
 static int
 parse_args(int argc, char **argv, struct csum_opts *o)
 {
-	int i, k;
+	static const struct option lopts[] = {
+		PCAPIO_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ "fix", no_argument, NULL, 'F' },
+		{ "udp-zero", no_argument, NULL, 'U' },
+		{ "json", no_argument, NULL, 'J' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, k;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, ":hqo:" PCAPIO_SHORTOPTS, lopts)) != -1) {
+		switch (c) {
+		case 'h':
 			return 1;
-		if (!strcmp(a, "--fix"))
+		case 'F':
 			o->fix = 1;
-		else if (!strcmp(a, "--udp-zero"))
+			break;
+		case 'U':
 			o->udp_zero = 1;
-		else if (!strcmp(a, "-q"))
+			break;
+		case 'q':
 			o->quiet = 1;
-		else if (!strcmp(a, "--json"))
+			break;
+		case 'J':
 			o->json = 1;
-		else if (!strcmp(a, "-o")) {
-			if (++i == argc)
-				return cli_usage("-o needs a value");
-			o->out = argv[i];
-		} else if ((k = pcapio_opt(argc, argv, &i, 1)) != 0) {
-			if (k == 2)
-				return 2;
-		} else if (cli_operand("csum", a, &o->in))
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case '?':
 			return 2;
+		default:
+			if ((k = pcapio_opt(c, optarg, 1)) != 1)
+				return 2;
+		}
 	}
+	for (; optind < argc; optind++)
+		if (cli_operand("csum", argv[optind], &o->in))
+			return 2;
 	if (!o->in)
 		return cli_usage("no input file");
 	if (o->fix && !o->out)

@@ -13,6 +13,7 @@
  * same worker on the peer every time (its GRO sees the whole flow). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -176,74 +177,98 @@ parse_mode(const char *s, int *mode)
 	return cli_usage("--offload: expected on, off, gso or gro, got '%s'", s);
 }
 
+enum { O_TUN = 0x100, O_LOCAL, O_REMOTE, O_OFFLOAD, O_MTU, O_QUEUES, O_INTERVAL,
+       O_TXQLEN, O_DURATION, O_JSON, O_VERIFY };
+
 static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
+	static const struct option lopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "verify-inner", no_argument, NULL, O_VERIFY },
+		{ "tun", required_argument, NULL, O_TUN },
+		{ "local", required_argument, NULL, O_LOCAL },
+		{ "remote", required_argument, NULL, O_REMOTE },
+		{ "offload", required_argument, NULL, O_OFFLOAD },
+		{ "mtu", required_argument, NULL, O_MTU },
+		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "stats-interval", required_argument, NULL, O_INTERVAL },
+		{ "txqueuelen", required_argument, NULL, O_TXQLEN },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ NULL, 0, NULL, 0 }
+	};
 	long long v;
-	int i, have_l = 0, have_r = 0, err;
+	int c, have_l = 0, have_r = 0, err;
 
 	memset(o, 0, sizeof(*o));
 	o->queues = 1;
 	o->txqlen = 5000;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, ":h", lopts)) != -1) {
+		const char *val = optarg;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		switch (c) {
+		case 'h':
 			return usage(stdout) ? 2 : -1;
-		if (!strcmp(a, "--json")) {
+		case O_JSON:
 			o->json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--verify-inner")) {
+			break;
+		case O_VERIFY:
 			o->verify_inner = 1;
-			continue;
-		}
-		if (strncmp(a, "--", 2) || !strcmp(a, "--"))
-			return cli_usage("unexpected argument '%s'", a);
-		if (!val)
-			return cli_usage("%s needs a value", a);
-		i++;
-		if (!strcmp(a, "--tun")) {
+			break;
+		case O_TUN:
 			if (!*val || strlen(val) >= IFNAMSIZ)
 				return cli_usage("--tun: a name of 1 to %d characters", IFNAMSIZ - 1);
 			o->tun = val;
-		} else if (!strcmp(a, "--local")) {
-			if ((err = parse_addr(a, val, &o->local, &o->local_len)))
+			break;
+		case O_LOCAL:
+			if ((err = parse_addr("--local", val, &o->local, &o->local_len)))
 				return err;
 			have_l = 1;
-		} else if (!strcmp(a, "--remote")) {
-			if ((err = parse_addr(a, val, &o->remote, &o->remote_len)))
+			break;
+		case O_REMOTE:
+			if ((err = parse_addr("--remote", val, &o->remote, &o->remote_len)))
 				return err;
 			have_r = 1;
-		} else if (!strcmp(a, "--offload")) {
+			break;
+		case O_OFFLOAD:
 			if ((err = parse_mode(val, &o->mode)))
 				return err;
-		} else if (!strcmp(a, "--mtu")) {
-			if ((v = cli_uint(a, val, 65535 - 48)) < 0)
+			break;
+		case O_MTU:
+			if ((v = cli_uint("--mtu", val, 65535 - 48)) < 0)
 				return 2;
 			if (v < 576)
 				return cli_usage("--mtu: at least 576");
 			o->mtu = (unsigned)v;
-		} else if (!strcmp(a, "--queues")) {
-			if ((v = cli_count(a, val, MAX_QUEUES)) < 0)
+			break;
+		case O_QUEUES:
+			if ((v = cli_count("--queues", val, MAX_QUEUES)) < 0)
 				return 2;
 			o->queues = (unsigned)v;
-		} else if (!strcmp(a, "--stats-interval")) {
-			if ((v = cli_uint(a, val, 86400)) < 0)
+			break;
+		case O_INTERVAL:
+			if ((v = cli_uint("--stats-interval", val, 86400)) < 0)
 				return 2;
 			o->interval = (unsigned)v;
-		} else if (!strcmp(a, "--txqueuelen")) {
-			if ((v = cli_count(a, val, 1 << 20)) < 0)
+			break;
+		case O_TXQLEN:
+			if ((v = cli_count("--txqueuelen", val, 1 << 20)) < 0)
 				return 2;
 			o->txqlen = (unsigned)v;
-		} else if (!strcmp(a, "--duration")) {
-			if ((v = cli_uint(a, val, 86400 * 365)) < 0)
+			break;
+		case O_DURATION:
+			if ((v = cli_uint("--duration", val, 86400 * 365)) < 0)
 				return 2;
 			o->duration = (unsigned)v;
-		} else {
-			return cli_usage("unknown option '%s'", a);
+			break;
+		default:
+			return 2;
 		}
 	}
+	if (optind < argc)
+		return cli_usage("unexpected argument '%s'", argv[optind]);
 	if (!o->tun || !have_l || !have_r)
 		return cli_usage("--tun, --local and --remote are required");
 	if (o->local.ss_family != o->remote.ss_family)

@@ -1,5 +1,6 @@
 /* Option and operand helpers shared by the CLI subcommands (cli.h). */
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,30 @@ cli_count(const char *opt, const char *val, unsigned long long max)
 		return -1;
 	}
 	return v;
+}
+
+int
+cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+	const char *arg;
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	arg = argv[optind - 1];
+	if (c == ':' && strncmp(arg, "--", 2))
+		cli_usage("-%c needs a value", optopt);
+	else if (c == ':')
+		cli_usage("%s needs a value", arg);
+	/* optopt: an unknown short option's letter, 0 for an unknown long
+	 * option, the option's val for "--flag=value" */
+	else if (optopt && !(!strncmp(arg, "--", 2) && strchr(arg, '=')))
+		cli_usage("unknown option '-%c'", optopt);
+	else
+		cli_usage("unknown option '%s'", arg);
+	return '?';
 }
 
 int

@@ -694,7 +694,7 @@ cmd_relay(int argc, char **argv)
 	r.offload = 1;
 	r.ta.when = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":h", opts)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!strcmp(optarg, "on"))
@@ -731,7 +731,7 @@ cmd_relay(int argc, char **argv)
 			break;
 		case 'q': bypass = 1; break;
 		case 'h': return usage(stdout);
-		default: return usage(stderr);
+		default: return 2;
 		}
 	}
 	if (argc - optind != 2) {

@@ -54,6 +54,18 @@ struct option;
  * argv[optind..]), or '?' having printed "unknown option '<arg>'" or
  * "<option> needs a value" (cli_usage: the caller returns 2). */
 int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+/* A decimal option stored as it is: cli_getopt()'s @opt for option @name,
+ * @min 0 (cli_uint()) or 1 (cli_count()) .. @max, into *@dst. */
+struct cli_num {
+	int opt;
+	const char *name;
+	int min;
+	unsigned long long max;
+	uint32_t *dst;
+};
+/* If @opt is one of the @n @nums, parses @val into its dst.
+ * @return 0, 2 on a usage error (printed), or -1 when @opt is none of them */
+int cli_num_opt(const struct cli_num *nums, size_t n, int opt, const char *val);
 /* An argument that is no known option: the one input file.  Sets *in, or
  * prints the usage error "unknown option" (it starts with '-' and is not "-")
  * or "more than one input file" for subcommand @cmd and returns 2.

@@ -350,7 +350,14 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 		{ "hash-key", required_argument, NULL, O_HASH_KEY },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c, partial;
+	const struct cli_num nums[] = {
+		{ O_POLL_MAX, "--poll-max", 1, 1000000, &o->poll_max },
+		{ O_WEIGHT, "--napi-weight", 1, SIZE_MAX_POLL, &o->weight },
+		{ O_HZ, "--hz", 1, 100000, &o->hz },
+		{ O_FLUSH_TIMEOUT, "--flush-timeout-us", 0, 4294967295ull, &o->cfg.flush_timeout_us },
+		{ O_MAX_SEGS, "--max-segs", 1, 65535, &o->cfg.max_segs },
+	};
+	int c, partial, k;
 	long long v;
 
 	sofl_gro_config_init(&o->cfg);
@@ -398,21 +405,6 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 				return 2;
 			o->cfg.csum_full = !partial;
 			break;
-		case O_POLL_MAX:
-			if ((v = cli_count("--poll-max", val, 1000000)) < 0)
-				return 2;
-			o->poll_max = (uint32_t)v;
-			break;
-		case O_WEIGHT:
-			if ((v = cli_count("--napi-weight", val, SIZE_MAX_POLL)) < 0)
-				return 2;
-			o->weight = (uint32_t)v;
-			break;
-		case O_HZ:
-			if ((v = cli_count("--hz", val, 100000)) < 0)
-				return 2;
-			o->hz = (uint32_t)v;
-			break;
 		case O_POLL_GAP:
 			if ((v = cli_uint("--poll-gap-us", val, 1000000000ull)) < 0)
 				return 2;
@@ -423,16 +415,6 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 				return 2;
 			o->cfg.table = SOFL_GRO_TABLE_LRU;
 			o->cfg.max_flows = (uint32_t)v;
-			break;
-		case O_FLUSH_TIMEOUT:
-			if ((v = cli_uint("--flush-timeout-us", val, 4294967295ull)) < 0)
-				return 2;
-			o->cfg.flush_timeout_us = (uint32_t)v;
-			break;
-		case O_MAX_SEGS:
-			if ((v = cli_count("--max-segs", val, 65535)) < 0)
-				return 2;
-			o->cfg.max_segs = (uint32_t)v;
 			break;
 		case O_RX_HASH:
 			if (parse_rx_hash(o, val))
@@ -453,7 +435,9 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 		case '?':
 			return 2;
 		default:
-			if (pcapio_opt(c, val, 1) != 1)
+			if ((k = cli_num_opt(nums, 5, c, val)) < 0)
+				k = pcapio_opt(c, val, 1) == 1 ? 0 : 2;
+			if (k)
 				return 2;
 		}
 	}

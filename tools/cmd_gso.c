@@ -120,8 +120,12 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 		{ "json", no_argument, NULL, O_JSON },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c;
-	long long v;
+	const struct cli_num nums[] = {
+		{ O_MSS, "--mss", 1, 65535, &o->mss },
+		{ O_UDP_SIZE, "--udp-gso-size", 1, 65535, &o->udp_size },
+		{ O_MTU, "--mtu", 1, 65535, &o->mtu },
+	};
+	int c, k;
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
@@ -135,21 +139,6 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 		case O_CSUM:
 			if (cli_csum_mode("--csum", optarg, &o->partial))
 				return 2;
-			break;
-		case O_MSS:
-			if ((v = cli_count("--mss", optarg, 65535)) < 0)
-				return 2;
-			o->mss = (unsigned)v;
-			break;
-		case O_UDP_SIZE:
-			if ((v = cli_count("--udp-gso-size", optarg, 65535)) < 0)
-				return 2;
-			o->udp_size = (unsigned)v;
-			break;
-		case O_MTU:
-			if ((v = cli_count("--mtu", optarg, 65535)) < 0)
-				return 2;
-			o->mtu = (unsigned)v;
 			break;
 		case O_FIXED_ID:
 			o->fixed_id = 1;
@@ -166,7 +155,9 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 		case '?':
 			return 2;
 		default:
-			if (pcapio_opt(c, optarg, 1) != 1)
+			if ((k = cli_num_opt(nums, 3, c, optarg)) < 0)
+				k = pcapio_opt(c, optarg, 1) == 1 ? 0 : 2;
+			if (k)
 				return 2;
 		}
 	}

@@ -687,8 +687,11 @@ cmd_relay(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct relay r;
+	const struct cli_num nums[] = {
+		{ 'b', "--busy-poll", 0, 1000000, &r.busy_us },
+		{ 'r', "--ring-slots", 1, 65536, &r.ring_slots },
+	};
 	int c, promisc = 0, bypass = 0, rc, i;
-	long long ll;
 
 	memset(&r, 0, sizeof(r));
 	r.offload = 1;
@@ -719,19 +722,11 @@ cmd_relay(int argc, char **argv)
 				return 2;
 			r.have_tun_mac = 1;
 			break;
-		case 'b':
-			if ((ll = cli_uint("--busy-poll", optarg, 1000000)) < 0)
-				return 2;
-			r.busy_us = (uint32_t)ll;
-			break;
-		case 'r':
-			if ((ll = cli_count("--ring-slots", optarg, 65536)) < 0)
-				return 2;
-			r.ring_slots = (uint32_t)ll;
-			break;
 		case 'q': bypass = 1; break;
 		case 'h': return usage(stdout);
-		default: return 2;
+		default:
+			if (cli_num_opt(nums, 2, c, optarg))
+				return 2;
 		}
 	}
 	if (argc - optind != 2) {

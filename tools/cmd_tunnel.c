@@ -198,6 +198,12 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "duration", required_argument, NULL, O_DURATION },
 		{ NULL, 0, NULL, 0 }
 	};
+	const struct cli_num nums[] = {
+		{ O_QUEUES, "--queues", 1, MAX_QUEUES, &o->queues },
+		{ O_INTERVAL, "--stats-interval", 0, 86400, &o->interval },
+		{ O_TXQLEN, "--txqueuelen", 1, 1 << 20, &o->txqlen },
+		{ O_DURATION, "--duration", 0, 86400 * 365, &o->duration },
+	};
 	long long v;
 	int c, have_l = 0, have_r = 0, err;
 
@@ -243,28 +249,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 				return cli_usage("--mtu: at least 576");
 			o->mtu = (unsigned)v;
 			break;
-		case O_QUEUES:
-			if ((v = cli_count("--queues", val, MAX_QUEUES)) < 0)
-				return 2;
-			o->queues = (unsigned)v;
-			break;
-		case O_INTERVAL:
-			if ((v = cli_uint("--stats-interval", val, 86400)) < 0)
-				return 2;
-			o->interval = (unsigned)v;
-			break;
-		case O_TXQLEN:
-			if ((v = cli_count("--txqueuelen", val, 1 << 20)) < 0)
-				return 2;
-			o->txqlen = (unsigned)v;
-			break;
-		case O_DURATION:
-			if ((v = cli_uint("--duration", val, 86400 * 365)) < 0)
-				return 2;
-			o->duration = (unsigned)v;
-			break;
 		default:
-			return 2;
+			if (cli_num_opt(nums, 4, c, val))
+				return 2;
 		}
 	}
 	if (optind < argc)

@@ -45,6 +45,25 @@ cli_getopt(int argc, char **argv, const char *shortopts, const struct option *lo
 }
 
 int
+cli_num_opt(const struct cli_num *nums, size_t n, int opt, const char *val)
+{
+	long long v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (nums[i].opt != opt)
+			continue;
+		v = nums[i].min ? cli_count(nums[i].name, val, nums[i].max) :
+				  cli_uint(nums[i].name, val, nums[i].max);
+		if (v < 0)
+			return 2;
+		*nums[i].dst = (uint32_t)v;
+		return 0;
+	}
+	return -1;
+}
+
+int
 cli_operand(const char *cmd, const char *arg, const char **in)
 {
 	if (arg[0] == '-' && arg[1] != '\0')

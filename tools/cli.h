@@ -71,6 +71,11 @@ int cli_num_opt(const struct cli_num *nums, size_t n, int opt, const char *val);
  * or "more than one input file" for subcommand @cmd and returns 2.
  * @return 0 or 2 */
 int cli_operand(const char *cmd, const char *arg, const char **in);
+/* After the options (cli_getopt() returned -1): the operands
+ * argv[optind..] must be exactly one input file, stored in *in (NULL
+ * before); else the usage error "more than one input file" or
+ * "no input file".  @return 0 or 2 */
+int cli_input(int argc, char **argv, const char **in);
 /* "--csum full|partial": sets *partial to 0 or 1.  @return 0, or 2 (printed) */
 int cli_csum_mode(const char *opt, const char *val, int *partial);
 

@@ -75,15 +75,15 @@ PCAPIO_OPTS_USAGE
 static int
 parse_args(int argc, char **argv, struct csum_opts *o)
 {
-	static const struct option lopts[] = {
+	const struct option lopts[] = {
 		PCAPIO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
-		{ "fix", no_argument, NULL, 'F' },
-		{ "udp-zero", no_argument, NULL, 'U' },
-		{ "json", no_argument, NULL, 'J' },
+		{ "fix", no_argument, &o->fix, 1 },
+		{ "udp-zero", no_argument, &o->udp_zero, 1 },
+		{ "json", no_argument, &o->json, 1 },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c, k;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
@@ -91,33 +91,23 @@ parse_args(int argc, char **argv, struct csum_opts *o)
 		switch (c) {
 		case 'h':
 			return 1;
-		case 'F':
-			o->fix = 1;
-			break;
-		case 'U':
-			o->udp_zero = 1;
-			break;
 		case 'q':
 			o->quiet = 1;
-			break;
-		case 'J':
-			o->json = 1;
 			break;
 		case 'o':
 			o->out = optarg;
 			break;
+		case 0:
+			break;
 		case '?':
 			return 2;
 		default:
-			if ((k = pcapio_opt(c, optarg, 1)) != 1)
+			if (pcapio_opt(c, optarg, 1) != 1)
 				return 2;
 		}
 	}
-	for (; optind < argc; optind++)
-		if (cli_operand("csum", argv[optind], &o->in))
-			return 2;
-	if (!o->in)
-		return cli_usage("no input file");
+	if (cli_input(argc, argv, &o->in))
+		return 2;
 	if (o->fix && !o->out)
 		return cli_usage("--fix needs -o OUT.pcap");
 	if (o->out && !o->fix)

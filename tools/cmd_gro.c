@@ -320,21 +320,21 @@ parse_hash_key(struct gro_opts *o, const char *val)
 	return 0;
 }
 
-enum { O_UDP = 0x100, O_STATS, O_JSON, O_ASSUME_VALID, O_PARTIAL_OK, O_POLICY, O_CSUM,
+enum { O_POLICY = 0x100, O_CSUM,
        O_POLL_MAX, O_POLL_GAP, O_POLL_SIZES, O_FLOWS, O_RULE, O_WEIGHT, O_HZ,
        O_FLUSH_TIMEOUT, O_MAX_SEGS, O_RX_HASH, O_HASH_KEY };
 
 static int
 parse_args(struct gro_opts *o, int argc, char **argv)
 {
-	static const struct option lopts[] = {
+	const struct option lopts[] = {
 		PCAPIO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
-		{ "udp", no_argument, NULL, O_UDP },
-		{ "stats", no_argument, NULL, O_STATS },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "assume-valid", no_argument, NULL, O_ASSUME_VALID },
-		{ "partial-ok", no_argument, NULL, O_PARTIAL_OK },
+		{ "udp", no_argument, &o->cfg.udp, 1 },
+		{ "stats", no_argument, &o->stats, 1 },
+		{ "json", no_argument, &o->json, 1 },
+		{ "assume-valid", no_argument, &o->assume_valid, 1 },
+		{ "partial-ok", no_argument, &o->cfg.partial_ok, 1 },
 		{ "policy", required_argument, NULL, O_POLICY },
 		{ "csum", required_argument, NULL, O_CSUM },
 		{ "poll-max", required_argument, NULL, O_POLL_MAX },
@@ -357,7 +357,7 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 		{ O_FLUSH_TIMEOUT, "--flush-timeout-us", 0, 4294967295ull, &o->cfg.flush_timeout_us },
 		{ O_MAX_SEGS, "--max-segs", 1, 65535, &o->cfg.max_segs },
 	};
-	int c, partial, k;
+	int c, partial;
 	long long v;
 
 	sofl_gro_config_init(&o->cfg);
@@ -374,21 +374,6 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'h':
 			return usage(stdout) - 1;
-		case O_UDP:
-			o->cfg.udp = 1;
-			break;
-		case O_STATS:
-			o->stats = 1;
-			break;
-		case O_JSON:
-			o->json = 1;
-			break;
-		case O_ASSUME_VALID:
-			o->assume_valid = 1;
-			break;
-		case O_PARTIAL_OK:
-			o->cfg.partial_ok = 1;
-			break;
 		case 'o':
 			o->out = val;
 			break;
@@ -432,20 +417,17 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 			if (parse_sizes(o, val))
 				return 2;
 			break;
+		case 0:
+			break;
 		case '?':
 			return 2;
-		default:
-			if ((k = cli_num_opt(nums, 5, c, val)) < 0)
-				k = pcapio_opt(c, val, 1) == 1 ? 0 : 2;
-			if (k)
+		default:	/* a number, else a capture option */
+			if (cli_num_opt(nums, 5, c, val) && pcapio_opt(c, val, 1) != 1)
 				return 2;
 		}
 	}
-	for (; optind < argc; optind++)
-		if (cli_operand("gro", argv[optind], &o->in))
-			return 2;
-	if (!o->in)
-		return cli_usage("no input file");
+	if (cli_input(argc, argv, &o->in))
+		return 2;
 	if (!o->out)
 		return cli_usage("no output file (-o OUT.pcap)");
 	return 0;

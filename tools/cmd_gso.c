@@ -105,19 +105,18 @@ PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 static int
 parse_args(int argc, char **argv, struct gso_opts *o)
 {
-	enum { O_MSS = 0x100, O_UDP_SIZE, O_MTU, O_CSUM, O_FIXED_ID, O_IGNORE_DF, O_STATS,
-	       O_JSON };
-	static const struct option lopts[] = {
+	enum { O_MSS = 0x100, O_UDP_SIZE, O_MTU, O_CSUM };
+	const struct option lopts[] = {
 		PCAPIO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "mss", required_argument, NULL, O_MSS },
 		{ "udp-gso-size", required_argument, NULL, O_UDP_SIZE },
 		{ "mtu", required_argument, NULL, O_MTU },
 		{ "csum", required_argument, NULL, O_CSUM },
-		{ "fixed-id", no_argument, NULL, O_FIXED_ID },
-		{ "ignore-df", no_argument, NULL, O_IGNORE_DF },
-		{ "stats", no_argument, NULL, O_STATS },
-		{ "json", no_argument, NULL, O_JSON },
+		{ "fixed-id", no_argument, &o->fixed_id, 1 },
+		{ "ignore-df", no_argument, &o->ignore_df, 1 },
+		{ "stats", no_argument, &o->stats, 1 },
+		{ "json", no_argument, &o->json, 1 },
 		{ NULL, 0, NULL, 0 }
 	};
 	const struct cli_num nums[] = {
@@ -125,7 +124,7 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 		{ O_UDP_SIZE, "--udp-gso-size", 1, 65535, &o->udp_size },
 		{ O_MTU, "--mtu", 1, 65535, &o->mtu },
 	};
-	int c, k;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	optind = 1;
@@ -140,32 +139,17 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 			if (cli_csum_mode("--csum", optarg, &o->partial))
 				return 2;
 			break;
-		case O_FIXED_ID:
-			o->fixed_id = 1;
-			break;
-		case O_IGNORE_DF:
-			o->ignore_df = 1;
-			break;
-		case O_STATS:
-			o->stats = 1;
-			break;
-		case O_JSON:
-			o->json = 1;
+		case 0:
 			break;
 		case '?':
 			return 2;
-		default:
-			if ((k = cli_num_opt(nums, 3, c, optarg)) < 0)
-				k = pcapio_opt(c, optarg, 1) == 1 ? 0 : 2;
-			if (k)
+		default:	/* a number, else a capture option */
+			if (cli_num_opt(nums, 3, c, optarg) && pcapio_opt(c, optarg, 1) != 1)
 				return 2;
 		}
 	}
-	for (; optind < argc; optind++)
-		if (cli_operand("gso", argv[optind], &o->in))
-			return 2;
-	if (!o->in)
-		return cli_usage("no input file");
+	if (cli_input(argc, argv, &o->in))
+		return 2;
 	if (!o->out)
 		return cli_usage("no output file (-o OUT.pcap)");
 	if (!o->mss && !o->udp_size && !o->mtu)

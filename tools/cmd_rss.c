@@ -108,12 +108,12 @@ PCAPIO_OPTS_USAGE
 static int
 parse_args(int argc, char **argv, struct rss_opts *o)
 {
-	enum { O_SYMMETRIC = 0x100, O_JSON, O_QUEUES, O_KEY, O_TABLE, O_FORMAT };
-	static const struct option lopts[] = {
+	enum { O_QUEUES = 0x100, O_KEY, O_TABLE, O_FORMAT };
+	const struct option lopts[] = {
 		PCAPIO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
-		{ "symmetric", no_argument, NULL, O_SYMMETRIC },
-		{ "json", no_argument, NULL, O_JSON },
+		{ "symmetric", no_argument, &o->symmetric, 1 },
+		{ "json", no_argument, &o->json, 1 },
 		{ "queues", required_argument, NULL, O_QUEUES },
 		{ "key", required_argument, NULL, O_KEY },
 		{ "table", required_argument, NULL, O_TABLE },
@@ -131,12 +131,6 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 		switch (c) {
 		case 'h':
 			return 1;
-		case O_SYMMETRIC:
-			o->symmetric = 1;
-			break;
-		case O_JSON:
-			o->json = 1;
-			break;
 		case O_QUEUES:
 			if ((q = cli_count("--queues", v, SOFL_RSS_QUEUES_MAX)) < 0)
 				return 2;
@@ -156,6 +150,8 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 			else if (strcmp(v, "text"))
 				return cli_usage("--format: '%s' is not text, tsv or json", v);
 			break;
+		case 0:
+			break;
 		case '?':
 			return 2;
 		default:
@@ -163,11 +159,8 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 				return 2;
 		}
 	}
-	for (; optind < argc; optind++)
-		if (cli_operand("rss", argv[optind], &o->in))
-			return 2;
-	if (!o->in)
-		return cli_usage("no input file");
+	if (cli_input(argc, argv, &o->in))
+		return 2;
 	if (!o->queues)
 		return cli_usage("--queues N is required");
 	if (o->tsv && o->json)

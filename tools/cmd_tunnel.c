@@ -178,15 +178,15 @@ parse_mode(const char *s, int *mode)
 }
 
 enum { O_TUN = 0x100, O_LOCAL, O_REMOTE, O_OFFLOAD, O_MTU, O_QUEUES, O_INTERVAL,
-       O_TXQLEN, O_DURATION, O_JSON, O_VERIFY };
+       O_TXQLEN, O_DURATION };
 
 static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option lopts[] = {
+	const struct option lopts[] = {
 		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "verify-inner", no_argument, NULL, O_VERIFY },
+		{ "json", no_argument, &o->json, 1 },
+		{ "verify-inner", no_argument, &o->verify_inner, 1 },
 		{ "tun", required_argument, NULL, O_TUN },
 		{ "local", required_argument, NULL, O_LOCAL },
 		{ "remote", required_argument, NULL, O_REMOTE },
@@ -217,11 +217,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'h':
 			return usage(stdout) ? 2 : -1;
-		case O_JSON:
-			o->json = 1;
-			break;
-		case O_VERIFY:
-			o->verify_inner = 1;
+		case 0:
 			break;
 		case O_TUN:
 			if (!*val || strlen(val) >= IFNAMSIZ)

@@ -75,6 +75,15 @@ cli_operand(const char *cmd, const char *arg, const char **in)
 }
 
 int
+cli_input(int argc, char **argv, const char **in)
+{
+	for (; optind < argc; optind++)
+		if (cli_operand(cli_cmd, argv[optind], in))
+			return 2;
+	return *in ? 0 : cli_usage("no input file");
+}
+
+int
 cli_csum_mode(const char *opt, const char *val, int *partial)
 {
 	if (!strcmp(val, "full"))

@@ -72,8 +72,8 @@ int pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 #define PCAPIO_PCAPNG_USAGE \
 "  --pcapng        write OUT as pcapng (default pcap)\n"
 /* Their getopt_long() forms, for a subcommand's option tables: the short
- * options (append to the optstring) and the long ones (first in the
- * struct option array).  Their vals are 'c' and PCAPIO_OPT_*, above 255. */
+ * options (append them to the optstring) and the long ones (entries of the
+ * struct option array).  Their vals: 'c' and PCAPIO_OPT_* (0x1000 up). */
 #define PCAPIO_SHORTOPTS "c:"
 enum { PCAPIO_OPT_FILTER = 0x1000, PCAPIO_OPT_PCAPNG };
 #define PCAPIO_LONGOPTS \

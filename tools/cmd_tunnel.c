@@ -708,11 +708,11 @@ setup(struct worker *ws, const struct opts *o)
 			return -1;
 	}
 	if (set_if(o->tun, SIOCSIFMTU, o->mtu) < 0)
-		fprintf(stderr, "softoffload: tunnel: cannot set the MTU of %s to %u: %s\n",
-			o->tun, o->mtu, strerror(errno));
+		cli_error("tunnel: cannot set the MTU of %s to %u: %s", o->tun, o->mtu,
+			  strerror(errno));
 	if (set_if(o->tun, SIOCSIFTXQLEN, o->txqlen) < 0)
-		fprintf(stderr, "softoffload: tunnel: cannot set the queue length of %s to %u: %s\n",
-			o->tun, o->txqlen, strerror(errno));
+		cli_error("tunnel: cannot set the queue length of %s to %u: %s", o->tun,
+			  o->txqlen, strerror(errno));
 	return 0;
 }
 

@@ -63,6 +63,7 @@ struct cli_num {
 	unsigned long long max;
 	uint32_t *dst;
 };
+#define CLI_NELEM(a) (sizeof(a) / sizeof((a)[0]))
 /* If @opt is one of the @n @nums, parses @val into its dst.
  * @return 0, 2 on a usage error (printed), or -1 when @opt is none of them */
 int cli_num_opt(const struct cli_num *nums, size_t n, int opt, const char *val);

@@ -422,7 +422,7 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 		case '?':
 			return 2;
 		default:	/* a number, else a capture option */
-			if (cli_num_opt(nums, 5, c, val) && pcapio_opt(c, val, 1) != 1)
+			if (cli_num_opt(nums, CLI_NELEM(nums), c, val) && pcapio_opt(c, val, 1) != 1)
 				return 2;
 		}
 	}

@@ -144,7 +144,7 @@ parse_args(int argc, char **argv, struct gso_opts *o)
 		case '?':
 			return 2;
 		default:	/* a number, else a capture option */
-			if (cli_num_opt(nums, 3, c, optarg) && pcapio_opt(c, optarg, 1) != 1)
+			if (cli_num_opt(nums, CLI_NELEM(nums), c, optarg) && pcapio_opt(c, optarg, 1) != 1)
 				return 2;
 		}
 	}

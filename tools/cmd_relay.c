@@ -725,7 +725,7 @@ cmd_relay(int argc, char **argv)
 		case 'q': bypass = 1; break;
 		case 'h': return usage(stdout);
 		default:
-			if (cli_num_opt(nums, 2, c, optarg))
+			if (cli_num_opt(nums, CLI_NELEM(nums), c, optarg))
 				return 2;
 		}
 	}

@@ -246,7 +246,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->mtu = (unsigned)v;
 			break;
 		default:
-			if (cli_num_opt(nums, 4, c, val))
+			if (cli_num_opt(nums, CLI_NELEM(nums), c, val))
 				return 2;
 		}
 	}

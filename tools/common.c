@@ -1,4 +1,5 @@
-/* Option and operand helpers shared by the CLI subcommands (cli.h). */
+/* Helpers shared by the CLI subcommands (cli.h): options and operands, JSON,
+ * the ports' counters, signals, errors. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>

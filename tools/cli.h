@@ -11,6 +11,7 @@
 #ifndef SOFL_CLI_H
 #define SOFL_CLI_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 
@@ -46,11 +47,36 @@ long long cli_count(const char *opt, const char *val, unsigned long long max);
  * its own error.  @return 0, or 2 (printed) */
 int cli_list(const char *opt, const char *val, unsigned long long max,
 	     int (*add)(void *ctx, unsigned long long v), void *ctx);
+struct option;
+/* getopt_long() with the usage errors above: @shortopts starts with ':'.
+ * Call it with optind = 1 before the first option.
+ * @return the next option (its val), -1 after the last (the operands are
+ * argv[optind..]), or '?' having printed "unknown option '<arg>'" or
+ * "<option> needs a value" (cli_usage: the caller returns 2). */
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts);
+/* A decimal option stored as it is: cli_getopt()'s @opt for option @name,
+ * @min 0 (cli_uint()) or 1 (cli_count()) .. @max, into *@dst. */
+struct cli_num {
+	int opt;
+	const char *name;
+	int min;
+	unsigned long long max;
+	uint32_t *dst;
+};
+#define CLI_NELEM(a) (sizeof(a) / sizeof((a)[0]))
+/* If @opt is one of the @n @nums, parses @val into its dst.
+ * @return 0, 2 on a usage error (printed), or -1 when @opt is none of them */
+int cli_num_opt(const struct cli_num *nums, size_t n, int opt, const char *val);
 /* An argument that is no known option: the one input file.  Sets *in, or
  * prints the usage error "unknown option" (it starts with '-' and is not "-")
  * or "more than one input file" for subcommand @cmd and returns 2.
  * @return 0 or 2 */
 int cli_operand(const char *cmd, const char *arg, const char **in);
+/* After the options (cli_getopt() returned -1): the operands
+ * argv[optind..] must be exactly one input file, stored in *in (NULL
+ * before); else the usage error "more than one input file" or
+ * "no input file".  @return 0 or 2 */
+int cli_input(int argc, char **argv, const char **in);
 /* "--csum full|partial": sets *partial to 0 or 1.  @return 0, or 2 (printed) */
 int cli_csum_mode(const char *opt, const char *val, int *partial);
 
@@ -107,5 +133,28 @@ void cli_port_offloads_json(struct cli_json *j, const char *key, unsigned off);
  * names of struct sofl_port_stats and sofl_port_drop_name(); the drop maps
  * list the non-zero reasons only). */
 void cli_port_counters_json(struct cli_json *j, const struct sofl_port_stats *s);
+/* One counter line of the text output: "\t<n> <what>\n". */
+void cli_line(FILE *f, unsigned long long n, const char *what);
+/* A port's non-zero drop counters as text lines, reason by reason:
+ * "\t<n> <rx>: <reason>" (receive) then "\t<n> <tx>: <reason>" (send). */
+void cli_port_drops(FILE *f, const struct sofl_port_stats *s, const char *rx, const char *tx);
+
+/* ---- a port's GRO counters, shared by tunnel and relay ---- */
+struct sofl_gro_stats;
+/* The four text lines "\t<n> <prefix>packets in" ... "segments merged into them". */
+void cli_gro_lines(FILE *f, const struct sofl_gro_stats *g, const char *prefix);
+/* The JSON member "gro":{"pkts_in":N,"pkts_out":N,"super_pkts":N,
+ * "segs_merged":N,"csum_sw_l4":N[,"bypass":{reason:N,...}]} (@bypass: with
+ * every bypass reason, zeros included). */
+void cli_gro_json(struct cli_json *j, const struct sofl_gro_stats *g, int bypass);
+
+/* ---- running until told to stop ---- */
+/* Set to 1 by SIGINT and SIGTERM once cli_catch_stop() installed the handler. */
+extern volatile sig_atomic_t cli_stop;
+void cli_catch_stop(void);
+
+/* A library call's failure: "softoffload: <fmt>: <sofl_strerror(err)>" and,
+ * for SOFL_E_SYS, ": <strerror(errno)>" (errno as on entry).  @return 2 */
+int cli_lib_error(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -7,6 +7,7 @@
  * bad ones and are not errors: a capture taken on a sending host is full of
  * them.  With --fix every record is written out, in order, whether or not it
  * could be fixed, so the output has exactly as many records as the input. */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -74,34 +75,39 @@ PCAPIO_OPTS_USAGE
 static int
 parse_args(int argc, char **argv, struct csum_opts *o)
 {
-	int i, k;
+	const struct option lopts[] = {
+		PCAPIO_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ "fix", no_argument, &o->fix, 1 },
+		{ "udp-zero", no_argument, &o->udp_zero, 1 },
+		{ "json", no_argument, &o->json, 1 },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, ":hqo:" PCAPIO_SHORTOPTS, lopts)) != -1) {
+		switch (c) {
+		case 'h':
 			return 1;
-		if (!strcmp(a, "--fix"))
-			o->fix = 1;
-		else if (!strcmp(a, "--udp-zero"))
-			o->udp_zero = 1;
-		else if (!strcmp(a, "-q"))
+		case 'q':
 			o->quiet = 1;
-		else if (!strcmp(a, "--json"))
-			o->json = 1;
-		else if (!strcmp(a, "-o")) {
-			if (++i == argc)
-				return cli_usage("-o needs a value");
-			o->out = argv[i];
-		} else if ((k = pcapio_opt(argc, argv, &i, 1)) != 0) {
-			if (k == 2)
-				return 2;
-		} else if (cli_operand("csum", a, &o->in))
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 0:
+			break;
+		case '?':
 			return 2;
+		default:
+			if (pcapio_opt(c, optarg, 1) != 1)
+				return 2;
+		}
 	}
-	if (!o->in)
-		return cli_usage("no input file");
+	if (cli_input(argc, argv, &o->in))
+		return 2;
 	if (o->fix && !o->out)
 		return cli_usage("--fix needs -o OUT.pcap");
 	if (o->out && !o->fix)

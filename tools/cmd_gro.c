@@ -24,6 +24,7 @@
  * Output timestamp: that of the newest input packet the output carries. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -319,10 +320,44 @@ parse_hash_key(struct gro_opts *o, const char *val)
 	return 0;
 }
 
+enum { O_POLICY = 0x100, O_CSUM,
+       O_POLL_MAX, O_POLL_GAP, O_POLL_SIZES, O_FLOWS, O_RULE, O_WEIGHT, O_HZ,
+       O_FLUSH_TIMEOUT, O_MAX_SEGS, O_RX_HASH, O_HASH_KEY };
+
 static int
 parse_args(struct gro_opts *o, int argc, char **argv)
 {
-	int i, partial, k;
+	const struct option lopts[] = {
+		PCAPIO_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ "udp", no_argument, &o->cfg.udp, 1 },
+		{ "stats", no_argument, &o->stats, 1 },
+		{ "json", no_argument, &o->json, 1 },
+		{ "assume-valid", no_argument, &o->assume_valid, 1 },
+		{ "partial-ok", no_argument, &o->cfg.partial_ok, 1 },
+		{ "policy", required_argument, NULL, O_POLICY },
+		{ "csum", required_argument, NULL, O_CSUM },
+		{ "poll-max", required_argument, NULL, O_POLL_MAX },
+		{ "poll-gap-us", required_argument, NULL, O_POLL_GAP },
+		{ "poll-sizes", required_argument, NULL, O_POLL_SIZES },
+		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "rule", required_argument, NULL, O_RULE },
+		{ "napi-weight", required_argument, NULL, O_WEIGHT },
+		{ "hz", required_argument, NULL, O_HZ },
+		{ "flush-timeout-us", required_argument, NULL, O_FLUSH_TIMEOUT },
+		{ "max-segs", required_argument, NULL, O_MAX_SEGS },
+		{ "rx-hash", required_argument, NULL, O_RX_HASH },
+		{ "hash-key", required_argument, NULL, O_HASH_KEY },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cli_num nums[] = {
+		{ O_POLL_MAX, "--poll-max", 1, 1000000, &o->poll_max },
+		{ O_WEIGHT, "--napi-weight", 1, SIZE_MAX_POLL, &o->weight },
+		{ O_HZ, "--hz", 1, 100000, &o->hz },
+		{ O_FLUSH_TIMEOUT, "--flush-timeout-us", 0, 4294967295ull, &o->cfg.flush_timeout_us },
+		{ O_MAX_SEGS, "--max-segs", 1, 65535, &o->cfg.max_segs },
+	};
+	int c, partial;
 	long long v;
 
 	sofl_gro_config_init(&o->cfg);
@@ -332,94 +367,67 @@ parse_args(struct gro_opts *o, int argc, char **argv)
 	o->weight = 64;
 	o->hz = 250;
 	o->gap_ns = -1;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, ":ho:" PCAPIO_SHORTOPTS, lopts)) != -1) {
+		const char *val = optarg;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		switch (c) {
+		case 'h':
 			return usage(stdout) - 1;
-		if (!strcmp(a, "--udp")) {
-			o->cfg.udp = 1;
-		} else if (!strcmp(a, "--stats")) {
-			o->stats = 1;
-		} else if (!strcmp(a, "--json")) {
-			o->json = 1;
-		} else if (!strcmp(a, "--assume-valid")) {
-			o->assume_valid = 1;
-		} else if (!strcmp(a, "--partial-ok")) {
-			o->cfg.partial_ok = 1;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--policy") || !strcmp(a, "--csum") ||
-			   !strcmp(a, "--poll-max") || !strcmp(a, "--poll-gap-us") ||
-			   !strcmp(a, "--poll-sizes") || !strcmp(a, "--flows") ||
-			   !strcmp(a, "--rule") || !strcmp(a, "--napi-weight") ||
-			   !strcmp(a, "--hz") || !strcmp(a, "--flush-timeout-us") ||
-			   !strcmp(a, "--max-segs") || !strcmp(a, "--rx-hash") ||
-			   !strcmp(a, "--hash-key")) {
-			if (!val)
-				return cli_usage("%s needs a value", a);
-			i++;
-			if (!strcmp(a, "-o")) {
-				o->out = val;
-			} else if (!strcmp(a, "--policy")) {
-				if (!strcmp(val, "linux"))
-					o->cfg.policy = SOFL_GRO_POLICY_LINUX;
-				else if (!strcmp(val, "relaxed"))
-					o->cfg.policy = SOFL_GRO_POLICY_RELAXED;
-				else
-					return cli_usage("--policy: linux or relaxed, not '%s'", val);
-			} else if (!strcmp(a, "--csum")) {
-				if (cli_csum_mode(a, val, &partial))
-					return 2;
-				o->cfg.csum_full = !partial;
-			} else if (!strcmp(a, "--poll-max")) {
-				if ((v = cli_count(a, val, 1000000)) < 0)
-					return 2;
-				o->poll_max = (uint32_t)v;
-			} else if (!strcmp(a, "--napi-weight")) {
-				if ((v = cli_count(a, val, SIZE_MAX_POLL)) < 0)
-					return 2;
-				o->weight = (uint32_t)v;
-			} else if (!strcmp(a, "--hz")) {
-				if ((v = cli_count(a, val, 100000)) < 0)
-					return 2;
-				o->hz = (uint32_t)v;
-			} else if (!strcmp(a, "--poll-gap-us")) {
-				if ((v = cli_uint(a, val, 1000000000ull)) < 0)
-					return 2;
-				o->gap_ns = v * 1000;
-			} else if (!strcmp(a, "--flows")) {
-				if ((v = cli_count(a, val, 1u << 24)) < 0)
-					return 2;
-				o->cfg.table = SOFL_GRO_TABLE_LRU;
-				o->cfg.max_flows = (uint32_t)v;
-			} else if (!strcmp(a, "--flush-timeout-us")) {
-				if ((v = cli_uint(a, val, 4294967295ull)) < 0)
-					return 2;
-				o->cfg.flush_timeout_us = (uint32_t)v;
-			} else if (!strcmp(a, "--max-segs")) {
-				if ((v = cli_count(a, val, 65535)) < 0)
-					return 2;
-				o->cfg.max_segs = (uint32_t)v;
-			} else if (!strcmp(a, "--rx-hash")) {
-				if (parse_rx_hash(o, val))
-					return 2;
-			} else if (!strcmp(a, "--hash-key")) {
-				if (parse_hash_key(o, val))
-					return 2;
-			} else if (!strcmp(a, "--rule")) {
-				if (parse_rule(o, val))
-					return 2;
-			} else if (parse_sizes(o, val)) {
+		case 'o':
+			o->out = val;
+			break;
+		case O_POLICY:
+			if (!strcmp(val, "linux"))
+				o->cfg.policy = SOFL_GRO_POLICY_LINUX;
+			else if (!strcmp(val, "relaxed"))
+				o->cfg.policy = SOFL_GRO_POLICY_RELAXED;
+			else
+				return cli_usage("--policy: linux or relaxed, not '%s'", val);
+			break;
+		case O_CSUM:
+			if (cli_csum_mode("--csum", val, &partial))
 				return 2;
-			}
-		} else if ((k = pcapio_opt(argc, argv, &i, 1)) != 0) {
-			if (k == 2)
+			o->cfg.csum_full = !partial;
+			break;
+		case O_POLL_GAP:
+			if ((v = cli_uint("--poll-gap-us", val, 1000000000ull)) < 0)
 				return 2;
-		} else if (cli_operand("gro", a, &o->in)) {
+			o->gap_ns = v * 1000;
+			break;
+		case O_FLOWS:
+			if ((v = cli_count("--flows", val, 1u << 24)) < 0)
+				return 2;
+			o->cfg.table = SOFL_GRO_TABLE_LRU;
+			o->cfg.max_flows = (uint32_t)v;
+			break;
+		case O_RX_HASH:
+			if (parse_rx_hash(o, val))
+				return 2;
+			break;
+		case O_HASH_KEY:
+			if (parse_hash_key(o, val))
+				return 2;
+			break;
+		case O_RULE:
+			if (parse_rule(o, val))
+				return 2;
+			break;
+		case O_POLL_SIZES:
+			if (parse_sizes(o, val))
+				return 2;
+			break;
+		case 0:
+			break;
+		case '?':
 			return 2;
+		default:	/* a number, else a capture option */
+			if (cli_num_opt(nums, CLI_NELEM(nums), c, val) && pcapio_opt(c, val, 1) != 1)
+				return 2;
 		}
 	}
-	if (!o->in)
-		return cli_usage("no input file");
+	if (cli_input(argc, argv, &o->in))
+		return 2;
 	if (!o->out)
 		return cli_usage("no output file (-o OUT.pcap)");
 	return 0;

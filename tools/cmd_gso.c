@@ -22,6 +22,7 @@
  * Captures taken on a sending host hold super-packets whose checksum field is
  * the pseudo-header sum (CHECKSUM_PARTIAL): the segmenter never trusts that
  * field, so they come out with complete checksums like any other. */
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -104,52 +105,51 @@ PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 static int
 parse_args(int argc, char **argv, struct gso_opts *o)
 {
-	int i, k;
-	long long v;
+	enum { O_MSS = 0x100, O_UDP_SIZE, O_MTU, O_CSUM };
+	const struct option lopts[] = {
+		PCAPIO_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ "mss", required_argument, NULL, O_MSS },
+		{ "udp-gso-size", required_argument, NULL, O_UDP_SIZE },
+		{ "mtu", required_argument, NULL, O_MTU },
+		{ "csum", required_argument, NULL, O_CSUM },
+		{ "fixed-id", no_argument, &o->fixed_id, 1 },
+		{ "ignore-df", no_argument, &o->ignore_df, 1 },
+		{ "stats", no_argument, &o->stats, 1 },
+		{ "json", no_argument, &o->json, 1 },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cli_num nums[] = {
+		{ O_MSS, "--mss", 1, 65535, &o->mss },
+		{ O_UDP_SIZE, "--udp-gso-size", 1, 65535, &o->udp_size },
+		{ O_MTU, "--mtu", 1, 65535, &o->mtu },
+	};
+	int c;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, ":ho:" PCAPIO_SHORTOPTS, lopts)) != -1) {
+		switch (c) {
+		case 'h':
 			return 1;
-		if (!strcmp(a, "-o") || !strcmp(a, "--mss") || !strcmp(a, "--udp-gso-size") ||
-		    !strcmp(a, "--mtu") || !strcmp(a, "--csum")) {
-			if (i + 1 >= argc)
-				return cli_usage("%s needs a value", a);
-			if (!strcmp(a, "-o")) {
-				o->out = argv[++i];
-			} else if (!strcmp(a, "--csum")) {
-				if (cli_csum_mode(a, argv[++i], &o->partial))
-					return 2;
-			} else {
-				v = cli_count(a, argv[++i], 65535);
-				if (v < 0)
-					return 2;
-				if (!strcmp(a, "--mss"))
-					o->mss = (unsigned)v;
-				else if (!strcmp(a, "--udp-gso-size"))
-					o->udp_size = (unsigned)v;
-				else
-					o->mtu = (unsigned)v;
-			}
-		} else if (!strcmp(a, "--fixed-id")) {
-			o->fixed_id = 1;
-		} else if (!strcmp(a, "--ignore-df")) {
-			o->ignore_df = 1;
-		} else if (!strcmp(a, "--stats")) {
-			o->stats = 1;
-		} else if (!strcmp(a, "--json")) {
-			o->json = 1;
-		} else if ((k = pcapio_opt(argc, argv, &i, 1)) != 0) {
-			if (k == 2)
+		case 'o':
+			o->out = optarg;
+			break;
+		case O_CSUM:
+			if (cli_csum_mode("--csum", optarg, &o->partial))
 				return 2;
-		} else if (cli_operand("gso", a, &o->in)) {
+			break;
+		case 0:
+			break;
+		case '?':
 			return 2;
+		default:	/* a number, else a capture option */
+			if (cli_num_opt(nums, CLI_NELEM(nums), c, optarg) && pcapio_opt(c, optarg, 1) != 1)
+				return 2;
 		}
 	}
-	if (!o->in)
-		return cli_usage("no input file");
+	if (cli_input(argc, argv, &o->in))
+		return 2;
 	if (!o->out)
 		return cli_usage("no output file (-o OUT.pcap)");
 	if (!o->mss && !o->udp_size && !o->mtu)

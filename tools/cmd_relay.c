@@ -82,15 +82,6 @@ struct relay {
 	int out_err;		/* the counters could not be written (exit 2) */
 };
 
-static volatile sig_atomic_t stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static int
 usage(FILE *f)
 {
@@ -187,8 +178,7 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 		err = sofl_tun_open(&c, &e->port);
 	}
 	if (err < 0)
-		return cli_error("relay: %s: %s%s%s", e->spec, sofl_strerror(err),
-				 err == SOFL_E_SYS ? ": " : "", err == SOFL_E_SYS ? strerror(errno) : "");
+		return cli_lib_error(err, "relay: %s", e->spec);
 	return 0;
 }
 
@@ -360,7 +350,7 @@ elapsed(const struct relay *r)
 static void
 line(unsigned long long v, const char *what)
 {
-	printf("\t%llu %s\n", v, what);
+	cli_line(stdout, v, what);
 }
 
 static void
@@ -368,7 +358,6 @@ print_port(const struct end *e)
 {
 	struct sofl_port_stats s;
 	struct sofl_gro_stats g;
-	int i;
 
 	sofl_port_get_stats(e->port, &s, sizeof(s));
 	printf("%s:\n\toffloads: ", e->spec);
@@ -388,24 +377,9 @@ print_port(const struct end *e)
 	line(s.csum_sw, "checksums completed in software");
 	line(s.csum_sw_verify, "checksums verified in software");
 	line(s.fallbacks, "offload fallbacks");
-	for (i = 0; i < SOFL_PORT_DROP__MAX; i++) {
-		char b[64];
-
-		if (s.rx_drop[i]) {
-			snprintf(b, sizeof(b), "received packets dropped: %s", sofl_port_drop_name(i));
-			line(s.rx_drop[i], b);
-		}
-		if (s.tx_drop[i]) {
-			snprintf(b, sizeof(b), "packets not sent: %s", sofl_port_drop_name(i));
-			line(s.tx_drop[i], b);
-		}
-	}
-	if (sofl_port_get_gro_stats(e->port, &g, sizeof(g)) == 0) {
-		line(g.pkts_in, "GRO: packets in");
-		line(g.pkts_out, "GRO: packets out");
-		line(g.super_pkts, "GRO: super-packets formed");
-		line(g.segs_merged, "GRO: segments merged into them");
-	}
+	cli_port_drops(stdout, &s, "received packets dropped", "packets not sent");
+	if (sofl_port_get_gro_stats(e->port, &g, sizeof(g)) == 0)
+		cli_gro_lines(stdout, &g, "GRO: ");
 }
 
 static void
@@ -446,15 +420,8 @@ json_port(struct cli_json *j, const struct end *e)
 	cli_json_str(j, "kind", sofl_port_kind(e->port));
 	cli_port_offloads_json(j, "offloads", sofl_port_offloads(e->port));
 	cli_port_counters_json(j, &s);
-	if (sofl_port_get_gro_stats(e->port, &g, sizeof(g)) == 0) {
-		cli_json_obj(j, "gro");
-		cli_json_u64(j, "pkts_in", g.pkts_in);
-		cli_json_u64(j, "pkts_out", g.pkts_out);
-		cli_json_u64(j, "super_pkts", g.super_pkts);
-		cli_json_u64(j, "segs_merged", g.segs_merged);
-		cli_json_u64(j, "csum_sw_l4", g.csum_sw_l4);
-		cli_json_end(j);
-	}
+	if (sofl_port_get_gro_stats(e->port, &g, sizeof(g)) == 0)
+		cli_gro_json(j, &g, 0);
 	cli_json_end(j);
 }
 
@@ -531,7 +498,7 @@ run(struct relay *r)
 		pf[i].fd = sofl_port_fd(r->e[i].port);
 		pf[i].events = POLLIN;
 	}
-	while (!stop) {
+	while (!cli_stop) {
 		double t = elapsed(r);
 
 		if (r->duration > 0 && t >= r->duration)
@@ -563,9 +530,7 @@ run(struct relay *r)
 					continue;
 				got = forward(r, i);
 				if (got < 0)
-					return cli_error("relay: %s: %s%s%s", r->e[i].spec,
-							 sofl_strerror(got), got == SOFL_E_SYS ? ": " : "",
-							 got == SOFL_E_SYS ? strerror(errno) : "");
+					return cli_lib_error(got, "relay: %s", r->e[i].spec);
 				busy[i] = got > 0;
 				moved |= got > 0;
 			}
@@ -625,15 +590,17 @@ cmd_relay(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct relay r;
-	struct sigaction sa;
+	const struct cli_num nums[] = {
+		{ 'b', "--busy-poll", 0, 1000000, &r.busy_us },
+		{ 'r', "--ring-slots", 1, 65536, &r.ring_slots },
+	};
 	int c, promisc = 0, bypass = 0, rc, i;
-	long long ll;
 
 	memset(&r, 0, sizeof(r));
 	r.offload = 1;
 	r.ta.when = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = cli_getopt(argc, argv, ":h", opts)) != -1) {
 		switch (c) {
 		case 'o':
 			if (!strcmp(optarg, "on"))
@@ -658,19 +625,11 @@ cmd_relay(int argc, char **argv)
 				return 2;
 			r.have_tun_mac = 1;
 			break;
-		case 'b':
-			if ((ll = cli_uint("--busy-poll", optarg, 1000000)) < 0)
-				return 2;
-			r.busy_us = (uint32_t)ll;
-			break;
-		case 'r':
-			if ((ll = cli_count("--ring-slots", optarg, 65536)) < 0)
-				return 2;
-			r.ring_slots = (uint32_t)ll;
-			break;
 		case 'q': bypass = 1; break;
 		case 'h': return usage(stdout);
-		default: return usage(stderr);
+		default:
+			if (cli_num_opt(nums, CLI_NELEM(nums), c, optarg))
+				return 2;
 		}
 	}
 	if (argc - optind != 2) {
@@ -692,10 +651,7 @@ cmd_relay(int argc, char **argv)
 		sofl_port_close(r.e[1].port);
 		return 2;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_catch_stop();
 	clock_gettime(CLOCK_MONOTONIC, &r.t0);
 	if (!r.json)
 		fprintf(stderr, "relay: %s <-> %s, offload %s\n", r.e[0].spec, r.e[1].spec,

@@ -9,6 +9,7 @@
  * connection are one flow. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -107,50 +108,59 @@ PCAPIO_OPTS_USAGE
 static int
 parse_args(int argc, char **argv, struct rss_opts *o)
 {
-	int i, k;
+	enum { O_QUEUES = 0x100, O_KEY, O_TABLE, O_FORMAT };
+	const struct option lopts[] = {
+		PCAPIO_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ "symmetric", no_argument, &o->symmetric, 1 },
+		{ "json", no_argument, &o->json, 1 },
+		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "key", required_argument, NULL, O_KEY },
+		{ "table", required_argument, NULL, O_TABLE },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ NULL, 0, NULL, 0 }
+	};
+	long long q;
+	int c;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, ":h" PCAPIO_SHORTOPTS, lopts)) != -1) {
+		const char *v = optarg;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		switch (c) {
+		case 'h':
 			return 1;
-		if (!strcmp(a, "--symmetric")) {
-			o->symmetric = 1;
-		} else if (!strcmp(a, "--json")) {
-			o->json = 1;
-		} else if (!strcmp(a, "--queues") || !strcmp(a, "--key") ||
-			   !strcmp(a, "--table") || !strcmp(a, "--format")) {
-			const char *v = i + 1 < argc ? argv[++i] : NULL;
-
-			if (!v)
-				return cli_usage("%s needs a value", a);
-			if (!strcmp(a, "--queues")) {
-				long long q = cli_count("--queues", v, SOFL_RSS_QUEUES_MAX);
-
-				if (q < 0)
-					return 2;
-				o->queues = (unsigned long)q;
-			} else if (!strcmp(a, "--key")) {
-				o->key_hex = v;
-			} else if (!strcmp(a, "--table")) {
-				o->table = v;
-			} else if (!strcmp(v, "tsv")) {
-				o->tsv = 1;
-			} else if (!strcmp(v, "json")) {
-				o->json = 1;
-			} else if (strcmp(v, "text")) {
-				return cli_usage("--format: '%s' is not text, tsv or json", v);
-			}
-		} else if ((k = pcapio_opt(argc, argv, &i, 0)) != 0) {
-			if (k == 2)
+		case O_QUEUES:
+			if ((q = cli_count("--queues", v, SOFL_RSS_QUEUES_MAX)) < 0)
 				return 2;
-		} else if (cli_operand("rss", a, &o->in)) {
+			o->queues = (unsigned long)q;
+			break;
+		case O_KEY:
+			o->key_hex = v;
+			break;
+		case O_TABLE:
+			o->table = v;
+			break;
+		case O_FORMAT:
+			if (!strcmp(v, "tsv"))
+				o->tsv = 1;
+			else if (!strcmp(v, "json"))
+				o->json = 1;
+			else if (strcmp(v, "text"))
+				return cli_usage("--format: '%s' is not text, tsv or json", v);
+			break;
+		case 0:
+			break;
+		case '?':
 			return 2;
+		default:
+			if (pcapio_opt(c, v, 0) != 1)
+				return 2;
 		}
 	}
-	if (!o->in)
-		return cli_usage("no input file");
+	if (cli_input(argc, argv, &o->in))
+		return 2;
 	if (!o->queues)
 		return cli_usage("--queues N is required");
 	if (o->tsv && o->json)

@@ -13,6 +13,7 @@
  * same worker on the peer every time (its GRO sees the whole flow). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -26,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "softoffload/bytes.h"
 #include "softoffload/gro.h"
 #include "softoffload/port.h"
 #include "softoffload/rss.h"
@@ -61,15 +63,7 @@ struct worker {
 	uint64_t steered;		/* packets sent to another worker's peer port */
 };
 
-static volatile sig_atomic_t stop;
 static struct sofl_rss *rss;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static int
 usage(FILE *f)
@@ -184,74 +178,81 @@ parse_mode(const char *s, int *mode)
 	return cli_usage("--offload: expected on, off, gso or gro, got '%s'", s);
 }
 
+enum { O_TUN = 0x100, O_LOCAL, O_REMOTE, O_OFFLOAD, O_MTU, O_QUEUES, O_INTERVAL,
+       O_TXQLEN, O_DURATION };
+
 static int
 parse_opts(int argc, char **argv, struct opts *o)
 {
+	const struct option lopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, &o->json, 1 },
+		{ "verify-inner", no_argument, &o->verify_inner, 1 },
+		{ "tun", required_argument, NULL, O_TUN },
+		{ "local", required_argument, NULL, O_LOCAL },
+		{ "remote", required_argument, NULL, O_REMOTE },
+		{ "offload", required_argument, NULL, O_OFFLOAD },
+		{ "mtu", required_argument, NULL, O_MTU },
+		{ "queues", required_argument, NULL, O_QUEUES },
+		{ "stats-interval", required_argument, NULL, O_INTERVAL },
+		{ "txqueuelen", required_argument, NULL, O_TXQLEN },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ NULL, 0, NULL, 0 }
+	};
+	const struct cli_num nums[] = {
+		{ O_QUEUES, "--queues", 1, MAX_QUEUES, &o->queues },
+		{ O_INTERVAL, "--stats-interval", 0, 86400, &o->interval },
+		{ O_TXQLEN, "--txqueuelen", 1, 1 << 20, &o->txqlen },
+		{ O_DURATION, "--duration", 0, 86400 * 365, &o->duration },
+	};
 	long long v;
-	int i, have_l = 0, have_r = 0, err;
+	int c, have_l = 0, have_r = 0, err;
 
 	memset(o, 0, sizeof(*o));
 	o->queues = 1;
 	o->txqlen = 5000;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+	optind = 1;
+	while ((c = cli_getopt(argc, argv, ":h", lopts)) != -1) {
+		const char *val = optarg;
 
-		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+		switch (c) {
+		case 'h':
 			return usage(stdout) ? 2 : -1;
-		if (!strcmp(a, "--json")) {
-			o->json = 1;
-			continue;
-		}
-		if (!strcmp(a, "--verify-inner")) {
-			o->verify_inner = 1;
-			continue;
-		}
-		if (strncmp(a, "--", 2) || !strcmp(a, "--"))
-			return cli_usage("unexpected argument '%s'", a);
-		if (!val)
-			return cli_usage("%s needs a value", a);
-		i++;
-		if (!strcmp(a, "--tun")) {
+		case 0:
+			break;
+		case O_TUN:
 			if (!*val || strlen(val) >= IFNAMSIZ)
 				return cli_usage("--tun: a name of 1 to %d characters", IFNAMSIZ - 1);
 			o->tun = val;
-		} else if (!strcmp(a, "--local")) {
-			if ((err = parse_addr(a, val, &o->local, &o->local_len)))
+			break;
+		case O_LOCAL:
+			if ((err = parse_addr("--local", val, &o->local, &o->local_len)))
 				return err;
 			have_l = 1;
-		} else if (!strcmp(a, "--remote")) {
-			if ((err = parse_addr(a, val, &o->remote, &o->remote_len)))
+			break;
+		case O_REMOTE:
+			if ((err = parse_addr("--remote", val, &o->remote, &o->remote_len)))
 				return err;
 			have_r = 1;
-		} else if (!strcmp(a, "--offload")) {
+			break;
+		case O_OFFLOAD:
 			if ((err = parse_mode(val, &o->mode)))
 				return err;
-		} else if (!strcmp(a, "--mtu")) {
-			if ((v = cli_uint(a, val, 65535 - 48)) < 0)
+			break;
+		case O_MTU:
+			if ((v = cli_uint("--mtu", val, 65535 - 48)) < 0)
 				return 2;
 			if (v < 576)
 				return cli_usage("--mtu: at least 576");
 			o->mtu = (unsigned)v;
-		} else if (!strcmp(a, "--queues")) {
-			if ((v = cli_count(a, val, MAX_QUEUES)) < 0)
+			break;
+		default:
+			if (cli_num_opt(nums, CLI_NELEM(nums), c, val))
 				return 2;
-			o->queues = (unsigned)v;
-		} else if (!strcmp(a, "--stats-interval")) {
-			if ((v = cli_uint(a, val, 86400)) < 0)
-				return 2;
-			o->interval = (unsigned)v;
-		} else if (!strcmp(a, "--txqueuelen")) {
-			if ((v = cli_count(a, val, 1 << 20)) < 0)
-				return 2;
-			o->txqlen = (unsigned)v;
-		} else if (!strcmp(a, "--duration")) {
-			if ((v = cli_uint(a, val, 86400 * 365)) < 0)
-				return 2;
-			o->duration = (unsigned)v;
-		} else {
-			return cli_usage("unknown option '%s'", a);
 		}
 	}
+	if (optind < argc)
+		return cli_usage("unexpected argument '%s'", argv[optind]);
 	if (!o->tun || !have_l || !have_r)
 		return cli_usage("--tun, --local and --remote are required");
 	if (o->local.ss_family != o->remote.ss_family)
@@ -329,8 +330,7 @@ open_tun(const struct opts *o, struct worker *w)
 		break;
 	}
 	if ((err = sofl_tun_open(&c, &w->tun)) < 0) {
-		cli_error("--tun %s: %s%s%s", o->tun, sofl_strerror(err),
-			  err == SOFL_E_SYS ? ": " : "", err == SOFL_E_SYS ? strerror(errno) : "");
+		cli_lib_error(err, "--tun %s", o->tun);
 		return -1;
 	}
 	return 0;
@@ -375,8 +375,7 @@ open_udp(const struct opts *o, struct worker *w)
 		break;
 	}
 	if ((err = sofl_udp_open(&c, &w->udp)) < 0) {
-		cli_error("--local/--remote (queue %u): %s%s%s", w->idx, sofl_strerror(err),
-			  err == SOFL_E_SYS ? ": " : "", err == SOFL_E_SYS ? strerror(errno) : "");
+		cli_lib_error(err, "--local/--remote (queue %u)", w->idx);
 		return -1;
 	}
 	return 0;
@@ -417,12 +416,6 @@ tun_to_udp(struct worker *w)
 	return n;
 }
 
-static uint16_t
-be16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
 /* Is the datagram an IP packet of its own length?  @return -1 yes, else
  * the enum inner_drop reason.  (Two header fields, not a parse: GRO parses.) */
 static int
@@ -435,9 +428,9 @@ inner_check(const struct iovec *v)
 		return IN_SHORT;
 	switch (b[0] >> 4) {
 	case 4:
-		return (b[0] & 15) >= 5 && be16(b + 2) == len ? -1 : IN_BAD_LEN;
+		return (b[0] & 15) >= 5 && sofl_get16(b + 2) == len ? -1 : IN_BAD_LEN;
 	case 6:
-		return len >= 40 && (size_t)be16(b + 4) + 40 == len ? -1 : IN_BAD_LEN;
+		return len >= 40 && (size_t)sofl_get16(b + 4) + 40 == len ? -1 : IN_BAD_LEN;
 	}
 	return IN_NOT_IP;
 }
@@ -484,17 +477,17 @@ worker_main(void *arg)
 
 	pf[0] = (struct pollfd){ .fd = sofl_port_fd(w->tun), .events = POLLIN };
 	pf[1] = (struct pollfd){ .fd = sofl_port_fd(w->udp), .events = POLLIN };
-	while (!stop) {
+	while (!cli_stop) {
 		/* drain both while there is traffic, poll when both are idle */
 		do {
 			a = tun_to_udp(w);
 			b = udp_to_tun(w);
-		} while ((a > 0 || b > 0) && !stop);
+		} while ((a > 0 || b > 0) && !cli_stop);
 		if (a < 0 || b < 0) {
 			cli_error("queue %u: %s: %s", w->idx, a < 0 ? "tun" : "udp",
 				  strerror(errno));
 			w->failed = 1;
-			stop = 1;
+			cli_stop = 1;
 			break;
 		}
 		r = poll(pf, 2, 200);
@@ -516,15 +509,49 @@ struct totals {
 };
 
 static void
-add_u64(uint64_t *d, const uint64_t *s, size_t n)
+add_port(struct sofl_port_stats *d, const struct sofl_port_stats *s)
 {
-	size_t i;
+	int r;
 
-	for (i = 0; i < n; i++)
-		d[i] += s[i];
+	d->rx_calls += s->rx_calls;
+	d->rx_pkts += s->rx_pkts;
+	d->rx_bytes += s->rx_bytes;
+	d->rx_super += s->rx_super;
+	d->rx_segs += s->rx_segs;
+	d->tx_calls += s->tx_calls;
+	d->tx_pkts += s->tx_pkts;
+	d->tx_bytes += s->tx_bytes;
+	d->tx_super += s->tx_super;
+	d->tx_segs += s->tx_segs;
+	d->csum_sw += s->csum_sw;
+	d->csum_sw_verify += s->csum_sw_verify;
+	d->fallbacks += s->fallbacks;
+	for (r = 0; r < SOFL_PORT_DROP__MAX; r++) {
+		d->rx_drop[r] += s->rx_drop[r];
+		d->tx_drop[r] += s->tx_drop[r];
+	}
 }
 
-#define NU64(t, last) (offsetof(t, last) / sizeof(uint64_t))
+static void
+add_gro(struct sofl_gro_stats *d, const struct sofl_gro_stats *s)
+{
+	int i;
+
+	d->pkts_in += s->pkts_in;
+	d->pkts_out += s->pkts_out;
+	d->super_pkts += s->super_pkts;
+	d->segs_merged += s->segs_merged;
+	d->bytes_in += s->bytes_in;
+	for (i = 0; i < SOFL_GRO_HIST_BINS; i++)
+		d->hist[i] += s->hist[i];
+	for (i = 0; i < SOFL_GRO_FLUSH_SLOTS; i++)
+		d->flush[i] += s->flush[i];
+	for (i = 0; i < SOFL_GRO_BYPASS_SLOTS; i++)
+		d->bypass[i] += s->bypass[i];
+	d->csum_sw_ip += s->csum_sw_ip;
+	d->csum_sw_l4 += s->csum_sw_l4;
+	d->csum_partial_ok += s->csum_partial_ok;
+}
 
 static void
 gather(struct worker *ws, unsigned n, struct totals *t)
@@ -537,42 +564,16 @@ gather(struct worker *ws, unsigned n, struct totals *t)
 	t->kernel_drops = tun_kernel_drops(ws[0].o->tun);
 	for (i = 0; i < n; i++) {
 		sofl_port_get_stats(ws[i].tun, &s, sizeof(s));
-		add_u64((uint64_t *)&t->tun, (uint64_t *)&s, NU64(struct sofl_port_stats, last_errno));
+		add_port(&t->tun, &s);
 		sofl_port_get_stats(ws[i].udp, &s, sizeof(s));
-		add_u64((uint64_t *)&t->udp, (uint64_t *)&s, NU64(struct sofl_port_stats, last_errno));
+		add_port(&t->udp, &s);
 		if (sofl_port_get_gro_stats(ws[i].tun, &g, sizeof(g)) == 0)
-			add_u64((uint64_t *)&t->gro, (uint64_t *)&g, sizeof(g) / sizeof(uint64_t));
+			add_gro(&t->gro, &g);
 		for (k = 0; k < IN__MAX; k++)
 			t->inner_drop[k] += __atomic_load_n(&ws[i].inner_drop[k], __ATOMIC_RELAXED);
 		t->steered += __atomic_load_n(&ws[i].steered, __ATOMIC_RELAXED);
 		t->tun_off |= sofl_port_offloads(ws[i].tun);
 		t->udp_off |= sofl_port_offloads(ws[i].udp);
-	}
-}
-
-static void
-line(FILE *f, unsigned long long n, const char *what)
-{
-	fprintf(f, "\t%llu %s\n", n, what);
-}
-
-static void
-print_drops(FILE *f, const struct sofl_port_stats *s, const char *unit)
-{
-	char b[96];
-	int r;
-
-	for (r = 0; r < SOFL_PORT_DROP__MAX; r++) {
-		if (s->rx_drop[r]) {
-			snprintf(b, sizeof(b), "%s dropped on receive: %s", unit,
-				 sofl_port_drop_name(r));
-			line(f, s->rx_drop[r], b);
-		}
-		if (s->tx_drop[r]) {
-			snprintf(b, sizeof(b), "%s dropped on send: %s", unit,
-				 sofl_port_drop_name(r));
-			line(f, s->tx_drop[r], b);
-		}
 	}
 }
 
@@ -586,53 +587,50 @@ print_text(FILE *f, const struct opts *o, const struct totals *t, double secs, i
 	fprintf(f, "tun (");
 	cli_port_offloads(f, t->tun_off);
 	fprintf(f, "):\n");
-	line(f, t->tun.rx_calls, "packets read from the kernel");
-	line(f, t->tun.rx_super, "super-packets read");
-	line(f, t->tun.rx_segs, "segments cut from them");
-	line(f, t->tun.csum_sw, "checksums completed in software");
-	line(f, t->tun.rx_pkts, "packets sent towards the peer");
-	line(f, t->tun.tx_pkts, "packets written to the kernel");
-	line(f, t->tun.tx_calls, "write calls");
-	line(f, t->tun.tx_super, "super-packets written");
-	line(f, t->tun.tx_segs, "packets coalesced into them");
-	line(f, t->tun.csum_sw_verify, "checksums verified in software");
-	line(f, t->tun.fallbacks, "fallbacks");
-	print_drops(f, &t->tun, "packets");
-	line(f, t->kernel_drops, "packets the kernel dropped: TUN queue full (tx_dropped)");
+	cli_line(f, t->tun.rx_calls, "packets read from the kernel");
+	cli_line(f, t->tun.rx_super, "super-packets read");
+	cli_line(f, t->tun.rx_segs, "segments cut from them");
+	cli_line(f, t->tun.csum_sw, "checksums completed in software");
+	cli_line(f, t->tun.rx_pkts, "packets sent towards the peer");
+	cli_line(f, t->tun.tx_pkts, "packets written to the kernel");
+	cli_line(f, t->tun.tx_calls, "write calls");
+	cli_line(f, t->tun.tx_super, "super-packets written");
+	cli_line(f, t->tun.tx_segs, "packets coalesced into them");
+	cli_line(f, t->tun.csum_sw_verify, "checksums verified in software");
+	cli_line(f, t->tun.fallbacks, "fallbacks");
+	cli_port_drops(f, &t->tun, "packets dropped on receive", "packets dropped on send");
+	cli_line(f, t->kernel_drops, "packets the kernel dropped: TUN queue full (tx_dropped)");
 	fprintf(f, "udp (");
 	cli_port_offloads(f, t->udp_off);
 	fprintf(f, "):\n");
-	line(f, t->udp.tx_pkts, "datagrams sent");
-	line(f, t->udp.tx_calls, "send calls");
-	line(f, t->udp.tx_super, "UDP_SEGMENT sends");
-	line(f, t->udp.tx_segs, "datagrams in them");
-	line(f, t->udp.rx_pkts, "datagrams received");
-	line(f, t->udp.rx_calls, "receive calls");
-	line(f, t->udp.rx_super, "coalesced receives (UDP_GRO)");
-	line(f, t->udp.rx_segs, "datagrams split from them");
-	line(f, t->udp.fallbacks, "fallbacks");
-	print_drops(f, &t->udp, "datagrams");
+	cli_line(f, t->udp.tx_pkts, "datagrams sent");
+	cli_line(f, t->udp.tx_calls, "send calls");
+	cli_line(f, t->udp.tx_super, "UDP_SEGMENT sends");
+	cli_line(f, t->udp.tx_segs, "datagrams in them");
+	cli_line(f, t->udp.rx_pkts, "datagrams received");
+	cli_line(f, t->udp.rx_calls, "receive calls");
+	cli_line(f, t->udp.rx_super, "coalesced receives (UDP_GRO)");
+	cli_line(f, t->udp.rx_segs, "datagrams split from them");
+	cli_line(f, t->udp.fallbacks, "fallbacks");
+	cli_port_drops(f, &t->udp, "datagrams dropped on receive", "datagrams dropped on send");
 	fprintf(f, "gro:\n");
-	line(f, t->gro.pkts_in, "packets in");
-	line(f, t->gro.pkts_out, "packets out");
-	line(f, t->gro.super_pkts, "super-packets formed");
-	line(f, t->gro.segs_merged, "segments merged into them");
+	cli_gro_lines(f, &t->gro, "");
 	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
 		if (t->gro.bypass[i]) {
 			char b[64];
 
 			snprintf(b, sizeof(b), "passed through: %s", sofl_gro_bypass_name(i));
-			line(f, t->gro.bypass[i], b);
+			cli_line(f, t->gro.bypass[i], b);
 		}
 	fprintf(f, "inner:\n");
 	for (i = 0; i < IN__MAX; i++) {
 		char b[80];
 
 		snprintf(b, sizeof(b), "packets from the peer dropped: %s", inner_names[i]);
-		line(f, t->inner_drop[i], b);
+		cli_line(f, t->inner_drop[i], b);
 	}
 	if (o->queues > 1)
-		line(f, t->steered, "packets steered to another queue's peer port");
+		cli_line(f, t->steered, "packets steered to another queue's peer port");
 	fflush(f);
 }
 
@@ -650,7 +648,6 @@ static int
 print_json(FILE *f, const struct opts *o, const struct totals *t, double secs, int final)
 {
 	struct cli_json j;
-	int i;
 
 	cli_json_begin(&j, f);
 	cli_json_str(&j, "tunnel", o->tun);
@@ -660,17 +657,7 @@ print_json(FILE *f, const struct opts *o, const struct totals *t, double secs, i
 	cli_json_bool(&j, "final", final);
 	json_port(&j, "tun", &t->tun, t->tun_off);
 	json_port(&j, "udp", &t->udp, t->udp_off);
-	cli_json_obj(&j, "gro");
-	cli_json_u64(&j, "pkts_in", t->gro.pkts_in);
-	cli_json_u64(&j, "pkts_out", t->gro.pkts_out);
-	cli_json_u64(&j, "super_pkts", t->gro.super_pkts);
-	cli_json_u64(&j, "segs_merged", t->gro.segs_merged);
-	cli_json_u64(&j, "csum_sw_l4", t->gro.csum_sw_l4);
-	cli_json_obj(&j, "bypass");
-	for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
-		cli_json_u64(&j, sofl_gro_bypass_name(i), t->gro.bypass[i]);
-	cli_json_end(&j);
-	cli_json_end(&j);
+	cli_gro_json(&j, &t->gro, 1);
 	cli_json_obj(&j, "inner_drop");
 	cli_json_u64(&j, "short", t->inner_drop[IN_SHORT]);
 	cli_json_u64(&j, "not_ip", t->inner_drop[IN_NOT_IP]);
@@ -725,11 +712,11 @@ setup(struct worker *ws, const struct opts *o)
 			return -1;
 	}
 	if (set_if(o->tun, SIOCSIFMTU, o->mtu) < 0)
-		fprintf(stderr, "softoffload: tunnel: cannot set the MTU of %s to %u: %s\n",
-			o->tun, o->mtu, strerror(errno));
+		cli_error("tunnel: cannot set the MTU of %s to %u: %s", o->tun, o->mtu,
+			  strerror(errno));
 	if (set_if(o->tun, SIOCSIFTXQLEN, o->txqlen) < 0)
-		fprintf(stderr, "softoffload: tunnel: cannot set the queue length of %s to %u: %s\n",
-			o->tun, o->txqlen, strerror(errno));
+		cli_error("tunnel: cannot set the queue length of %s to %u: %s", o->tun,
+			  o->txqlen, strerror(errno));
 	return 0;
 }
 
@@ -761,21 +748,21 @@ run(struct worker *ws, const struct opts *o)
 	for (i = 0; i < o->queues; i++) {
 		if (pthread_create(&ws[i].th, NULL, worker_main, &ws[i]) != 0) {
 			cli_error("cannot start worker %u", i);
-			stop = 1;
+			cli_stop = 1;
 			break;
 		}
 		ws[i].started = 1;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	while (!stop) {
+	while (!cli_stop) {
 		struct timespec ts = { 0, 100 * 1000 * 1000 };
 		double t;
 
 		nanosleep(&ts, NULL);
 		t = now_s();
 		if (o->duration && t - t0 >= o->duration)
-			stop = 1;
-		if (o->interval && t >= next && !stop) {
+			cli_stop = 1;
+		if (o->interval && t >= next && !cli_stop) {
 			if (!out_err)
 				out_err = report(ws, o, t - t0, 0);
 			next += o->interval;
@@ -794,7 +781,6 @@ run(struct worker *ws, const struct opts *o)
 int
 cmd_tunnel(int argc, char **argv)
 {
-	struct sigaction sa;
 	struct worker *ws;
 	struct opts o;
 	int err;
@@ -808,10 +794,7 @@ cmd_tunnel(int argc, char **argv)
 		teardown(ws, &o);
 		return 2;
 	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cli_catch_stop();
 	signal(SIGPIPE, SIG_IGN);
 	err = run(ws, &o);
 	teardown(ws, &o);

@@ -1,7 +1,12 @@
-/* Option and operand helpers shared by the CLI subcommands (cli.h). */
+/* Helpers shared by the CLI subcommands (cli.h): options and operands, JSON,
+ * the ports' counters, signals, errors. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "softoffload/gro.h"
 #include "softoffload/port.h"
 
 long long
@@ -17,6 +22,49 @@ cli_count(const char *opt, const char *val, unsigned long long max)
 }
 
 int
+cli_getopt(int argc, char **argv, const char *shortopts, const struct option *longopts)
+{
+	const char *arg;
+	int c;
+
+	opterr = 0;
+	c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	arg = argv[optind - 1];
+	if (c == ':' && strncmp(arg, "--", 2))
+		cli_usage("-%c needs a value", optopt);
+	else if (c == ':')
+		cli_usage("%s needs a value", arg);
+	/* optopt: an unknown short option's letter, 0 for an unknown long
+	 * option, the option's val for "--flag=value" */
+	else if (optopt && !(!strncmp(arg, "--", 2) && strchr(arg, '=')))
+		cli_usage("unknown option '-%c'", optopt);
+	else
+		cli_usage("unknown option '%s'", arg);
+	return '?';
+}
+
+int
+cli_num_opt(const struct cli_num *nums, size_t n, int opt, const char *val)
+{
+	long long v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (nums[i].opt != opt)
+			continue;
+		v = nums[i].min ? cli_count(nums[i].name, val, nums[i].max) :
+				  cli_uint(nums[i].name, val, nums[i].max);
+		if (v < 0)
+			return 2;
+		*nums[i].dst = (uint32_t)v;
+		return 0;
+	}
+	return -1;
+}
+
+int
 cli_operand(const char *cmd, const char *arg, const char **in)
 {
 	if (arg[0] == '-' && arg[1] != '\0')
@@ -25,6 +73,15 @@ cli_operand(const char *cmd, const char *arg, const char **in)
 		return cli_usage_of(cmd, "more than one input file ('%s' and '%s')", *in, arg);
 	*in = arg;
 	return 0;
+}
+
+int
+cli_input(int argc, char **argv, const char **in)
+{
+	for (; optind < argc; optind++)
+		if (cli_operand(cli_cmd, argv[optind], in))
+			return 2;
+	return *in ? 0 : cli_usage("no input file");
 }
 
 int
@@ -284,4 +341,94 @@ cli_port_counters_json(struct cli_json *j, const struct sofl_port_stats *s)
 				cli_json_u64(j, sofl_port_drop_name(r), d[r]);
 		cli_json_end(j);
 	}
+}
+
+/* ---- signals, library errors, the ports' text counters (cli.h) ---- */
+
+volatile sig_atomic_t cli_stop;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	cli_stop = 1;
+}
+
+void
+cli_catch_stop(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int
+cli_lib_error(int err, const char *fmt, ...)
+{
+	int e = errno;
+	va_list ap;
+
+	fputs("softoffload: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s", sofl_strerror(err));
+	if (err == SOFL_E_SYS)
+		fprintf(stderr, ": %s", strerror(e));
+	fputc('\n', stderr);
+	return 2;
+}
+
+void
+cli_line(FILE *f, unsigned long long n, const char *what)
+{
+	fprintf(f, "\t%llu %s\n", n, what);
+}
+
+void
+cli_port_drops(FILE *f, const struct sofl_port_stats *s, const char *rx, const char *tx)
+{
+	int r;
+
+	for (r = 0; r < SOFL_PORT_DROP__MAX; r++) {
+		if (s->rx_drop[r])
+			fprintf(f, "\t%llu %s: %s\n", (unsigned long long)s->rx_drop[r], rx,
+				sofl_port_drop_name(r));
+		if (s->tx_drop[r])
+			fprintf(f, "\t%llu %s: %s\n", (unsigned long long)s->tx_drop[r], tx,
+				sofl_port_drop_name(r));
+	}
+}
+
+void
+cli_gro_lines(FILE *f, const struct sofl_gro_stats *g, const char *prefix)
+{
+	fprintf(f, "\t%llu %spackets in\n", (unsigned long long)g->pkts_in, prefix);
+	fprintf(f, "\t%llu %spackets out\n", (unsigned long long)g->pkts_out, prefix);
+	fprintf(f, "\t%llu %ssuper-packets formed\n", (unsigned long long)g->super_pkts, prefix);
+	fprintf(f, "\t%llu %ssegments merged into them\n", (unsigned long long)g->segs_merged,
+		prefix);
+}
+
+void
+cli_gro_json(struct cli_json *j, const struct sofl_gro_stats *g, int bypass)
+{
+	int i;
+
+	cli_json_obj(j, "gro");
+	cli_json_u64(j, "pkts_in", g->pkts_in);
+	cli_json_u64(j, "pkts_out", g->pkts_out);
+	cli_json_u64(j, "super_pkts", g->super_pkts);
+	cli_json_u64(j, "segs_merged", g->segs_merged);
+	cli_json_u64(j, "csum_sw_l4", g->csum_sw_l4);
+	if (bypass) {
+		cli_json_obj(j, "bypass");
+		for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)
+			cli_json_u64(j, sofl_gro_bypass_name(i), g->bypass[i]);
+		cli_json_end(j);
+	}
+	cli_json_end(j);
 }

@@ -415,32 +415,28 @@ pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 /* ---- the shared capture options ---- */
 
 int
-pcapio_opt(int argc, char **argv, int *i, int can_write)
+pcapio_opt(int opt, const char *val, int can_write)
 {
-	const char *a = argv[*i];
 	long long v;
 
-	if (!strcmp(a, "--pcapng")) {
+	switch (opt) {
+	case PCAPIO_OPT_PCAPNG:
 		if (!can_write)
 			return cli_usage("--pcapng: this command writes no capture");
 		opts.pcapng = 1;
 		return 1;
-	}
-	if (strcmp(a, "-c") && strcmp(a, "--filter"))
-		return 0;
-	if (*i + 1 >= argc)
-		return cli_usage("%s needs a value", a);
-	(*i)++;
-	if (!strcmp(a, "--filter")) {
+	case PCAPIO_OPT_FILTER:
 		if (opts.filter)
 			return cli_usage("--filter given twice (one expression: 'A and B')");
-		opts.filter = argv[*i];
+		opts.filter = val;
+		return 1;
+	case 'c':
+		if ((v = cli_count("-c", val, ~0ull >> 1)) < 0)
+			return 2;
+		opts.count = (unsigned long long)v;
 		return 1;
 	}
-	if ((v = cli_count(a, argv[*i], ~0ull >> 1)) < 0)
-		return 2;
-	opts.count = (unsigned long long)v;
-	return 1;
+	return 0;
 }
 
 int

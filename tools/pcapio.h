@@ -71,10 +71,18 @@ int pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 "                  and counted as filtered out\n"
 #define PCAPIO_PCAPNG_USAGE \
 "  --pcapng        write OUT as pcapng (default pcap)\n"
-/* argv[*i] is one of the options above: consumes it (and its value, *i
- * advanced) and returns 1; 0 when it is none of them; 2 on a usage error
- * (printed).  @can_write: the subcommand writes a capture (--pcapng). */
-int pcapio_opt(int argc, char **argv, int *i, int can_write);
+/* Their getopt_long() forms, for a subcommand's option tables: the short
+ * options (append them to the optstring) and the long ones (entries of the
+ * struct option array).  Their vals: 'c' and PCAPIO_OPT_* (0x1000 up). */
+#define PCAPIO_SHORTOPTS "c:"
+enum { PCAPIO_OPT_FILTER = 0x1000, PCAPIO_OPT_PCAPNG };
+#define PCAPIO_LONGOPTS \
+	{ "filter", required_argument, NULL, PCAPIO_OPT_FILTER }, \
+	{ "pcapng", no_argument, NULL, PCAPIO_OPT_PCAPNG }
+/* @opt (a cli_getopt() result) is one of the options above, with value
+ * @val: stores it and returns 1; 0 when it is none of them; 2 on a usage
+ * error (printed).  @can_write: the subcommand writes a capture (--pcapng). */
+int pcapio_opt(int opt, const char *val, int can_write);
 /* Whether --pcapng, --filter or -c were given. */
 int pcapio_pcapng(void);
 int pcapio_filtering(void);

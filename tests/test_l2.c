@@ -241,8 +241,8 @@ create_errors(void **state)
 	sofl_l2_destroy(l2);
 	sofl_l2_destroy(NULL);
 	assert_string_equal(sofl_l2_drop_name(SOFL_L2_DROP_NS_CSUM), "ns-csum");
-	assert_string_equal(sofl_l2_drop_name(SOFL_L2_DROP__MAX - 1), "?");
-	assert_string_equal(sofl_l2_drop_name(-1), "?");
+	assert_string_equal(sofl_l2_drop_name((enum sofl_l2_drop)(SOFL_L2_DROP__MAX - 1)), "?");
+	assert_string_equal(sofl_l2_drop_name((enum sofl_l2_drop)-1), "?");
 }
 
 static void

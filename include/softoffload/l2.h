@@ -303,7 +303,7 @@ SOFL_API int sofl_l2_reset_stats(struct sofl_l2 *l2);
 
 /* sofl_l2_drop_name() : short static name of a drop reason ("short",
  * "not-ip", "arp-malformed", ...), "?" for unknown values.  Never NULL. */
-SOFL_API const char *sofl_l2_drop_name(int reason);
+SOFL_API const char *sofl_l2_drop_name(enum sofl_l2_drop reason);
 
 #ifdef __cplusplus
 }

@@ -100,9 +100,9 @@ static const char *const drop_names[SOFL_L2_DROP__MAX] = {
 };
 
 SOFL_API const char *
-sofl_l2_drop_name(int reason)
+sofl_l2_drop_name(enum sofl_l2_drop reason)
 {
-	if (reason < 0 || reason >= SOFL_L2_DROP__MAX || !drop_names[reason])
+	if ((int)reason < 0 || reason >= SOFL_L2_DROP__MAX || !drop_names[reason])
 		return "?";
 	return drop_names[reason];
 }

@@ -121,7 +121,17 @@ enum sofl_gso_type {
 	SOFL_GSO_UFO    = 3,	/* UFO: IP fragmentation of a UDP datagram */
 	SOFL_GSO_TCPV6  = 4,	/* TSO/GSO, TCP over IPv6 */
 	SOFL_GSO_UDP_L4 = 5,	/* USO, UDP_SEGMENT (IPv4 or IPv6) */
+
+	/* Tunnel bits, ORed with the inner type (TCPV4, TCPV6 or UDP_L4) of a
+	 * tunnel super-packet (a parse with SOFL_LAYER_ENCAP, pkt.h): at most one
+	 * of them; the outer family is the parse's outer_ipv.  Linux
+	 * SKB_GSO_UDP_TUNNEL, SKB_GSO_UDP_TUNNEL_CSUM, SKB_GSO_IPXIP4/6. */
+	SOFL_GSO_TUNNEL_UDP      = 0x10, /* VXLAN/Geneve, outer UDP checksum 0 */
+	SOFL_GSO_TUNNEL_UDP_CSUM = 0x20, /* VXLAN/Geneve, outer UDP checksum set per segment */
+	SOFL_GSO_TUNNEL_IPIP     = 0x40, /* IP-in-IP */
 };
+#define SOFL_GSO_TUNNEL_MASK 0x70	/* the tunnel bits of a type */
+#define SOFL_GSO_INNER(t)    ((t) & 0x0f)	/* the inner (or only) type */
 #define SOFL_GSO_ECN 0x80	/* virtio wire only: TCP with CWR set (VIRTIO_NET_HDR_GSO_ECN),
 				   OR'ed into a header's gso_type; never in sofl_gso_params */
 

@@ -23,7 +23,7 @@
  * the pseudo-header sum (CHECKSUM_PARTIAL): the segmenter never trusts that
  * field, so they come out with complete checksums like any other.
  *
- * Tunnel packets (VXLAN, Geneve on the UDP ports of the parse config, IP-in-IP):
+ * Tunnel packets (VXLAN, Geneve on the --udp-tunnel ports, IP-in-IP unless --no-ipip):
  * the inner TCP/UDP packet is what --mss / --udp-gso-size cut, with the
  * tunnel type chosen from the parse (IP-in-IP; UDP with the outer checksum
  * non-zero: SOFL_GSO_TUNNEL_UDP_CSUM, zero: SOFL_GSO_TUNNEL_UDP), as TCPV4 or
@@ -71,7 +71,6 @@ struct gso_run {
 	struct gso_stats st;
 	struct pcap_out *out;
 	enum sofl_link link;
-	struct sofl_pkt_config pcfg;	/* tunnel ports of the parse */
 	struct sofl_gso_out go;
 	size_t seg_cap, buf_cap, iov_cap;
 };
@@ -401,7 +400,7 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		r->st.truncated++;
 		return write_unchanged(r, rec);
 	}
-	err = sofl_pkt_parse_cfg(&p, rec->data, rec->caplen, r->link, &r->pcfg);
+	err = sofl_pkt_parse_cfg(&p, rec->data, rec->caplen, r->link, pcapio_pkt_config());
 	if (err) {
 		r->st.malformed++;
 		if (-err < NERR)
@@ -613,7 +612,6 @@ cmd_gso(int argc, char **argv)
 	int rc = 0, got;
 
 	memset(&r, 0, sizeof(r));
-	sofl_pkt_config_init(&r.pcfg);
 	got = parse_args(argc, argv, &r.o);
 	if (got == 1)
 		return usage(stdout);

@@ -114,6 +114,12 @@ PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 "trailer) are kept by a pass-through and dropped, counted ('trailer bytes\n"
 "dropped'), when a packet is segmented or fragmented, as Linux has none on a\n"
 "GSO packet.  At least one of --mss, --udp-gso-size, --mtu is required.\n"
+"\n"
+"Tunnel packets (VXLAN and Geneve on the --udp-tunnel ports, IP-in-IP) are\n"
+"cut at their inner TCP/UDP by --mss / --udp-gso-size, with per segment the\n"
+"outer IPv4 ID, lengths and checksums as Linux sets them (an outer UDP\n"
+"checksum when the packet has one); one not cut is written as one segment\n"
+"with every checksum completed.  --fixed-id keeps both IPv4 IDs.\n"
 "Numbers are decimal.  Exit status: 0 ok (even if some were refused),\n"
 "2 usage, file or write error, or a file cut inside a record (everything\n"
 "before it is written).\n");

@@ -36,6 +36,10 @@ gso_tun_plan(struct gso_tun *t, const struct sofl_gso_params *gp, const struct s
 		return SOFL_E_GSO_TUNNEL;
 	if (!(p->layers & SOFL_LAYER_L3))
 		return SOFL_E_NOT_IP;
+	/* every header is read from p->data: an iovec parse's gathered
+	 * copy must hold them all (sofl_pkt_parse_iov_cfg) */
+	if (p->pay_off > p->len)
+		return SOFL_E_GSO_HDR;
 	/* the offsets in order: outer IP < outer UDP < tunnel header < inner IP */
 	if ((uint32_t)p->outer_l3_off + p->outer_l3_len > p->l3_off ||
 	    (tb != SOFL_GSO_TUNNEL_IPIP &&

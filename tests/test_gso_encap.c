@@ -62,6 +62,7 @@ struct tl {
 	int ov, iv, proto;	/* outer family, inner family, inner 6/17 */
 	int csum;		/* outer UDP checksum in use */
 	int gopt;		/* Geneve option bytes (multiple of 4) */
+	int gip;		/* Geneve carrying IP (protocol 0x0800/0x86DD), no inner Ethernet */
 	int df;
 	uint16_t oid;		/* outer IPv4 ID */
 	/* offsets, filled by wrap() */
@@ -137,7 +138,7 @@ wrap(uint8_t *buf, struct tl *L, const uint8_t *in, size_t in_len, uint16_t id)
 			int k;
 
 			th[0] = (uint8_t)(L->gopt / 4);
-			put16(th + 2, 0x6558);
+			put16(th + 2, !L->gip ? 0x6558 : L->iv == 4 ? 0x0800 : 0x86dd);
 			th[4] = 0x65; th[5] = 0x43; th[6] = 0x21;
 			for (k = 0; k < L->gopt; k += 4) {	/* options of 4 bytes (length 0) */
 				put16(th + 8 + k, 0x0102);
@@ -156,7 +157,7 @@ wrap(uint8_t *buf, struct tl *L, const uint8_t *in, size_t in_len, uint16_t id)
 	L->enc = ipip ? o : e;
 	L->enc_len = hl;
 	L->il2 = o;
-	L->il3 = ipip ? o : o + 14;
+	L->il3 = ipip || L->gip ? o : o + 14;
 	L->il4 = L->il3 + (L->iv == 4 ? 20 : 40);
 	L->pay = L->il4 + (L->proto == 6 ? 20 : 8);
 	return o + in_len;
@@ -166,7 +167,7 @@ static void
 inner_spec(struct t_spec *s, const struct tl *L, size_t pay)
 {
 	t_spec_init(s, L->iv, L->proto);
-	s->link = L->encap == SOFL_ENCAP_IPIP ? SOFL_LINK_RAW : SOFL_LINK_ETH;
+	s->link = L->encap == SOFL_ENCAP_IPIP || L->gip ? SOFL_LINK_RAW : SOFL_LINK_ETH;
 	s->pay_len = pay;
 	s->seq = 0xfffff000u;	/* wraps during the cut */
 	s->ip_id = 0xfffe;	/* wraps too */
@@ -208,7 +209,7 @@ hand_pkt(struct sofl_pkt *p, const uint8_t *d, size_t avail, size_t total, const
 	p->key.sport = get16(l4);
 	p->key.dport = get16(l4 + 2);
 	p->encap = (uint8_t)L->encap;
-	p->encap_flags = (uint8_t)((L->encap != SOFL_ENCAP_IPIP ? SOFL_ENCAP_F_INNER_ETH : 0) |
+	p->encap_flags = (uint8_t)((L->encap != SOFL_ENCAP_IPIP && !L->gip ? SOFL_ENCAP_F_INNER_ETH : 0) |
 				   (L->csum && L->encap != SOFL_ENCAP_IPIP ? SOFL_ENCAP_F_UDP_CSUM : 0));
 	p->outer_ipv = (uint8_t)L->ov;
 	p->outer_l3_off = (uint16_t)L->ol3;
@@ -523,6 +524,14 @@ test_flags(void **state)
 	L.gopt = 252;	/* 63 words: the most Geneve's 6-bit length holds */
 	L.iv = 6;
 	check_case(&L, 3000, 1000, 0);
+	L.gopt = 4;	/* Geneve carrying IP directly (protocol type 0x0800 / 0x86DD) */
+	L.gip = 1;
+	check_case(&L, 3000, 1000, 0);
+	L.iv = 4;
+	L.proto = 6;
+	L.ov = 4;
+	check_case(&L, 3000, 1000, SOFL_GSO_F_CSUM_PARTIAL);
+	L.gip = 0;
 	L.encap = SOFL_ENCAP_IPIP;
 	L.ov = 6;
 	L.iv = 4;

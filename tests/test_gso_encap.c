@@ -815,6 +815,51 @@ test_plain_type(void **state)
 	}
 }
 
+/* A batch of tunnel and plain super-packets gives each one's segments, in
+ * order, as single calls do. */
+static void
+test_batch(void **state)
+{
+	static uint8_t fr[4][8000];
+	static struct sofl_gso_seg seg[MAXSEG], one[MAXSEG];
+	static uint8_t buf[MAXSEG * 2000], buf1[MAXSEG * 2000];
+	struct sofl_gso_params gp[4];
+	struct sofl_pkt p[4];
+	struct sofl_gso_out out = { .mode = SOFL_GSO_COPY, .seg = seg, .seg_cap = MAXSEG,
+				    .buf = buf, .buf_cap = sizeof(buf) };
+	int res[4], i, k, total, at = 0;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		struct tl L = { .encap = encaps[i % 3], .ov = i & 1 ? 6 : 4, .iv = i & 2 ? 6 : 4,
+				.proto = i == 3 ? 17 : 6, .csum = i != 1, .gopt = 4, .df = 1 };
+		size_t len = build_super(&L, 3000 + 100 * (size_t)i, 0);
+
+		memcpy(fr[i], frame, len);
+		assert_int_equal(sofl_pkt_parse(&p[i], fr[i], len, SOFL_LINK_ETH), 0);
+		gp[i] = (struct sofl_gso_params){ .gso_size = 1000, .type = (uint8_t)(
+			(L.encap == SOFL_ENCAP_IPIP ? SOFL_GSO_TUNNEL_IPIP :
+			 L.csum ? SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP) |
+			(L.proto == 17 ? SOFL_GSO_UDP_L4 : L.iv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6)) };
+	}
+	gp[2].type = SOFL_GSO_TUNNEL_UDP | SOFL_GSO_TCPV4;	/* IP-in-IP: refused, the batch goes on */
+	total = sofl_gso_segment_batch(gp, p, 4, &out, res);
+	assert_int_equal(res[2], SOFL_E_GSO_TUNNEL);
+	assert_int_equal(total, res[0] + res[1] + res[3]);
+	for (i = 0; i < 4; i++) {
+		struct sofl_gso_out o1 = { .mode = SOFL_GSO_COPY, .seg = one, .seg_cap = MAXSEG,
+					   .buf = buf1, .buf_cap = sizeof(buf1) };
+		int n = sofl_gso_segment(&gp[i], &p[i], NULL, 0, &o1);
+
+		assert_int_equal(n, res[i]);
+		for (k = 0; k < n; k++, at++) {
+			assert_int_equal(seg[at].len, one[k].len);
+			assert_memory_equal(seg[at].data, one[k].data, one[k].len);
+		}
+	}
+	assert_int_equal(at, total);
+}
+
 /* The parser (when it parses tunnels) and the hand-made parse agree on
  * every field segmentation reads. */
 static void
@@ -879,6 +924,7 @@ main(void)
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_plain_type),
+		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_parser_agrees),
 	};
 

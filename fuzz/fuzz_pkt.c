@@ -170,6 +170,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)sofl_csum_pkt_pseudo(&p);
 		CHECK(sofl_csum_pkt_fill(f, &p, 1) == 0);
 		CHECK(sofl_pkt_parse_cfg(&q, f, size, link, sel ? cfg : NULL) == 0);
+		/* (filling may give a zero outer UDP checksum a value) */
+		q.encap_flags = (uint8_t)((q.encap_flags & ~SOFL_ENCAP_F_UDP_CSUM) |
+					  (p.encap_flags & SOFL_ENCAP_F_UDP_CSUM));
 		CHECK(memcmp(&p, &q, pk_named_len(&p)) == 0);
 		sofl_csum_pkt_check(&q, &ip, &l4);
 		CHECK(ip == (p.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));

@@ -689,6 +689,13 @@ test_errors(void **state)
 	q = p;
 	q.layers &= (uint8_t)~(SOFL_LAYER_L4 | SOFL_LAYER_L3);
 	assert_int_equal(seg_err(&gp, &q), SOFL_E_NOT_IP);
+	/* an outer header no parser gives */
+	q = p;
+	q.outer_l3_len = 12;
+	assert_int_equal(seg_err(&gp, &q), SOFL_E_GSO_TUNNEL);
+	q = p;
+	q.outer_ipv = 5;
+	assert_int_equal(seg_err(&gp, &q), SOFL_E_GSO_TUNNEL);
 	/* offsets out of order */
 	q = p;
 	q.encap_off = (uint16_t)(q.outer_l4_off + 4);

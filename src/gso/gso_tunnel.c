@@ -32,8 +32,9 @@ gso_tun_plan(struct gso_tun *t, const struct sofl_gso_params *gp, const struct s
 	if (tb == SOFL_GSO_TUNNEL_IPIP ? p->encap != SOFL_ENCAP_IPIP :
 	    (p->encap != SOFL_ENCAP_VXLAN && p->encap != SOFL_ENCAP_GENEVE))
 		return SOFL_E_GSO_TUNNEL;
-	if (p->outer_ipv != 4 && p->outer_ipv != 6)
-		return SOFL_E_GSO_TUNNEL;
+	if (p->outer_ipv == 4 ? p->outer_l3_len < 20 || p->outer_l3_len > 60 || (p->outer_l3_len & 3) :
+	    p->outer_ipv != 6 || p->outer_l3_len < 40 || (p->outer_l3_len & 7))
+		return SOFL_E_GSO_TUNNEL;	/* not an outer IP header the parser gives */
 	if (!(p->layers & SOFL_LAYER_L3))
 		return SOFL_E_NOT_IP;
 	/* every header is read from p->data: an iovec parse's gathered

@@ -170,7 +170,13 @@ te_build(uint8_t *buf, size_t cap, const struct te_spec *e, const struct t_spec 
 int
 te_parse_plain(struct sofl_pkt *p, const uint8_t *buf, size_t len)
 {
-	return sofl_pkt_parse(p, buf, len, SOFL_LINK_ETH);
+	struct sofl_pkt_config c;
+
+	/* no UDP ports, no IP-in-IP: the parse before tunnels (pkt.h) */
+	sofl_pkt_config_init(&c);
+	c.n_udp = 0;
+	c.flags |= SOFL_PKT_F_NO_IPIP;
+	return sofl_pkt_parse_cfg(p, buf, len, SOFL_LINK_ETH, &c);
 }
 
 static uint16_t

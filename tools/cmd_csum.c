@@ -369,10 +369,10 @@ print_l4(FILE *f, const char *name, const char *unit, const struct l4_count *c, 
 	line(f, c->valid, "with a valid checksum");
 	line(f, c->bad, "with a bad checksum");
 	line(f, c->partial, "with a partial checksum (pseudo-header only)");
-	if (c->absent || !strcmp(name, "udp"))
-		line(f, c->absent, "without checksum (IPv4, zero)");
-	else if (!strcmp(name, "outer udp"))
+	if (!strcmp(name, "outer udp"))
 		line(f, c->absent, "without checksum (zero)");
+	else if (c->absent || !strcmp(name, "udp"))
+		line(f, c->absent, "without checksum (IPv4, zero)");
 	if (c->truncated)
 		line(f, c->truncated, "not verifiable (truncated by the capture)");
 	if (fix) {

@@ -158,6 +158,12 @@ test_csum(void **state)
 	assert_int_equal(t_cli_run("csum", "f2.pcap"), 0);
 	assert_int_equal(t_cli_counter("outer udp", "with a valid checksum"), 6);
 	assert_int_equal(t_cli_counter("outer udp", "without checksum (zero)"), 0);
+	/* without tunnels the outer headers are the plain ones: record 11's bad
+	 * IPv4 header is counted in ip:, no outer section counts */
+	assert_int_equal(t_cli_run("csum", "tun.pcap --udp-tunnel none --no-ipip"), 1);
+	assert_int_equal(t_cli_counter("ip", "with a bad header checksum"), 1);
+	assert_int_equal(t_cli_counter("outer ip", "outer IPv4 headers checked"), 0);
+	assert_int_equal(t_cli_counter("tunnels", "IP-in-IP packets"), 0);
 }
 
 /* The tsv line of record i as the library hashes it: the flow key
@@ -240,10 +246,28 @@ rss_case(int inner)
 static void
 test_rss(void **state)
 {
+	static char dflt[sizeof(t_cli_out)];
 	(void)state;
+
 	build_capture("tun.pcap");
 	rss_case(0);
 	rss_case(1);
+	/* the outer hash is the one of a parse without tunnels: the tsv
+	 * (hash, queue, type, tuple) is the same with tunnels switched off */
+	assert_int_equal(t_cli_run("rss", "tun.pcap --queues 4 --format tsv"), 0);
+	snprintf(dflt, sizeof(dflt), "%s", t_cli_out);
+	assert_int_equal(t_cli_run("rss", "tun.pcap --queues 4 --format tsv --udp-tunnel none "
+				   "--no-ipip"), 0);
+	assert_string_equal(t_cli_out, dflt);
+	/* and no tunnel counted then; with --inner nothing changes either */
+	assert_int_equal(t_cli_run("rss", "tun.pcap --queues 4 --inner --udp-tunnel none "
+				   "--no-ipip"), 0);
+	assert_int_equal(t_cli_counter("tunnels", "VXLAN packets hashed"), 0);
+	assert_int_equal(t_cli_counter("tunnels", "IP-in-IP packets hashed"), 0);
+	/* only VXLAN's port: the Geneve packets are plain UDP */
+	assert_int_equal(t_cli_run("rss", "tun.pcap --queues 4 --udp-tunnel 4789:vxlan"), 0);
+	assert_int_equal(t_cli_counter("tunnels", "VXLAN packets hashed"), 4);
+	assert_int_equal(t_cli_counter("tunnels", "Geneve packets hashed"), 0);
 }
 
 static int

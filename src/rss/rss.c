@@ -489,6 +489,31 @@ select_outer(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s,
 	return 1;
 }
 
+/* The input of a packet hashed on p->key.  @return 1 (*s filled), 0 (no
+ * hash) or -1: a tunnel packet hashed on its outer header, read from the
+ * frame (select_outer()), which it is unless inner RSS is asked for and the
+ * inner packet has an IP header to hash.  Plain IP packets pass one test
+ * of the layer bits, as before tunnels existed. */
+static inline int
+select_key(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s)
+{
+	unsigned l = p->layers;
+
+	if (__builtin_expect((l & (SOFL_LAYER_L3 | SOFL_LAYER_ENCAP)) != SOFL_LAYER_L3, 0)) {
+		if (!(l & SOFL_LAYER_ENCAP))
+			return 0;	/* no IP header */
+		if (!(r->flags & SOFL_RSS_F_INNER) || !(l & SOFL_LAYER_L3))
+			return -1;
+	}
+	if (!select_addrs(r, &p->key, s))
+		return 0;
+	/* fragments, even the first, hash on addresses only: the later ones
+	 * carry no ports and must land on the same queue */
+	if ((p->layers & SOFL_LAYER_L4) && !p->is_frag && (p->l4_proto == 6 || p->l4_proto == 17))
+		select_ports(r, &p->key, p->l4_proto, s);
+	return 1;
+}
+
 /* A parsed packet's input: the key to hash (*kp: p->key, or @tmp filled
  * with a tunnel packet's outer tuple), its type, layout and swaps.
  * @return 0 (no hash) or 1, *s and *kp filled. */
@@ -496,21 +521,13 @@ static inline int
 select_input(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s,
 	     struct sofl_flow_key *tmp, const struct sofl_flow_key **kp)
 {
-	/* tunnels: the outer header unless inner RSS is asked for (and the
-	 * inner packet has an IP header to hash) */
-	if (__builtin_expect(p->layers & SOFL_LAYER_ENCAP, 0) &&
-	    (!(r->flags & SOFL_RSS_F_INNER) || !(p->layers & SOFL_LAYER_L3))) {
-		*kp = tmp;
-		return select_outer(r, p, s, tmp);
-	}
+	int k = select_key(r, p, s);
+
 	*kp = &p->key;
-	if (!(p->layers & SOFL_LAYER_L3) || !select_addrs(r, &p->key, s))
-		return 0;
-	/* fragments, even the first, hash on addresses only: the later ones
-	 * carry no ports and must land on the same queue */
-	if ((p->layers & SOFL_LAYER_L4) && !p->is_frag && (p->l4_proto == 6 || p->l4_proto == 17))
-		select_ports(r, &p->key, p->l4_proto, s);
-	return 1;
+	if (k >= 0)
+		return k;
+	*kp = tmp;
+	return select_outer(r, p, s, tmp);
 }
 
 /* A flow key's input: the 4-tuple of k->proto when @ports, else the 2-tuple.
@@ -551,18 +568,34 @@ set_out(const struct sofl_rss *r, struct sofl_rss_out *out, int type, uint32_t h
 	out->queue = type ? (uint16_t)queue_of(r, h) : 0;
 }
 
-static inline int
-rss_one(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
+/* A tunnel packet hashed on its outer tuple (out of line: cold). */
+static __attribute__((noinline)) int
+rss_outer(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
 {
-	const struct sofl_flow_key *k;
-	struct sofl_flow_key tmp;
+	struct sofl_flow_key k;
 	struct sel s;
 
-	if (!select_input(r, p, &s, &tmp, &k)) {
+	if (!select_outer(r, p, &s, &k)) {
 		set_out(r, out, SOFL_RSS_NONE, 0);
 		return SOFL_RSS_NONE;
 	}
-	set_out(r, out, s.type, hash_sel(r, k, &s));
+	set_out(r, out, s.type, hash_sel(r, &k, &s));
+	return s.type;
+}
+
+static inline int
+rss_one(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
+{
+	struct sel s;
+	int k = select_key(r, p, &s);
+
+	if (k < 0)
+		return rss_outer(r, p, out);
+	if (!k) {
+		set_out(r, out, SOFL_RSS_NONE, 0);
+		return SOFL_RSS_NONE;
+	}
+	set_out(r, out, s.type, hash_sel(r, &p->key, &s));
 	return s.type;
 }
 
@@ -721,21 +754,27 @@ static int
 burst_gfni(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 	   struct sofl_rss_out *out)
 {
-	const struct sofl_flow_key *ka, *kb;
-	struct sofl_flow_key ta, tb;
 	struct sel a, b;
 	size_t i = 0;
 	int hashed = 0;
 
 	while (i < n) {
-		if (!select_input(r, &pkts[i], &a, &ta, &ka)) {
-			set_out(r, &out[i++], SOFL_RSS_NONE, 0);
+		int k = select_key(r, &pkts[i], &a);
+
+		/* tunnel packets hashed on their outer header go alone (rare);
+		 * the pairs below read p->key */
+		if (k <= 0) {
+			if (k < 0)
+				hashed += rss_outer(r, &pkts[i], &out[i]) != SOFL_RSS_NONE;
+			else
+				set_out(r, &out[i], SOFL_RSS_NONE, 0);
+			i++;
 			continue;
 		}
-		if (i + 1 < n && select_input(r, &pkts[i + 1], &b, &tb, &kb)) {
-			uint64_t h = sofl_rss_gfni_key2(r->mat, ka, a.layout, a.swap_addr,
-							a.swap_port, kb, b.layout, b.swap_addr,
-							b.swap_port);
+		if (i + 1 < n && select_key(r, &pkts[i + 1], &b) > 0) {
+			uint64_t h = sofl_rss_gfni_key2(r->mat, &pkts[i].key, a.layout, a.swap_addr,
+							a.swap_port, &pkts[i + 1].key, b.layout,
+							b.swap_addr, b.swap_port);
 
 			set_out(r, &out[i], a.type, (uint32_t)h);
 			set_out(r, &out[i + 1], b.type, (uint32_t)(h >> 32));
@@ -743,7 +782,7 @@ burst_gfni(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 			i += 2;
 			continue;
 		}
-		set_out(r, &out[i], a.type, hash_sel(r, ka, &a));
+		set_out(r, &out[i], a.type, hash_sel(r, &pkts[i].key, &a));
 		hashed++;
 		i++;
 	}

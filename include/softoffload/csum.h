@@ -244,8 +244,8 @@ enum sofl_csum_state {
  *     header and the outer UDP checksum over the result, as Linux's
  *     udp_set_csum()/udp6_set_csum() do after the inner packet is complete.
  *     A zero outer UDP checksum is left 0 (the sender chose no outer
- *     checksum: Linux sends that over IPv4 unless the device has udpcsum,
- *     and over IPv6 when it has udp6zerocsumtx) unless @udp_zero_too.
+ *     checksum, a per-device setting in Linux: noudpcsum over IPv4,
+ *     udp6zerocsumtx over IPv6) unless @udp_zero_too.
  * A packet whose tunnel was not parsed into (SOFL_LAYER_ENCAP_ERR) is a
  * plain packet here: its named fields are the outer headers.  A second
  * tunnel level (SOFL_ENCAP_F_NESTED) is payload of the inner packet: its

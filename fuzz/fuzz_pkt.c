@@ -16,7 +16,8 @@
  *     parsed into (SOFL_LAYER_ENCAP_ERR) is the outer packet of a parse
  *     with no tunnels; the iovec parse of a frame within
  *     SOFL_PKT_IOV_HDR_MAX bytes is the contiguous one;
- *   - sofl_csum_pkt_fill() then makes every checksum verify, and changes
+ *   - sofl_csum_pkt_fill() then makes every checksum verify (a tunnel
+ *     packet's outer ones too: sofl_csum_pkt_check_outer()), and changes
  *     nothing the parser looks at (a re-parse gives the same result). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -177,6 +178,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sofl_csum_pkt_check(&q, &ip, &l4);
 		CHECK(ip == (p.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
 		CHECK(l4 == ((p.layers & SOFL_LAYER_L4) ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
+		/* a tunnel packet's outer checksums too (zero ones were asked
+		 * to be filled as well) */
+		sofl_csum_pkt_check_outer(&q, &ip, &l4);
+		CHECK(ip == ((q.layers & SOFL_LAYER_ENCAP) && q.outer_ipv == 4 ? SOFL_CSUM_VALID :
+			     SOFL_CSUM_NONE));
+		CHECK(l4 == ((q.layers & SOFL_LAYER_ENCAP) && q.outer_l4_off ? SOFL_CSUM_VALID :
+			     SOFL_CSUM_NONE));
 	}
 	free(f);
 	return 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../tests/helpers.h"
+#include "../tests/encap_build.h"
 #include "../tests/helpers_encap.h"
 #include "softoffload/rss.h"
 #include "softoffload/vnet.h"
@@ -353,6 +354,38 @@ port_tun_udp_seed(int tun, const uint8_t *f, size_t len, int link)
 	}
 }
 
+/* fuzz_rss: tunnel packets (VXLAN, Geneve with options, IP-in-IP; both
+ * families outside and inside), hashed outer and inner (bit 3). */
+static void
+rss_tunnel_seeds(void)
+{
+	static const int k[][4] = {	/* encap, outer ipv, inner ipv, inner proto */
+		{ SOFL_ENCAP_VXLAN, 4, 4, 6 }, { SOFL_ENCAP_VXLAN, 6, 6, 17 },
+		{ SOFL_ENCAP_GENEVE, 4, 6, 6 }, { SOFL_ENCAP_GENEVE, 6, 4, 17 },
+		{ SOFL_ENCAP_IPIP, 4, 4, 6 }, { SOFL_ENCAP_IPIP, 6, 4, 17 },
+	};
+	uint8_t f[MAXF], h;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		struct te_spec e;
+		struct t_spec s;
+
+		te_spec_init(&e, k[i][0], k[i][1]);
+		e.udp_csum = (int)(i & 1);
+		e.geneve_opt_len = k[i][0] == SOFL_ENCAP_GENEVE ? 8 : 0;
+		t_spec_init(&s, k[i][2], k[i][3]);
+		s.pay_len = 64;
+		len = te_build(f, MAXF, &e, &s, NULL);
+		h = 0;
+		put(&h, 1, f, len);
+		h = 8;
+		put(&h, 1, f, len);
+		h = 8 | 2;
+		put(&h, 1, f, len);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -365,6 +398,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[2];
+	if (!strcmp(argv[1], "fuzz_rss"))
+		rss_tunnel_seeds();
 	if (!strcmp(argv[1], "fuzz_gro")) {
 		gro_seed(0, 4, 6, 8, 0, SOFL_LINK_ETH);
 		gro_seed(4 | 64, 6, 6, 6, 1, SOFL_LINK_ETH);

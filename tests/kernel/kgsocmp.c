@@ -24,6 +24,14 @@
  * non-zero, the same on all fragments of a datagram, and the kernel's must
  * differ from the previous datagram's.
  *
+ * UDP-tunnel super-packets (a sidecar line with outer_th_offset and
+ * inner_nh_offset, the 24-byte header kgso -T wrote): the GSO type is read
+ * from the header here, by the oracle's own rules (virtio_net_hdr_tnl_to_skb:
+ * the inner type, SOFL_GSO_TUNNEL_UDP_CSUM when VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM
+ * is set, else SOFL_GSO_TUNNEL_UDP), and the header's offsets must agree with
+ * the library's parse (outer_l4_off, inner network header); the library then
+ * segments with sofl_gso_segment() as for any other super-packet.
+ *
  * usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap -x kernel.vnet -n kernel.counts
  *                [-p] [-w ours.pcap]
  * Exit: 0 identical, 1 different, 2 usage/I/O.
@@ -59,6 +67,34 @@ note(const char *fmt, ...)
 	va_end(ap);
 }
 
+#define K_VNET_GSO_TUNNEL_IPV4 0x20	/* VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4 */
+#define K_VNET_GSO_TUNNEL_IPV6 0x40	/* VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV6 */
+#define K_VNET_F_TUNNEL_CSUM   0x08	/* VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM */
+
+/* The GSO parameters of a UDP-tunnel virtio header (see above). */
+static int
+tunnel_params(const struct krec *r, const struct sofl_pkt *p, struct sofl_gso_params *gp)
+{
+	unsigned inner = r->vh.gso_type & 0x0f;
+
+	if (!(p->layers & SOFL_LAYER_ENCAP) || !p->outer_l4_off) {
+		note("  tunnel super-packet (%u bytes): the library's parse finds no UDP tunnel "
+		     "(layers %#x)\n", r->len, p->layers);
+		return SOFL_E_INVAL;
+	}
+	if (p->outer_l4_off != r->outer_th || p->l3_off != r->inner_nh) {
+		note("  tunnel super-packet (%u bytes): header offsets outer_th %u inner_nh %u, "
+		     "library parse %u %u\n", r->len, r->outer_th, r->inner_nh, p->outer_l4_off,
+		     p->l3_off);
+		return SOFL_E_INVAL;
+	}
+	memset(gp, 0, sizeof(*gp));
+	gp->type = (uint8_t)(inner | ((r->vh.flags & K_VNET_F_TUNNEL_CSUM) ?
+				      SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP));
+	gp->gso_size = r->vh.gso_size;
+	return 1;
+}
+
 /* Ours for one super-packet, appended to *out. @return segments, or a
  * negative code when we refuse it. */
 static int
@@ -72,9 +108,15 @@ segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, u
 	int e, n, i;
 
 	(void)sofl_pkt_parse(&p, r->data, r->len, SOFL_LINK_ETH);
-	e = sofl_vnet_to_gso(&r->vh, &p, 0, &gp);
-	if (e < 0)
-		return e;
+	if (r->vh.gso_type & (K_VNET_GSO_TUNNEL_IPV4 | K_VNET_GSO_TUNNEL_IPV6)) {
+		e = tunnel_params(r, &p, &gp);
+		if (e < 0)
+			return e;
+	} else {
+		e = sofl_vnet_to_gso(&r->vh, &p, 0, &gp);
+		if (e < 0)
+			return e;
+	}
 	if (e == 0 && !(r->vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) {
 		/* Not GSO and no checksum to finish: forwarded as it is. */
 		kset_add(out, r->data, r->len, NULL);

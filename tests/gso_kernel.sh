@@ -72,7 +72,7 @@ oracle() {
 	total_seg=$((total_seg + $(wc -l < "$dir/$name.k.vnet")))
 	# The CLI takes one size for a whole capture (--mss for TCP,
 	# --udp-gso-size for UDP): a capture with a single gso_size goes in
-	# whole, otherwise each super-packet goes in alone.  Those the kernel
+	# whole, otherwise each run of consecutive super-packets of one size.  Those the kernel
 	# refused are left out (the CLI passes them through, counted), and so
 	# are UFO super-packets (gso_type 3): the CLI fragments by --mtu, not by
 	# a virtio gso_size (the library's UFO is compared by kgsocmp above).
@@ -82,24 +82,40 @@ oracle() {
 		# shellcheck disable=SC2086
 		cli_cmp "$name" "$pcap" "$dir/$name.k.pcap" $copt --mss "$mss"
 	else
-		i=0 cli_n=0 cli_bad=0
+		i=0 cli_n=0 cli_bad=0 runs=0 run_n=0 run_key=
 		# shellcheck disable=SC2034
 		while read -r fl gt hl gs cs co ot inh; do
 			read -r cnt first <&3
+			key=
 			if [ "$cnt" != 0 ] && [ "$gt" != 0 ] && [ "$gt" != 3 ]; then
-				opt=--mss
-				[ $((gt % 16)) = 5 ] && opt=--udp-gso-size
-				"$K/kslice" "$pcap" $i 1 "$dir/one.pcap" &&
-				"$K/kslice" "$dir/$name.k.pcap" "$first" "$cnt" "$dir/one.k.pcap" ||
-					fail "kslice"
-				# shellcheck disable=SC2086
-				cli_cmp "$name#$i" "$dir/one.pcap" "$dir/one.k.pcap" $copt $opt "$gs" >/dev/null
-				cli_n=$((cli_n + 1))
+				key="--mss $gs"
+				[ $((gt % 16)) = 5 ] && key="--udp-gso-size $gs"
+			fi
+			if [ -z "$key" ] || [ "$key" != "$run_key" ]; then
+				cli_run
+				run_key=$key
+			fi
+			if [ -n "$key" ]; then
+				[ $run_n = 0 ] && run_i=$i run_k=$first run_kn=0
+				run_n=$((run_n + 1)) run_kn=$((run_kn + cnt))
 			fi
 			i=$((i + 1))
 		done < "$vnet" 3< "$dir/$name.k.counts"
-		echo "$name: softoffload gso $copt: $cli_n super-packets one by one, $cli_bad differ"
+		cli_run
+		echo "$name: softoffload gso $copt: $cli_n super-packets in $runs runs of one size, $cli_bad runs differ"
 	fi
+}
+
+# cli_run: the CLI over the current run of consecutive super-packets that
+# take the same option (run_key) -- records run_i.. (run_n of them), whose
+# kernel segments are run_k.. (run_kn) -- then an empty run.
+cli_run() {
+	[ "$run_n" -gt 0 ] || return 0
+	"$K/kslice" "$pcap" "$run_i" "$run_n" "$dir/one.pcap" &&
+	"$K/kslice" "$dir/$name.k.pcap" "$run_k" "$run_kn" "$dir/one.k.pcap" || fail "kslice"
+	# shellcheck disable=SC2086
+	cli_cmp "$name#$run_i+$run_n" "$dir/one.pcap" "$dir/one.k.pcap" $copt $run_key >/dev/null
+	cli_n=$((cli_n + run_n)) runs=$((runs + 1)) run_n=0
 }
 
 cli_n=0 cli_bad=0

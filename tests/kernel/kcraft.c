@@ -808,8 +808,11 @@ tun_super(struct t_spec *s, uint16_t mss, int extra_flags)
 	memset(&vh, 0, sizeof(vh));
 	vh.flags = (uint8_t)(SOFL_VNET_HDR_F_NEEDS_CSUM | (enc.csum ? 8 : 0));
 	vh.gso_type = (uint8_t)((s->proto == 17 ? SOFL_GSO_UDP_L4 :
-				 s->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6) |
-				(enc.oipv == 4 ? 0x20 : 0x40) | extra_flags);
+				 s->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6) | extra_flags);
+	if (enc.kind == ENC_VXLAN)
+		vh.gso_type |= (uint8_t)(enc.oipv == 4 ? 0x20 : 0x40);
+	else
+		inh = 0;	/* IP-in-IP: a plain header, no tunnel fields */
 	vh.gso_size = mss;
 	vh.hdr_len = (uint16_t)(l4 + (s->proto == 17 ? 8 : 20 + s->tcp_opts_len));
 	vh.csum_start = (uint16_t)l4;
@@ -820,6 +823,9 @@ tun_super(struct t_spec *s, uint16_t mss, int extra_flags)
 	r->inner_nh = inh;
 }
 
+/* kcraft tungso: case by case (consecutive super-packets share a size, so
+ * gso_kernel.sh can give them to the CLI together), each under the four
+ * VXLAN encapsulations with inner IPv4 and IPv6. */
 static void
 tungso_cases(void)
 {
@@ -827,48 +833,61 @@ tungso_cases(void)
 	uint8_t ts[12];
 	struct t_spec s;
 	size_t e;
-	int ipv, i;
+	int ipv, c;
 
 	t_opt_ts_set(ts, 0x01020304, 0x0a0b0c0d);
-	for (e = 0; e < 4; e++)		/* the VXLAN ones */
-		for (ipv = 4; ipv <= 6; ipv += 2) {
-			enc_set(encaps[e].kind, encaps[e].oipv, encaps[e].csum);
-			enc.id = 0xfffe;	/* the outer ID wraps during the run */
-			for (i = 0; i < 4; i++) {
-				t_spec_init(&s, ipv, 6);
-				s.ip_id = (uint16_t)(0xfffc + i);
-				s.pay_len = sizes[i] == 1 ? 40 : (size_t)sizes[i] * 5 + 333;
-				tun_super(&s, sizes[i], 0);
+	for (c = 0; c < 10; c++)
+		for (e = c == 9 ? 4 : 0; e < (c == 9 ? 6u : 4u); e++)
+			for (ipv = 4; ipv <= 6; ipv += 2) {
+				enc_set(encaps[e].kind, encaps[e].oipv, encaps[e].csum);
+				enc.id = (uint16_t)(0xfffe - c);	/* the outer ID wraps */
+				switch (c) {
+				case 0: case 1: case 2: case 3:	/* odd remainders, MSS 1 */
+					t_spec_init(&s, ipv, 6);
+					s.ip_id = (uint16_t)(0xfffc + c);
+					s.pay_len = sizes[c] == 1 ? 40 : (size_t)sizes[c] * 5 + 333;
+					tun_super(&s, sizes[c], 0);
+					break;
+				case 4:		/* exact multiple, PSH|FIN, timestamps */
+					t_spec_init(&s, ipv, 6);
+					s.flags = SOFL_TCP_ACK | SOFL_TCP_PSH | SOFL_TCP_FIN;
+					s.tcp_opts = ts;
+					s.tcp_opts_len = 12;
+					s.pay_len = 1386 * 8;
+					tun_super(&s, 1386, 0);
+					break;
+				case 5:		/* CWR and the ECN gso bit */
+					t_spec_init(&s, ipv, 6);
+					s.flags = SOFL_TCP_ACK | SOFL_TCP_CWR | SOFL_TCP_ECE;
+					s.pay_len = 3000;
+					tun_super(&s, 1300, SOFL_GSO_ECN);
+					break;
+				case 6:		/* the largest: outer IP length near 65535 */
+					t_spec_init(&s, ipv, 6);
+					s.pay_len = 65535 - (enc.oipv == 4 ? 20 : 0) - 8 - 8 - 14 -
+						    (ipv == 4 ? 40 : 60);
+					s.seq = 0xfffff000u;
+					tun_super(&s, 1398, 0);
+					break;
+				case 7:		/* outer DF set (IPv4); IDs still count up */
+					enc.df = 1;
+					t_spec_init(&s, ipv, 6);
+					s.pay_len = 5000;
+					tun_super(&s, 1398, 0);
+					break;
+				case 8:		/* inner UDP: USO in a tunnel */
+					t_spec_init(&s, ipv, 17);
+					s.dport = 9000;
+					s.pay_len = 1400 * 3 + 7;
+					tun_super(&s, 1400, 0);
+					break;
+				case 9:		/* IP-in-IP with the inner TCP type */
+					t_spec_init(&s, ipv, 6);
+					s.pay_len = 5000;
+					tun_super(&s, 1398, 0);
+					break;
+				}
 			}
-			t_spec_init(&s, ipv, 6);
-			s.flags = SOFL_TCP_ACK | SOFL_TCP_PSH | SOFL_TCP_FIN;
-			s.tcp_opts = ts;
-			s.tcp_opts_len = 12;
-			s.pay_len = 1386 * 8;
-			tun_super(&s, 1386, 0);
-			t_spec_init(&s, ipv, 6);
-			s.flags = SOFL_TCP_ACK | SOFL_TCP_CWR | SOFL_TCP_ECE;
-			s.pay_len = 3000;
-			tun_super(&s, 1300, SOFL_GSO_ECN);
-			/* the largest: outer IP length near 65535 */
-			t_spec_init(&s, ipv, 6);
-			s.pay_len = 65535 - (enc.oipv == 4 ? 20 : 0) - 8 - 8 - 14 - (ipv == 4 ? 40 : 60);
-			s.seq = 0xfffff000u;
-			tun_super(&s, 1398, 0);
-			/* outer DF set, ID fixed by the sender: IDs still count up */
-			if (enc.oipv == 4) {
-				enc.df = 1;
-				t_spec_init(&s, ipv, 6);
-				s.pay_len = 5000;
-				tun_super(&s, 1398, 0);
-				enc.df = 0;
-			}
-			/* inner UDP (USO in a tunnel) */
-			t_spec_init(&s, ipv, 17);
-			s.dport = 9000;
-			s.pay_len = 1400 * 3 + 7;
-			tun_super(&s, 1400, 0);
-		}
 	enc.kind = ENC_NONE;
 }
 

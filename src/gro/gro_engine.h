@@ -193,6 +193,7 @@ struct sofl_gro {
 	/* tunnels: the parse config (cfg.parse copied), the UDP tunnel ports
 	 * for the fast paths' "could be a tunnel" test (tun_maybe4) */
 	struct sofl_pkt_config pcfg;
+	const struct sofl_pkt_config *pcp;	/* the parses': &pcfg, or NULL (defaults) */
 	struct tflow *tun;	/* nflows entries (sofl_zalloc: backed as used) */
 	size_t tun_map;
 	uint32_t ntport;	/* UDP tunnel ports in tport */

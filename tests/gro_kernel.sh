@@ -24,17 +24,25 @@ replay() {
 	[ -n "$udp" ] && uflag=-u
 	# shellcheck disable=SC2086
 	ip netns exec "$NSO" "$K/kgro" -r "$pcap" -w "$dir/$name.k.pcap" -m "$dir/$name.k.vnet" \
-	    -P "$dir/$name.polls" $args $uflag > "$dir/$name.kgro.log" 2>&1
+	    -P "$dir/$name.polls" -O "$dir/$name.k.outs" $args $uflag > "$dir/$name.kgro.log" 2>&1
 	rc=$?
 	[ $rc = 77 ] && skip "$(tail -n 1 "$dir/$name.kgro.log")"
 	[ $rc = 0 ] || { cat "$dir/$name.kgro.log" >&2; fail "$name: kernel oracle failed"; }
 	echo "$name: $(cat "$dir/$name.kgro.log")"
-	"$K/kgrocmp" $uflag -r "$pcap" -P "$dir/$name.polls" -k "$dir/$name.k.pcap" \
-	    -m "$dir/$name.k.vnet" -w "$dir/$name.o.pcap" -x "$dir/$name.o.vnet" || {
+	"$K/kgrocmp" $uflag -r "$pcap" -P "$dir/$name.polls" -O "$dir/$name.k.outs" \
+	    -k "$dir/$name.k.pcap" -m "$dir/$name.k.vnet" -w "$dir/$name.o.pcap" \
+	    -x "$dir/$name.o.vnet" 2> "$dir/$name.cmp.err" || {
+		cat "$dir/$name.cmp.err" >&2
+		# crafted sets: the cases (polls) that differ, by name
+		[ -f "$dir/$name.labels" ] &&
+			for n in $(sed -n 's/^  poll \([0-9]*\)[:,].*/\1/p' "$dir/$name.cmp.err" | sort -un); do
+				grep "^poll $n:" "$dir/$name.labels" >&2
+			done
 		echo "$name: library GRO differs from the kernel" >&2; bad=1; }
 	# real traffic (few flows): the large LRU table, which merges against
 	# copies of the held headers, must give the same bytes
 	[ -n "$lru" ] && { "$K/kgrocmp" $uflag -L 8192 -q -r "$pcap" -P "$dir/$name.polls" \
+	    -O "$dir/$name.k.outs" \
 	    -k "$dir/$name.k.pcap" -m "$dir/$name.k.vnet" || {
 		echo "$name: library GRO (LRU table, 8192 flows) differs from the kernel" >&2; bad=1; }; }
 	cudp=
@@ -70,14 +78,14 @@ if ! { ip -n "$NSO" link add ov0 type veth peer name ov1 &&
 	drop_absent CONFIG_VLAN_8021Q "VLAN cases (kernel without 802.1Q VLAN support)"
 fi
 ip -n "$NSO" link del ov0 2>/dev/null
-craft gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b"
+craft gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b" -L "$dir/craft-tcp.labels"
 replay craft-tcp "$dir/craft.pcap" "-B $(cat "$dir/craft.b")"
 # UDP super-packets reach AF_PACKET with PACKET_VNET_HDR only since 6.2
 # (virtio_net_hdr_from_skb learnt SKB_GSO_UDP_L4 with USO; before, the
 # packet socket drops them).
 kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
 if [ "$kv" -ge 602 ]; then
-	craft udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b"
+	craft udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b" -L "$dir/craft-udp.labels"
 	replay craft-udp "$dir/cudp.pcap" "-B $(cat "$dir/cudp.b")" udp
 else
 	drop "crafted UDP cases (kernel $(uname -r) < 6.2 cannot report UDP GRO output)"
@@ -147,7 +155,7 @@ lru=
 # checksum zero/set) and IP-in-IP (4in4, 6in4, 4in6, 6in6), inner IPv4 and
 # IPv6, plus the outer-layer cases (ports, VNI, flags, checksums, TTL, TOS,
 # ID, DF, flow label, inner MAC, runt VXLAN header), one poll each.
-craft tungro -w "$dir/tun.pcap" -B "$dir/tun.b"
+craft tungro -w "$dir/tun.pcap" -B "$dir/tun.b" -L "$dir/craft-tun.labels"
 replay craft-tun "$dir/tun.pcap" "-B $(cat "$dir/tun.b")"
 # Real: iperf3 through a kernel VXLAN pair over the veth pair (the sender's
 # veth segments and checksums in software: MSS-sized outer frames with

@@ -65,7 +65,7 @@ oracle() {
 	[ $rc = 0 ] || { cat "$dir/$name.kgso.log" >&2; fail "$name: kernel oracle failed"; }
 	echo "$name: $(cat "$dir/$name.kgso.log")"
 	# shellcheck disable=SC2086
-	"$K/kgsocmp" $popt -r "$pcap" -m "$vnet" -k "$dir/$name.k.pcap" -x "$dir/$name.k.vnet" \
+	"$K/kgsocmp" $popt $topt -r "$pcap" -m "$vnet" -k "$dir/$name.k.pcap" -x "$dir/$name.k.vnet" \
 	    -n "$dir/$name.k.counts" -w "$dir/$name.o.pcap" || {
 		echo "$name: library GSO differs from the kernel" >&2; bad=1; }
 	total_sp=$((total_sp + $(wc -l < "$dir/$name.k.counts")))

@@ -57,7 +57,7 @@ tap_write(int fd, uint8_t *wbuf, const struct krec *r)
 	if (len + hsz > BUF_SIZE)
 		k_die("frame of %u bytes too large", len);
 	if (hsz == K_VNET_TNL_LEN)
-		k_vnet_tnl_encode(wbuf, r);
+		k_vnet_tnl_encode(wbuf, &r->vh);
 	else
 		k_vnet_encode(wbuf, &r->vh);
 	memcpy(wbuf + hsz, r->data, len);

@@ -24,13 +24,14 @@
  * non-zero, the same on all fragments of a datagram, and the kernel's must
  * differ from the previous datagram's.
  *
- * UDP-tunnel super-packets (a sidecar line with outer_th_offset and
- * inner_nh_offset, the 24-byte header kgso -T wrote): the GSO type is read
- * from the header here, by the oracle's own rules (virtio_net_hdr_tnl_to_skb:
- * the inner type, SOFL_GSO_TUNNEL_UDP_CSUM when VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM
- * is set, else SOFL_GSO_TUNNEL_UDP), and the header's offsets must agree with
- * the library's parse (outer_l4_off, inner network header); the library then
- * segments with sofl_gso_segment() as for any other super-packet.
+ * -T: the headers went through a TAP with the 24-byte form and both
+ * UDP-tunnel features (kgso -T): sofl_vnet_to_gso() gets SOFL_VNET_F_TUNNEL |
+ * SOFL_VNET_F_TUNNEL_CSUM.  For a UDP-tunnel header (a sidecar line with
+ * outer_th_offset and inner_nh_offset) its result is checked against the
+ * oracle's own reading (virtio_net_hdr_tnl_to_skb: the inner type,
+ * SOFL_GSO_TUNNEL_UDP_CSUM when VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM is set, else
+ * SOFL_GSO_TUNNEL_UDP; the offsets equal to the library's parse), then
+ * sofl_gso_segment() runs as for any other super-packet.
  *
  * usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap -x kernel.vnet -n kernel.counts
  *                [-p] [-w ours.pcap]
@@ -71,35 +72,38 @@ note(const char *fmt, ...)
 #define K_VNET_GSO_TUNNEL_IPV6 0x40	/* VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV6 */
 #define K_VNET_F_TUNNEL_CSUM   0x08	/* VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM */
 
-/* The GSO parameters of a UDP-tunnel virtio header (see above). */
+/* The oracle's own reading of a UDP-tunnel virtio header (see above),
+ * against the library's sofl_vnet_to_gso() result @lib.  @return 0 when they
+ * agree. */
 static int
-tunnel_params(const struct krec *r, const struct sofl_pkt *p, struct sofl_gso_params *gp)
+tunnel_params_differ(const struct krec *r, const struct sofl_pkt *p,
+		     const struct sofl_gso_params *lib)
 {
-	unsigned inner = r->vh.gso_type & 0x0f;
+	unsigned want = (r->vh.gso_type & 0x0f) | ((r->vh.flags & K_VNET_F_TUNNEL_CSUM) ?
+						    SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP);
 
-	if (!(p->layers & SOFL_LAYER_ENCAP) || !p->outer_l4_off) {
-		note("  tunnel super-packet (%u bytes): the library's parse finds no UDP tunnel "
-		     "(layers %#x)\n", r->len, p->layers);
-		return SOFL_E_INVAL;
-	}
-	if (p->outer_l4_off != r->outer_th || p->l3_off != r->inner_nh) {
+	if (!(p->layers & SOFL_LAYER_ENCAP) || p->outer_l4_off != r->vh.outer_th_offset ||
+	    p->l3_off != r->vh.inner_nh_offset) {
 		note("  tunnel super-packet (%u bytes): header offsets outer_th %u inner_nh %u, "
-		     "library parse %u %u\n", r->len, r->outer_th, r->inner_nh, p->outer_l4_off,
-		     p->l3_off);
-		return SOFL_E_INVAL;
+		     "library parse (layers %#x) %u %u\n", r->len, r->vh.outer_th_offset,
+		     r->vh.inner_nh_offset, p->layers, p->outer_l4_off, p->l3_off);
+		return 1;
 	}
-	memset(gp, 0, sizeof(*gp));
-	gp->type = (uint8_t)(inner | ((r->vh.flags & K_VNET_F_TUNNEL_CSUM) ?
-				      SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP));
-	gp->gso_size = r->vh.gso_size;
-	return 1;
+	if (lib->type != want || lib->gso_size != r->vh.gso_size) {
+		note("  tunnel super-packet (%u bytes): sofl_vnet_to_gso type %#x size %u, "
+		     "expected %#x %u\n", r->len, lib->type, lib->gso_size, want, r->vh.gso_size);
+		return 1;
+	}
+	return 0;
 }
 
 /* Ours for one super-packet, appended to *out. @return segments, or a
  * negative code when we refuse it. */
+#define K_TNL_DIFFERS (-1000)	/* the oracle reads the tunnel header otherwise */
+
 static int
 segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, uint8_t *buf,
-	    size_t cap, int partial)
+	    size_t cap, int partial, int tnl)
 {
 	struct sofl_gso_params gp;
 	struct sofl_gso_need need;
@@ -108,15 +112,13 @@ segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, u
 	int e, n, i;
 
 	(void)sofl_pkt_parse(&p, r->data, r->len, SOFL_LINK_ETH);
-	if (r->vh.gso_type & (K_VNET_GSO_TUNNEL_IPV4 | K_VNET_GSO_TUNNEL_IPV6)) {
-		e = tunnel_params(r, &p, &gp);
-		if (e < 0)
-			return e;
-	} else {
-		e = sofl_vnet_to_gso(&r->vh, &p, 0, &gp);
-		if (e < 0)
-			return e;
-	}
+	/* what TUNSETOFFLOAD granted the TAP (kgso -T): both tunnel features */
+	e = sofl_vnet_to_gso(&r->vh, &p, tnl ? SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM : 0, &gp);
+	if (e < 0)
+		return e;
+	if (e > 0 && (r->vh.gso_type & (K_VNET_GSO_TUNNEL_IPV4 | K_VNET_GSO_TUNNEL_IPV6)) &&
+	    tunnel_params_differ(r, &p, &gp))
+		return K_TNL_DIFFERS;
 	if (e == 0 && !(r->vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) {
 		/* Not GSO and no checksum to finish: forwarded as it is. */
 		kset_add(out, r->data, r->len, NULL);
@@ -200,9 +202,9 @@ main(int argc, char **argv)
 	uint8_t *buf;
 	size_t cap = 64u << 20;
 	FILE *cf;
-	int c, partial = 0;
+	int c, partial = 0, tnl = 0;
 
-	while ((c = getopt(argc, argv, "r:m:k:x:n:w:p")) != -1) {
+	while ((c = getopt(argc, argv, "r:m:k:x:n:w:pT")) != -1) {
 		switch (c) {
 		case 'r': r = optarg; break;
 		case 'm': m = optarg; break;
@@ -211,9 +213,10 @@ main(int argc, char **argv)
 		case 'n': kn = optarg; break;
 		case 'w': w = optarg; break;
 		case 'p': partial = 1; break;
+		case 'T': tnl = 1; break;
 		default:
 			fprintf(stderr, "usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap "
-				"-x kernel.vnet -n kernel.counts [-w ours.pcap]\n");
+				"-x kernel.vnet -n kernel.counts [-p] [-T] [-w ours.pcap]\n");
 			return 2;
 		}
 	}
@@ -236,7 +239,11 @@ main(int argc, char **argv)
 			k_die("%s: line %zu: expected 2 numbers", kn, i + 1);
 		if (kfirst + kcount > kern.n)
 			k_die("%s: line %zu: beyond the kernel's capture", kn, i + 1);
-		n = segment_one(&in.r[i], &ours, segs, buf, cap, partial);
+		n = segment_one(&in.r[i], &ours, segs, buf, cap, partial, tnl);
+		if (n == K_TNL_DIFFERS) {
+			bad++;
+			continue;
+		}
 		if (n < 0) {
 			refused++;
 			if (kcount != 0) {

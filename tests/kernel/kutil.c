@@ -73,7 +73,6 @@ kset_add(struct kset *s, const void *frame, uint32_t len, const struct sofl_vnet
 		r->vh = *vh;
 	else
 		memset(&r->vh, 0, sizeof(r->vh));
-	r->outer_th = r->inner_nh = 0;
 }
 
 void
@@ -126,8 +125,9 @@ kset_read(struct kset *s, const char *pcap, const char *side)
 		    ((got = sscanf(line, "%u %u %u %u %u %u %u %u", &fl, &gt, &hl, &gs, &cs, &co,
 				   &ot, &in)) != 6 && got != 8))
 			k_die("%s: line %zu: expected 6 or 8 numbers", side, i + 1);
-		s->r[i].outer_th = (uint16_t)ot;
-		s->r[i].inner_nh = (uint16_t)in;
+		memset(&s->r[i].vh, 0, sizeof(s->r[i].vh));
+		s->r[i].vh.outer_th_offset = (uint16_t)ot;
+		s->r[i].vh.inner_nh_offset = (uint16_t)in;
 		s->r[i].vh.flags = (uint8_t)fl;
 		s->r[i].vh.gso_type = (uint8_t)gt;
 		s->r[i].vh.hdr_len = (uint16_t)hl;
@@ -165,10 +165,10 @@ kset_write(const struct kset *s, const char *pcap, const char *side)
 		h.ts.tv_usec = (suseconds_t)(i % 1000000);
 		h.caplen = h.len = s->r[i].len;
 		pcap_dump((u_char *)d, &h, s->r[i].data);
-		if (f && (s->r[i].outer_th || s->r[i].inner_nh))
+		if (f && (v->outer_th_offset || v->inner_nh_offset))
 			fprintf(f, "%u %u %u %u %u %u %u %u\n", v->flags, v->gso_type, v->hdr_len,
-				v->gso_size, v->csum_start, v->csum_offset, s->r[i].outer_th,
-				s->r[i].inner_nh);
+				v->gso_size, v->csum_start, v->csum_offset, v->outer_th_offset,
+				v->inner_nh_offset);
 		else if (f)
 			fprintf(f, "%u %u %u %u %u %u\n", v->flags, v->gso_type, v->hdr_len,
 				v->gso_size, v->csum_start, v->csum_offset);
@@ -221,12 +221,12 @@ k_vnet_decode(const uint8_t in[10], struct sofl_vnet_hdr *vh)
 }
 
 void
-k_vnet_tnl_encode(uint8_t out[K_VNET_TNL_LEN], const struct krec *r)
+k_vnet_tnl_encode(uint8_t out[K_VNET_TNL_LEN], const struct sofl_vnet_hdr *vh)
 {
 	memset(out, 0, K_VNET_TNL_LEN);
-	k_vnet_encode(out, &r->vh);
-	put_le16(out + 20, r->outer_th);
-	put_le16(out + 22, r->inner_nh);
+	k_vnet_encode(out, vh);
+	put_le16(out + 20, vh->outer_th_offset);
+	put_le16(out + 22, vh->inner_nh_offset);
 }
 
 /* Debian 12's uapi headers are 6.1's: the 6.17 additions, guarded. */

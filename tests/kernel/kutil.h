@@ -18,10 +18,8 @@
 struct krec {
 	uint8_t *data;
 	uint32_t len;
-	struct sofl_vnet_hdr vh;
-	/* UDP-tunnel GSO (the 24-byte virtio_net_hdr_v1_hash_tunnel): the outer
-	 * transport and inner network header offsets; both 0 when none. */
-	uint16_t outer_th, inner_nh;
+	struct sofl_vnet_hdr vh;	/* its outer_th_offset and inner_nh_offset: the
+					   24-byte tunnel form's, 0 when none */
 };
 
 struct kset {
@@ -55,7 +53,7 @@ void k_vnet_decode(const uint8_t in[10], struct sofl_vnet_hdr *vh);
  * little-endian): the 10 legacy bytes, num_buffers and the hash fields 0,
  * outer_th_offset at 20, inner_nh_offset at 22. */
 #define K_VNET_TNL_LEN 24
-void k_vnet_tnl_encode(uint8_t out[K_VNET_TNL_LEN], const struct krec *r);
+void k_vnet_tnl_encode(uint8_t out[K_VNET_TNL_LEN], const struct sofl_vnet_hdr *vh);
 /* Switch a TAP fd to the 24-byte header and negotiate UDP-tunnel GSO
  * (TUNSETVNETHDRSZ 24; TUNSETOFFLOAD TUN_F_CSUM|TSO4|TSO6|UDP_TUNNEL_GSO|
  * UDP_TUNNEL_GSO_CSUM).  Skips (or fails under SOFL_REQUIRE_ORACLE=1) when

@@ -83,12 +83,18 @@ oracle_summary() {
 	     "$(( $(date +%s) - start )) s"
 }
 
-# Kills only the processes we started (by PID), deletes only our namespaces.
+# Kills only the processes we started (by PID), deletes only our namespaces
+# and the scratch directory (kept, for a look at the captures, with
+# SOFL_ORACLE_KEEP=1).
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	for n in $NSO $NSC $NSS; do ip netns del "$n" 2>/dev/null; done
-	[ -n "$dir" ] && rm -rf "$dir"
+	if [ -n "$dir" ] && [ "${SOFL_ORACLE_KEEP:-0}" = 1 ]; then
+		echo "kept: $dir" >&2
+	elif [ -n "$dir" ]; then
+		rm -rf "$dir"
+	fi
 }
 
 # kernel_init NS_PREFIX NAME "BINARIES": checks root, the CLI, the

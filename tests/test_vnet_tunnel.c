@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "helpers.h"
+#include "helpers_encap.h"
 #include "softoffload/vnet.h"
 #include "gso/vnet_impl.h"
 
@@ -576,6 +577,328 @@ test_wire_type(void **state)
 	assert_int_equal(v.inner_nh_offset, 84);
 }
 
+/* ---- against the parse: sofl_vnet_to_gso, sofl_vnet_from_pkt ---- */
+
+static void
+parse_ok(struct sofl_pkt *p, size_t len, int link)
+{
+	assert_int_equal(sofl_pkt_parse(p, frame, len, (enum sofl_link)link), 0);
+}
+
+/* the frame parsed with no tunnel configured: the outer packet only */
+static void
+parse_plain(struct sofl_pkt *p, size_t len, int link)
+{
+	struct sofl_pkt_config c;
+
+	sofl_pkt_config_init(&c);
+	c.n_udp = 0;
+	c.flags |= SOFL_PKT_F_NO_IPIP;
+	assert_int_equal(sofl_pkt_parse_cfg(p, frame, len, (enum sofl_link)link, &c), 0);
+	assert_int_equal(p->layers & SOFL_LAYER_ENCAP, 0);
+}
+
+static void
+test_to_gso(void **state)
+{
+	struct tnl t;
+	struct sofl_vnet_hdr h;
+	struct sofl_gso_params gp;
+	struct sofl_pkt p;
+	(void)state;
+
+	for (int ov = 4; ov <= 6; ov += 2)
+		for (int iv = 4; iv <= 6; iv += 2)
+			for (int pr = 6; pr <= 17; pr += 11)
+				for (int gen = 0; gen < 2; gen++) {
+					unsigned inner = pr == 17 ? SOFL_GSO_UDP_L4 :
+							 iv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6;
+
+					mk_tnl(frame, SOFL_LINK_ETH, ov, iv, pr, 3000, gen, 1, &t);
+					parse_ok(&p, t.len, SOFL_LINK_ETH);
+					assert_true(p.layers & SOFL_LAYER_ENCAP);
+					assert_int_equal(p.outer_l4_off, t.outer_th);
+					assert_int_equal(p.l3_off, t.inner_nh);
+					assert_int_equal(p.l4_off, t.inner_th);
+					h = tgood(&t, ov, iv, pr, 1000);
+					memset(&gp, 0xee, sizeof(gp));
+					assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), 1);
+					assert_int_equal(gp.type, SOFL_GSO_TUNNEL_UDP | inner);
+					assert_int_equal(gp.gso_size, 1000);
+					assert_int_equal(gp.flags, 0);
+					h.flags |= SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM;
+					assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), 1);
+					assert_int_equal(gp.type, SOFL_GSO_TUNNEL_UDP_CSUM | inner);
+					assert_int_equal(SOFL_GSO_INNER(gp.type), inner);
+					/* without the feature: nothing written */
+					memset(&gp, 0xee, sizeof(gp));
+					assert_int_equal(sofl_vnet_to_gso(&h, &p, SOFL_VNET_F_TUNNEL, &gp),
+							 SOFL_E_VNET_TNL_CSUM);
+					assert_int_equal(gp.gso_size, 0xeeee);
+					/* one segment: passed through */
+					h.gso_size = 3000;
+					assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), 0);
+					assert_int_equal(gp.type, SOFL_GSO_NONE);
+				}
+}
+
+static void
+test_to_gso_fit(void **state)
+{
+	struct tnl t;
+	struct sofl_vnet_hdr h, g;
+	struct sofl_gso_params gp;
+	struct sofl_pkt p;
+	(void)state;
+
+	mk_tnl(frame, SOFL_LINK_ETH, 6, 4, 6, 3000, 0, 1, &t);
+	parse_ok(&p, t.len, SOFL_LINK_ETH);
+	g = tgood(&t, 6, 4, 6, 1000);
+	assert_int_equal(sofl_vnet_to_gso(&g, &p, TNL, &gp), 1);
+	/* the family bit must be the parse's outer IP version (check() passes) */
+	h = g;
+	h.gso_type = SOFL_VNET_GSO_UDP_TUNNEL_IPV4 | SOFL_GSO_TCPV4;
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_TNL_FAMILY);
+	/* offsets ordered but not the parse's */
+	h = g;
+	h.outer_th_offset = (uint16_t)(g.outer_th_offset - 2);	/* below 14 + 40 */
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), SOFL_E_VNET_TNL_OFFSET);
+	h.outer_th_offset = (uint16_t)(g.outer_th_offset + 2);
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_TNL_OFFSET);
+	h = g;
+	h.inner_nh_offset = (uint16_t)(g.inner_nh_offset - 14);	/* the inner Ethernet */
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_TNL_OFFSET);
+	/* csum_start not the inner L4 header */
+	h = g;
+	h.csum_start = (uint16_t)(g.csum_start + 4);
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_CSUM_START);
+	/* inner type not the inner packet's: TCPV6 over inner IPv4 (T5 first),
+	 * UDP_L4 over inner TCP */
+	h = g;
+	h.gso_type = SOFL_VNET_GSO_UDP_TUNNEL_IPV6 | SOFL_GSO_TCPV6;
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_TNL_OFFSET);
+	h = g;
+	h.gso_type = SOFL_VNET_GSO_UDP_TUNNEL_IPV6 | SOFL_GSO_UDP_L4;
+	h.csum_offset = 6;
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+	mk_tnl(frame, SOFL_LINK_ETH, 6, 6, 6, 3000, 0, 1, &t);
+	parse_ok(&p, t.len, SOFL_LINK_ETH);
+	h = tgood(&t, 6, 6, 6, 1000);
+	h.gso_type = SOFL_VNET_GSO_UDP_TUNNEL_IPV6 | SOFL_GSO_TCPV4;
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+}
+
+static void
+test_to_gso_not_udp_tunnel(void **state)
+{
+	struct tnl t;
+	struct sofl_vnet_hdr h;
+	struct sofl_gso_params gp;
+	struct sofl_pkt p;
+	uint8_t in[4000];
+	struct t_spec o;
+	struct t_encap e;
+	size_t n, len;
+	(void)state;
+
+	/* a tunnel header where the parse saw no tunnel (port not configured) */
+	mk_tnl(frame, SOFL_LINK_ETH, 4, 4, 6, 3000, 0, 0, &t);
+	parse_plain(&p, t.len, SOFL_LINK_ETH);
+	h = tgood(&t, 4, 4, 6, 1000);
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+	/* a plain GSO header on a tunnel parse: Linux cuts by the outer
+	 * protocol, not by this type */
+	parse_ok(&p, t.len, SOFL_LINK_ETH);
+	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_HDR_F_NEEDS_CSUM, .gso_type = SOFL_GSO_TCPV4,
+				    .gso_size = 1000, .csum_start = t.inner_th, .csum_offset = 16 };
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+	/* ... but USO of the outer datagram is plain USO once parsed without
+	 * tunnels */
+	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_HDR_F_NEEDS_CSUM, .gso_type = SOFL_GSO_UDP_L4,
+				    .gso_size = 1000, .csum_start = t.outer_th, .csum_offset = 6 };
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+	parse_plain(&p, t.len, SOFL_LINK_ETH);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), 1);
+	assert_int_equal(gp.type, SOFL_GSO_UDP_L4);
+	/* IP-in-IP: no virtio tunnel type; a plain header does not fit either */
+	t_spec_init(&o, 4, 6);
+	o.pay_len = 3000;
+	o.csum = T_CSUM_PARTIAL;
+	o.link = SOFL_LINK_RAW;
+	n = t_build(in, sizeof(in), &o);
+	t_spec_init(&o, 4, 4);
+	t_encap_init(&e, SOFL_ENCAP_IPIP, 0);
+	len = t_build_encap(frame, sizeof(frame), &o, &e, in, n);
+	parse_ok(&p, len, SOFL_LINK_ETH);
+	assert_int_equal(p.encap, SOFL_ENCAP_IPIP);
+	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_HDR_F_NEEDS_CSUM, .gso_type = SOFL_GSO_TCPV4,
+				    .gso_size = 1000, .csum_start = p.l4_off, .csum_offset = 16 };
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+	/* a 4in4 packet's real offsets cannot pass T5 (no UDP between) ... */
+	h.gso_type |= SOFL_VNET_GSO_UDP_TUNNEL_IPV4;
+	h.outer_th_offset = 34;
+	h.inner_nh_offset = 42;
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), SOFL_E_VNET_TNL_OFFSET);
+	/* ... and offsets that do are no UDP tunnel either */
+	h.csum_start = 62;
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+	/* nested: a VXLAN packet inside a VXLAN packet is passed through by the
+	 * engines, so not segmented here */
+	mk_tnl(in, SOFL_LINK_ETH, 4, 4, 6, 2000, 0, 0, &t);
+	t_spec_init(&o, 4, 17);
+	o.dport = 4789;
+	t_encap_init(&e, SOFL_ENCAP_VXLAN, 7);
+	len = t_build_encap(frame, sizeof(frame), &o, &e, in, t.len);
+	parse_ok(&p, len, SOFL_LINK_ETH);
+	assert_true(p.encap_flags & SOFL_ENCAP_F_NESTED);
+	assert_int_equal(p.l4_proto, 17);
+	h = (struct sofl_vnet_hdr){ .flags = SOFL_VNET_HDR_F_NEEDS_CSUM,
+				    .gso_type = SOFL_VNET_GSO_UDP_TUNNEL_IPV4 | SOFL_GSO_UDP_L4,
+				    .gso_size = 500, .csum_start = p.l4_off, .csum_offset = 6,
+				    .outer_th_offset = p.outer_l4_off, .inner_nh_offset = p.l3_off };
+	assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+	h.gso_type = SOFL_GSO_UDP_L4;	/* and no plain type either */
+	assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), SOFL_E_VNET_PROTO);
+}
+
+/* Rule 4 (GSO without NEEDS_CSUM) dissects as the kernel does: a UDP
+ * tunnel's outer UDP header, IP-in-IP's inner packet. */
+static void
+test_rule4_dissect(void **state)
+{
+	struct tnl t;
+	struct sofl_vnet_hdr h;
+	struct sofl_pkt p;
+	uint8_t in[4000];
+	struct t_spec o;
+	struct t_encap e;
+	size_t n, len;
+	(void)state;
+
+	mk_tnl(frame, SOFL_LINK_ETH, 4, 4, 6, 3000, 0, 0, &t);
+	parse_ok(&p, t.len, SOFL_LINK_ETH);
+	h = (struct sofl_vnet_hdr){ .gso_type = SOFL_GSO_TCPV4, .gso_size = 1000 };
+	assert_int_equal(sofl_vnet_check(&h, &p, 0), SOFL_E_VNET_PROTO);
+	h.gso_type = SOFL_GSO_UFO;
+	assert_int_equal(sofl_vnet_check(&h, &p, 0), 1);
+	parse_plain(&p, t.len, SOFL_LINK_ETH);
+	assert_int_equal(sofl_vnet_check(&h, &p, 0), 1);
+	h.gso_type = SOFL_GSO_TCPV4;
+	assert_int_equal(sofl_vnet_check(&h, &p, 0), SOFL_E_VNET_PROTO);
+	/* 4in4 with inner TCP: the dissector reaches the inner TCP header */
+	t_spec_init(&o, 4, 6);
+	o.pay_len = 3000;
+	o.link = SOFL_LINK_RAW;
+	n = t_build(in, sizeof(in), &o);
+	t_spec_init(&o, 4, 4);
+	t_encap_init(&e, SOFL_ENCAP_IPIP, 0);
+	len = t_build_encap(frame, sizeof(frame), &o, &e, in, n);
+	parse_ok(&p, len, SOFL_LINK_ETH);
+	assert_int_equal(p.encap, SOFL_ENCAP_IPIP);
+	assert_int_equal(sofl_vnet_check(&h, &p, 0), 1);
+	h.gso_type = SOFL_GSO_UFO;
+	assert_int_equal(sofl_vnet_check(&h, &p, 0), SOFL_E_VNET_PROTO);
+}
+
+static void
+test_from_pkt(void **state)
+{
+	struct tnl t;
+	struct sofl_vnet_hdr h, d, want;
+	struct sofl_gso_params gp;
+	struct sofl_pkt p;
+	uint8_t w[SOFL_VNET_HDR_TNL_LEN];
+	(void)state;
+
+	for (int ov = 4; ov <= 6; ov += 2)
+		for (int iv = 4; iv <= 6; iv += 2)
+			for (int pr = 6; pr <= 17; pr += 11)
+				for (int oc = 0; oc < 2; oc++) {
+					mk_tnl(frame, SOFL_LINK_ETH, ov, iv, pr, 3000, oc, oc, &t);
+					parse_ok(&p, t.len, SOFL_LINK_ETH);
+					assert_int_equal(!!(p.encap_flags & SOFL_ENCAP_F_UDP_CSUM), oc);
+					want = tgood(&t, ov, iv, pr, 1000);
+					want.hdr_len = (uint16_t)(t.inner_th + (pr == 6 ? 20 : 8));
+					if (oc)
+						want.flags |= SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM;
+					memset(&h, 0x5a, sizeof(h));
+					assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1000, SOFL_VNET_F_MK_CSUM | TNL), 0);
+					assert_memory_equal(&h, &want, sizeof(h));
+					assert_int_equal(h.hdr_len, p.pay_off);
+					assert_int_equal(sofl_vnet_check(&h, &p, TNL), 1);
+					assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), 1);
+					assert_int_equal(gp.type & SOFL_GSO_TUNNEL_MASK,
+							 oc ? SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP);
+					/* through the wire and back */
+					assert_int_equal(sofl_vnet_encode(w, sizeof(w), &h, 24, 0), 24);
+					assert_int_equal(w[1], h.gso_type);
+					assert_int_equal(w[20] | w[21] << 8, t.outer_th);
+					assert_int_equal(w[22] | w[23] << 8, t.inner_nh);
+					assert_int_equal(sofl_vnet_decode(&d, w, 24, 24, 0), 24);
+					assert_memory_equal(&d, &h, sizeof(h));
+					/* what the features and options allow */
+					assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1000, SOFL_VNET_F_MK_CSUM),
+							 SOFL_E_VNET_TNL_FEATURE);
+					assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1000, SOFL_VNET_F_MK_CSUM |
+									    SOFL_VNET_F_TUNNEL),
+							 oc ? SOFL_E_VNET_TNL_CSUM : 0);
+					assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1000, TNL), SOFL_E_VNET_NO_CSUM);
+					assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1000, TNL | SOFL_VNET_F_MK_CSUM |
+									    SOFL_VNET_F_MK_VALID),
+							 SOFL_E_VNET_DATA_VALID);
+					if (pr == 6) {
+						assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1000, TNL |
+								 SOFL_VNET_F_MK_CSUM | SOFL_VNET_F_MK_ECN), 0);
+						assert_int_equal(h.gso_type, want.gso_type | SOFL_GSO_ECN);
+					}
+					/* no GSO: a plain header, the checksum the inner one */
+					assert_int_equal(sofl_vnet_from_pkt(&h, &p, 0, SOFL_VNET_F_MK_CSUM), 0);
+					assert_int_equal(h.gso_type, SOFL_GSO_NONE);
+					assert_int_equal(h.csum_start, t.inner_th);
+					assert_int_equal(h.outer_th_offset, 0);
+					assert_int_equal(h.flags, SOFL_VNET_HDR_F_NEEDS_CSUM);
+				}
+}
+
+static void
+test_from_pkt_ipip(void **state)
+{
+	struct sofl_vnet_hdr h;
+	struct sofl_pkt p;
+	uint8_t in[4000];
+	struct t_spec o;
+	struct t_encap e;
+	size_t n, len;
+	(void)state;
+
+	t_spec_init(&o, 6, 6);
+	o.pay_len = 3000;
+	o.csum = T_CSUM_PARTIAL;
+	o.link = SOFL_LINK_RAW;
+	n = t_build(in, sizeof(in), &o);
+	t_spec_init(&o, 4, 41);
+	t_encap_init(&e, SOFL_ENCAP_IPIP, 0);
+	len = t_build_encap(frame, sizeof(frame), &o, &e, in, n);
+	parse_ok(&p, len, SOFL_LINK_ETH);
+	assert_int_equal(p.encap, SOFL_ENCAP_IPIP);
+	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 1000, SOFL_VNET_F_MK_CSUM | TNL),
+			 SOFL_E_VNET_GSO_TYPE);
+	assert_int_equal(sofl_vnet_from_pkt(&h, &p, 0, SOFL_VNET_F_MK_CSUM | TNL), 0);
+	assert_int_equal(h.csum_start, p.l4_off);
+	assert_int_equal(h.gso_type, SOFL_GSO_NONE);
+}
+
 int
 main(void)
 {
@@ -594,6 +917,12 @@ main(void)
 		cmocka_unit_test(test_rule_c_data_valid),
 		cmocka_unit_test(test_strict_flags),
 		cmocka_unit_test(test_wire_type),
+		cmocka_unit_test(test_to_gso),
+		cmocka_unit_test(test_to_gso_fit),
+		cmocka_unit_test(test_to_gso_not_udp_tunnel),
+		cmocka_unit_test(test_rule4_dissect),
+		cmocka_unit_test(test_from_pkt),
+		cmocka_unit_test(test_from_pkt_ipip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

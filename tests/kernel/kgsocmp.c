@@ -177,11 +177,17 @@ frag6_same(const struct krec *k, const struct krec *o, uint32_t off, size_t j, u
 	       !memcmp(k->data + off + 4, o->data + off + 4, k->len - off - 4);
 }
 
-/* -p: the kernel's segment must be announced as partial at our L4 header. */
+/* -p: the kernel's segment must be announced as partial at our L4 header
+ * (the inner one of a tunnel packet) -- or, for a packet that was not GSO
+ * (@in), where its own header asked for the checksum: passed on unchanged. */
 static int
-vnet_partial_ok(const struct krec *k)
+vnet_partial_ok(const struct krec *k, const struct krec *in)
 {
 	struct sofl_pkt p;
+
+	if (!in->vh.gso_type && (in->vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM))
+		return k->vh.flags == SOFL_VNET_HDR_F_NEEDS_CSUM && k->vh.gso_type == 0 &&
+		       k->vh.csum_start == in->vh.csum_start && k->vh.csum_offset == in->vh.csum_offset;
 
 	if (sofl_pkt_parse(&p, k->data, k->len, SOFL_LINK_ETH) < 0 || !(p.layers & SOFL_LAYER_L4))
 		return (k->vh.flags == 0 || (p.is_frag && k->vh.flags == SOFL_VNET_HDR_F_DATA_VALID)) &&
@@ -265,7 +271,7 @@ main(int argc, char **argv)
 			const struct krec *k = &kern.r[kfirst + j], *o = &ours.r[first + j];
 			uint32_t b, lim = k->len < o->len ? k->len : o->len, off;
 
-			if (partial && !vnet_partial_ok(k)) {
+			if (partial && !vnet_partial_ok(k, &in.r[i])) {
 				bad++;
 				note("  super-packet %zu segment %zu: kernel vnet {flags %u gso %u/%u csum "
 				     "%u+%u} is not a plain partial checksum at the L4 header\n", i, j,

@@ -713,6 +713,7 @@ mutate(int v)
 }
 
 static int with_known_diffs;	/* -X: the cases of documented differences too */
+static int ipip_only;		/* -I: tungro without VXLAN (a kernel without it) */
 
 static int
 variant_applies(int v)
@@ -815,6 +816,8 @@ tungro_cases(void)
 
 	for (e = 0; e < sizeof(encaps) / sizeof(encaps[0]); e++)
 		for (ipv = 4; ipv <= 6; ipv += 2) {
+			if (ipip_only && encaps[e].kind != ENC_IPIP)
+				continue;
 			enc_set(encaps[e].kind, encaps[e].oipv, encaps[e].csum);
 			snprintf(ctx, sizeof(ctx), "%s, inner IPv%d, TCP table", encaps[e].name, ipv);
 			ctx_case = 0;
@@ -1067,12 +1070,13 @@ main(int argc, char **argv)
 			kver = maj * 100 + min;
 	}
 	optind = 2;
-	while ((c = getopt(argc, argv, "w:m:B:Nr:i:S:L:X")) != -1) {
+	while ((c = getopt(argc, argv, "w:m:B:Nr:i:S:L:XI")) != -1) {
 		switch (c) {
 		case 'r': r = optarg; break;
 		case 'i': im = optarg; break;
 		case 'S': seed = strtoul(optarg, NULL, 10); break;
 		case 'X': with_known_diffs = 1; break;
+		case 'I': ipip_only = 1; break;
 		case 'L':
 			if (!(labels = fopen(optarg, "w")))
 				k_die("%s: %s", optarg, strerror(errno));

@@ -48,10 +48,10 @@
 #include "softoffload/vnet.h"
 #include "kutil.h"
 
-#define SHOW_MAX 10
+#define SHOW_MAX 10	/* differences shown; -a: all */
 #define MAX_SEGS 65536
 
-static size_t shown;
+static size_t shown, show_max = SHOW_MAX;
 
 static void
 note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -61,7 +61,7 @@ note(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (shown++ >= SHOW_MAX)
+	if (shown++ >= show_max)
 		return;
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -210,7 +210,7 @@ main(int argc, char **argv)
 	FILE *cf;
 	int c, partial = 0, tnl = 0;
 
-	while ((c = getopt(argc, argv, "r:m:k:x:n:w:pT")) != -1) {
+	while ((c = getopt(argc, argv, "r:m:k:x:n:w:pTa")) != -1) {
 		switch (c) {
 		case 'r': r = optarg; break;
 		case 'm': m = optarg; break;
@@ -220,6 +220,7 @@ main(int argc, char **argv)
 		case 'w': w = optarg; break;
 		case 'p': partial = 1; break;
 		case 'T': tnl = 1; break;
+		case 'a': show_max = (size_t)-1; break;
 		default:
 			fprintf(stderr, "usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap "
 				"-x kernel.vnet -n kernel.counts [-p] [-T] [-w ours.pcap]\n");

@@ -161,6 +161,12 @@ lru=
 # ID, DF, flow label, inner MAC, runt VXLAN header), one poll each.
 craft tungro $novx -w "$dir/tun.pcap" -B "$dir/tun.b" -L "$dir/craft-tun.labels"
 replay craft-tun "$dir/tun.pcap" "-B $(cat "$dir/tun.b")"
+# The UDP table inside the same encapsulations (inner UDP GRO: forwarding
+# mode, as for plain UDP above).
+if [ "$kv" -ge 602 ]; then
+	craft tungro -u $novx -w "$dir/tunu.pcap" -B "$dir/tunu.b" -L "$dir/craft-tunudp.labels"
+	replay craft-tunudp "$dir/tunu.pcap" "-B $(cat "$dir/tunu.b")" udp
+fi
 # Real: iperf3 through a kernel VXLAN pair over the veth pair (the sender's
 # veth segments and checksums in software: MSS-sized outer frames with
 # complete checksums), captured on the underlay at the receiver.  TCP

@@ -11,6 +11,9 @@
  *                                                   VXLAN (outer IPv4/IPv6, checksum
  *                                                   0/set) and IP-in-IP (4in4, 6in4,
  *                                                   4in6, 6in6), plus outer-layer cases
+ *                                                   (-u: the UDP table instead; -I:
+ *                                                   IP-in-IP only; -X: with the VXLAN
+ *                                                   flag cases of a known difference)
  *   kcraft tungso -w supers.pcap -m supers.vnet     VXLAN super-packets with the
  *                                                   24-byte tunnel virtio header
  *   kcraft tunvnet -r in.pcap -i in.vnet -w out.pcap -m out.vnet
@@ -714,6 +717,7 @@ mutate(int v)
 
 static int with_known_diffs;	/* -X: the cases of documented differences too */
 static int ipip_only;		/* -I: tungro without VXLAN (a kernel without it) */
+static int udp_table;		/* -u: tungro with the UDP table instead */
 
 static int
 variant_applies(int v)
@@ -827,6 +831,26 @@ tungro_cases(void)
 				 ipv);
 			ctx_case = 0;
 			tun_cases(ipv);
+		}
+	enc.kind = ENC_NONE;
+}
+
+/* kcraft tungro -u: the UDP GRO table (udp_cases) inside every
+ * encapsulation, inner IPv4 and IPv6 (replayed with UDP GRO forwarding on). */
+static void
+tunudpgro_cases(void)
+{
+	size_t e;
+	int ipv;
+
+	for (e = 0; e < sizeof(encaps) / sizeof(encaps[0]); e++)
+		for (ipv = 4; ipv <= 6; ipv += 2) {
+			if (ipip_only && encaps[e].kind != ENC_IPIP)
+				continue;
+			enc_set(encaps[e].kind, encaps[e].oipv, encaps[e].csum);
+			snprintf(ctx, sizeof(ctx), "%s, inner IPv%d, UDP table", encaps[e].name, ipv);
+			ctx_case = 0;
+			udp_cases(ipv);
 		}
 	enc.kind = ENC_NONE;
 }
@@ -1070,13 +1094,14 @@ main(int argc, char **argv)
 			kver = maj * 100 + min;
 	}
 	optind = 2;
-	while ((c = getopt(argc, argv, "w:m:B:Nr:i:S:L:XI")) != -1) {
+	while ((c = getopt(argc, argv, "w:m:B:Nr:i:S:L:XIu")) != -1) {
 		switch (c) {
 		case 'r': r = optarg; break;
 		case 'i': im = optarg; break;
 		case 'S': seed = strtoul(optarg, NULL, 10); break;
 		case 'X': with_known_diffs = 1; break;
 		case 'I': ipip_only = 1; break;
+		case 'u': udp_table = 1; break;
 		case 'L':
 			if (!(labels = fopen(optarg, "w")))
 				k_die("%s: %s", optarg, strerror(errno));
@@ -1094,7 +1119,10 @@ main(int argc, char **argv)
 		if (!bl)
 			k_die("kcraft %s: -B is required", what);
 		no_vlan = 1;	/* VLAN GRO is the plain table's (tcp_cases) */
-		tungro_cases();
+		if (udp_table)
+			tunudpgro_cases();
+		else
+			tungro_cases();
 		kset_write(&set, w, NULL);
 		write_list(bl);
 	} else if (!strcmp(what, "tungso")) {

@@ -36,6 +36,7 @@
 
 #define SHOW_MAX 10	/* differences shown; -a: all */
 static size_t show_max = SHOW_MAX;
+static size_t shown, bytes_diff, vnet_diff;	/* differences shown, found */
 
 static size_t
 read_polls(const char *path, size_t **out)
@@ -132,6 +133,32 @@ vnet_differs(const struct sofl_vnet_hdr *a, const struct sofl_vnet_hdr *b)
 	       a->csum_start != b->csum_start || a->csum_offset != b->csum_offset;
 }
 
+/* Compares output @i, the kernel's @k with ours @o (@pi >= 0: the poll, its
+ * @pj-th output, named in the report). */
+static void
+cmp_one(size_t i, const struct krec *k, const struct krec *o, long pi, size_t pj)
+{
+	int bytes = k->len != o->len || memcmp(k->data, o->data, k->len) != 0;
+
+	if (!bytes && !vnet_differs(&k->vh, &o->vh))
+		return;
+	if (pi >= 0 && shown < show_max)
+		fprintf(stderr, "  poll %ld, its output %zu:\n", pi, pj);
+	if (bytes) {
+		bytes_diff++;
+		if (shown++ < show_max)
+			show_frame_diff(i, k, o->data, o->len);
+		return;
+	}
+	vnet_diff++;
+	if (shown++ < show_max)
+		fprintf(stderr, "  output %zu: vnet kernel {flags %u gso %u/%u csum %u+%u} "
+			"ours {flags %u gso %u/%u csum %u+%u}\n", i,
+			k->vh.flags, k->vh.gso_type, k->vh.gso_size, k->vh.csum_start,
+			k->vh.csum_offset, o->vh.flags, o->vh.gso_type, o->vh.gso_size,
+			o->vh.csum_start, o->vh.csum_offset);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -141,7 +168,7 @@ main(int argc, char **argv)
 	struct sofl_gro_config cfg;
 	struct sofl_gro *g;
 	struct sofl_gro_in *gin;
-	size_t *polls, np, i, pos = 0, bytes_diff = 0, vnet_diff = 0, shown = 0, supers = 0;
+	size_t *polls, np, i, pos = 0, supers = 0;
 	size_t tun_bad = 0;
 	uint8_t *buf;
 	int c, udp = 0, quiet = 0, e;
@@ -261,37 +288,21 @@ main(int argc, char **argv)
 		oouts[0] = ours.n;
 	}
 	for (size_t pi = 0; pi < nko; kpos += kouts[pi], opos += oouts[pi], pi++) {
-	    if (kouts[pi] != oouts[pi] && kpos + kouts[pi] <= kern.n) {
-		poll_diff++;
-		if (shown++ < show_max)
-			fprintf(stderr, "  poll %zu: kernel %zu outputs, ours %zu\n", pi, kouts[pi],
-				oouts[pi]);
-	    }
-	    for (size_t pj = 0; pj < kouts[pi] && pj < oouts[pi] && kpos + pj < kern.n &&
-		 opos + pj < ours.n; pj++) {
-		const struct krec *k = &kern.r[kpos + pj], *o = &ours.r[opos + pj];
+		size_t n = kouts[pi] < oouts[pi] ? kouts[pi] : oouts[pi];
 
-		i = kpos + pj;
-		if (nko > 1 && (k->len != o->len || memcmp(k->data, o->data, k->len) != 0 ||
-				vnet_differs(&k->vh, &o->vh)) && shown < show_max)
-			fprintf(stderr, "  poll %zu, its output %zu:\n", pi, pj);
-
-		if (k->len != o->len || memcmp(k->data, o->data, k->len) != 0) {
-			bytes_diff++;
+		if (kouts[pi] != oouts[pi]) {
+			poll_diff++;
 			if (shown++ < show_max)
-				show_frame_diff(i, k, o->data, o->len);
-		} else if (vnet_differs(&k->vh, &o->vh)) {
-			vnet_diff++;
-			if (shown++ < show_max)
-				fprintf(stderr, "  output %zu: vnet kernel {flags %u gso %u/%u csum %u+%u} "
-					"ours {flags %u gso %u/%u csum %u+%u}\n", i,
-					k->vh.flags, k->vh.gso_type, k->vh.gso_size, k->vh.csum_start,
-					k->vh.csum_offset, o->vh.flags, o->vh.gso_type, o->vh.gso_size,
-					o->vh.csum_start, o->vh.csum_offset);
+				fprintf(stderr, "  poll %zu: kernel %zu outputs, ours %zu\n", pi,
+					kouts[pi], oouts[pi]);
 		}
-	    }
+		if (kpos + n > kern.n || opos + n > ours.n)
+			k_die("kgrocmp: outputs per poll add up to more than the outputs");
+		for (size_t pj = 0; pj < n; pj++)
+			cmp_one(kpos + pj, &kern.r[kpos + pj], &ours.r[opos + pj],
+				nko > 1 ? (long)pi : -1, pj);
 	}
-	if (!quiet || bytes_diff || vnet_diff || tun_bad || kern.n != ours.n)
+	if (!quiet || bytes_diff || vnet_diff || tun_bad || poll_diff || kern.n != ours.n)
 		printf("kgrocmp: %zu frames in %zu polls; kernel %zu outputs, ours %zu (%zu super-packets); "
 		       "%zu differ in bytes, %zu in vnet header, %zu with wrong tunnel type bits, %zu polls "
 		       "with another number of outputs\n", in.n, np, kern.n, ours.n, supers, bytes_diff,

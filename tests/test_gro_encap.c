@@ -435,6 +435,63 @@ test_exact_ipip(void **st)
 			exact_case(SOFL_ENCAP_IPIP, ov, iv, 0);
 }
 
+/* The LRU tables (a small one, and one past the size from which held
+ * headers are copied into the entries and prefetched): tenants' equal
+ * inner flows in two VNIs, interleaved, each its own super-packet with
+ * the exact bytes; IP-in-IP over Ethernet, headers short enough for the
+ * entry's copy */
+static void
+test_lru_tables(void **st)
+{
+	static const uint32_t flows[2] = { 64, 8192 };
+	struct sofl_gro_config cfg;
+	uint8_t want[8192];
+	size_t wl;
+	int t, k, v;
+
+	(void)st;
+	for (t = 0; t < 2; t++) {
+		struct run r;
+		struct enc e[2];
+		struct t_spec s;
+
+		memset(&r, 0, sizeof(r));
+		sofl_gro_config_init(&cfg);
+		cfg.table = SOFL_GRO_TABLE_LRU;
+		cfg.max_flows = flows[t];
+		for (v = 0; v < 2; v++) {
+			enc_init(&e[v], SOFL_ENCAP_VXLAN, 4);
+			e[v].vni = 100 + (uint32_t)v;
+		}
+		for (k = 0; k < 4; k++)
+			for (v = 0; v < 2; v++) {
+				seg_spec(&s, 4, k, 700);
+				run_add(&r, &e[v], &s);
+				e[v].id++;
+			}
+		run_all(&r, &cfg);
+		assert_int_equal(r.nout, 2);
+		for (v = 0; v < 2; v++) {
+			enc_init(&e[v], SOFL_ENCAP_VXLAN, 4);
+			e[v].vni = 100 + (uint32_t)v;
+			wl = expect_super(want, sizeof(want), &e[v], 4, 4, 700, 1000);
+			assert_int_equal(r.segs[v], 4);
+			assert_int_equal(r.olen[v], wl);
+			assert_memory_equal(r.out[v], want, wl);
+		}
+		run_free(&r);
+		/* IP-in-IP 4in4: 14 + 20 + 20 + 20 header bytes (the entry's copy) */
+		enc_init(&e[0], SOFL_ENCAP_IPIP, 4);
+		add_stream(&r, &e[0], 4, 5, 600);
+		run_all(&r, &cfg);
+		assert_int_equal(r.nout, 1);
+		enc_init(&e[0], SOFL_ENCAP_IPIP, 4);
+		wl = expect_super(want, sizeof(want), &e[0], 4, 5, 600, 1000);
+		assert_memory_equal(r.out[0], want, wl);
+		run_free(&r);
+	}
+}
+
 /* ---- differential: plain, VXLAN, Geneve (with options) ---- */
 
 /* A stream with events: a gap, PSH, a short segment, an inner TTL change,
@@ -910,6 +967,7 @@ main(void)
 		cmocka_unit_test(test_exact_vxlan),
 		cmocka_unit_test(test_exact_geneve),
 		cmocka_unit_test(test_exact_ipip),
+		cmocka_unit_test(test_lru_tables),
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_flush_outer),
 		cmocka_unit_test(test_identity),

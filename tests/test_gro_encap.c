@@ -144,6 +144,8 @@ enc_build(uint8_t *buf, size_t cap, const struct enc *e, const struct t_spec *s0
 /* ---- a run: inputs fed in polls, outputs copied and checked ---- */
 
 #define NP 64
+static size_t lie_at;	/* run_go(given): a tunnel field of each parse overwritten (0: none) */
+
 struct run {
 	uint8_t *pk[NP];
 	uint32_t len[NP];
@@ -216,6 +218,10 @@ run_go(struct run *r, const struct sofl_gro_config *cfg0, int fast, int given)
 			} else {
 				in[i].flags |= SOFL_GRO_F_PKT;
 				in[i].pkt = &pk[i];
+				if (lie_at && (pk[i].layers & SOFL_LAYER_ENCAP)) {
+					uint16_t v = 60000;	/* far past the frame */
+					memcpy((uint8_t *)&pk[i] + lie_at, &v, 2);
+				}
 			}
 		}
 	}
@@ -808,6 +814,83 @@ test_encap_err_counted(void **st)
 	run_free(&r);
 }
 
+/* A parse handed over whose tunnel offsets lie outside the frame is not
+ * used (the engine parses the frame itself): the same outputs */
+static void
+test_lying_parse(void **st)
+{
+	static const size_t at[] = {
+		offsetof(struct sofl_pkt, outer_l3_off), offsetof(struct sofl_pkt, outer_l4_off),
+		offsetof(struct sofl_pkt, encap_off), offsetof(struct sofl_pkt, encap_len),
+		offsetof(struct sofl_pkt, inner_l2_off), offsetof(struct sofl_pkt, outer_l3_len),
+	};
+	struct run r, x;
+	struct enc e;
+	size_t k;
+	int i;
+
+	(void)st;
+	memset(&r, 0, sizeof(r));
+	enc_init(&e, SOFL_ENCAP_GENEVE, 6);
+	e.ocsum = 1;
+	add_stream(&r, &e, 4, 5, 500);
+	run_go(&r, NULL, 1, 0);
+	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		x = r;
+		x.nout = 0;
+		lie_at = at[k];
+		run_go(&x, NULL, 1, 1);
+		lie_at = 0;
+		assert_int_equal(x.nout, r.nout);
+		for (i = 0; i < x.nout; i++) {
+			assert_int_equal(x.olen[i], r.olen[i]);
+			assert_memory_equal(x.out[i], r.out[i], r.olen[i]);
+			free(x.out[i]);
+		}
+	}
+	run_free(&r);
+}
+
+/* Geneve options running past the packet, a truncated VXLAN header:
+ * recognised, not parsed into (encap_err counted), never merged */
+static void
+test_hostile_headers(void **st)
+{
+	struct run r;
+	struct enc e;
+	struct t_spec s;
+	int k;
+
+	(void)st;
+	memset(&r, 0, sizeof(r));
+	enc_init(&e, SOFL_ENCAP_GENEVE, 4);
+	for (k = 0; k < 3; k++) {
+		seg_spec(&s, 4, k, 100);
+		run_add(&r, &e, &s);
+		e.id++;
+		r.pk[r.n - 1][14 + 20 + 8] = 63;	/* 252 bytes of options: past the end */
+	}
+	/* a VXLAN packet cut 4 bytes into its header, the outer lengths
+	 * saying so (outer IPv4 header checksum recomputed, UDP checksum 0) */
+	enc_init(&e, SOFL_ENCAP_VXLAN, 4);
+	seg_spec(&s, 4, 0, 100);
+	run_add(&r, &e, &s);
+	r.len[r.n - 1] = 14 + 20 + 8 + 4;
+	sofl_put16(r.pk[r.n - 1] + 14 + 2, 20 + 8 + 4);
+	sofl_put16(r.pk[r.n - 1] + 14 + 10, 0);
+	sofl_put16(r.pk[r.n - 1] + 14 + 10, sofl_csum_ipv4_hdr(r.pk[r.n - 1] + 14, 20));
+	sofl_put16(r.pk[r.n - 1] + 34 + 4, 8 + 4);
+	run_all(&r, NULL);
+	assert_int_equal(r.nout, 4);
+	for (k = 0; k < 4; k++) {
+		assert_int_equal(r.segs[k], 1);
+		assert_int_equal(r.why[k], SOFL_GRO_BYPASS_ENCAP_MALFORMED);
+	}
+	assert_int_equal(r.st.encap_err[SOFL_ENCAP_ERR_GENEVE_OPTLEN], 3);
+	assert_int_equal(r.st.encap_err[SOFL_ENCAP_ERR_TRUNC], 1);
+	run_free(&r);
+}
+
 /* VXLAN in VXLAN: passed through (encap_mark) */
 static void
 test_nested(void **st)
@@ -976,6 +1059,8 @@ main(void)
 		cmocka_unit_test(test_outer_csum_flag),
 		cmocka_unit_test(test_encap_err_counted),
 		cmocka_unit_test(test_nested),
+		cmocka_unit_test(test_lying_parse),
+		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_port_table),
 		cmocka_unit_test(test_inner_udp),
 		cmocka_unit_test(test_size_outer),

@@ -111,8 +111,9 @@ super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, ui
 /* Completion (inet_gro_complete, ipv6_gro_complete, tcp_gro_complete,
  * udp_gro_complete): rewrite a copy of the first segment's headers. */
 static void
-out_super(struct sofl_gro *g, struct flow *f)
+out_super(struct sofl_gro *g, uint32_t fi)
 {
+	struct flow *f = &g->flows[fi];
 	struct sofl_gro_out *o = out_begin(g, f->count);
 	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
 	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next;
@@ -141,7 +142,8 @@ out_super(struct sofl_gro *g, struct flow *f)
 		sofl_put16(l4 + 4, (uint16_t)l4len);
 		o->gso_type = SOFL_GSO_UDP_L4;
 	}
-	if (g->cfg.csum_full && f->proto == 6) {	/* UDP: see gro.h, Completion */
+	/* UDP, tunnels: the pseudo sum in both modes (gro.h, Completion, Tunnels) */
+	if (g->cfg.csum_full && f->proto == 6 && !(f->mk == NO_MASK && g->tun[fi].ov)) {
 		uint16_t c;
 
 		sofl_put16(l4 + co, 0);
@@ -165,6 +167,8 @@ out_super(struct sofl_gro *g, struct flow *f)
 	o->vnet.gso_type = o->gso_type;
 	o->vnet.gso_size = f->mss;
 	o->vnet.hdr_len = f->hdr_len;
+	if (f->mk == NO_MASK && g->tun[fi].ov)
+		gro_tun_complete(g, fi, o, h);
 
 	/* one walk of the segment list (a chain of dependent loads), the
 	 * cursors in locals: through g they were reloaded and stored back
@@ -203,6 +207,61 @@ out_super(struct sofl_gro *g, struct flow *f)
 	g->st.segs_merged += f->count;
 }
 
+/* A tunnel flow's super-packet (out_super wrote the inner headers into
+ * the copy @h, the inner L4 checksum field the pseudo-header sum): the
+ * outer headers as the gro_complete chain leaves them — the outer IPv4
+ * total length with its header checksum updated (inet_gro_complete:
+ * csum_replace2) or IPv6 payload length (ipv6_gro_complete); the outer UDP
+ * length and, when the checksum is not zero, the pseudo-header sum of the
+ * new length (udp4/udp6_gro_complete: ~udp_v4_check(len, saddr, daddr, 0)),
+ * left zero otherwise; the type SKB_GSO_UDP_TUNNEL_CSUM / _UDP_TUNNEL
+ * (udp_gro_complete) or the IP-in-IP bit (ipip_gro_complete,
+ * ip4ip6/ip6ip6/sit_gro_complete) with the inner type.  The tunnel header
+ * and inner Ethernet header are the first segment's (vxlan/geneve/
+ * eth_gro_complete change nothing).  Its virtio header is the UDP-tunnel
+ * form (virtio_net_hdr_tnl_to_skb accepts it: NEEDS_CSUM, the outer
+ * family bit, outer_th_offset, inner_nh_offset, UDP_TUNNEL_CSUM when the
+ * outer checksum is not zero). */
+void
+gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h)
+{
+	const struct flow *f = &g->flows[fi];
+	const struct tflow *t = &g->tun[fi];
+	const uint32_t tot = (uint32_t)f->l3_off + f->ip_len;	/* the frame */
+	uint8_t *oip = h + t->o3, *uh;
+	uint32_t ulen;
+
+	if (t->ov == 4)
+		hdr_ipv4_set_len_incr(oip, (uint16_t)(tot - t->o3));
+	else
+		hdr_ipv6_set_len(oip, tot - t->o3);
+	g->st.tun_super_pkts++;
+	g->st.tun_segs_merged += f->count;
+	if (!t->o4) {
+		/* virtio has no IP-in-IP GSO type (Linux SKB_GSO_IPXIP4/6): the
+		 * virtio header keeps the inner checksum offsets only */
+		o->gso_type |= SOFL_GSO_TUNNEL_IPIP;
+		o->vnet.gso_type = SOFL_GSO_NONE;
+		o->vnet.gso_size = 0;
+		return;
+	}
+	/* the 24-byte virtio header's UDP-tunnel form (Linux 6.17+) */
+	o->vnet.gso_type |= t->ov == 4 ? SOFL_VNET_GSO_UDP_TUNNEL_IPV4 : SOFL_VNET_GSO_UDP_TUNNEL_IPV6;
+	o->vnet.outer_th_offset = t->o4;
+	o->vnet.inner_nh_offset = f->l3_off;
+	if (t->ocsum)
+		o->vnet.flags |= SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM;
+	uh = h + t->o4;
+	ulen = tot - t->o4;
+	sofl_put16(uh + 4, (uint16_t)ulen);
+	if (!t->ocsum) {
+		o->gso_type |= SOFL_GSO_TUNNEL_UDP;
+		return;
+	}
+	o->gso_type |= SOFL_GSO_TUNNEL_UDP_CSUM;
+	sofl_put16(uh + 6, l4_pseudo(t->ov, oip, 17, ulen));
+}
+
 /* Delivers held flow @fi (already out of the table); frees it and its
  * segments. */
 static void
@@ -215,8 +274,10 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 		out_single(g, fframe(g, f), (uint32_t)f->hdr_len + f->mss, f->cookie0, ck, f->l4_off,
 			   f->proto == 6 ? 16 : 6);
 	} else {
-		out_super(g, f);	/* frees the segments */
+		out_super(g, fi);	/* frees the segments */
 	}
+	if (f->mk == NO_MASK)
+		g->tun[fi].ov = 0;	/* (not a tunnel flow any more, if it was) */
 	g->outs[g->nout - 1].flush_reason = (enum sofl_gro_flush)why;
 	g->st.flush[why]++;
 	g->held_segs -= f->count;
@@ -267,6 +328,8 @@ emit_buckets(struct sofl_gro *g, int why)
 				fi = newer;
 				continue;
 			}
+			if (f->mk == NO_MASK)
+				g->tun[fi].ov = 0;	/* (as emit) */
 			len = (uint32_t)f->hdr_len + f->mss;
 			iov->iov_base = (void *)(uintptr_t)f->hdr;	/* the frame (Linux table) */
 			iov->iov_len = len;

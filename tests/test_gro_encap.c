@@ -289,6 +289,15 @@ run_all(struct run *r, const struct sofl_gro_config *cfg)
 		x.nout = 0;
 		run_go(&x, cfg, mode & 1 ? 0 : 1, mode >> 1);
 		assert_int_equal(x.nout, r->nout);
+		/* the counters too (a fast merge counts what the general way would) */
+		assert_memory_equal(x.st.flush, r->st.flush, sizeof(x.st.flush));
+		assert_memory_equal(x.st.bypass, r->st.bypass, sizeof(x.st.bypass));
+		assert_int_equal(x.st.csum_sw_ip, r->st.csum_sw_ip);
+		assert_int_equal(x.st.csum_sw_l4, r->st.csum_sw_l4);
+		assert_int_equal(x.st.csum_sw_outer, r->st.csum_sw_outer);
+		assert_int_equal(x.st.tun_in, r->st.tun_in);
+		assert_int_equal(x.st.tun_super_pkts, r->st.tun_super_pkts);
+		assert_int_equal(x.st.tun_segs_merged, r->st.tun_segs_merged);
 		for (i = 0; i < x.nout; i++) {
 			assert_int_equal(x.olen[i], r->olen[i]);
 			assert_memory_equal(x.out[i], r->out[i], r->olen[i]);
@@ -624,6 +633,7 @@ static void m_id(struct enc *e) { e->id = (uint16_t)(e->id + 5); }
 static void m_vni(struct enc *e) { e->vni ^= 1; }
 static void m_sport(struct enc *e) { e->sport++; }
 static void m_csum(struct enc *e) { e->ocsum = 1; }
+static void m_nocsum(struct enc *e) { e->ocsum = 0; }
 static void m_gport(struct enc *e) { e->dport = 6081; e->type = SOFL_ENCAP_GENEVE; }
 
 static void
@@ -642,7 +652,7 @@ test_flush_outer(void **st)
 /* Another identity (VNI, outer port, checksum zero-ness): a flow of its
  * own, the first flow held on (both complete at the poll's end) */
 static void
-identity_case(void (*mod)(struct enc *))
+identity_case(void (*mod)(struct enc *), int ocsum)
 {
 	struct run r;
 	struct enc e;
@@ -651,6 +661,7 @@ identity_case(void (*mod)(struct enc *))
 
 	memset(&r, 0, sizeof(r));
 	enc_init(&e, SOFL_ENCAP_VXLAN, 4);
+	e.ocsum = ocsum;
 	for (k = 0; k < 4; k++) {
 		struct enc x = e;
 
@@ -673,10 +684,12 @@ test_identity(void **st)
 	(void)st;
 	/* segment 2 is another flow; segment 3 continues flow 0 after a gap
 	 * (seq 2's bytes missing): flush SEQ, so 0-1, 2, 3 */
-	identity_case(m_vni);
-	identity_case(m_sport);
-	identity_case(m_csum);
-	identity_case(m_gport);
+	identity_case(m_vni, 0);
+	identity_case(m_sport, 0);
+	identity_case(m_csum, 0);	/* zero, then a checksum */
+	identity_case(m_nocsum, 1);	/* a checksum, then zero */
+	identity_case(m_vni, 1);
+	identity_case(m_gport, 0);
 }
 
 /* Fixed outer IDs (DF set or not) merge, as Linux 6.18: one mode per layer */

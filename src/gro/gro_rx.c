@@ -250,7 +250,7 @@ fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint
 	return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len) &&
 	       rule_seq_ok(sofl_get32(d + f->l4_off + 4), f->next_seq) &&
 	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g))) &&
-	       (!(g->mask_key[f->mk] & MK_TUN) || tun_fast_same(g, f, d));
+	       (__builtin_expect(!(g->mask_key[f->mk] & MK_TUN), 1) || tun_fast_same(g, f, d));
 }
 
 /* The held flow @in continues, if any, found by its rx hash (known before
@@ -369,13 +369,15 @@ sw_csums(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d
 }
 
 /* One input that passed fast_same merged into held flow @fi (a train of
- * one, without a train's set-up): 1 merged (perhaps completed), 0 not. */
+ * one, without a train's set-up): 1 merged (perhaps completed), 0 not.
+ * @tun: @fi is a tunnel flow (a constant: fast_one() picks the variant, so
+ * that the plain one carries none of the tunnel's tests). */
 HOT int
-fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
+fast_one_x(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const int tun)
 {
 	struct flow *f = &g->flows[fi];
 	const uint8_t *d = in->data;
-	struct tflow *t = (g->mask_key[f->mk] & MK_TUN) ? &g->tun[fi] : NULL;
+	struct tflow *t = tun ? &g->tun[fi] : NULL;
 	uint32_t nip = 0, nout = 0;
 	uint8_t flags;
 
@@ -404,6 +406,22 @@ fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
 		gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
 	}
 	return 1;
+}
+
+/* fast_one_x() of a tunnel flow, out of line */
+static __attribute__((noinline)) int
+fast_one_tun(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
+{
+	return fast_one_x(g, fi, in, 1);
+}
+
+/* fast_one_x() for held flow @fi, plain or tunnel (by its mask's key) */
+HOT int
+fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
+{
+	if (__builtin_expect(g->mask_key[g->flows[fi].mk] & MK_TUN, 0))
+		return fast_one_tun(g, fi, in);
+	return fast_one_x(g, fi, in, 0);
 }
 
 /* A train's running state: the flow's fields, kept in registers (through

@@ -35,11 +35,6 @@ gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt
 		t->type = q->encap;
 		t->ocsum = q->outer_l4_off && sofl_get16(q->data + q->outer_l4_off + 6) != 0;
 		t->ofixed = 0;
-	} else if (q->l3_off > TUN_L3(g)) {
-		/* no plain parse has such an inner offset, but a caller's parse
-		 * may say so: not a tunnel flow (an entry's tun[] is read only
-		 * for flows past TUN_L3, each of which is set here) */
-		g->tun[bhead(g, b)].ov = 0;
 	}
 }
 

@@ -150,6 +150,7 @@ struct run {
 	uint8_t *pk[NP];
 	uint32_t len[NP];
 	uint32_t flags[NP];
+	uint32_t hash[NP];	/* with SOFL_GRO_F_HASH in flags */
 	int brk[NP];
 	int n;
 	/* outputs */
@@ -212,6 +213,7 @@ run_go(struct run *r, const struct sofl_gro_config *cfg0, int fast, int given)
 		in[i].len = r->len[i];
 		in[i].cookie = (uint64_t)i;
 		in[i].flags = r->flags[i];
+		in[i].hash = r->hash[i];
 		if (given) {
 			if (sofl_pkt_parse_cfg(&pk[i], r->pk[i], r->len[i], cfg.link, cfg.parse) < 0) {
 				in[i].flags |= SOFL_GRO_F_MALFORMED;
@@ -503,6 +505,46 @@ test_lru_tables(void **st)
 		enc_init(&e[0], SOFL_ENCAP_IPIP, 4);
 		wl = expect_super(want, sizeof(want), &e[0], 4, 5, 600, 1000);
 		assert_memory_equal(r.out[0], want, wl);
+		run_free(&r);
+	}
+}
+
+/* A plain flow and a VXLAN flow interleaved, each with its rx hash: the
+ * fast path's weaves take the plain one, never the tunnel one (its outer
+ * header is checked by fast_one only); both tables, the same outputs with
+ * the fast paths off */
+static void
+test_mixed_weave(void **st)
+{
+	struct sofl_gro_config cfg;
+	struct run r;
+	struct enc p, e;
+	struct t_spec s;
+	int k, t, i;
+
+	(void)st;
+	for (t = 0; t < 2; t++) {
+		memset(&r, 0, sizeof(r));
+		enc_init(&p, 0, 4);
+		enc_init(&e, SOFL_ENCAP_VXLAN, 4);
+		for (k = 0; k < 8; k++) {
+			seg_spec(&s, 4, k, 900);
+			run_add(&r, &p, &s);
+			r.flags[r.n - 1] = SOFL_GRO_F_HASH | SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
+			r.hash[r.n - 1] = 0x11;
+			s.sport = 999;
+			run_add(&r, &e, &s);
+			e.id = (uint16_t)(e.id + (k == 5 ? 3 : 1));	/* an outer ID gap after 6 */
+			r.flags[r.n - 1] = SOFL_GRO_F_HASH | SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
+			r.hash[r.n - 1] = 0x22;
+		}
+		sofl_gro_config_init(&cfg);
+		cfg.table = t ? SOFL_GRO_TABLE_LRU : SOFL_GRO_TABLE_LINUX;
+		run_all(&r, &cfg);
+		assert_int_equal(r.nout, 3);	/* plain 8; tunnel 6 (OUTER_IPID), 2 */
+		for (i = 0; i < r.nout; i++)
+			assert_true(r.segs[i] == 8 || r.segs[i] == 6 || r.segs[i] == 2);
+		assert_int_equal(r.st.flush[SOFL_GRO_FLUSH_OUTER_IPID], 1);
 		run_free(&r);
 	}
 }
@@ -1064,6 +1106,7 @@ main(void)
 		cmocka_unit_test(test_exact_geneve),
 		cmocka_unit_test(test_exact_ipip),
 		cmocka_unit_test(test_lru_tables),
+		cmocka_unit_test(test_mixed_weave),
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_flush_outer),
 		cmocka_unit_test(test_identity),

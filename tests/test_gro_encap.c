@@ -150,6 +150,7 @@ struct run {
 	uint8_t *pk[NP];
 	uint32_t len[NP];
 	uint32_t flags[NP];
+	uint32_t hash[NP];	/* with SOFL_GRO_F_HASH in flags */
 	int brk[NP];
 	int n;
 	/* outputs */
@@ -212,6 +213,7 @@ run_go(struct run *r, const struct sofl_gro_config *cfg0, int fast, int given)
 		in[i].len = r->len[i];
 		in[i].cookie = (uint64_t)i;
 		in[i].flags = r->flags[i];
+		in[i].hash = r->hash[i];
 		if (given) {
 			if (sofl_pkt_parse_cfg(&pk[i], r->pk[i], r->len[i], cfg.link, cfg.parse) < 0) {
 				in[i].flags |= SOFL_GRO_F_MALFORMED;
@@ -289,6 +291,15 @@ run_all(struct run *r, const struct sofl_gro_config *cfg)
 		x.nout = 0;
 		run_go(&x, cfg, mode & 1 ? 0 : 1, mode >> 1);
 		assert_int_equal(x.nout, r->nout);
+		/* the counters too (a fast merge counts what the general way would) */
+		assert_memory_equal(x.st.flush, r->st.flush, sizeof(x.st.flush));
+		assert_memory_equal(x.st.bypass, r->st.bypass, sizeof(x.st.bypass));
+		assert_int_equal(x.st.csum_sw_ip, r->st.csum_sw_ip);
+		assert_int_equal(x.st.csum_sw_l4, r->st.csum_sw_l4);
+		assert_int_equal(x.st.csum_sw_outer, r->st.csum_sw_outer);
+		assert_int_equal(x.st.tun_in, r->st.tun_in);
+		assert_int_equal(x.st.tun_super_pkts, r->st.tun_super_pkts);
+		assert_int_equal(x.st.tun_segs_merged, r->st.tun_segs_merged);
 		for (i = 0; i < x.nout; i++) {
 			assert_int_equal(x.olen[i], r->olen[i]);
 			assert_memory_equal(x.out[i], r->out[i], r->olen[i]);
@@ -498,6 +509,46 @@ test_lru_tables(void **st)
 	}
 }
 
+/* A plain flow and a VXLAN flow interleaved, each with its rx hash: the
+ * fast path's weaves take the plain one, never the tunnel one (its outer
+ * header is checked by fast_one only); both tables, the same outputs with
+ * the fast paths off */
+static void
+test_mixed_weave(void **st)
+{
+	struct sofl_gro_config cfg;
+	struct run r;
+	struct enc p, e;
+	struct t_spec s;
+	int k, t, i;
+
+	(void)st;
+	for (t = 0; t < 2; t++) {
+		memset(&r, 0, sizeof(r));
+		enc_init(&p, 0, 4);
+		enc_init(&e, SOFL_ENCAP_VXLAN, 4);
+		for (k = 0; k < 8; k++) {
+			seg_spec(&s, 4, k, 900);
+			run_add(&r, &p, &s);
+			r.flags[r.n - 1] = SOFL_GRO_F_HASH | SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
+			r.hash[r.n - 1] = 0x11;
+			s.sport = 999;
+			run_add(&r, &e, &s);
+			e.id = (uint16_t)(e.id + (k == 5 ? 3 : 1));	/* an outer ID gap after 6 */
+			r.flags[r.n - 1] = SOFL_GRO_F_HASH | SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
+			r.hash[r.n - 1] = 0x22;
+		}
+		sofl_gro_config_init(&cfg);
+		cfg.table = t ? SOFL_GRO_TABLE_LRU : SOFL_GRO_TABLE_LINUX;
+		run_all(&r, &cfg);
+		assert_int_equal(r.nout, 3);	/* plain 8; tunnel 6 (OUTER_IPID), 2 */
+		for (i = 0; i < r.nout; i++)
+			assert_true(r.segs[i] == 8 || r.segs[i] == 6 || r.segs[i] == 2);
+		assert_int_equal(r.st.flush[SOFL_GRO_FLUSH_OUTER_IPID], 1);
+		run_free(&r);
+	}
+}
+
 /* ---- differential: plain, VXLAN, Geneve (with options) ---- */
 
 /* A stream with events: a gap, PSH, a short segment, an inner TTL change,
@@ -624,6 +675,7 @@ static void m_id(struct enc *e) { e->id = (uint16_t)(e->id + 5); }
 static void m_vni(struct enc *e) { e->vni ^= 1; }
 static void m_sport(struct enc *e) { e->sport++; }
 static void m_csum(struct enc *e) { e->ocsum = 1; }
+static void m_nocsum(struct enc *e) { e->ocsum = 0; }
 static void m_gport(struct enc *e) { e->dport = 6081; e->type = SOFL_ENCAP_GENEVE; }
 
 static void
@@ -642,7 +694,7 @@ test_flush_outer(void **st)
 /* Another identity (VNI, outer port, checksum zero-ness): a flow of its
  * own, the first flow held on (both complete at the poll's end) */
 static void
-identity_case(void (*mod)(struct enc *))
+identity_case(void (*mod)(struct enc *), int ocsum)
 {
 	struct run r;
 	struct enc e;
@@ -651,6 +703,7 @@ identity_case(void (*mod)(struct enc *))
 
 	memset(&r, 0, sizeof(r));
 	enc_init(&e, SOFL_ENCAP_VXLAN, 4);
+	e.ocsum = ocsum;
 	for (k = 0; k < 4; k++) {
 		struct enc x = e;
 
@@ -673,10 +726,12 @@ test_identity(void **st)
 	(void)st;
 	/* segment 2 is another flow; segment 3 continues flow 0 after a gap
 	 * (seq 2's bytes missing): flush SEQ, so 0-1, 2, 3 */
-	identity_case(m_vni);
-	identity_case(m_sport);
-	identity_case(m_csum);
-	identity_case(m_gport);
+	identity_case(m_vni, 0);
+	identity_case(m_sport, 0);
+	identity_case(m_csum, 0);	/* zero, then a checksum */
+	identity_case(m_nocsum, 1);	/* a checksum, then zero */
+	identity_case(m_vni, 1);
+	identity_case(m_gport, 0);
 }
 
 /* Fixed outer IDs (DF set or not) merge, as Linux 6.18: one mode per layer */
@@ -1051,6 +1106,7 @@ main(void)
 		cmocka_unit_test(test_exact_geneve),
 		cmocka_unit_test(test_exact_ipip),
 		cmocka_unit_test(test_lru_tables),
+		cmocka_unit_test(test_mixed_weave),
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_flush_outer),
 		cmocka_unit_test(test_identity),

@@ -272,6 +272,9 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		if (r < 0) {
 			append(g, fi, in, q);
 			f->next_id = rule_id_next(sofl_get16(q->data + q->l3_off + 4), f->fixedid);
+			if (__builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0))	/* (fast_one's) */
+				g->tun[fi].next_oid = rule_id_next(
+					sofl_get16(q->data + q->outer_l3_off + 4), g->tun[fi].ofixed);
 			f->orflags |= q->tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 			if (q->tcp_flags & TCP_FINAL)
 				gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */

@@ -30,6 +30,56 @@ put(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 	fclose(f);
 }
 
+/* fuzz_vnet's UDP-tunnel seeds: a VXLAN (4789) or Geneve (6081) packet,
+ * outer and inner IPv4 or IPv6, inner TCP or UDP, outer UDP checksum zero or
+ * not (not computed: only its being non-zero counts here), with the 24-byte
+ * header sofl_vnet_from_pkt() builds for it. */
+static void
+vnet_tunnel_seeds(void)
+{
+	static uint8_t in[MAXF], f[MAXF];
+	struct t_spec s;
+	struct sofl_pkt p;
+	struct sofl_vnet_hdr h;
+	uint8_t w[1 + SOFL_VNET_HDR_TNL_LEN];
+	int k;
+
+	for (k = 0; k < 16; k++) {
+		int ov = k & 1 ? 6 : 4, iv = k & 2 ? 6 : 4, pr = k & 4 ? 17 : 6, gen = k & 8;
+		size_t n, len, po;
+
+		t_spec_init(&s, iv, pr);
+		s.pay_len = 1800;
+		s.csum = T_CSUM_PARTIAL;
+		n = t_build(in, sizeof(in), &s);
+		t_spec_init(&s, ov, 17);
+		s.dport = gen ? 6081 : 4789;
+		s.sport = 49153;
+		s.pay_len = 8 + n;
+		s.udp_zero_csum = k == 0;
+		len = t_build(f, sizeof(f), &s);
+		po = len - s.pay_len;
+		memset(f + po, 0, 8);
+		if (gen) {
+			f[po + 2] = 0x65;
+			f[po + 3] = 0x58;
+		} else {
+			f[po] = 0x08;
+		}
+		f[po + 6] = 0x2a;		/* VNI 42 */
+		memcpy(f + po + 8, in, n);
+		if (sofl_pkt_parse(&p, f, len, SOFL_LINK_ETH) < 0 ||
+		    sofl_vnet_from_pkt(&h, &p, 500, SOFL_VNET_F_MK_CSUM | SOFL_VNET_F_TUNNEL |
+				       SOFL_VNET_F_TUNNEL_CSUM) < 0)
+			continue;
+		w[0] = 0x10 | 0x20;
+		sofl_vnet_encode(w + 1, SOFL_VNET_HDR_TNL_LEN, &h, SOFL_VNET_HDR_TNL_LEN, 0);
+		put(w, sizeof(w), f, len);
+		w[0] = 0x10;			/* without the checksum feature */
+		put(w, sizeof(w), f, len);
+	}
+}
+
 /* Tunnel shapes (pkt.h "Tunnels"): VXLAN TCP/IPv4 in IPv4, VXLAN TCP/IPv6
  * in IPv6 with outer checksum zero, Geneve with options and an IPv4
  * payload, Geneve Ethernet UDP/IPv6, 4in4, 6in6 (raw link), VXLAN in VXLAN */
@@ -291,6 +341,8 @@ main(int argc, char **argv)
 		gro_tun_seed(0, SOFL_ENCAP_IPIP, 6, 4, 0, 4, 0);
 		return 0;
 	}
+	if (!strcmp(argv[1], "fuzz_vnet"))
+		vnet_tunnel_seeds();
 	for (i = 0; (len = shape(i, f, &link)) > 0; i++) {
 		if (!strcmp(argv[1], "fuzz_pkt")) {
 			uint8_t l = (uint8_t)link;

@@ -444,7 +444,7 @@ enum sofl_gro_bypass {
 	SOFL_GRO_BYPASS__MAX
 };
 
-/* One output (64 bytes).  Why it was delivered: bypass_reason when bypass
+/* One output (72 bytes).  Why it was delivered: bypass_reason when bypass
  * is 1, else flush_reason (the other field is 0). */
 struct sofl_gro_out {
 	const struct iovec *iov;	/* iov[0]: headers or the whole packet */

@@ -57,7 +57,8 @@
  * Validation (sofl_vnet_check) applies the rules of Linux
  * __virtio_net_hdr_to_skb() (include/linux/virtio_net.h, 6.18) in the
  * kernel's order and reports each with its own code:
- *   rule 1  unknown gso_type (ECN alone included)   SOFL_E_VNET_GSO_TYPE
+ *   rule 1  unknown gso_type (ECN alone included;
+ *           a UDP-tunnel bit: rules T1-T8 below)    SOFL_E_VNET_GSO_TYPE
  *   rule 2  GSO with gso_size 0                     SOFL_E_VNET_GSO_SIZE
  *   rule 3  NEEDS_CSUM: csum_start + L4 header
  *           (20 TCP, 8 UDP, 0 non-GSO) past the end SOFL_E_VNET_L4_TRUNC
@@ -109,8 +110,8 @@
  * on the whole packet).  The kernel does not look at unknown flag bits;
  * neither do we unless asked.  hdr_len is never trusted: every length is
  * recomputed from the packet by sofl_pkt_parse() (virtio_net_hdr_tnl_to_skb()
- * does not read it either; TUN and AF_PACKET only size their linear copy by
- * it).  Rule 4 uses the layers the kernel's flow dissector would see: on a
+ * does not read it either; TUN and AF_PACKET size their linear copy by it and
+ * refuse one beyond the frame, which is not checked here).  Rule 4 uses the layers the kernel's flow dissector would see: on a
  * VXLAN/Geneve parse (pkt.h "Tunnels") the outer UDP header, on an IP-in-IP
  * parse the inner packet (the dissector follows IP-in-IP).
  * Feature options: a TUN device (tun_get_user(), 6.17+) grants both tunnel

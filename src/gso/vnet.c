@@ -5,6 +5,7 @@
  * (include/linux/virtio_net.h). */
 #include <string.h>
 #include "softoffload/vnet.h"
+#include "gso/vnet_impl.h"
 #include "csum/csum_impl.h"
 
 #define ETH_P_IP   0x0800
@@ -401,12 +402,9 @@ sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p, uint16_t g
 			return SOFL_E_VNET_PROTO;
 		if (!(opts & SOFL_VNET_F_TUNNEL))
 			return SOFL_E_VNET_TNL_FEATURE;
-		v.gso_type |= p->outer_ipv == 6 ? SOFL_VNET_GSO_UDP_TUNNEL_IPV6 :
-						  SOFL_VNET_GSO_UDP_TUNNEL_IPV4;
-		if (p->encap_flags & SOFL_ENCAP_F_UDP_CSUM)
-			v.flags |= SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM;
-		v.outer_th_offset = p->outer_l4_off;
-		v.inner_nh_offset = p->l3_off;
+		vnet_tunnel_fill(&v, (unsigned)SOFL_GSO_INNER(v.gso_type) |
+				 (p->encap_flags & SOFL_ENCAP_F_UDP_CSUM ? SOFL_GSO_TUNNEL_UDP_CSUM :
+				  SOFL_GSO_TUNNEL_UDP), p->outer_ipv, p->outer_l4_off, p->l3_off);
 	}
 	if (opts & SOFL_VNET_F_MK_CSUM) {
 		v.flags |= SOFL_VNET_HDR_F_NEEDS_CSUM;

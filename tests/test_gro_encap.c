@@ -160,6 +160,7 @@ struct run {
 	int segs[NP], byp[NP], why[NP];
 	uint32_t gso[NP];
 	uint16_t gso_size[NP];
+	uint8_t vflags[NP];	/* the output's virtio header flags */
 	struct sofl_gro_stats st;
 };
 
@@ -249,6 +250,7 @@ run_go(struct run *r, const struct sofl_gro_config *cfg0, int fast, int given)
 			r->why[at] = o[j].bypass ? (int)o[j].bypass_reason : (int)o[j].flush_reason;
 			r->gso[at] = (uint32_t)o[j].gso_type;
 			r->gso_size[at] = o[j].gso_size;
+			r->vflags[at] = o[j].vnet.flags;
 			{	/* a virtio header Linux 6.17+ accepts (24-byte form) */
 				struct sofl_pkt q;
 				const unsigned vo = SOFL_VNET_F_STRICT | SOFL_VNET_F_TUNNEL |
@@ -305,6 +307,7 @@ run_all(struct run *r, const struct sofl_gro_config *cfg)
 			assert_memory_equal(x.out[i], r->out[i], r->olen[i]);
 			assert_int_equal(x.segs[i], r->segs[i]);
 			assert_int_equal(x.why[i], r->why[i]);
+			assert_int_equal(x.vflags[i], r->vflags[i]);
 			free(x.out[i]);
 		}
 	}
@@ -826,6 +829,71 @@ test_bypass(void **st)
 	bypass_case(&b, SOFL_GRO_BYPASS_BADLEN, 0);
 }
 
+/* An unmerged tunnel frame's virtio flags, as Linux's: udp4/udp6_gro_receive
+ * verify the outer UDP checksum (a zero one counts as verified) before any
+ * inner layer, leaving CHECKSUM_UNNECESSARY at csum_level 0 whatever the
+ * inner packet turns out to be, which the packet socket reports as
+ * DATA_VALID.  Segments 0, 1, 3 of a flow are good (0-1 merged: NEEDS_CSUM);
+ * segment 2 is @bad2 under outer checksum @ocsum (0 zero, 1 good, 2 bad),
+ * delivered alone with reason @why and flags @vf. */
+static void
+outer_valid_case(int ov, int ocsum, void (*bad2)(struct t_spec *), int why, unsigned vf)
+{
+	struct run r;
+	struct enc e;
+	struct t_spec s;
+	int k, at = -1;
+
+	memset(&r, 0, sizeof(r));
+	enc_init(&e, SOFL_ENCAP_VXLAN, ov);
+	for (k = 0; k < 4; k++) {
+		seg_spec(&s, 4, k, 600);
+		e.ocsum = k == 2 ? ocsum : ocsum ? 1 : 0;
+		if (k == 2)
+			bad2(&s);
+		run_add(&r, &e, &s);
+		e.id++;
+	}
+	run_all(&r, NULL);
+	for (k = 0; k < r.nout; k++) {
+		if (r.segs[k] > 1)	/* the passing neighbours: a super-packet */
+			assert_true(r.vflags[k] & SOFL_VNET_HDR_F_NEEDS_CSUM);
+		if (r.byp[k]) {
+			assert_int_equal(at, -1);
+			at = k;
+		}
+	}
+	assert_true(at >= 0);
+	assert_int_equal(r.why[at], why);
+	assert_int_equal(r.vflags[at], vf);
+	run_free(&r);
+}
+
+static void b_tcp_csum(struct t_spec *s) { s->csum = T_CSUM_ZERO; }
+static void b_ip_opts(struct t_spec *s)
+{
+	static const uint8_t nops[4] = { 1, 1, 1, 0 };
+
+	s->ip_opts = nops;
+	s->ip_opts_len = 4;
+}
+
+static void
+test_outer_data_valid(void **st)
+{
+	(void)st;
+	/* outer checksum set and verified (IPv4), zero (IPv6): DATA_VALID
+	 * though the inner TCP checksum is bad or the inner IPv4 header has
+	 * options (never looked at by the inner rules' checksum) */
+	outer_valid_case(4, 1, b_tcp_csum, SOFL_GRO_BYPASS_L4_CSUM, SOFL_VNET_HDR_F_DATA_VALID);
+	outer_valid_case(6, 0, b_tcp_csum, SOFL_GRO_BYPASS_L4_CSUM, SOFL_VNET_HDR_F_DATA_VALID);
+	outer_valid_case(4, 0, b_ip_opts, SOFL_GRO_BYPASS_IP_OPTS, SOFL_VNET_HDR_F_DATA_VALID);
+	outer_valid_case(6, 1, b_ip_opts, SOFL_GRO_BYPASS_IP_OPTS, SOFL_VNET_HDR_F_DATA_VALID);
+	/* a bad outer checksum: nothing verified, nothing reported */
+	outer_valid_case(4, 2, b_tcp_csum, SOFL_GRO_BYPASS_OUTER_CSUM, 0);
+	outer_valid_case(6, 2, b_ip_opts, SOFL_GRO_BYPASS_IP_OPTS, 0);
+}
+
 /* A bad outer checksum flagged verified (SOFL_GRO_F_OUTER_CSUM_OK) is
  * taken as good: merged, nothing verified */
 static void
@@ -1119,6 +1187,7 @@ main(void)
 		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_port_table),
 		cmocka_unit_test(test_inner_udp),
+		cmocka_unit_test(test_outer_data_valid),
 		cmocka_unit_test(test_size_outer),
 	};
 

@@ -182,6 +182,16 @@
  *   and checksums checked apart; the rest takes the general path.
  *   SOFL_GRO_F_CSUM_OK and SOFL_GRO_F_IPCSUM_OK of a tunnel
  *   packet speak of its inner L4 checksum and of both IPv4 header checksums.
+ *   A VXLAN/Geneve frame delivered alone (any reason; parsed into or not)
+ *   has vnet DATA_VALID, as from Linux, when its outer UDP checksum is
+ *   zero or verifies and its outer IP header does not stop Linux before
+ *   udp4/udp6_gro_receive (IPv4: 20 bytes, good checksum, no fragment bits,
+ *   reserved bit clear; either family: the length is the bytes received):
+ *   their skb_gro_checksum_validate_zero_check leaves CHECKSUM_UNNECESSARY
+ *   at csum_level 0 before any inner layer is read, so the flag speaks of
+ *   the outer checksum only, as a virtio DATA_VALID does in Linux (level 0:
+ *   the outermost checksum); the output's csum stays as the inner
+ *   packet's verdict (UNKNOWN when it was not verified).
  *
  * Policy SOFL_GRO_POLICY_RELAXED (what BSD LRO aims for): as linux, except
  *   that the ACK number may advance, the window may change and the TCP

@@ -465,6 +465,8 @@ void gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sof
 	      uint32_t b, uint32_t ports, int ck);
 /* gro_out.c */
 void gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why);
+void gro_tun_single(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
+		    struct sofl_gro_out *o);
 void gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 		   int why, int ck);
 void gro_complete(struct sofl_gro *g, uint32_t fi, int why);

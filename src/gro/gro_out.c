@@ -2,6 +2,7 @@
  * rewritten as inet_gro_complete / ipv6_gro_complete / tcp_gro_complete /
  * udp_gro_complete do), lone packets, flushes. */
 #include "gro_table.h"
+#include "gro_csum.h"
 
 static unsigned
 hist_bin(uint32_t segs)
@@ -71,6 +72,70 @@ gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why)
 	lone_end(g, &w);
 }
 
+/* Linux's virtio flag for a UDP tunnel frame (VXLAN, Geneve; parsed into or
+ * not) delivered unmerged: udp4/udp6_gro_receive (net/ipv4/udp_offload.c,
+ * net/ipv6/udp_offload.c) run skb_gro_checksum_validate_zero_check on the
+ * outer UDP checksum unless the outer IP layer already set flush, and
+ * before any inner layer is looked at; a zero checksum or one that
+ * verifies ends in skb_gro_incr_csum_unnecessary ->
+ * __skb_incr_checksum_unnecessary (include/net/gro.h, linux/skbuff.h):
+ * CHECKSUM_UNNECESSARY at csum_level 0, which whatever the inner layers do
+ * later stays, and virtio_net_hdr_from_skb (linux/virtio_net.h) reports as
+ * DATA_VALID.  The outer IP layer lets the frame reach udp4/udp6_gro_receive
+ * without flush when (inet_gro_receive) the IPv4 header is 20 bytes, its
+ * checksum verifies, it is no fragment, the reserved bit is clear and its
+ * total length is the bytes received, or (ipv6_gro_receive) the IPv6
+ * payload length is the bytes received (extension headers: the engine
+ * passes those frames through unverified, SOFL_GRO_BYPASS_OUTER_IP_OPTS,
+ * and reports nothing).  1 when so; the outer checksum verified here is
+ * counted (csum_sw_outer).  IP-in-IP has no outer checksum: 0. */
+static __attribute__((noinline)) int
+tun_outer_valid(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q)
+{
+	const uint8_t *d = q->data, *ip;
+	unsigned ipv;
+	uint32_t l3, l3len, l4, end;
+
+	if (q->layers & SOFL_LAYER_ENCAP) {
+		ipv = q->outer_ipv, l3 = q->outer_l3_off, l3len = q->outer_l3_len;
+		l4 = q->outer_l4_off, end = q->outer_ip_end;
+	} else {	/* SOFL_LAYER_ENCAP_ERR: the named fields are the outer packet */
+		if ((q->layers & (SOFL_LAYER_L3 | SOFL_LAYER_L4)) != (SOFL_LAYER_L3 | SOFL_LAYER_L4) ||
+		    q->l4_proto != 17 || q->is_frag)
+			return 0;
+		ipv = q->ipv, l3 = q->l3_off, l3len = q->l3_len, l4 = q->l4_off, end = q->ip_end;
+	}
+	if ((q->encap != SOFL_ENCAP_VXLAN && q->encap != SOFL_ENCAP_GENEVE) || !l4 ||
+	    end != in->len || l4 != l3 + l3len || l4 + 8 > end)
+		return 0;
+	ip = d + l3;
+	if (ipv == 4) {
+		if (l3len != 20 || ip[0] != 0x45 || (sofl_get16(ip + 6) & 0xbfff))
+			return 0;	/* options, a fragment, the reserved bit */
+		if (!(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
+			g->st.csum_sw_ip++;
+			if (!ip4_csum_ok(ip))
+				return 0;
+		}
+	} else if (ipv != 6 || l3len != 40) {
+		return 0;
+	}
+	if (!sofl_get16(d + l4 + 6) || (in->flags & SOFL_GRO_F_OUTER_CSUM_OK))
+		return 1;
+	g->st.csum_sw_outer++;
+	return l4_sum_ok(ipv, ip, 17, l3len, end - l4);
+}
+
+/* The unmerged tunnel frame @in just written as output @o: DATA_VALID when
+ * Linux would report it (tun_outer_valid) and nothing else says more */
+void
+gro_tun_single(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
+	       struct sofl_gro_out *o)
+{
+	if (!o->vnet.flags && tun_outer_valid(g, in, q))
+		o->vnet.flags = SOFL_VNET_HDR_F_DATA_VALID;
+}
+
 /* Delivered alone after the L4 checksum stage: as Linux, a checksum verified
  * in software (or flagged) is reported (DATA_VALID), a pseudo sum accepted by
  * partial_ok as partial. */
@@ -88,6 +153,8 @@ gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sof
 		       q->l4_proto == 6 ? 16 : 6);
 	o->bypass = 1;
 	o->bypass_reason = (enum sofl_gro_bypass)why;
+	if (__builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0))
+		gro_tun_single(g, in, q, o);
 }
 
 /* Full TCP/UDP checksum of a super-packet: header in scratch (field zeroed)

@@ -703,6 +703,10 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 			gro_bypass(g, &z, x->byp);
 		} else {
 			gro_bypass(g, in, x->byp);
+			/* (MALFORMED: no parse to read) */
+			if (__builtin_expect(x->byp != SOFL_GRO_BYPASS_MALFORMED &&
+					     (x->q->layers & (SOFL_LAYER_ENCAP | SOFL_LAYER_ENCAP_ERR)), 0))
+				gro_tun_single(g, in, x->q, &g->outs[g->nout - 1]);
 		}
 	} else if (x->q->l4_proto == 6) {
 		tcp_rx(g, in, x->q, x->h, x->b, x->ports, x->badlen, x->ck);

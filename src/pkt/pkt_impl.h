@@ -64,8 +64,9 @@ pk_zero(struct sofl_pkt *p)
 #if defined(__SSE2__)
 	__m128i z = _mm_setzero_si128(), *v = (__m128i *)(void *)p;
 
-	_Static_assert(offsetof(struct sofl_pkt, reserved_) <= 128 && sizeof(*p) >= 128,
-		       "sofl_pkt's fields lie within eight 16-byte words");
+	_Static_assert(offsetof(struct sofl_pkt, encap) + sizeof(p->encap) <= 128 &&
+		       sizeof(*p) >= 128,
+		       "sofl_pkt's plain-packet fields and encap lie within eight 16-byte words");
 	__asm__("" : "+x"(z));	/* opaque: gcc turns stores of known zeros back into memset */
 	_mm_storeu_si128(v, z);
 	_mm_storeu_si128(v + 1, z);
@@ -252,7 +253,7 @@ PK_IN(80, key.vlan[0]); PK_IN(88, key.src[0]); PK_IN(88, key.src[3]); PK_IN(104,
 PK_IN(104, key.dst[3]); PK_IN(120, key.sport);
 PK_IN(120, key.dport);
 _Static_assert(offsetof(struct sofl_pkt, vlan_tpid) == 22 && offsetof(struct sofl_pkt, key.src) == 88 &&
-	       offsetof(struct sofl_pkt, reserved_) == 124, "the word layout below");
+	       offsetof(struct sofl_pkt, encap) == 124, "the word layout below");
 
 PK_FAST void
 pk_st64(struct sofl_pkt *p, size_t at, uint64_t w)

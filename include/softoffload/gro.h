@@ -295,6 +295,11 @@ struct sofl_gro_config {
 	uint32_t n_rules;	/* 0 = every flow */
 	uint8_t hash_key[16];	/* LRU table's flow hash key; all zero (the default):
 				   16 random bytes per engine, see Tables */
+	const struct sofl_pkt_config *parse; /* the tunnel port table and parse
+				   options of every parse the engine makes (pkt.h); NULL =
+				   the defaults (sofl_pkt_config_init()); copied at create.
+				   A UDP tunnel is coalesced only on a port listed there
+				   (see Tunnels) */
 };
 
 /* Input flags */
@@ -303,12 +308,16 @@ struct sofl_gro_config {
 #define SOFL_GRO_F_IPCSUM_OK 0x04	/* IPv4 header checksum already verified */
 #define SOFL_GRO_F_PKT       0x08	/* .pkt is the frame's parse (Parsed inputs) */
 #define SOFL_GRO_F_MALFORMED 0x10	/* sofl_pkt_parse() rejected the frame (Parsed inputs) */
+#define SOFL_GRO_F_OUTER_CSUM_OK 0x20	/* tunnel packet: its non-zero outer UDP checksum
+					   already verified (else verified in software) */
 
 /* Parsed inputs: a caller that has parsed a frame already (for its RSS
  * hash, a filter, a port's own checks) hands the parse over instead of
  * having the engine parse the frame again (pkt.h: parsing done once).
- *   SOFL_GRO_F_PKT: .pkt points to what sofl_pkt_parse(.pkt, .data, .len,
- *   cfg.link) wrote when it returned 0, unchanged since; it is read during
+ *   SOFL_GRO_F_PKT: .pkt points to what sofl_pkt_parse_cfg(.pkt, .data,
+ *   .len, cfg.link, cfg.parse) wrote when it returned 0 — a parse with the
+ *   engine's parse config (the same tunnel ports and IP-in-IP option;
+ *   sofl_pkt_parse() when cfg.parse is NULL) —, unchanged since; it is read during
  *   sofl_gro_receive() only (not kept).  The engine decides by it where it
  *   needs the frame's layout; where it does not (the next segment of a held
  *   flow, recognised by comparing its bytes with the flow's first segment's)
@@ -355,6 +364,8 @@ enum sofl_gro_flush {
 	SOFL_GRO_FLUSH_NOPAYLOAD,	/* zero-payload segment of the flow */
 	SOFL_GRO_FLUSH_BADLEN,		/* flow's next packet: IP length != frame / evil bit */
 	SOFL_GRO_FLUSH_SEGS,		/* next segment would be one more than max_segs */
+	SOFL_GRO_FLUSH_OUTER_HDR,	/* tunnel: outer TTL/TOS/DF or traffic class/hop limit differ */
+	SOFL_GRO_FLUSH_OUTER_IPID,	/* tunnel: outer IPv4 ID neither incrementing nor fixed */
 	SOFL_GRO_FLUSH__MAX
 };
 
@@ -375,6 +386,12 @@ enum sofl_gro_bypass {
 	SOFL_GRO_BYPASS_UDP_CSUM0,	/* UDP without checksum */
 	SOFL_GRO_BYPASS_UDP_LEN,	/* UDP length != IP payload, or no payload */
 	SOFL_GRO_BYPASS_HDR_LONG,	/* headers longer than SOFL_GRO_HDR_MAX */
+	SOFL_GRO_BYPASS_ENCAP_MALFORMED, /* tunnel recognised, not parsed into
+					   (SOFL_LAYER_ENCAP_ERR; stats.encap_err[] by encap_err) */
+	SOFL_GRO_BYPASS_ENCAP_NESTED,	/* a tunnel inside the tunnel (SOFL_ENCAP_F_NESTED) */
+	SOFL_GRO_BYPASS_OUTER_IP_OPTS,	/* tunnel: outer IPv4 options / IPv6 extension headers */
+	SOFL_GRO_BYPASS_OUTER_IP_CSUM,	/* tunnel: bad outer IPv4 header checksum */
+	SOFL_GRO_BYPASS_OUTER_CSUM,	/* tunnel: bad outer UDP checksum */
 	SOFL_GRO_BYPASS__MAX
 };
 
@@ -385,7 +402,9 @@ struct sofl_gro_out {
 	uint32_t iovcnt;		/* 1 .. cfg.max_segs + 1 */
 	uint32_t len;			/* total bytes */
 	uint32_t segs;			/* input packets carried (1 = unchanged) */
-	enum sofl_gso_type gso_type;	/* NONE, TCPV4, TCPV6 or UDP_L4 */
+	enum sofl_gso_type gso_type;	/* NONE, TCPV4, TCPV6 or UDP_L4; a tunnel
+					   super-packet ORs SOFL_GSO_TUNNEL_UDP, _UDP_CSUM
+					   or _IPIP with its inner type */
 	const uint64_t *cookies;	/* their cookies, in order */
 	enum sofl_csum_state csum;	/* UNKNOWN, VALID or PARTIAL */
 	uint16_t gso_size;		/* 0 when segs == 1 */
@@ -418,6 +437,12 @@ struct sofl_gro_stats {
 	uint64_t csum_sw_ip;		/* IPv4 header checksums verified in software */
 	uint64_t csum_sw_l4;		/* TCP/UDP checksums verified in software */
 	uint64_t csum_partial_ok;	/* pseudo-sum checksums accepted (partial_ok) */
+	/* tunnels (SOFL_LAYER_ENCAP; see Tunnels) */
+	uint64_t tun_in;		/* tunnel packets (and ENCAP_ERR ones) received */
+	uint64_t tun_super_pkts;	/* tunnel super-packets (outputs with >= 2 segments) */
+	uint64_t tun_segs_merged;	/* inputs inside those */
+	uint64_t csum_sw_outer;		/* outer UDP checksums verified in software */
+	uint64_t encap_err[16];		/* ENCAP_MALFORMED bypasses by enum sofl_encap_err */
 };
 
 struct sofl_gro;

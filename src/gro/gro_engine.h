@@ -105,6 +105,23 @@ fhdr(const struct flow *f)
 	return f->hdr;
 }
 
+/* A tunnel flow's outer layout and outer-layer state (g->tun[fi], beside
+ * the flow entry: struct flow has no room, and only tunnel flows touch it).
+ * ov 0: flow fi is not a tunnel flow (cleared when a tunnel flow is
+ * delivered or discarded; plain flows never write it).  Tunnel flows get
+ * no fast path (mk NO_MASK): their next segments take the general way,
+ * whose rules (gro_rules.h) are the ones the fast paths inline. */
+struct tflow {
+	uint16_t o3;		/* outer IP header */
+	uint16_t o4;		/* outer UDP header; 0: IP-in-IP */
+	uint16_t enc;		/* the tunnel header (IP-in-IP: the inner IP header) */
+	uint8_t  ov;		/* outer IP version; 0: not a tunnel flow */
+	uint8_t  type;		/* enum sofl_encap */
+	uint8_t  ocsum;		/* outer UDP checksum not zero */
+	uint8_t  ofixed;	/* outer IPv4 ID fixed (latched as flow.fixedid is) */
+	uint16_t pad_;
+};
+
 #define NMASK    8	/* header layouts with a fast_merge mask */
 #define MASK_LEN 128	/* longest header compared with a mask */
 #define NO_MASK  0xff
@@ -173,6 +190,14 @@ struct sofl_gro {
 	uint64_t fast_segs;	/* segments the fast paths merged (for tests: which
 				 * path decided), added once per train */
 	uint64_t fast_runs;	/* trains and weaves' strands that merged (tests) */
+	/* tunnels: the parse config (cfg.parse copied), the UDP tunnel ports
+	 * for the fast paths' "could be a tunnel" test (tun_maybe4) */
+	struct sofl_pkt_config pcfg;
+	struct tflow *tun;	/* nflows entries (sofl_zalloc: backed as used) */
+	size_t tun_map;
+	uint32_t ntport;	/* UDP tunnel ports in tport */
+	uint16_t tport[SOFL_PKT_UDP_ENCAP_MAX];
+	int ipip;		/* IP-in-IP parsed into */
 };
 
 /* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
@@ -434,6 +459,10 @@ void gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why);
 void gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 		   int why, int ck);
 void gro_complete(struct sofl_gro *g, uint32_t fi, int why);
+/* gro_out.c: a tunnel flow's super-packet, its outer headers (in the
+ * scratch copy @h) rewritten as the gro_complete chain leaves them */
+void gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h,
+		      uint16_t inner_pseudo);
 void gro_flush_linux(struct sofl_gro *g, int why, int aged_only);
 void gro_flush_lru(struct sofl_gro *g, int why, int aged_only);
 /* gro_rx.c */

@@ -111,8 +111,9 @@ super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, ui
 /* Completion (inet_gro_complete, ipv6_gro_complete, tcp_gro_complete,
  * udp_gro_complete): rewrite a copy of the first segment's headers. */
 static void
-out_super(struct sofl_gro *g, struct flow *f)
+out_super(struct sofl_gro *g, uint32_t fi)
 {
+	struct flow *f = &g->flows[fi];
 	struct sofl_gro_out *o = out_begin(g, f->count);
 	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
 	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next;
@@ -161,6 +162,8 @@ out_super(struct sofl_gro *g, struct flow *f)
 		o->csum_offset = o->vnet.csum_offset = co;
 		o->vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	}
+	if (f->mk == NO_MASK && g->tun[fi].ov)
+		gro_tun_complete(g, fi, o, h, pseudo);
 	o->gso_size = f->mss;
 	o->vnet.gso_type = o->gso_type;
 	o->vnet.gso_size = f->mss;
@@ -203,6 +206,63 @@ out_super(struct sofl_gro *g, struct flow *f)
 	g->st.segs_merged += f->count;
 }
 
+/* A tunnel flow's super-packet (out_super wrote the inner headers into
+ * the copy @h, the inner L4 checksum field set, @inner_pseudo the inner
+ * pseudo-header sum): the outer headers as the gro_complete chain leaves
+ * them — the outer IPv4 total length with its header checksum updated
+ * (inet_gro_complete: csum_replace2) or IPv6 payload length
+ * (ipv6_gro_complete); the outer UDP length and, when the checksum is not
+ * zero, the pseudo-header sum of the new length (udp4/udp6_gro_complete:
+ * ~udp_v4_check(len, saddr, daddr, 0)), left zero otherwise; the type
+ * SKB_GSO_UDP_TUNNEL_CSUM / _UDP_TUNNEL (udp_gro_complete) or the
+ * IP-in-IP bit (ipip_gro_complete, ip4ip6/ip6ip6/sit_gro_complete) with the
+ * inner type.  The tunnel header and inner Ethernet header are the first
+ * segment's (vxlan/geneve/eth_gro_complete change nothing).  With
+ * csum_full (inner TCP checksum complete) a non-zero outer checksum is
+ * completed too, from the header bytes alone: the inner segment with a
+ * correct checksum sums to the complement of its pseudo-header sum (what
+ * Linux's lco_csum uses). */
+void
+gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h,
+		 uint16_t inner_pseudo)
+{
+	const struct flow *f = &g->flows[fi];
+	const struct tflow *t = &g->tun[fi];
+	const uint32_t tot = (uint32_t)f->l3_off + f->ip_len;	/* the frame */
+	uint8_t *oip = h + t->o3, *uh;
+	uint32_t ulen, sum;
+	uint16_t c;
+
+	if (t->ov == 4)
+		hdr_ipv4_set_len_incr(oip, (uint16_t)(tot - t->o3));
+	else
+		hdr_ipv6_set_len(oip, tot - t->o3);
+	g->st.tun_super_pkts++;
+	g->st.tun_segs_merged += f->count;
+	if (!t->o4) {
+		o->gso_type |= SOFL_GSO_TUNNEL_IPIP;
+		return;
+	}
+	uh = h + t->o4;
+	ulen = tot - t->o4;
+	sofl_put16(uh + 4, (uint16_t)ulen);
+	if (!t->ocsum) {
+		o->gso_type |= SOFL_GSO_TUNNEL_UDP;
+		return;
+	}
+	o->gso_type |= SOFL_GSO_TUNNEL_UDP_CSUM;
+	c = l4_pseudo(t->ov, oip, 17, ulen);
+	if (o->csum == SOFL_CSUM_VALID) {	/* csum_full, inner TCP complete */
+		sofl_put16(uh + 6, 0);
+		sum = sofl_csum_add(c, uh, (uint32_t)(f->l4_off - t->o4));
+		sum += (uint16_t)~inner_pseudo;
+		c = (uint16_t)~sofl_csum_fold(sum);
+		if (c == 0)
+			c = 0xffff;	/* UDP: a computed 0 is sent as all ones */
+	}
+	sofl_put16(uh + 6, c);
+}
+
 /* Delivers held flow @fi (already out of the table); frees it and its
  * segments. */
 static void
@@ -215,8 +275,10 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 		out_single(g, fframe(g, f), (uint32_t)f->hdr_len + f->mss, f->cookie0, ck, f->l4_off,
 			   f->proto == 6 ? 16 : 6);
 	} else {
-		out_super(g, f);	/* frees the segments */
+		out_super(g, fi);	/* frees the segments */
 	}
+	if (f->mk == NO_MASK)
+		g->tun[fi].ov = 0;	/* (not a tunnel flow any more, if it was) */
 	g->outs[g->nout - 1].flush_reason = (enum sofl_gro_flush)why;
 	g->st.flush[why]++;
 	g->held_segs -= f->count;
@@ -267,6 +329,8 @@ emit_buckets(struct sofl_gro *g, int why)
 				fi = newer;
 				continue;
 			}
+			if (f->mk == NO_MASK)
+				g->tun[fi].ov = 0;	/* (as emit) */
 			len = (uint32_t)f->hdr_len + f->mss;
 			iov->iov_base = (void *)(uintptr_t)f->hdr;	/* the frame (Linux table) */
 			iov->iov_len = len;

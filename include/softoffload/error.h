@@ -71,6 +71,8 @@ enum sofl_err {
 	SOFL_E_GSO_PROTO       = -62, /* requested segmentation does not match the packet */
 	SOFL_E_GSO_HDR         = -63, /* headers longer than the packet / than the output allows */
 	SOFL_E_GSO_DF          = -64, /* fragmentation needed but DF set */
+	SOFL_E_GSO_TUNNEL      = -65, /* tunnel type does not match the packet's encapsulation */
+	SOFL_E_GSO_TUNNEL_LEN  = -66, /* tunnel lengths disagree (outer UDP length, inner IP end) */
 
 	/* ports (port.h) */
 	SOFL_E_SYS             = -70, /* a system call failed: errno says why */

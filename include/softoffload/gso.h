@@ -88,9 +88,42 @@
  * offload expect; never DPDK's TSO-style length-0 seed, since a segment is
  * not a TSO packet any more.
  *
+ * Tunnels (Linux 6.18 __skb_udp_tunnel_segment, inet_gso_segment,
+ * ipv6_gso_segment, the IP-in-IP gso callbacks): a type with one tunnel bit
+ * (SOFL_GSO_TUNNEL_UDP, _UDP_CSUM or _IPIP) ORed with TCPV4, TCPV6 or
+ * UDP_L4 cuts the inner packet of a tunnel parse (p->layers has
+ * SOFL_LAYER_ENCAP, pkt.h "Tunnels") by the rules above, at the inner
+ * offsets (the inner IPv4 ID + i unless SOFL_GSO_F_FIXED_ID_INNER), and
+ * copies the outer headers (Ethernet, IP, UDP, VXLAN/Geneve with options,
+ * inner Ethernet) to every segment with, per segment:
+ *   outer IPv4: tot_len, ID = original + i unless SOFL_GSO_F_FIXED_ID,
+ *          header checksum recomputed; outer IPv6: payload_len;
+ *   outer UDP: length; checksum 0 for TUNNEL_UDP, for TUNNEL_UDP_CSUM the
+ *          complete checksum (0 sent as 0xFFFF), computed as Linux's local
+ *          checksum offload does (lco_csum): from the complement of the
+ *          inner pseudo-header sum and the header bytes before the inner
+ *          L4 header, never summing the payload twice.  Also with
+ *          SOFL_GSO_F_CSUM_PARTIAL (that flag applies to the inner L4
+ *          checksum only: the outer one is complete, as Linux gives it
+ *          when the inner checksum is left to the device).
+ * The type must match the parse: TUNNEL_UDP/_UDP_CSUM a VXLAN or Geneve
+ * parse, TUNNEL_IPIP an IP-in-IP one, one level (no SOFL_ENCAP_F_NESTED),
+ * else SOFL_E_GSO_TUNNEL; the inner IP packet must end where the outer one
+ * does and the outer UDP length cover the rest of it, else
+ * SOFL_E_GSO_TUNNEL_LEN.  The outer family is the parse's.  A tunnel packet
+ * with no more inner payload than gso_size is output as one segment with
+ * every header fixed as above (inner checksums completed).
+ * A type without tunnel bits on a tunnel parse acts on the outer packet,
+ * as Linux dispatches on the outer protocol: NONE passes it through (its
+ * outer L4 checksum completed), UDP_L4 cuts the outer UDP datagram (tunnel
+ * header and inner packet as its payload), UFO fragments the outer IP
+ * packet, TCPV4/TCPV6 fail with SOFL_E_GSO_PROTO (Linux: -EINVAL).
+ * Headers are copied from p->data: for an iovec input they must lie within
+ * SOFL_PKT_IOV_HDR_MAX bytes (sofl_pkt_parse_iov_cfg() checks).
+ *
  * Not supported: BIG TCP super-packets (IPv4 tot_len 0, IPv6 jumbograms —
- * the parser refuses them), tunnels (segmentation stops at the outer L4),
- * GSO_BY_FRAGS / fraglist.
+ * the parser refuses them), nested tunnels, GSO_BY_FRAGS / fraglist, GRE,
+ * remote checksum offload.
  *
  * Memory: everything is caller-owned; nothing allocates; the input is only
  * read.  Zero-copy segments point into the input (their payload iovecs) and
@@ -139,6 +172,9 @@ enum sofl_gso_type {
 #define SOFL_GSO_F_CSUM_PARTIAL 0x02	/* L4 checksum left as the pseudo-header sum */
 #define SOFL_GSO_F_ACCECN       0x04	/* TCP: CWR kept on every segment (SKB_GSO_TCP_ACCECN) */
 #define SOFL_GSO_F_IGNORE_DF    0x08	/* UFO: fragment even with DF set (Linux UFO) */
+#define SOFL_GSO_F_FIXED_ID_INNER 0x10	/* tunnel types: the inner IPv4 header keeps its ID
+					   (SKB_GSO_TCP_FIXEDID_INNER); SOFL_GSO_F_FIXED_ID
+					   is then the outer header's (SKB_GSO_TCP_FIXEDID) */
 
 #define SOFL_GSO_UDP_MAX_SEGS 128	/* Linux UDP_MAX_SEGMENTS (6.11+, 5.15.y); vnet.h rule 5 */
 #define SOFL_GSO_TCP_MAX_SEGS 65535	/* gso_max_segs default */
@@ -245,7 +281,9 @@ SOFL_API uint32_t sofl_gso_frag_id_next(struct sofl_gso_frag_ids *ids, const voi
  * headers, including the TCP/UDP header, are read from p->data; the payload
  * from @in).  Ethernet padding after the IP packet is not output.
  * @return the number of segments (>= 1) written to out->seg[0..n), or:
- *   SOFL_E_INVAL          NULL argument, bad mode/type, in_cnt < 0;
+ *   SOFL_E_INVAL          NULL argument, bad mode/type (a tunnel type with
+ *                        two tunnel bits or an inner type not TCPV4,
+ *                        TCPV6 or UDP_L4), in_cnt < 0;
  *   SOFL_E_NOT_IP        not an IPv4/IPv6 packet (the parse did not reach L3);
  *   SOFL_E_FRAGMENT      the input is itself an IP fragment;
  *   SOFL_E_GSO_PROTO     TCP (UDP_L4) asked of a packet that is not TCP (UDP);
@@ -258,6 +296,9 @@ SOFL_API uint32_t sofl_gso_frag_id_next(struct sofl_gso_frag_ids *ids, const voi
  *                        past the IP packet (the parse stopped at L3), or
  *                        (iovec input) the headers go past SOFL_PKT_IOV_HDR_MAX or
  *                        the iovecs hold fewer bytes than the IP packet;
+ *   SOFL_E_GSO_TUNNEL     a tunnel type on a packet without that tunnel
+ *                        (see Tunnels above);
+ *   SOFL_E_GSO_TUNNEL_LEN a tunnel packet whose lengths disagree;
  *   SOFL_E_NOSPC          out->seg, out->buf or out->iov too small
  *                        (sofl_gso_need() says how much is needed);
  *   SOFL_E_NOTSUP         UFO over IPv6 with frag_id 0 and frag_ids NULL,

@@ -48,6 +48,8 @@ sofl_strerror(int err)
 	case SOFL_E_GSO_PROTO:      return "segmentation: type does not match the packet";
 	case SOFL_E_GSO_HDR:        return "segmentation: headers too long";
 	case SOFL_E_GSO_DF:         return "fragmentation needed but DF set";
+	case SOFL_E_GSO_TUNNEL:     return "segmentation: tunnel type does not match the packet's encapsulation";
+	case SOFL_E_GSO_TUNNEL_LEN: return "segmentation: tunnel lengths disagree (outer UDP length or inner IP length)";
 	case SOFL_E_SYS:            return "system call failed (see errno)";
 	case SOFL_E_PORT_KIND:      return "not supported by this kind of port";
 	case SOFL_E_GRO_BATCH:      return "too many inputs in this cycle (max_batch): end the poll, then release";

@@ -14,6 +14,7 @@
 #include "pkt/pkt_impl.h"
 #include "csum/csum_impl.h"
 #include "hdr.h"
+#include "tun.h"
 
 #define IP4_DF 0x4000
 #define IP4_MF 0x2000
@@ -46,6 +47,10 @@ struct job {
 	uint8_t frag_nh;	/* FRAG v6: the next header the fragment header carries */
 	uint16_t l4_check;	/* FRAG: the datagram's complete L4 checksum */
 	uint32_t frag_id;	/* FRAG v6: the fragment headers' identification */
+	uint16_t id_step;	/* the (inner) IPv4 ID's step: 0 fixed, 1 */
+	uint8_t is_tun;		/* a tunnel type: tun fixes the outer headers */
+	struct gso_tun tun;
+	struct sofl_pkt outer;	/* a type without tunnel bits on a tunnel parse: the outer packet */
 };
 
 static void
@@ -107,7 +112,7 @@ max_segs(const struct sofl_gso_params *gp)
 {
 	if (gp->max_segs)
 		return gp->max_segs;
-	switch (gp->type) {
+	switch (SOFL_GSO_INNER(gp->type)) {
 	case SOFL_GSO_UDP_L4:  return SOFL_GSO_UDP_MAX_SEGS;
 	case SOFL_GSO_UFO: return SOFL_GSO_FRAG_MAX_SEGS;
 	default:               return SOFL_GSO_TCP_MAX_SEGS;
@@ -155,28 +160,39 @@ plan_pass(struct job *j)
 	return 0;
 }
 
+/* The first byte of the IP packets that are output: the outer IP header of
+ * a tunnel super-packet, else the (only) IP header. */
+static uint32_t
+ip_start(const struct job *j)
+{
+	return j->is_tun ? j->tun.ol3 : j->p->l3_off;
+}
+
 static int
 plan_seg(struct job *j)
 {
 	const struct sofl_gso_params *gp = j->gp;
 	const struct sofl_pkt *p = j->p;
+	const unsigned type = SOFL_GSO_INNER(gp->type);
 	uint32_t g = gp->gso_size;
 
-	if (p->l4_proto != (gp->type == SOFL_GSO_UDP_L4 ? 17 : 6))
+	if (p->l4_proto != (type == SOFL_GSO_UDP_L4 ? 17 : 6))
 		return SOFL_E_GSO_PROTO;
-	if (gp->type != SOFL_GSO_UDP_L4 && p->ipv != (gp->type == SOFL_GSO_TCPV4 ? 4 : 6))
+	if (type != SOFL_GSO_UDP_L4 && p->ipv != (type == SOFL_GSO_TCPV4 ? 4 : 6))
 		return SOFL_E_GSO_PROTO;	/* TCPV4 for IPv4, TCPV6 for IPv6 */
 	if (!(p->layers & SOFL_LAYER_L4))	/* its TCP/UDP header is malformed or cut */
 		return SOFL_E_GSO_HDR;
 	if (g == 0)
 		return SOFL_E_GSO_SIZE;
-	if (p->pay_len <= g)	/* not GSO (tcp_gso_segment, udp_send_skb) */
+	/* not GSO (tcp_gso_segment, udp_send_skb); a tunnel packet is cut
+	 * into one segment instead, so that its outer headers are fixed too */
+	if (p->pay_len <= g && !j->is_tun)
 		return plan_pass(j);
-	if (gp->mtu && p->pay_off - p->l3_off + g > gp->mtu)
+	if (gp->mtu && p->pay_off - ip_start(j) + (p->pay_len < g ? p->pay_len : g) > gp->mtu)
 		return SOFL_E_GSO_SIZE;
 	j->kind = K_SEG;
 	j->unit = g;
-	j->n = (p->pay_len + g - 1) / g;
+	j->n = p->pay_len ? (p->pay_len + g - 1) / g : 1;
 	j->hlen = p->pay_off;
 	j->cut_off = p->pay_off;
 	j->cut_len = p->pay_len;
@@ -244,6 +260,25 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 		return SOFL_E_INVAL;
 	if (!(p->layers & SOFL_LAYER_L3) || (p->ipv != 4 && p->ipv != 6))
 		return SOFL_E_NOT_IP;
+	if (gp->type & SOFL_GSO_TUNNEL_MASK) {
+		/* the inner packet is cut by the rules below, the outer
+		 * headers fixed per segment (tun.h) */
+		if ((err = gso_tun_plan(&j->tun, gp, p)) != 0)
+			return err;
+		j->is_tun = 1;
+		if (p->is_frag)
+			return SOFL_E_FRAGMENT;
+		err = plan_seg(j);
+		goto planned;
+	}
+	if (p->layers & SOFL_LAYER_ENCAP) {
+		/* a type without tunnel bits acts on the outer packet, as
+		 * Linux's inet/ipv6_gso_segment dispatch on the outer
+		 * protocol: UDP_L4 cuts the outer UDP datagram, UFO fragments
+		 * the outer IP packet, TCPV4/TCPV6 find no TCP there */
+		gso_outer_view(&j->outer, p);
+		j->p = p = &j->outer;
+	}
 	if (p->is_frag)
 		return SOFL_E_FRAGMENT;
 	switch (gp->type) {
@@ -254,6 +289,7 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	case SOFL_GSO_UFO: err = plan_frag(j); break;
 	default:               return SOFL_E_INVAL;
 	}
+planned:
 	if (err)
 		return err;
 	if (j->n > max_segs(gp))
@@ -271,6 +307,7 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	/* partial checksums cannot survive fragmentation */
 	j->full = j->kind == K_FRAG || !(gp->flags & SOFL_GSO_F_CSUM_PARTIAL);
 	j->udp = p->l4_proto == 17;
+	j->id_step = (gp->flags & (j->is_tun ? SOFL_GSO_F_FIXED_ID_INNER : SOFL_GSO_F_FIXED_ID)) ? 0 : 1;
 	return 0;
 }
 
@@ -411,16 +448,16 @@ emit_seg(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 {
 	const struct sofl_pkt *p = j->p;
 	uint32_t off = k * j->unit, plen = j->cut_len - off, psum;
-	uint16_t id = j->id0;
+	uint16_t id = (uint16_t)(j->id0 + k * j->id_step);
 
 	if (plen > j->unit)
 		plen = j->unit;
 	copy_hdr(h, p->data, j->hlen);
 	psum = payload(j, j->cut_off + off, plen, h + j->hlen, s);
-	if (!(j->gp->flags & SOFL_GSO_F_FIXED_ID))
-		id = (uint16_t)(id + k);
 	set_ip_len(j, h, j->hlen - p->l3_off + plen, id);
 	fix_l4(j, h + p->l4_off, k, plen, psum, 1);
+	if (j->is_tun)	/* after the inner headers: the outer sum uses them */
+		gso_tun_fix(&j->tun, h, plen, (uint16_t)(j->tun.id0 + k * j->tun.id_step));
 	s->hdr_len = (uint16_t)j->hlen;
 	s->len = j->hlen + plen;
 }
@@ -441,6 +478,8 @@ struct segw {
 	uint32_t hlen, l3, l4, unit, ip_hl, l4_hl, left;
 	uint32_t ip_base, l4_base, ps_base, seq;
 	uint16_t id, id_step;
+	const struct gso_tun *tun;	/* a tunnel type's outer headers */
+	uint16_t oid;			/* their IPv4 ID */
 };
 
 /* The segment's payload (@plen bytes: referenced, or copied behind its
@@ -485,14 +524,17 @@ segw_next(struct segw *w, uint32_t plen)
 	w->h += w->stride;
 	w->s++;
 	w->id = (uint16_t)(w->id + w->id_step);
+	if (w->tun)
+		w->oid = (uint16_t)(w->oid + w->tun->id_step);
 	w->seq += w->unit;
 }
 
 /* One segment by the rules: its headers from the input's, then every field
  * that changes (IP length, ID and header checksum, TCP seq and flags @fk,
- * UDP length, the L4 checksum) */
+ * UDP length, the L4 checksum; then a tunnel's outer headers) */
 static inline __attribute__((always_inline)) void
-segw_one(struct segw *w, uint8_t fk, const int copy, const int full, const int udp, const int v4)
+segw_one(struct segw *w, uint8_t fk, const int copy, const int full, const int udp, const int v4,
+	 const int tun)
 {
 	uint32_t plen = w->left < w->unit ? w->left : w->unit, l4len = w->l4_hl + plen, psum, hs;
 	uint8_t *h = w->h;
@@ -511,12 +553,14 @@ segw_one(struct segw *w, uint8_t fk, const int copy, const int full, const int u
 	}
 	sofl_put16(h + w->l4 + (udp ? 6 : 16),
 		   hdr_l4_seg_check(w->ps_base, l4len, hs, psum, full, udp));
+	if (tun)
+		gso_tun_fix(w->tun, h, plen, w->oid);
 	segw_next(w, plen);
 }
 
 static inline __attribute__((always_inline)) void
 seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int full, const int udp,
-	   const int v4)
+	   const int v4, const int tun)
 {
 	const struct sofl_pkt *p = j->p;
 	const uint8_t f = p->tcp_flags, f_first = f & (uint8_t)~(SOFL_TCP_FIN | SOFL_TCP_PSH);
@@ -528,17 +572,19 @@ seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int fu
 		.l4 = p->l4_off, .unit = j->unit, .ip_hl = j->hlen - p->l3_off,
 		.l4_hl = p->l4_len, .left = j->cut_len, .ip_base = j->ip_base,
 		.l4_base = j->l4_base, .ps_base = j->ps_base, .seq = p->tcp_seq, .id = j->id0,
-		.id_step = (j->gp->flags & SOFL_GSO_F_FIXED_ID) ? 0 : 1,
+		.id_step = j->id_step, .tun = tun ? &j->tun : NULL, .oid = j->tun.id0,
 	};
 	const uint32_t n = j->n;
 	const uint8_t *tmpl;
-	uint32_t k, ip_sum, hs;
+	uint32_t k, ip_sum, hs, oip_sum = 0;
 
-	segw_one(&w, f_first, copy, full, udp, v4);
-	if (n == 1)
+	if (n == 1) {	/* a tunnel packet that needs no cut: as it is */
+		segw_one(&w, f, copy, full, udp, v4, tun);
 		return;
+	}
+	segw_one(&w, f_first, copy, full, udp, v4, tun);
 	if (n == 2) {
-		segw_one(&w, f_last, copy, full, udp, v4);
+		segw_one(&w, f_last, copy, full, udp, v4, tun);
 		return;
 	}
 	/* Segment 1 by the rules; 2 .. n-2 are copies of its headers that
@@ -546,8 +592,10 @@ seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int fu
 	 * checksums, the L4 checksum: a full-sized payload each, so the same
 	 * lengths, flags and (partial) pseudo-header checksum. */
 	tmpl = w.h;
-	segw_one(&w, f_mid, copy, full, udp, v4);
+	segw_one(&w, f_mid, copy, full, udp, v4, tun);
 	ip_sum = sofl_csum_combine(w.ip_base, w.ip_hl + w.unit);
+	if (tun)
+		oip_sum = sofl_csum_combine(j->tun.ip_base, j->tun.ip_hl + w.unit);
 	hs = w.l4_base + (udp ? w.l4_hl + w.unit : f_mid);
 	for (k = 2; k + 1 < n; k++) {
 		uint8_t *h = w.h;
@@ -562,9 +610,11 @@ seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int fu
 		if (full)
 			sofl_put16(h + w.l4 + (udp ? 6 : 16),
 				   hdr_l4_seg_check(w.ps_base, w.l4_hl + w.unit, hs + ss, psum, 1, udp));
+		if (tun)
+			gso_tun_fix_mid(w.tun, h, oip_sum, w.oid);
 		segw_next(&w, w.unit);
 	}
-	segw_one(&w, f_last, copy, full, udp, v4);
+	segw_one(&w, f_last, copy, full, udp, v4, tun);
 }
 
 /* seg_fast_t() with its flags as constants for zero-copy TCP, with them as
@@ -574,12 +624,16 @@ seg_fast(struct job *j, struct sofl_gso_out *out)
 {
 	const int copy = j->mode == SOFL_GSO_COPY, v4 = j->p->ipv == 4;
 
-	if (!copy && !j->udp && v4)
-		j->full ? seg_fast_t(j, out, 0, 1, 0, 1) : seg_fast_t(j, out, 0, 0, 0, 1);
+	if (j->is_tun && !copy && !j->udp && v4 && j->full)
+		seg_fast_t(j, out, 0, 1, 0, 1, 1);	/* VXLAN TSO, the common tunnel case */
+	else if (j->is_tun)
+		seg_fast_t(j, out, copy, j->full, j->udp, v4, 1);
+	else if (!copy && !j->udp && v4)
+		j->full ? seg_fast_t(j, out, 0, 1, 0, 1, 0) : seg_fast_t(j, out, 0, 0, 0, 1, 0);
 	else if (!copy && !j->udp)
-		j->full ? seg_fast_t(j, out, 0, 1, 0, 0) : seg_fast_t(j, out, 0, 0, 0, 0);
+		j->full ? seg_fast_t(j, out, 0, 1, 0, 0, 0) : seg_fast_t(j, out, 0, 0, 0, 0, 0);
 	else
-		seg_fast_t(j, out, copy, j->full, j->udp, v4);
+		seg_fast_t(j, out, copy, j->full, j->udp, v4, 0);
 }
 
 /* Pass-through: the packet as it is, its L4 checksum completed (or made
@@ -871,6 +925,7 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	err = plan(&j, gp, p, out->mode, in ? in_cnt : 0);
 	if (err)
 		return err;
+	p = j.p;	/* the outer packet for a plain type on a tunnel parse */
 	if (in) {
 		if (pk_iov_total(in, in_cnt) < p->ip_end)
 			return SOFL_E_GSO_HDR;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "softoffload/softoffload.h"
+#include "pkt/pkt_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -65,7 +66,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)sofl_csum_pkt_pseudo(&p);
 		CHECK(sofl_csum_pkt_fill(f, &p, 1) == 0);
 		CHECK(sofl_pkt_parse(&q, f, size, link) == 0);
-		CHECK(memcmp(&p, &q, offsetof(struct sofl_pkt, reserved_)) == 0);
+		CHECK(memcmp(&p, &q, pk_named_len(&p)) == 0);
 		sofl_csum_pkt_check(&q, &ip, &l4);
 		CHECK(ip == (p.ipv == 4 ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));
 		CHECK(l4 == ((p.layers & SOFL_LAYER_L4) ? SOFL_CSUM_VALID : SOFL_CSUM_NONE));

@@ -36,8 +36,8 @@ trunc_err(int err)
 }
 
 SOFL_API int
-sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov, int cnt,
-		   enum sofl_link link)
+sofl_pkt_parse_iov_cfg(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov, int cnt,
+		       enum sofl_link link, const struct sofl_pkt_config *cfg)
 {
 	size_t total, n;
 	uint32_t l3, ip_len, l4 = 0;
@@ -48,7 +48,7 @@ sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 		return SOFL_E_INVAL;
 	total = pk_iov_total(iov, cnt);
 	n = gather(hdrbuf, SOFL_PKT_IOV_HDR_MAX, iov, cnt);
-	err = sofl_pkt_parse(p, hdrbuf, n, link);
+	err = sofl_pkt_parse_cfg(p, hdrbuf, n, link, cfg);
 	if (n == total || (err != SOFL_E_IPV4_TOTLEN_LONG && err != SOFL_E_IPV6_PLEN_LONG))
 		return err == 0 || n == total ? err : trunc_err(err);
 	/* the IP packet goes on past the copy: trim its length to the copy,
@@ -60,7 +60,7 @@ sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 	if (l3 + ip_len > total)
 		return err;
 	sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), (uint16_t)(n - l3 - (v6 ? 40 : 0)));
-	err = sofl_pkt_parse(p, hdrbuf, n, link);
+	err = sofl_pkt_parse_cfg(p, hdrbuf, n, link, cfg);
 	if (err == SOFL_E_UDP_LEN) {
 		l4 = p->l4_off;
 		ulen = sofl_get16(hdrbuf + l4 + 4);
@@ -70,7 +70,7 @@ sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 			return SOFL_E_UDP_LEN;
 		}
 		sofl_put16(hdrbuf + l4 + 4, (uint16_t)(n - l4));
-		err = sofl_pkt_parse(p, hdrbuf, n, link);
+		err = sofl_pkt_parse_cfg(p, hdrbuf, n, link, cfg);
 		sofl_put16(hdrbuf + l4 + 4, ulen);
 	}
 	sofl_put16(hdrbuf + l3 + (v6 ? 4 : 2), ip_field);
@@ -85,4 +85,11 @@ sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 	else
 		p->pay_len = p->ip_end - p->pay_off;
 	return 0;
+}
+
+SOFL_API int
+sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov, int cnt,
+		   enum sofl_link link)
+{
+	return sofl_pkt_parse_iov_cfg(p, hdrbuf, iov, cnt, link, NULL);
 }

@@ -171,6 +171,8 @@ void setup_rss(void);		/* vs_rss.c */
 struct dg;
 /* vs_parse.c: rte_net_get_ptype on @g's mbufs vs sofl_pkt_parse on @b */
 void setup_parse(struct dg *g, const struct burst *b, int calls);
+/* vs_parse.c: sofl_pkt_parse on @b's VXLAN frames, alone (no DPDK row) */
+void setup_parse_vxlan(const struct burst *b, int calls);
 void setup_gro_dpdk(void);	/* vs_gro.c: DPDK's rows first, */
 void setup_gro_ours(void);	/* then ours, compared with them */
 void setup_gso_dpdk(void);	/* vs_gso.c: the same order */

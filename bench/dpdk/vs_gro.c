@@ -372,6 +372,7 @@ setup_gro_vxlan(void)
 	build_vx_burst(&vx1, "VX1_vxlan_1flow_inorder", 1, 32);
 	vx_expect(1, 32, want, sizeof(want));
 	d = vx_dpdk_row(&vx1, want, 1, calls, "gro", "dpdk_VX1_vxlan_1flow_inorder");
+	setup_parse_vxlan(&vx1, calls);
 	for (int k = 0; k < 3; k++) {
 		static const char *const what[] = { "sw checksums", "pre-verified",
 						    "pre-verified, LRU table, no hash" };

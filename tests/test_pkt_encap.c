@@ -790,6 +790,105 @@ test_differential(void **state)
 	}
 }
 
+/* sofl_pkt_parse_iov_cfg() of @f split at random points into three
+ * iovecs (each an exact-size heap copy) */
+static int
+parse_iov(struct sofl_pkt *p, uint8_t *hb, const uint8_t *f, size_t len, int link,
+	  const struct sofl_pkt_config *cfg, uint64_t *r)
+{
+	size_t a = len ? rnd(r, (uint32_t)len + 1) : 0, b = a + rnd(r, (uint32_t)(len - a) + 1);
+	struct iovec in[3];
+	uint8_t *c[3];
+	int err, i;
+
+	in[0].iov_len = a;
+	in[1].iov_len = b - a;
+	in[2].iov_len = len - b;
+	for (i = 0; i < 3; i++) {
+		c[i] = malloc(in[i].iov_len ? in[i].iov_len : 1);
+		memcpy(c[i], f + (i == 0 ? 0 : i == 1 ? a : b), in[i].iov_len);
+		in[i].iov_base = c[i];
+	}
+	err = sofl_pkt_parse_iov_cfg(p, hb, in, 3, (enum sofl_link)link, cfg);
+	for (i = 0; i < 3; i++)
+		free(c[i]);
+	return err;
+}
+
+/* Tunnel super-packets as iovecs: the contiguous parse's result (the
+ * headers from the copy, the real lengths) when the headers lie within
+ * SOFL_PKT_IOV_HDR_MAX, SOFL_E_GSO_HDR when they do not; lying inner
+ * lengths named as in a contiguous frame */
+static void
+test_iov(void **state)
+{
+	static const uint8_t opts[252] = { 1, 2, 3, 4 };
+	uint64_t r = 0x10f10full;
+	uint8_t in[BUFSZ], f[BUFSZ], hb[SOFL_PKT_IOV_HDR_MAX];
+	int i;
+
+	(void)state;
+	for (i = 0; i < 600; i++) {
+		int type = 1 + (int)rnd(&r, 3), ieth = type == SOFL_ENCAP_VXLAN ||
+			   (type == SOFL_ENCAP_GENEVE && rnd(&r, 2)), il = ieth ? SOFL_LINK_ETH : SOFL_LINK_RAW;
+		int ipv = rnd(&r, 2) ? 4 : 6, pr = rnd(&r, 3) ? 6 : 17, err, ec;
+		struct t_spec s, o;
+		struct t_encap e;
+		struct sofl_pkt p, c;
+		size_t n, len;
+
+		t_spec_init(&s, ipv, pr);
+		s.link = il;
+		s.tcp_opts = pr == 6 && rnd(&r, 2) ? t_opt_ts : NULL;
+		s.tcp_opts_len = s.tcp_opts ? 12 : 0;
+		s.pay_len = 100 + rnd(&r, 3000);
+		n = t_build(in, sizeof(in), &s);
+		t_encap_init(&e, type, 42);
+		if (type == SOFL_ENCAP_GENEVE && !ieth)
+			e.gn_proto = ipv == 4 ? 0x0800 : 0x86DD;
+		if (type == SOFL_ENCAP_GENEVE && rnd(&r, 3) == 0) {
+			e.gn_opts = opts;
+			e.gn_opts_len = 4 * rnd(&r, 64);
+		}
+		outer_spec(&o, type, rnd(&r, 2) ? 4 : 6, ipv);
+		o.nvlan = (int)rnd(&r, 2);
+		o.udp_zero_csum = (int)rnd(&r, 2);
+		len = t_build_encap(f, sizeof(f), &o, &e, in, n);
+		if (rnd(&r, 4) == 0) {	/* a lying length: inner IP, inner UDP */
+			uint32_t at = (uint32_t)(len - n + (ieth ? 14 : 0));
+			at += pr == 17 && rnd(&r, 2) ? (ipv == 4 ? 20 + 4 : 40 + 4) : ipv == 4 ? 2 : 4;
+			sofl_put16(f + at, (uint16_t)(sofl_get16(f + at) + 1 + rnd(&r, 9)));
+		}
+		ec = parse(&c, f, len, SOFL_LINK_ETH, NULL);
+		err = parse_iov(&p, hb, f, len, SOFL_LINK_ETH, NULL, &r);
+		if (ec == 0 && (c.layers & SOFL_LAYER_ENCAP) && c.pay_off > SOFL_PKT_IOV_HDR_MAX) {
+			assert_int_equal(err, SOFL_E_GSO_HDR);
+			assert_int_equal(p.layers & ~SOFL_LAYER_L2, 0);
+			continue;
+		}
+		if (ec == 0 && (c.layers & SOFL_LAYER_ENCAP_ERR) &&
+		    c.inner_l2_off + 14 + 60 > SOFL_PKT_IOV_HDR_MAX && err == SOFL_E_GSO_HDR)
+			continue;	/* (the inner headers past the copy) */
+		if (err != ec) {
+			fprintf(stderr, "iov %d, contiguous %d (round %d)\n", err, ec, i);
+			t_hexdump("frame", f, len > 200 ? 200 : len);
+			fail();
+		}
+		if (err)
+			continue;
+		assert_ptr_equal(p.data, hb);
+		assert_int_equal(p.len, len < SOFL_PKT_IOV_HDR_MAX ? len : SOFL_PKT_IOV_HDR_MAX);
+		p.data = c.data;
+		p.len = c.len;
+		if (memcmp(&p, &c, pk_named_len(&c)) != 0) {
+			fprintf(stderr, "round %d: iov and contiguous results differ\n", i);
+			t_hexdump("iov", &p, sizeof(p));
+			t_hexdump("contiguous", &c, sizeof(c));
+			fail();
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -802,6 +901,7 @@ main(void)
 		cmocka_unit_test(test_fragments),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_differential),
+		cmocka_unit_test(test_iov),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

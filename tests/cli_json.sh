@@ -104,6 +104,12 @@ for c in gro seg; do
 	eq "$dir/gro.txt" gro "records written" "$dir/gro.json" .written
 	eq "$dir/gro.txt" checksums "TCP/UDP checksums verified in software" \
 		"$dir/gro.json" .gro.csum_sw_l4
+	eq "$dir/gro.txt" checksums "outer UDP checksums verified in software" \
+		"$dir/gro.json" .gro.csum_sw_outer
+	eq "$dir/gro.txt" tunnels "tunnel packets in" "$dir/gro.json" .gro.tunnel.pkts_in
+	eq "$dir/gro.txt" tunnels "tunnel super-packets" "$dir/gro.json" .gro.tunnel.super_pkts
+	eq "$dir/gro.txt" tunnels "segments merged into tunnel super-packets" \
+		"$dir/gro.json" .gro.tunnel.segs_merged
 	for b in 1 2-3 4-7 8-15 16-31 32-63 64+; do
 		s=s; [ $b = 1 ] && s=
 		eq "$dir/gro.txt" "segments per output" "with $b segment$s" "$dir/gro.json" ".gro.hist[\"$b\"]"

@@ -138,6 +138,44 @@
  *   checksum, UDP length = IP payload, equal sizes (a shorter one ends the train, a longer one
  *   starts a new one), at most 64 datagrams.
  *
+ * Tunnels (docs/overlay-gro.md): a VXLAN or Geneve packet (UDP to a port
+ *   of cfg.parse's table: Linux coalesces a UDP tunnel only on a port a
+ *   tunnel socket owns) or an IP-in-IP packet (IPv4/IPv6 in IPv4/IPv6), as
+ *   sofl_pkt_parse_cfg() parses it (pkt.h, Tunnels), is coalesced layer by
+ *   layer as Linux 6.18 does (udp_gro_receive, vxlan_gro_receive,
+ *   geneve_gro_receive, eth_gro_receive, ipip_gro_receive and the IPv6
+ *   ones).  Same flow: the outer Ethernet header, the outer IP version,
+ *   protocol and addresses (IPv6: and flow label), the outer UDP ports and
+ *   whether its checksum is zero (zero and non-zero never merge), the
+ *   tunnel header byte for byte (VXLAN flags and VNI; Geneve's whole
+ *   header with its options), the inner Ethernet header, then the inner
+ *   packet's as for plain traffic.  The inner IP and TCP (and UDP) rules
+ *   are those above, unchanged; the outer IP header has the same TTL/TOS/
+ *   DF (IPv6: traffic class, hop limit) and ID rules (#13-#15, reasons
+ *   OUTER_HDR, OUTER_IPID), with an ID mode (incrementing or fixed, any
+ *   DF: 6.18) of its own; a length fault or the reserved fragment bit of
+ *   either header is #8/#9 (BADLEN).  A non-zero outer UDP checksum is
+ *   verified unless the input says SOFL_GRO_F_OUTER_CSUM_OK; a bad one is
+ *   delivered alone (OUTER_CSUM), its flow kept.  max_size bounds the
+ *   outer IP packet (Linux's p->len counts from the outermost IP header).
+ *   Delivered alone with a reason: a tunnel not parsed into
+ *   (ENCAP_MALFORMED, counted by encap_err in stats.encap_err), a tunnel in
+ *   the tunnel (ENCAP_NESTED, as Linux's encap_mark), outer IPv4 options or
+ *   IPv6 extension headers (OUTER_IP_OPTS), a bad outer IPv4 header
+ *   checksum (OUTER_IP_CSUM).  A super-packet's outer headers are what the
+ *   gro_complete chain leaves: outer IPv4 total length and header checksum
+ *   (csum_replace2) or IPv6 payload length, outer UDP length, outer UDP
+ *   checksum = the pseudo-header sum of the new length when it was not
+ *   zero (udp4/udp6_gro_complete), else 0; gso_type = SOFL_GSO_TUNNEL_UDP
+ *   (outer checksum zero) or SOFL_GSO_TUNNEL_UDP_CSUM, or
+ *   SOFL_GSO_TUNNEL_IPIP, ORed with the inner type; the inner headers and
+ *   csum_start/csum_offset (the inner L4 header) as for plain traffic.  With
+ *   csum_full the inner TCP checksum is complete and so is a non-zero outer
+ *   UDP checksum.  Tunnel flows take the general path (the fast paths leave
+ *   every input that may be a tunnel packet to it); the rules are the same
+ *   functions.  SOFL_GRO_F_CSUM_OK and SOFL_GRO_F_IPCSUM_OK of a tunnel
+ *   packet speak of its inner L4 checksum and of both IPv4 header checksums.
+ *
  * Policy SOFL_GRO_POLICY_RELAXED (what BSD LRO aims for): as linux, except
  *   that the ACK number may advance, the window may change and the TCP
  *   timestamp values may advance (never go back); the super-packet carries the
@@ -203,8 +241,12 @@
  *     frame) is passed through without completing its flow's held packet
  *     (Linux flushes it too, #8); one longer than SOFL_GRO_HDR_MAX likewise;
  *   - with SOFL_GRO_F_IPCSUM_OK the IPv4 header checksum is not re-checked;
- *   - not implemented: BIG TCP (> 65535), tunnels (IPIP, VXLAN...), fraglist
+ *   - not implemented: BIG TCP (> 65535), GRE, FOU/GUE, VXLAN remote
+ *     checksum offload, tunnels inside tunnels (passed through), fraglist
  *     GRO, inputs that are already GSO packets (#28), TLS offload state (#27);
+ *   - tunnel headers Linux would still coalesce (a VXLAN header with
+ *     reserved bits set, an inner VLAN tag, outer IPv6 extension headers)
+ *     are passed through with their reason (docs/overlay-gro.md);
  *   - the LRU table (SOFL_GRO_TABLE_LRU) has no Linux counterpart: its
  *     eviction and completion order are its own;
  *   - at most max_segs segments per super-packet (Linux counts none; with
@@ -464,7 +506,8 @@ SOFL_API void sofl_gro_config_init(struct sofl_gro_config *cfg);
  *         SOFL_E_CFG_MAX_BATCH (above 2^24), SOFL_E_CFG_MAX_HELD (above 2^26),
  *         SOFL_E_CFG_MAX_SEGS (above 65535), SOFL_E_CFG_RULES (n_rules
  *         without rules, a family not 0/4/6, a prefix too long for it, or a
- *         prefix with family 0); SOFL_E_NOMEM; SOFL_E_NOTSUP (no random bytes
+ *         prefix with family 0), SOFL_E_CFG_SIZE or SOFL_E_INVAL (cfg.parse,
+ *         as sofl_pkt_parse_cfg() checks it); SOFL_E_NOMEM; SOFL_E_NOTSUP (no random bytes
  *         from getrandom() or /dev/urandom).  sofl_strerror() names the field. */
 SOFL_API int sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out);
 

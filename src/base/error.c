@@ -43,6 +43,11 @@ sofl_strerror(int err)
 	case SOFL_E_VNET_ECN:       return "virtio-net header: ECN not allowed with this gso_type";
 	case SOFL_E_VNET_FLAGS:     return "virtio-net header: unknown flags";
 	case SOFL_E_VNET_L4_TRUNC:  return "virtio-net header: L4 header runs past the packet";
+	case SOFL_E_VNET_TNL_FEATURE:return "virtio-net header: UDP-tunnel GSO not negotiated";
+	case SOFL_E_VNET_TNL_CSUM:  return "virtio-net header: UDP-tunnel checksum not negotiated";
+	case SOFL_E_VNET_TNL_FAMILY:return "virtio-net header: bad UDP-tunnel outer family";
+	case SOFL_E_VNET_TNL_OFFSET:return "virtio-net header: bad UDP-tunnel offsets";
+	case SOFL_E_VNET_DATA_VALID:return "virtio-net header: DATA_VALID with UDP-tunnel GSO";
 	case SOFL_E_GSO_SIZE:       return "segmentation: bad segment size";
 	case SOFL_E_GSO_TOO_MANY:   return "segmentation: too many segments";
 	case SOFL_E_GSO_PROTO:      return "segmentation: type does not match the packet";

@@ -90,22 +90,14 @@ config_check(const struct sofl_gro_config *c)
 static int
 parse_cfg_copy(struct sofl_pkt_config *pc, const struct sofl_pkt_config *src)
 {
-	uint32_t i;
 	int err;
 
 	sofl_pkt_config_init(pc);
 	if (!src)
 		return 0;
-	err = sofl_cfg_copy(pc, sizeof(*pc), src, src->size,
-			    offsetof(struct sofl_pkt_config, udp) + sizeof(pc->udp));
-	if (err)
+	if ((err = sofl_pkt_config_check(src)) < 0)
 		return err;
-	if (pc->n_udp > SOFL_PKT_UDP_ENCAP_MAX || (pc->flags & ~(uint32_t)SOFL_PKT_F_NO_IPIP))
-		return SOFL_E_INVAL;
-	for (i = 0; i < pc->n_udp; i++)
-		if (!pc->udp[i].port || (pc->udp[i].type != SOFL_ENCAP_VXLAN &&
-					 pc->udp[i].type != SOFL_ENCAP_GENEVE))
-			return SOFL_E_INVAL;
+	memcpy(pc, src, sizeof(*pc));
 	return 0;
 }
 
@@ -133,6 +125,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		free(g);
 		return err;
 	}
+	g->pcp = c.parse ? &g->pcfg : NULL;	/* NULL: the parser's constants */
 	c.parse = &g->pcfg;
 	g->ntport = g->pcfg.n_udp;
 	for (i = 0; i < g->ntport; i++)

@@ -193,6 +193,7 @@ struct sofl_gro {
 	/* tunnels: the parse config (cfg.parse copied), the UDP tunnel ports
 	 * for the fast paths' "could be a tunnel" test (tun_maybe4) */
 	struct sofl_pkt_config pcfg;
+	const struct sofl_pkt_config *pcp;	/* the parses': &pcfg, or NULL (defaults) */
 	struct tflow *tun;	/* nflows entries (sofl_zalloc: backed as used) */
 	size_t tun_map;
 	uint32_t ntport;	/* UDP tunnel ports in tport */
@@ -383,7 +384,7 @@ lone_begin(struct sofl_gro *g, struct lone *w)
 	w->cur = 0;
 }
 
-/* The output record of lone_put() is stored as eight 8-byte words composed
+/* The output record of lone_put() is stored as nine 8-byte words composed
  * in registers (PK_AT places each field where memcpy of its word puts the
  * struct's bytes; each field's word checked here) instead of zeroing it and
  * storing its fields one by one: fewer stores per "not mine" packet. */
@@ -396,8 +397,9 @@ GO_IN(32, gso_size); GO_IN(32, csum_start); GO_IN(40, csum_offset); GO_IN(40, by
 GO_IN(40, flush_reason); GO_IN(48, bypass_reason); GO_IN(48, vnet.flags);
 GO_IN(48, vnet.gso_type); GO_IN(48, vnet.hdr_len); GO_IN(56, vnet.gso_size);
 GO_IN(56, vnet.csum_start); GO_IN(56, vnet.csum_offset); GO_IN(56, vnet.num_buffers);
+GO_IN(64, vnet.outer_th_offset); GO_IN(64, vnet.inner_nh_offset);
 _Static_assert(offsetof(struct sofl_gro_out, iov) == 0 && offsetof(struct sofl_gro_out, cookies) == 24 &&
-	       sizeof(struct sofl_gro_out) == 64, "lone_put's word layout");
+	       sizeof(struct sofl_gro_out) == 72, "lone_put's word layout");
 
 static inline void
 go_st64(struct sofl_gro_out *o, size_t at, uint64_t w)
@@ -427,6 +429,7 @@ lone_put(struct sofl_gro *g, struct lone *w, const struct sofl_gro_in *in, uint8
 	go_st64(o, 48, GO_F(48, bypass_reason, why) |
 		GO_F(48, vnet.flags, ok ? SOFL_VNET_HDR_F_DATA_VALID : 0));
 	go_st64(o, 56, 0);
+	go_st64(o, 64, 0);
 	w->n++;
 	if (why != w->cur) {	/* counted by runs of one reason */
 		g->st.bypass[w->cur] += w->run;

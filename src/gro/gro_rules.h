@@ -378,7 +378,7 @@ l4_csum_check(struct sofl_gro *g, const struct sofl_pkt *q)
 HOT int
 gro_parse(const struct sofl_gro *g, struct sofl_pkt *p, const void *d, uint32_t len)
 {
-	return sofl_pkt_parse_cfg(p, d, len, g->cfg.link, &g->pcfg);
+	return sofl_pkt_parse_inline_cfg(p, d, len, g->cfg.link, g->pcp);
 }
 
 /* A classified input: its parse (the caller's, or the engine's in own)

@@ -292,6 +292,12 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 planned:
 	if (err)
 		return err;
+	/* the headers every segment copies are read from p->data: they must
+	 * be there (an iovec input's gathered bytes, sofl_pkt_parse_iov_cfg) */
+	if (j->hlen > p->len)
+		return SOFL_E_GSO_HDR;
+	if (!in_cnt && p->len < p->ip_end)	/* contiguous: the whole packet */
+		return SOFL_E_INVAL;
 	if (j->n > max_segs(gp))
 		return SOFL_E_GSO_TOO_MANY;
 	/* an IPv6 identification from the library's generator needs its key */

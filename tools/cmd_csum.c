@@ -1,7 +1,8 @@
 /* softoffload csum: classify (and optionally complete) every IPv4 header and
  * TCP/UDP checksum of a capture.
  *
- * Each record is parsed once with sofl_pkt_parse() and classified with
+ * Each record is parsed once with sofl_pkt_parse_cfg() (the tunnels of
+ * --udp-tunnel and --no-ipip) and classified with
  * sofl_csum_pkt_check().  Partial checksums (the pseudo-header sum a kernel
  * leaves for the NIC under TSO/GRO/CHECKSUM_PARTIAL) are counted apart from
  * bad ones and are not errors: a capture taken on a sending host is full of
@@ -238,7 +239,7 @@ csum_record(struct csum_stats *st, const struct csum_opts *o, uint8_t *buf,
 
 	st->records++;
 	st->truncated += trunc;
-	err = sofl_pkt_parse(&p, buf, caplen, link);
+	err = sofl_pkt_parse_cfg(&p, buf, caplen, link, pcapio_pkt_config());
 	if (err < 0 && trunc && is_trunc_error(err)) {
 		csum_truncated(st, o, &p, buf, caplen);
 		return;

@@ -658,7 +658,7 @@ rx_hash(const struct run *r, struct sofl_gro_in *x, struct sofl_pkt *p)
 
 	if (!r->o->rss)
 		return;
-	err = sofl_pkt_parse(p, x->data, x->len, r->o->cfg.link);
+	err = sofl_pkt_parse_cfg(p, x->data, x->len, r->o->cfg.link, pcapio_pkt_config());
 	if (err < 0) {
 		x->flags |= SOFL_GRO_F_MALFORMED;
 	} else {

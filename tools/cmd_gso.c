@@ -401,7 +401,7 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		r->st.truncated++;
 		return write_unchanged(r, rec);
 	}
-	err = sofl_pkt_parse_cfg(&p, rec->data, rec->caplen, r->link, &r->pcfg);
+	err = sofl_pkt_parse_cfg(&p, rec->data, rec->caplen, r->link, pcapio_pkt_config());
 	if (err) {
 		r->st.malformed++;
 		if (-err < NERR)

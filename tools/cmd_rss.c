@@ -1,7 +1,8 @@
 /* softoffload rss: which receive queue would each packet of a capture reach
  * under Toeplitz RSS, and how evenly do packets and flows spread?
  *
- * Each record is parsed once with sofl_pkt_parse() and hashed with
+ * Each record is parsed once with sofl_pkt_parse_cfg() (the tunnels of
+ * --udp-tunnel and --no-ipip) and hashed with
  * sofl_rss_pkt().  A record cut short by the capture (caplen < len) is parsed
  * as if its missing bytes were zero, so that its headers are still read; its
  * hash is reported only if every byte the hash uses was captured.  A flow is
@@ -397,7 +398,7 @@ rss_record(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats 
 	int err, type;
 
 	st->records++;
-	err = sofl_pkt_parse(&p, data, n, link);
+	err = sofl_pkt_parse_cfg(&p, data, n, link, pcapio_pkt_config());
 	type = sofl_rss_pkt(r, &p, &out);
 	if (type <= 0) {
 		if (err == 0 && p.ipv == 0)

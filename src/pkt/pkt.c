@@ -205,8 +205,8 @@ sofl_pkt_parse_ip(struct sofl_pkt *p, uint32_t o, int v)
  * tests/test_pkt_fast.c holds both to the same bytes. */
 
 /* The generic parser of the outer packet: every layout and every error. */
-static int
-parse_plain(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
+int
+sofl_pkt_parse_plain(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
 {
 	uint32_t off = 0;
 	int err;
@@ -246,7 +246,7 @@ sofl_pkt_parse_rest(struct sofl_pkt *p, const void *frame, size_t len, enum sofl
 
 	if (!p || (!frame && len) || len > UINT32_MAX)
 		return SOFL_E_INVAL;
-	err = parse_plain(p, frame, len, link);
+	err = sofl_pkt_parse_plain(p, frame, len, link);
 	if (err == 0 && pk_encap_cand(p, cfg))
 		return sofl_pkt_encap(p, cfg, fast);
 	return err;

@@ -69,26 +69,32 @@ fail(struct sofl_pkt *p, uint8_t type, uint8_t flags, uint32_t eo, uint32_t elen
 	return 0;
 }
 
-/* The inner IP packet at @o (version @v) into *q (zeroed, data, len =
- * the bound, link set): the fast path's straight line first when @fast */
+/* The inner IP packet at @o (version @v) of @d parsed into *p, bounded by
+ * @end: TCP or UDP over IPv4 by the fast path's whole-word stores first
+ * (its L2 fields are the caller's to set), then the field-by-field fast
+ * path, then the generic checks (@fast 0: those only) */
 static int
-inner_ip(struct sofl_pkt *q, uint32_t o, int v, int fast)
+inner_ip(struct sofl_pkt *p, const uint8_t *d, uint32_t end, uint32_t o, int v, int fast)
 {
-	const uint8_t *d = q->data;
-	const uint32_t len = q->len;
-	const uint8_t link = q->link;
 	int r;
 
+	if (fast && v == 4 && (r = pk_fast_ip4(p, d, end, o, 0, 0, PK_TCP | PK_UDP))) {
+		if (r == 2)
+			sofl_pkt_tcp_options(p);
+		return 0;
+	}
+	pk_zero(p);
+	p->data = d;
+	p->len = end;
 	if (fast) {
-		r = v == 4 ? pk_fast_ipv4(q, d, len, o, 0) : pk_fast_ipv6(q, d, len, o, 0);
+		r = v == 4 ? pk_fast_ipv4(p, d, end, o, 0) : pk_fast_ipv6(p, d, end, o, 0);
 		if (r <= 0)
 			return r;
-		pk_zero(q);	/* (the fast path's partial result) */
-		q->data = d;
-		q->len = len;
-		q->link = link;
+		pk_zero(p);	/* (the fast path's partial result) */
+		p->data = d;
+		p->len = end;
 	}
-	return sofl_pkt_parse_ip(q, o, v);
+	return sofl_pkt_parse_ip(p, o, v);
 }
 
 int
@@ -96,10 +102,9 @@ sofl_pkt_encap(struct sofl_pkt *p, const struct sofl_pkt_config *cfg, int fast)
 {
 	const uint8_t *d = p->data;
 	const uint32_t eo = p->pay_off, end = p->pay_off + p->pay_len;
-	uint32_t elen = 0, io, l2, vni = 0;
+	uint32_t elen = 0, io, l2off, vni = 0;
 	uint8_t type, flags = 0;
 	int v = 0, eth = 0, r;
-	struct sofl_pkt q;
 
 	if (p->l4_proto == 17) {
 		const uint8_t *h = d + eo;
@@ -144,55 +149,69 @@ sofl_pkt_encap(struct sofl_pkt *p, const struct sofl_pkt_config *cfg, int fast)
 		type = SOFL_ENCAP_IPIP;	/* no header: the inner IP starts the payload */
 		v = p->l4_proto == 4 ? 4 : 6;
 	}
-	io = l2 = eo + elen;
+	io = l2off = eo + elen;
 	if (eth) {
 		uint16_t et;
 
 		flags |= SOFL_ENCAP_F_INNER_ETH;
 		if (end - io < PK_ETH_HLEN)
-			return fail(p, type, flags, eo, elen, l2, SOFL_ENCAP_ERR_INNER_L2, 0);
+			return fail(p, type, flags, eo, elen, l2off, SOFL_ENCAP_ERR_INNER_L2, 0);
 		et = sofl_get16(d + io + 12);
 		if (et == PK_ETH_P_8021Q || et == PK_ETH_P_8021AD)
-			return fail(p, type, flags, eo, elen, l2, SOFL_ENCAP_ERR_INNER_VLAN, 0);
+			return fail(p, type, flags, eo, elen, l2off, SOFL_ENCAP_ERR_INNER_VLAN, 0);
 		io += PK_ETH_HLEN;
 		v = et == PK_ETH_P_IP ? 4 : et == PK_ETH_P_IPV6 ? 6 : 0;
 	}
 
-	pk_zero(&q);
-	q.data = d;
-	q.len = end;		/* the inner packet lies within what carries it */
-	q.link = p->link;
-	if (v) {
-		if ((r = inner_ip(&q, io, v, fast)) < 0)
-			return fail(p, type, flags, eo, elen, l2, SOFL_ENCAP_ERR_INNER, r);
-	} else {
-		q.l3_off = (uint16_t)io;	/* inner Ethernet, not IP: nothing more */
-	}
-	if (pk_encap_cand(&q, cfg))
-		flags |= SOFL_ENCAP_F_NESTED;	/* a second level: not parsed into */
+	/* the outer values the result keeps; the inner packet parsed over *p */
+	{
+		const uint32_t len = p->len, ip_end = p->ip_end;
+		const uint16_t ethertype = p->ethertype, l3_off = p->l3_off, l3_len = p->l3_len,
+			       l4_off = p->l4_off;
+		const uint8_t link = p->link, l2 = p->layers & SOFL_LAYER_L2, nvlan = p->key.nvlan,
+			      ipv = p->ipv, proto = p->l4_proto;
+		uint16_t tci[SOFL_PKT_VLAN_MAX], tpid[SOFL_PKT_VLAN_MAX], vid[SOFL_PKT_VLAN_MAX];
 
-	q.len = p->len;
-	q.layers = (uint8_t)((p->layers & SOFL_LAYER_L2) | q.layers | SOFL_LAYER_ENCAP);
-	q.ethertype = p->ethertype;
-	memcpy(q.vlan_tci, p->vlan_tci, sizeof(q.vlan_tci));
-	memcpy(q.vlan_tpid, p->vlan_tpid, sizeof(q.vlan_tpid));
-	q.key.nvlan = p->key.nvlan;
-	memcpy(q.key.vlan, p->key.vlan, sizeof(q.key.vlan));
-	q.encap = type;
-	q.encap_flags = flags;
-	q.encap_err = SOFL_ENCAP_ERR_NONE;
-	q.outer_ipv = p->ipv;
-	q.outer_l3_off = p->l3_off;
-	q.outer_l3_len = p->l3_len;
-	q.outer_l4_off = type == SOFL_ENCAP_IPIP ? 0 : p->l4_off;
-	q.encap_off = (uint16_t)eo;
-	q.encap_len = (uint16_t)elen;
-	q.inner_l2_off = (uint16_t)l2;
-	q.encap_inner_err = 0;
-	q.outer_proto = p->l4_proto;
-	q.pad2_ = 0;
-	q.outer_ip_end = p->ip_end;
-	q.vni = vni;
-	*p = q;
+		memcpy(tci, p->vlan_tci, sizeof(tci));
+		memcpy(tpid, p->vlan_tpid, sizeof(tpid));
+		memcpy(vid, p->key.vlan, sizeof(vid));
+		if (v) {
+			if ((r = inner_ip(p, d, end, io, v, fast)) < 0) {
+				/* the outer packet again (the parse is deterministic) */
+				sofl_pkt_parse_plain(p, d, len, (enum sofl_link)link);
+				return fail(p, type, flags, eo, elen, l2off, SOFL_ENCAP_ERR_INNER, r);
+			}
+		} else {
+			pk_zero(p);	/* inner Ethernet, not IP: nothing more */
+			p->data = d;
+			p->l3_off = (uint16_t)io;
+		}
+		if (pk_encap_cand(p, cfg))
+			flags |= SOFL_ENCAP_F_NESTED;	/* a second level: not parsed into */
+		p->len = len;
+		p->link = link;
+		p->layers = (uint8_t)(l2 | (p->layers & (SOFL_LAYER_L3 | SOFL_LAYER_L4)) |
+				      SOFL_LAYER_ENCAP);
+		p->ethertype = ethertype;
+		memcpy(p->vlan_tci, tci, sizeof(tci));
+		memcpy(p->vlan_tpid, tpid, sizeof(tpid));
+		p->key.nvlan = nvlan;
+		memcpy(p->key.vlan, vid, sizeof(vid));
+		p->encap = type;
+		p->encap_flags = flags;
+		p->encap_err = SOFL_ENCAP_ERR_NONE;
+		p->outer_ipv = ipv;
+		p->outer_l3_off = l3_off;
+		p->outer_l3_len = l3_len;
+		p->outer_l4_off = type == SOFL_ENCAP_IPIP ? 0 : l4_off;
+		p->encap_off = (uint16_t)eo;
+		p->encap_len = (uint16_t)elen;
+		p->inner_l2_off = (uint16_t)l2off;
+		p->encap_inner_err = 0;
+		p->outer_proto = proto;
+		p->pad2_ = 0;
+		p->outer_ip_end = ip_end;
+		p->vni = vni;
+	}
 	return 0;
 }

@@ -24,6 +24,10 @@ int sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, en
 int sofl_pkt_parse_generic_cfg(struct sofl_pkt *p, const void *frame, size_t len,
 			       enum sofl_link link, const struct sofl_pkt_config *cfg);
 
+/* sofl_pkt_parse_plain() : the generic parse without tunnels (p, frame
+ * checked by the caller). */
+int sofl_pkt_parse_plain(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
+
 /* sofl_pkt_parse_rest() : the generic parse of the outer packet, then its
  * tunnel (config NULL or checked), the inner packet through the fast path
  * first when @fast: what the fast path hands on. */

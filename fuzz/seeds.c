@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "../tests/helpers.h"
+#include "../tests/helpers_encap.h"
 #include "softoffload/rss.h"
 #include "softoffload/vnet.h"
 
@@ -105,6 +106,49 @@ gro_seed(uint8_t cfg, int ipv, int proto, int n, int mix, int link)
 	put(blob, o, NULL, 0);
 }
 
+/* fuzz_gro, tunnels: @n segments of one inner TCP flow (IPv@iv) under
+ * @type (VXLAN, Geneve, IP-in-IP) over outer IPv@ov, the outer UDP checksum
+ * zero or not (@ocsum), outer IPv4 IDs incrementing; with @bad the fourth
+ * has a bad outer checksum */
+static void
+gro_tun_seed(uint8_t cfg, int type, int ov, int iv, int ocsum, int n, int bad)
+{
+	static uint8_t blob[64 * 1700];
+	uint8_t f[MAXF], in[MAXF];
+	size_t o = 2, len, il;
+	struct t_spec s, os;
+	struct t_encap e;
+	int i;
+
+	blob[0] = cfg;
+	blob[1] = (uint8_t)(n / 2);
+	for (i = 0; i < n; i++) {
+		t_spec_init(&s, iv, 6);
+		s.link = type == SOFL_ENCAP_IPIP ? SOFL_LINK_RAW : SOFL_LINK_ETH;
+		s.pay_len = 900;
+		s.seq = 1000 + (uint32_t)i * 900;
+		s.pay_off = (uint32_t)i * 900;
+		s.ip_id = (uint16_t)i;
+		il = t_build(in, sizeof(in), &s);
+		t_spec_init(&os, ov, type == SOFL_ENCAP_IPIP ? (iv == 4 ? 4 : 41) : 17);
+		os.dport = type == SOFL_ENCAP_GENEVE ? 6081 : 4789;
+		os.sport = 50000;
+		os.ip_id = (uint16_t)(100 + i);
+		os.udp_zero_csum = !ocsum;
+		t_encap_init(&e, type, 0x123456);
+		len = t_build_encap(f, MAXF, &os, &e, in, il);
+		if (bad && i == 3 && type != SOFL_ENCAP_IPIP && ocsum)
+			f[14 + (ov == 4 ? 20 : 40) + 6] ^= 0x11;
+		if (o + 2 + len > sizeof(blob))
+			break;
+		blob[o] = (uint8_t)(len >> 8);
+		blob[o + 1] = (uint8_t)len;
+		memcpy(blob + o + 2, f, len);
+		o += 2 + len;
+	}
+	put(blob, o, NULL, 0);
+}
+
 /* fuzz_port_afpacket: options, VLAN TCI, then records (2-byte length, the
  * 10-byte virtio header in host order, the frame): the Ethernet shapes as
  * plain frames, and each TCP/UDP one also as a super-packet with its GSO
@@ -196,6 +240,11 @@ main(int argc, char **argv)
 		gro_seed(1 | 4, 4, 17, 6, 0, SOFL_LINK_ETH);
 		gro_seed(1 | 32 | 128, 6, 17, 4, 1, SOFL_LINK_RAW);
 		gro_seed(32 | 8, 4, 6, 7, 0, SOFL_LINK_RAW);
+		gro_tun_seed(0, SOFL_ENCAP_VXLAN, 4, 4, 0, 6, 0);
+		gro_tun_seed(0, SOFL_ENCAP_VXLAN, 6, 6, 1, 6, 1);
+		gro_tun_seed(2, SOFL_ENCAP_GENEVE, 4, 6, 1, 5, 0);
+		gro_tun_seed(16, SOFL_ENCAP_IPIP, 4, 4, 0, 5, 0);
+		gro_tun_seed(0, SOFL_ENCAP_IPIP, 6, 4, 0, 4, 0);
 		return 0;
 	}
 	for (i = 0; (len = shape(i, f, &link)) > 0; i++) {

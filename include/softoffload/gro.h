@@ -169,9 +169,14 @@
  *   zero (udp4/udp6_gro_complete), else 0; gso_type = SOFL_GSO_TUNNEL_UDP
  *   (outer checksum zero) or SOFL_GSO_TUNNEL_UDP_CSUM, or
  *   SOFL_GSO_TUNNEL_IPIP, ORed with the inner type; the inner headers and
- *   csum_start/csum_offset (the inner L4 header) as for plain traffic.  With
- *   csum_full the inner TCP checksum is complete and so is a non-zero outer
- *   UDP checksum.  Tunnel flows take the general path (the fast paths leave
+ *   csum_start/csum_offset (the inner L4 header) as for plain traffic; the
+ *   inner checksum field the pseudo-header sum in both checksum modes (as
+ *   UDP's: virtio_net_hdr_tnl_to_skb refuses a UDP-tunnel header without
+ *   NEEDS_CSUM).  vnet: the 24-byte UDP-tunnel form (vnet.h: the outer
+ *   family bit, outer_th_offset, inner_nh_offset, UDP_TUNNEL_CSUM when the
+ *   outer checksum is not zero); virtio has no IP-in-IP GSO type, so an
+ *   IP-in-IP super-packet's vnet has gso_type NONE (its checksum offsets
+ *   only: write it where no segmentation is needed).  Tunnel flows take the general path (the fast paths leave
  *   every input that may be a tunnel packet to it); the rules are the same
  *   functions.  SOFL_GRO_F_CSUM_OK and SOFL_GRO_F_IPCSUM_OK of a tunnel
  *   packet speak of its inner L4 checksum and of both IPv4 header checksums.

@@ -142,7 +142,8 @@ out_super(struct sofl_gro *g, uint32_t fi)
 		sofl_put16(l4 + 4, (uint16_t)l4len);
 		o->gso_type = SOFL_GSO_UDP_L4;
 	}
-	if (g->cfg.csum_full && f->proto == 6) {	/* UDP: see gro.h, Completion */
+	/* UDP, tunnels: the pseudo sum in both modes (gro.h, Completion, Tunnels) */
+	if (g->cfg.csum_full && f->proto == 6 && !(f->mk == NO_MASK && g->tun[fi].ov)) {
 		uint16_t c;
 
 		sofl_put16(l4 + co, 0);
@@ -162,12 +163,12 @@ out_super(struct sofl_gro *g, uint32_t fi)
 		o->csum_offset = o->vnet.csum_offset = co;
 		o->vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
 	}
-	if (f->mk == NO_MASK && g->tun[fi].ov)
-		gro_tun_complete(g, fi, o, h, pseudo);
 	o->gso_size = f->mss;
 	o->vnet.gso_type = o->gso_type;
 	o->vnet.gso_size = f->mss;
 	o->vnet.hdr_len = f->hdr_len;
+	if (f->mk == NO_MASK && g->tun[fi].ov)
+		gro_tun_complete(g, fi, o, h);
 
 	/* one walk of the segment list (a chain of dependent loads), the
 	 * cursors in locals: through g they were reloaded and stored back
@@ -207,31 +208,28 @@ out_super(struct sofl_gro *g, uint32_t fi)
 }
 
 /* A tunnel flow's super-packet (out_super wrote the inner headers into
- * the copy @h, the inner L4 checksum field set, @inner_pseudo the inner
- * pseudo-header sum): the outer headers as the gro_complete chain leaves
- * them — the outer IPv4 total length with its header checksum updated
- * (inet_gro_complete: csum_replace2) or IPv6 payload length
- * (ipv6_gro_complete); the outer UDP length and, when the checksum is not
- * zero, the pseudo-header sum of the new length (udp4/udp6_gro_complete:
- * ~udp_v4_check(len, saddr, daddr, 0)), left zero otherwise; the type
- * SKB_GSO_UDP_TUNNEL_CSUM / _UDP_TUNNEL (udp_gro_complete) or the
- * IP-in-IP bit (ipip_gro_complete, ip4ip6/ip6ip6/sit_gro_complete) with the
- * inner type.  The tunnel header and inner Ethernet header are the first
- * segment's (vxlan/geneve/eth_gro_complete change nothing).  With
- * csum_full (inner TCP checksum complete) a non-zero outer checksum is
- * completed too, from the header bytes alone: the inner segment with a
- * correct checksum sums to the complement of its pseudo-header sum (what
- * Linux's lco_csum uses). */
+ * the copy @h, the inner L4 checksum field the pseudo-header sum): the
+ * outer headers as the gro_complete chain leaves them — the outer IPv4
+ * total length with its header checksum updated (inet_gro_complete:
+ * csum_replace2) or IPv6 payload length (ipv6_gro_complete); the outer UDP
+ * length and, when the checksum is not zero, the pseudo-header sum of the
+ * new length (udp4/udp6_gro_complete: ~udp_v4_check(len, saddr, daddr, 0)),
+ * left zero otherwise; the type SKB_GSO_UDP_TUNNEL_CSUM / _UDP_TUNNEL
+ * (udp_gro_complete) or the IP-in-IP bit (ipip_gro_complete,
+ * ip4ip6/ip6ip6/sit_gro_complete) with the inner type.  The tunnel header
+ * and inner Ethernet header are the first segment's (vxlan/geneve/
+ * eth_gro_complete change nothing).  Its virtio header is the UDP-tunnel
+ * form (virtio_net_hdr_tnl_to_skb accepts it: NEEDS_CSUM, the outer
+ * family bit, outer_th_offset, inner_nh_offset, UDP_TUNNEL_CSUM when the
+ * outer checksum is not zero). */
 void
-gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h,
-		 uint16_t inner_pseudo)
+gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h)
 {
 	const struct flow *f = &g->flows[fi];
 	const struct tflow *t = &g->tun[fi];
 	const uint32_t tot = (uint32_t)f->l3_off + f->ip_len;	/* the frame */
 	uint8_t *oip = h + t->o3, *uh;
-	uint32_t ulen, sum;
-	uint16_t c;
+	uint32_t ulen;
 
 	if (t->ov == 4)
 		hdr_ipv4_set_len_incr(oip, (uint16_t)(tot - t->o3));
@@ -240,9 +238,19 @@ gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_
 	g->st.tun_super_pkts++;
 	g->st.tun_segs_merged += f->count;
 	if (!t->o4) {
+		/* virtio has no IP-in-IP GSO type (Linux SKB_GSO_IPXIP4/6): the
+		 * virtio header keeps the inner checksum offsets only */
 		o->gso_type |= SOFL_GSO_TUNNEL_IPIP;
+		o->vnet.gso_type = SOFL_GSO_NONE;
+		o->vnet.gso_size = 0;
 		return;
 	}
+	/* the 24-byte virtio header's UDP-tunnel form (Linux 6.17+) */
+	o->vnet.gso_type |= t->ov == 4 ? SOFL_VNET_GSO_UDP_TUNNEL_IPV4 : SOFL_VNET_GSO_UDP_TUNNEL_IPV6;
+	o->vnet.outer_th_offset = t->o4;
+	o->vnet.inner_nh_offset = f->l3_off;
+	if (t->ocsum)
+		o->vnet.flags |= SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM;
 	uh = h + t->o4;
 	ulen = tot - t->o4;
 	sofl_put16(uh + 4, (uint16_t)ulen);
@@ -251,16 +259,7 @@ gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_
 		return;
 	}
 	o->gso_type |= SOFL_GSO_TUNNEL_UDP_CSUM;
-	c = l4_pseudo(t->ov, oip, 17, ulen);
-	if (o->csum == SOFL_CSUM_VALID) {	/* csum_full, inner TCP complete */
-		sofl_put16(uh + 6, 0);
-		sum = sofl_csum_add(c, uh, (uint32_t)(f->l4_off - t->o4));
-		sum += (uint16_t)~inner_pseudo;
-		c = (uint16_t)~sofl_csum_fold(sum);
-		if (c == 0)
-			c = 0xffff;	/* UDP: a computed 0 is sent as all ones */
-	}
-	sofl_put16(uh + 6, c);
+	sofl_put16(uh + 6, l4_pseudo(t->ov, oip, 17, ulen));
 }
 
 /* Delivers held flow @fi (already out of the table); frees it and its

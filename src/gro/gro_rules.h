@@ -593,20 +593,23 @@ classify_tun(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl
 }
 
 /* A tunnel packet's outer checks after the inner IP header's: the outer
- * reserved fragment bit joins badlen (#9, inet_gro_receive's flush on the
- * outer header); unless badlen, a non-zero outer UDP checksum not flagged
- * verified (SOFL_GRO_F_OUTER_CSUM_OK) is verified (udp4/udp6_gro_receive:
- * skb_gro_checksum_validate_zero_check; a bad one is not merged, its flow
- * kept).  -1, or the bypass reason. */
+ * header's length fault or reserved fragment bit joins badlen (#8, #9:
+ * inet_gro_receive's flush on the outer header); unless the outer header
+ * has one (udp4_gro_receive skips the check when flush is already set by
+ * then: only the outer layer has been seen), a non-zero outer UDP checksum
+ * not flagged verified (SOFL_GRO_F_OUTER_CSUM_OK) is verified
+ * (skb_gro_checksum_validate_zero_check; a bad one is not merged, its flow
+ * kept, whatever the inner packet's length).  -1, or the bypass reason. */
 static __attribute__((noinline)) int
 classify_tun_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 		int *badlen)
 {
 	const uint8_t *oip = q->data + q->outer_l3_off;
+	/* the outer header's own flush (udp4_gro_receive sees only that one) */
+	const int obad = q->outer_ip_end != q->len || (q->outer_ipv == 4 && (oip[6] & 0x80));
 
-	if (q->outer_ipv == 4 && (oip[6] & 0x80))
-		*badlen = 1;
-	if (*badlen || !q->outer_l4_off || (in->flags & SOFL_GRO_F_OUTER_CSUM_OK) ||
+	*badlen |= obad;
+	if (obad || !q->outer_l4_off || (in->flags & SOFL_GRO_F_OUTER_CSUM_OK) ||
 	    !sofl_get16(q->data + q->outer_l4_off + 6))
 		return -1;
 	g->st.csum_sw_outer++;

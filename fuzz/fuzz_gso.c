@@ -8,7 +8,11 @@
  *   - both modes give the same segments, byte for byte;
  *   - need() and segment() agree (count, or the same error);
  *   - every segment parses (when the input did); TCP/UDP segments carry the input's payload
- *     exactly once, in order, with verifying checksums unless CSUM_PARTIAL. */
+ *     exactly once, in order, with verifying checksums unless CSUM_PARTIAL.
+ * A tunnel parse (VXLAN, Geneve, IP-in-IP on the default ports) gets a
+ * tunnel bit too, picked by (byte 1 ^ byte 2 ^ byte 3) & 3 (none, UDP,
+ * UDP_CSUM, IPIP: matching the parse or not); its segments' outer IPv4
+ * header and outer UDP checksums are verified as well. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +56,33 @@ run(const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mode,
 	return n;
 }
 
+/* The outer headers of tunnel segment @q: IPv4 header checksum, UDP length
+ * and checksum (complete for _CSUM unless the inner one is partial: the
+ * outer one then counts the inner as complete, so it is not checked). */
+static void
+check_outer(const struct sofl_pkt *q, unsigned tb, int partial)
+{
+	const uint8_t *oh = q->data + q->outer_l3_off;
+
+	CHECK(q->layers & SOFL_LAYER_ENCAP);
+	if (q->outer_ipv == 4)
+		CHECK(sofl_csum_fold(sofl_csum_add(0, oh, q->outer_l3_len)) == 0xffff);
+	if (tb == SOFL_GSO_TUNNEL_IPIP)
+		return;
+	{
+		const uint8_t *uh = q->data + q->outer_l4_off;
+		uint32_t ulen = q->outer_ip_end - q->outer_l4_off;
+		uint32_t ps = q->outer_ipv == 4 ? sofl_csum_pseudo_v4(oh + 12, oh + 16, 17, ulen) :
+						  sofl_csum_pseudo_v6(oh + 8, oh + 24, 17, ulen);
+
+		CHECK(sofl_get16(uh + 4) == ulen);
+		if (tb == SOFL_GSO_TUNNEL_UDP)
+			CHECK(sofl_get16(uh + 6) == 0);
+		else if (!partial)
+			CHECK(sofl_csum_fold(sofl_csum_add(ps, uh, ulen)) == 0xffff);
+	}
+}
+
 static void
 release(struct sofl_gso_out *o)
 {
@@ -65,6 +96,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t type_of[4] = { SOFL_GSO_NONE, SOFL_GSO_TCPV4, SOFL_GSO_UDP_L4,
 					      SOFL_GSO_UFO };
+	static const uint8_t tun_of[4] = { 0, SOFL_GSO_TUNNEL_UDP, SOFL_GSO_TUNNEL_UDP_CSUM,
+					     SOFL_GSO_TUNNEL_IPIP };
+	unsigned tb = 0;
+	struct sofl_pkt_config plain;
 	struct sofl_gso_params gp;
 	struct sofl_gso_out c, z;
 	struct sofl_pkt p;
@@ -93,6 +128,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(f);
 		return 0;
 	}
+	if (p.layers & SOFL_LAYER_ENCAP) {
+		tb = tun_of[(data[1] ^ data[2] ^ data[3]) & 3];
+		gp.type |= (uint8_t)tb;
+	}
+	sofl_pkt_config_init(&plain);
+	plain.n_udp = 0;
+	plain.flags = SOFL_PKT_F_NO_IPIP;
 	n = run(&gp, &p, SOFL_GSO_COPY, &c);
 	CHECK(run(&gp, &p, SOFL_GSO_ZEROCOPY, &z) == n);
 	for (i = 0; i < n; i++) {
@@ -109,11 +151,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			off += t->iov[k].iov_len;
 		}
 		CHECK(off == s->len);
-		/* a packet the parser faulted past L3 may pass through as it is */
-		if (sofl_pkt_parse(&q, s->data, s->len, link) < 0) {
+		/* a packet the parser faulted past L3 may pass through as it is;
+		 * segments of a plain type are parsed without tunnels (a cut
+		 * may make a tunnel header the parser refused whole look valid) */
+		if (sofl_pkt_parse_cfg(&q, s->data, s->len, link, tb ? NULL : &plain) < 0) {
 			CHECK(perr < 0);
 			continue;
 		}
+		if (tb)
+			check_outer(&q, tb, gp.flags & SOFL_GSO_F_CSUM_PARTIAL);
+		else if (p.layers & SOFL_LAYER_ENCAP)
+			continue;	/* a plain type: the outer packet was cut */
 		if (gp.type == SOFL_GSO_UFO || !(p.layers & SOFL_LAYER_L4))
 			continue;
 		/* TCP / UDP: the payload, in order, exactly once */
@@ -126,7 +174,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!(gp.flags & SOFL_GSO_F_CSUM_PARTIAL))
 			CHECK(l4 == SOFL_CSUM_VALID || l4 == SOFL_CSUM_ABSENT);
 	}
-	if (n > 0 && gp.type != SOFL_GSO_UFO && (p.layers & SOFL_LAYER_L4))
+	if (n > 0 && gp.type != SOFL_GSO_UFO && (p.layers & SOFL_LAYER_L4) &&
+	    (tb || !(p.layers & SOFL_LAYER_ENCAP)))
 		CHECK(pay == p.pay_len);
 	release(&c);
 	release(&z);

@@ -65,6 +65,87 @@ shape(int i, uint8_t *buf, int *link)
 	return t_build(buf, MAXF, &s);
 }
 
+/* fuzz_gso: tunnel super-packets (VXLAN over IPv4 with the outer UDP
+ * checksum, Geneve with an option over IPv6 without, IP-in-IP 6in4), inner
+ * TCP or UDP, each with the gso header bytes of a TCP and a UDP cut; the
+ * tunnel bit is picked by bytes 1 ^ 2 ^ 3 (fuzz_gso.c). */
+static void
+gso_tun_seeds(void)
+{
+	static const uint8_t hdr[2][4] = {
+		{ 1 << 1, 0x02, 0x18, 0 },	/* TCP 536; 0x02 ^ 0x18 = 0x1a: UDP_CSUM */
+		{ 2 << 1, 0x01, 0xf4, 0 },	/* UDP_L4 500; 0x01 ^ 0xf4 = 0xf5: UDP */
+	};
+	uint8_t in[MAXF], f[MAXF];
+	struct t_spec s;
+	int k;
+
+	for (k = 0; k < 6; k++) {
+		int encap = k % 3, ov = encap == 1 ? 6 : 4, iv = encap == 2 ? 6 : 4;
+		int proto = k < 3 ? 6 : 17;
+		size_t il, o = 14, ol3 = 14, ip_len, hl;
+		uint8_t *ip = f + ol3;
+
+		t_spec_init(&s, iv, proto);
+		s.link = encap == 2 ? SOFL_LINK_RAW : SOFL_LINK_ETH;
+		s.pay_len = 1600;
+		s.csum = T_CSUM_PARTIAL;
+		il = t_build(in, sizeof(in), &s);
+		memset(f, 0, 14 + 40 + 8 + 16);
+		f[0] = 2; f[11] = 1;
+		f[12] = ov == 4 ? 0x08 : 0x86; f[13] = ov == 4 ? 0x00 : 0xdd;
+		o += ov == 4 ? 20 : 40;
+		hl = encap == 2 ? 0 : 8 + (encap == 1 ? 8 : 0);
+		if (encap != 2) {
+			uint8_t *uh = f + o, *th = uh + 8;
+
+			sofl_put16(uh, 50000);
+			sofl_put16(uh + 2, encap == 1 ? 6081 : 4789);
+			sofl_put16(uh + 4, (uint16_t)(8 + hl + il));
+			if (encap == 0) {
+				th[0] = 0x08;
+				th[6] = 0x42;
+			} else {
+				th[0] = 2;		/* 8 bytes of options */
+				sofl_put16(th + 2, 0x6558);
+				th[6] = 0x42;
+				sofl_put16(th + 8, 0x0102);
+				th[10] = 0x80;
+				th[11] = 1;
+			}
+			o += 8 + hl;
+		}
+		memcpy(f + o, in, il);
+		ip_len = o + il - ol3;
+		if (ov == 4) {
+			ip[0] = 0x45;
+			sofl_put16(ip + 2, (uint16_t)ip_len);
+			ip[6] = 0x40;
+			ip[8] = 64;
+			ip[9] = encap == 2 ? 41 : 17;
+			ip[12] = 198; ip[13] = 18; ip[15] = 1;
+			ip[16] = 198; ip[17] = 18; ip[19] = 2;
+			sofl_put16(ip + 10, (uint16_t)~sofl_csum_fold(sofl_csum_add(0, ip, 20)));
+		} else {
+			ip[0] = 0x60;
+			sofl_put16(ip + 4, (uint16_t)(ip_len - 40));
+			ip[6] = 17;
+			ip[7] = 64;
+			ip[8] = 0x20; ip[9] = 0x01; ip[11] = 2; ip[23] = 1;
+			ip[24] = 0x20; ip[25] = 0x01; ip[27] = 2; ip[39] = 2;
+		}
+		if (encap == 0) {	/* the outer UDP checksum over the datagram */
+			uint8_t *uh = f + ol3 + 20;
+			uint32_t ulen = (uint32_t)(ip_len - 20);
+			uint16_t c = (uint16_t)~sofl_csum_fold(sofl_csum_add(
+				sofl_csum_pseudo_v4(ip + 12, ip + 16, 17, ulen), uh, ulen));
+
+			sofl_put16(uh + 6, c ? c : 0xffff);
+		}
+		put(hdr[proto == 17], 4, f, o + il);
+	}
+}
+
 /* fuzz_gro: config byte, split byte, then 2-byte-length-prefixed frames:
  * a train of @n consecutive segments of one flow (TCP, or UDP datagrams of
  * equal size), interleaved with a second flow when @mix. */
@@ -247,6 +328,8 @@ main(int argc, char **argv)
 		gro_tun_seed(0, SOFL_ENCAP_IPIP, 6, 4, 0, 4, 0);
 		return 0;
 	}
+	if (!strcmp(argv[1], "fuzz_gso"))
+		gso_tun_seeds();
 	for (i = 0; (len = shape(i, f, &link)) > 0; i++) {
 		if (!strcmp(argv[1], "fuzz_pkt")) {
 			uint8_t l = (uint8_t)link;

@@ -30,6 +30,48 @@ put(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 	fclose(f);
 }
 
+/* Tunnel shapes (pkt.h "Tunnels"): VXLAN TCP/IPv4 in IPv4, VXLAN TCP/IPv6
+ * in IPv6 with outer checksum zero, Geneve with options and an IPv4
+ * payload, Geneve Ethernet UDP/IPv6, 4in4, 6in6 (raw link), VXLAN in VXLAN */
+static size_t
+tunnel_shape(int i, uint8_t *buf, int *link)
+{
+	static const uint8_t opts[8] = { 0x01, 0x02, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef };
+	uint8_t in[MAXF], mid[MAXF];
+	struct t_spec s, o;
+	struct t_encap e;
+	size_t n;
+	int iv = i == 1 || i == 3 || i == 5 ? 6 : 4, ov = i == 1 || i == 5 ? 6 : 4;
+	int type = i == 2 || i == 3 ? SOFL_ENCAP_GENEVE : i == 4 || i == 5 ? SOFL_ENCAP_IPIP :
+		   SOFL_ENCAP_VXLAN;
+
+	t_spec_init(&s, iv, i == 3 ? 17 : 6);
+	s.link = type == SOFL_ENCAP_IPIP || i == 2 ? SOFL_LINK_RAW : SOFL_LINK_ETH;
+	s.pay_len = 1000;
+	if (s.proto == 6) {
+		s.tcp_opts = t_opt_ts;
+		s.tcp_opts_len = 12;
+	}
+	n = t_build(in, MAXF, &s);
+	t_encap_init(&e, type, 0x10203);
+	if (i == 2) {
+		e.gn_proto = 0x0800;
+		e.gn_opts = opts;
+		e.gn_opts_len = sizeof(opts);
+	}
+	t_spec_init(&o, ov, type == SOFL_ENCAP_IPIP ? (iv == 4 ? 4 : 41) : 17);
+	o.dport = type == SOFL_ENCAP_GENEVE ? 6081 : 4789;
+	o.udp_zero_csum = i == 1;
+	o.link = i == 5 ? SOFL_LINK_RAW : SOFL_LINK_ETH;
+	*link = o.link;
+	if (i == 6) {		/* the VXLAN packet of shape 0 inside another */
+		size_t m = t_build_encap(mid, MAXF, &o, &e, in, n);
+
+		return t_build_encap(buf, MAXF, &o, &e, mid, m);
+	}
+	return t_build_encap(buf, MAXF, &o, &e, in, n);
+}
+
 /* The packet shapes every harness starts from. */
 static size_t
 shape(int i, uint8_t *buf, int *link)
@@ -59,6 +101,8 @@ shape(int i, uint8_t *buf, int *link)
 	case 11: t_spec_init(&s, 6, 17); s.link = SOFL_LINK_RAW; s.pay_len = 3000; break;
 	case 12: t_spec_init(&s, 4, 1); s.pay_len = 56; break;
 	case 13: t_spec_init(&s, 4, 6); *link = SOFL_LINK_ETH; return t_build_arp(buf, MAXF, &s);
+	case 14: case 15: case 16: case 17: case 18: case 19: case 20:
+		return tunnel_shape(i - 14, buf, link);
 	default: return 0;
 	}
 	*link = s.link;
@@ -334,6 +378,14 @@ main(int argc, char **argv)
 		if (!strcmp(argv[1], "fuzz_pkt")) {
 			uint8_t l = (uint8_t)link;
 			put(&l, 1, f, len);
+			if (i >= 14) {	/* the tunnel shapes: each config, split */
+				int k;
+
+				for (k = 1; k < 6; k++) {
+					l = (uint8_t)(link | k << 1 | (k & 1) << 4);
+					put(&l, 1, f, len);
+				}
+			}
 		} else if (!strcmp(argv[1], "fuzz_gso")) {
 			/* link | type << 1 | flags << 3, gso_size, mtu / 8 */
 			static const uint8_t v[][4] = {

@@ -87,7 +87,8 @@ enum sofl_link {
  *     engine's rules run on the inner headers unchanged (Linux's flow
  *     dissector reports an IP-in-IP packet's inner addresses the same way);
  *     SOFL_LAYER_L3/L4 say how far the inner packet was parsed (an inner
- *     ARP frame has neither);
+ *     ARP frame has neither: its l3_off is where its network header
+ *     starts, its other L3 and L4 fields 0);
  *   - the outer headers and the tunnel header are described by the
  *     outer_*, encap* and vni fields.
  * Layout, with the field that gives each offset:
@@ -104,11 +105,15 @@ enum sofl_link {
  * returns 0): engines pass it through with its reason.
  *
  * Without either bit, encap is SOFL_ENCAP_NONE and the other tunnel fields
- * are unspecified.  A tunnel inside the inner packet (a second level) is not
- * parsed into: the inner packet is parsed as a plain one (its UDP or IP-in-IP
- * header is its L4 / payload) and encap_flags has SOFL_ENCAP_F_NESTED, so
- * engines pass it through, as Linux's encap_mark does.  An outer IP fragment
- * is a fragment, never a tunnel packet. */
+ * are unspecified.  A tunnel inside the inner packet (a second level, by the
+ * same config: UDP to a port of the table, or protocol 4/41 unless
+ * SOFL_PKT_F_NO_IPIP) is not parsed into: the inner packet is parsed as a
+ * plain one (its UDP or IP-in-IP header is its L4 / payload) and encap_flags
+ * has SOFL_ENCAP_F_NESTED, so engines pass it through, as Linux's
+ * encap_mark does.  An outer IP fragment is a fragment, never a tunnel
+ * packet.  The inner packet must lie within the outer UDP payload (UDP
+ * length) or the outer IP payload (IP-in-IP): an inner length past it is
+ * SOFL_ENCAP_ERR_INNER.  The rules in full: docs/overlay-parse.md. */
 enum sofl_encap {
 	SOFL_ENCAP_NONE = 0,
 	SOFL_ENCAP_VXLAN = 1,	/* UDP; 8-byte header; inner Ethernet */
@@ -266,7 +271,7 @@ struct sofl_pkt {
 SOFL_API int sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
 
 /* sofl_pkt_config_init() : the defaults: VXLAN on 4789, Geneve on 6081,
- * IP-in-IP parsed into (what sofl_pkt_parse() uses). */
+ * IP-in-IP parsed into (what sofl_pkt_parse() uses).  NULL: nothing. */
 SOFL_API void sofl_pkt_config_init(struct sofl_pkt_config *cfg);
 
 /* sofl_pkt_parse_cfg() :
@@ -276,7 +281,8 @@ SOFL_API void sofl_pkt_config_init(struct sofl_pkt_config *cfg);
  * @return as sofl_pkt_parse(), or SOFL_E_CFG_SIZE (cfg->size too small or
  *         unknown non-zero bytes past the known fields), SOFL_E_INVAL (n_udp
  *         above SOFL_PKT_UDP_ENCAP_MAX, a port 0, a type not VXLAN/GENEVE,
- *         unknown flags).  Thread-safety: reentrant. */
+ *         unknown flags; the config is checked first).  A port given
+ *         twice: its first entry counts.  Thread-safety: reentrant. */
 SOFL_API int sofl_pkt_parse_cfg(struct sofl_pkt *p, const void *frame, size_t len,
 				enum sofl_link link, const struct sofl_pkt_config *cfg);
 
@@ -304,7 +310,12 @@ SOFL_API int sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struc
 /* sofl_pkt_parse_iov_cfg() : sofl_pkt_parse_iov() with the tunnel options
  * of @cfg (NULL: the defaults), as sofl_pkt_parse_cfg().  The headers through
  * the inner TCP/UDP header must lie within SOFL_PKT_IOV_HDR_MAX bytes (else
- * SOFL_E_GSO_HDR). */
+ * SOFL_E_GSO_HDR).  For a tunnel packet the length fields trimmed in the
+ * copy and given back are the outer IP and UDP lengths and the inner IP
+ * and UDP lengths (outer_ip_end, ip_end, pay_len real), each checked
+ * against the real extent of what carries it.
+ * @return as sofl_pkt_parse_iov(), or SOFL_E_CFG_SIZE / SOFL_E_INVAL for
+ *         @cfg as sofl_pkt_parse_cfg(). */
 SOFL_API int sofl_pkt_parse_iov_cfg(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 				    int cnt, enum sofl_link link, const struct sofl_pkt_config *cfg);
 

@@ -128,8 +128,10 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->pcp = c.parse ? &g->pcfg : NULL;	/* NULL: the parser's constants */
 	c.parse = &g->pcfg;
 	g->ntport = g->pcfg.n_udp;
-	for (i = 0; i < g->ntport; i++)
+	for (i = 0; i < g->ntport; i++) {
 		g->tport[i] = g->pcfg.udp[i].port;
+		g->tport_bits |= 1ull << (g->tport[i] & 63);
+	}
 	g->ipip = !(g->pcfg.flags & SOFL_PKT_F_NO_IPIP);
 	g->cfg = c;
 	if ((err = sofl_sip_key(g->hkey, c.hash_key)) != 0) {

@@ -196,6 +196,7 @@ struct sofl_gro {
 	const struct sofl_pkt_config *pcp;	/* the parses': &pcfg, or NULL (defaults) */
 	struct tflow *tun;	/* nflows entries (sofl_zalloc: backed as used) */
 	size_t tun_map;
+	uint64_t tport_bits;	/* bit (port & 63) of each tunnel port: a quick "not one" */
 	uint32_t ntport;	/* UDP tunnel ports in tport */
 	uint16_t tport[SOFL_PKT_UDP_ENCAP_MAX];
 	int ipip;		/* IP-in-IP parsed into */

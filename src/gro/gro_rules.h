@@ -458,18 +458,20 @@ fast_ip_ok(const uint8_t *d, uint32_t len, uint32_t l3, unsigned v, uint32_t *en
 /* 1 when an IPv4 packet of 20-byte header @ip (@avail bytes after it),
  * neither TCP nor a fragment, may be a tunnel packet the parser would
  * parse into under the engine's parse config: IP-in-IP (protocol 4 or 41)
- * while it is on, UDP to a tunnel port.  The fast paths leave those to
- * the general way. */
+ * while it is on (@ipip: g->ipip), UDP to a tunnel port (@tb:
+ * g->tport_bits, then g->tport).  The fast paths leave those to the
+ * general way.  (@tb and @ipip passed in: fast_bypass_run keeps them in
+ * registers, which its output stores would make it reload from g.) */
 HOT int
-tun_maybe4(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail)
+tun_maybe4(const struct sofl_gro *g, uint64_t tb, int ipip, const uint8_t *ip, uint32_t avail)
 {
 	uint32_t i;
 	uint16_t dport;
 
-	if (ip[9] == 4 || ip[9] == 41)
-		return g->ipip;
-	if (ip[9] != 17 || !g->ntport || avail < 4)
-		return 0;
+	if (ip[9] != 17)
+		return (ip[9] == 4 || ip[9] == 41) && ipip;
+	if (avail < 4 || !((tb >> (ip[23] & 63)) & 1))	/* port & 63: its low byte's */
+		return 0;	/* (most UDP: one test) */
 	dport = sofl_get16(ip + 22);
 	for (i = 0; i < g->ntport; i++)
 		if (g->tport[i] == dport)
@@ -483,11 +485,11 @@ tun_maybe4(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail)
  * (classify_l3: PROTO, UDP_OFF) — without the full parse; -1: the general
  * way decides (UDP to coalesce). */
 HOT int
-bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail)
+bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail, uint64_t tb, int ipip)
 {
 	uint32_t ulen;
 
-	if (tun_maybe4(g, ip, avail))
+	if (tun_maybe4(g, tb, ipip, ip, avail))
 		return -1;	/* a tunnel packet, perhaps: the parser decides */
 	if (ip[9] == 17 && pk_udp_len(ip + 20, avail, &ulen) < 0)
 		return SOFL_GRO_BYPASS_MALFORMED;	/* classify: a parse error */
@@ -499,13 +501,14 @@ bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail)
  * or -1: TCP, or the general way decides.  The one test of fast_bypass_run
  * and fast_other4. */
 HOT int
-fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3)
+fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3, uint64_t tb,
+	  int ipip)
 {
 	uint32_t end;
 
 	if (!fast_ip_ok(d, len, l3, 4, &end) || d[l3 + 9] == 6)
 		return -1;
-	return bypass4_why(g, d + l3, end - l3 - 20);
+	return bypass4_why(g, d + l3, end - l3 - 20, tb, ipip);
 }
 
 /* A caller's parse @q of input @in (SOFL_GRO_F_PKT) the engine may use

@@ -817,6 +817,8 @@ static __attribute__((noinline)) size_t
 fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 {
 	struct lone w;
+	const uint64_t tb = g->tport_bits;
+	const int ipip = g->ipip;
 
 	if (g->cfg.n_rules)
 		return i;
@@ -829,7 +831,7 @@ fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size
 
 		if (!d || (in[i].flags & GRO_F_PARSED) ||
 		    (l3 = fast_l3(g, d, len, 40 + 20, &v)) < 0 || v != 4 ||
-		    (why = fast_why4(g, d, len, (uint32_t)l3)) < 0)
+		    (why = fast_why4(g, d, len, (uint32_t)l3, tb, ipip)) < 0)
 			break;
 		lone_put(g, &w, &in[i], (uint8_t)why);
 	}
@@ -921,7 +923,7 @@ fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
 	int why;
 
 	if (g->cfg.n_rules || len < l3 + 40 + 20 ||
-	    (why = fast_why4(g, in->data, len, l3)) < 0)
+	    (why = fast_why4(g, in->data, len, l3, g->tport_bits, g->ipip)) < 0)
 		return 0;	/* as fast_hold (its fast_l3 minimum) */
 	gro_bypass(g, in, why);
 	return 1;

@@ -393,7 +393,7 @@ static struct rec tin[8];
 static int ntin;
 
 static void
-add_tun(int encap, int ov, int csum, int iv, int proto, size_t pay)
+add_tun_port(int encap, int ov, int csum, int iv, int proto, size_t pay, uint16_t port)
 {
 	static uint8_t inner[70000], b[70000];
 	struct t_spec o, i;
@@ -407,7 +407,7 @@ add_tun(int encap, int ov, int csum, int iv, int proto, size_t pay)
 	i.flags = SOFL_TCP_ACK | SOFL_TCP_PSH;
 	il = t_build(inner, sizeof(inner), &i);
 	t_spec_init(&o, ov, encap == SOFL_ENCAP_IPIP ? (iv == 4 ? 4 : 41) : 17);
-	o.dport = encap == SOFL_ENCAP_GENEVE ? 6081 : 4789;
+	o.dport = port ? port : encap == SOFL_ENCAP_GENEVE ? 6081 : 4789;
 	o.sport = 50000;
 	o.udp_zero_csum = !csum;
 	t_encap_init(&e, encap, 0x1234);
@@ -416,6 +416,12 @@ add_tun(int encap, int ov, int csum, int iv, int proto, size_t pay)
 	memcpy(tin[ntin].d, b, len);
 	tin[ntin].caplen = tin[ntin].len = (uint32_t)len;
 	ntin++;
+}
+
+static void
+add_tun(int encap, int ov, int csum, int iv, int proto, size_t pay)
+{
+	add_tun_port(encap, ov, csum, iv, proto, pay, 0);
 }
 
 /* The library's segments of tunnel record i with @type. */
@@ -504,6 +510,34 @@ test_tunnels(void **state)
 	ntin = 0;
 }
 
+/* --udp-tunnel: VXLAN on port 8472 is cut as a tunnel only when that port
+ * is configured; otherwise it is a plain UDP packet and passes through. */
+static void
+test_tunnel_port(void **state)
+{
+	struct t_capw w;
+
+	(void)state;
+	add_tun_port(SOFL_ENCAP_VXLAN, 4, 1, 4, 6, 3000, 8472);
+	t_capw_open(&w, "tun2.pcap", DLT_EN10MB, T_CAP_PCAP);
+	t_capw_put(&w, tin[0].d, tin[0].caplen, tin[0].len, 100 * 1000000ull);
+	t_capw_close(&w);
+	assert_int_equal(t_cli_run("gso", "tun2.pcap -o t2.pcap --mss 1000 --stats"), 0);
+	read_pcap("t2.pcap");
+	assert_int_equal(nout, 1);
+	assert_int_equal(outr[0].caplen, tin[0].caplen);
+	assert_int_equal(t_cli_counter("tunnels", "VXLAN packets"), 0);
+	assert_int_equal(t_cli_run("gso", "tun2.pcap -o t2.pcap --mss 1000 --udp-tunnel 8472:vxlan "
+				   "--stats"), 0);
+	read_pcap("t2.pcap");
+	assert_int_equal(nout, 3);
+	assert_int_equal(t_cli_counter("tunnels", "VXLAN packets"), 1);
+	assert_int_equal(t_cli_counter("tunnels", "tunnel TCP super-packets segmented"), 1);
+	assert_int_equal(t_cli_counter("checksums", "outer UDP checksums computed"), 3);
+	free(tin[0].d);
+	ntin = 0;
+}
+
 /* The input capture, written inside a test: the writer asserts. */
 static int
 setup(void **state)
@@ -524,6 +558,7 @@ main(void)
 		cmocka_unit_test(test_mtu_68),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_tunnels),
+		cmocka_unit_test(test_tunnel_port),
 	};
 	int rc = t_cli_init("gso-cli");
 

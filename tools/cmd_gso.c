@@ -23,7 +23,7 @@
  * the pseudo-header sum (CHECKSUM_PARTIAL): the segmenter never trusts that
  * field, so they come out with complete checksums like any other.
  *
- * Tunnel packets (VXLAN, Geneve on the UDP ports of the parse config, IP-in-IP):
+ * Tunnel packets (VXLAN, Geneve on the --udp-tunnel ports, IP-in-IP unless --no-ipip):
  * the inner TCP/UDP packet is what --mss / --udp-gso-size cut, with the
  * tunnel type chosen from the parse (IP-in-IP; UDP with the outer checksum
  * non-zero: SOFL_GSO_TUNNEL_UDP_CSUM, zero: SOFL_GSO_TUNNEL_UDP), as TCPV4 or
@@ -71,7 +71,6 @@ struct gso_run {
 	struct gso_stats st;
 	struct pcap_out *out;
 	enum sofl_link link;
-	struct sofl_pkt_config pcfg;	/* tunnel ports of the parse */
 	struct sofl_gso_out go;
 	size_t seg_cap, buf_cap, iov_cap;
 };
@@ -115,6 +114,12 @@ PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 "trailer) are kept by a pass-through and dropped, counted ('trailer bytes\n"
 "dropped'), when a packet is segmented or fragmented, as Linux has none on a\n"
 "GSO packet.  At least one of --mss, --udp-gso-size, --mtu is required.\n"
+"\n"
+"Tunnel packets (VXLAN and Geneve on the --udp-tunnel ports, IP-in-IP) are\n"
+"cut at their inner TCP/UDP by --mss / --udp-gso-size, with per segment the\n"
+"outer IPv4 ID, lengths and checksums as Linux sets them (an outer UDP\n"
+"checksum when the packet has one); one not cut is written as one segment\n"
+"with every checksum completed.  --fixed-id keeps both IPv4 IDs.\n"
 "Numbers are decimal.  Exit status: 0 ok (even if some were refused),\n"
 "2 usage, file or write error, or a file cut inside a record (everything\n"
 "before it is written).\n");
@@ -613,7 +618,6 @@ cmd_gso(int argc, char **argv)
 	int rc = 0, got;
 
 	memset(&r, 0, sizeof(r));
-	sofl_pkt_config_init(&r.pcfg);
 	got = parse_args(argc, argv, &r.o);
 	if (got == 1)
 		return usage(stdout);

@@ -630,8 +630,8 @@ seg_fast(struct job *j, struct sofl_gso_out *out)
 {
 	const int copy = j->mode == SOFL_GSO_COPY, v4 = j->p->ipv == 4;
 
-	if (j->is_tun && !copy && !j->udp && v4 && j->full)
-		seg_fast_t(j, out, 0, 1, 0, 1, 1);	/* VXLAN TSO, the common tunnel case */
+	if (j->is_tun && !copy && !j->udp && v4)	/* VXLAN TSO, the common tunnel case */
+		j->full ? seg_fast_t(j, out, 0, 1, 0, 1, 1) : seg_fast_t(j, out, 0, 0, 0, 1, 1);
 	else if (j->is_tun)
 		seg_fast_t(j, out, copy, j->full, j->udp, v4, 1);
 	else if (!copy && !j->udp && v4)

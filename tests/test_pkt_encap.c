@@ -828,6 +828,27 @@ test_iov(void **state)
 	int i;
 
 	(void)state;
+	{	/* the config and the arguments, as sofl_pkt_parse_cfg() */
+		struct sofl_pkt_config c;
+		struct sofl_pkt p;
+		struct iovec one = { in, 60 };
+
+		memset(in, 0, 60);
+		sofl_pkt_config_init(&c);
+		c.size = 8;
+		assert_int_equal(sofl_pkt_parse_iov_cfg(&p, hb, &one, 1, SOFL_LINK_ETH, &c),
+				 SOFL_E_CFG_SIZE);
+		sofl_pkt_config_init(&c);
+		c.n_udp = 9;
+		assert_int_equal(sofl_pkt_parse_iov_cfg(&p, hb, &one, 1, SOFL_LINK_ETH, &c),
+				 SOFL_E_INVAL);
+		sofl_pkt_config_init(&c);
+		assert_int_equal(sofl_pkt_parse_iov_cfg(NULL, hb, &one, 1, SOFL_LINK_ETH, &c),
+				 SOFL_E_INVAL);
+		assert_int_equal(sofl_pkt_parse_iov_cfg(&p, NULL, &one, 1, SOFL_LINK_ETH, &c),
+				 SOFL_E_INVAL);
+		assert_int_equal(sofl_pkt_parse_iov_cfg(&p, hb, &one, 1, SOFL_LINK_ETH, &c), 0);
+	}
 	for (i = 0; i < 600; i++) {
 		int type = 1 + (int)rnd(&r, 3), ieth = type == SOFL_ENCAP_VXLAN ||
 			   (type == SOFL_ENCAP_GENEVE && rnd(&r, 2)), il = ieth ? SOFL_LINK_ETH : SOFL_LINK_RAW;
@@ -859,8 +880,18 @@ test_iov(void **state)
 			at += pr == 17 && rnd(&r, 2) ? (ipv == 4 ? 20 + 4 : 40 + 4) : ipv == 4 ? 2 : 4;
 			sofl_put16(f + at, (uint16_t)(sofl_get16(f + at) + 1 + rnd(&r, 9)));
 		}
-		ec = parse(&c, f, len, SOFL_LINK_ETH, NULL);
-		err = parse_iov(&p, hb, f, len, SOFL_LINK_ETH, NULL, &r);
+		if (rnd(&r, 5) == 0) {	/* through a config: the table, NO_IPIP */
+			struct sofl_pkt_config cf;
+
+			sofl_pkt_config_init(&cf);
+			cf.n_udp = 1 + rnd(&r, 2);
+			cf.flags = rnd(&r, 2) ? SOFL_PKT_F_NO_IPIP : 0;
+			ec = parse(&c, f, len, SOFL_LINK_ETH, &cf);
+			err = parse_iov(&p, hb, f, len, SOFL_LINK_ETH, &cf, &r);
+		} else {
+			ec = parse(&c, f, len, SOFL_LINK_ETH, NULL);
+			err = parse_iov(&p, hb, f, len, SOFL_LINK_ETH, NULL, &r);
+		}
 		if (ec == 0 && (c.layers & SOFL_LAYER_ENCAP) && c.pay_off > SOFL_PKT_IOV_HDR_MAX) {
 			assert_int_equal(err, SOFL_E_GSO_HDR);
 			assert_int_equal(p.layers & ~SOFL_LAYER_L2, 0);

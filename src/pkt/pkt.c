@@ -317,15 +317,46 @@ sofl_pkt_config_init(struct sofl_pkt_config *cfg)
 	cfg->udp[1].type = SOFL_ENCAP_GENEVE;
 }
 
+/* sofl_pkt_parse_cfg() of what pk_fast_ip4() did not take (@ip4 as for
+ * pk_parse_fast()) */
+static __attribute__((noinline)) int
+parse_other_cfg(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
+		const struct sofl_pkt_config *cfg, int ip4)
+{
+	if (!p || (!frame && len) || len > UINT32_MAX)
+		return SOFL_E_INVAL;
+	return pk_parse_cfg(p, frame, (uint32_t)len, link, cfg, ip4);
+}
+
+/* sofl_pkt_parse_cfg() with a config that is not simply this version's */
+static __attribute__((noinline)) int
+parse_cfg_check(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
+		const struct sofl_pkt_config *cfg)
+{
+	int err = sofl_pkt_config_check(cfg);
+
+	return err < 0 ? err : parse_other_cfg(p, frame, len, link, cfg,
+					       PK_TCP | PK_UDP | PK_IP4_RAW);
+}
+
+/* As sofl_pkt_parse(): TCP over IPv4 over Ethernet first (never a tunnel
+ * packet) in a leaf function, once the config is known good; every call
+ * from it a tail call */
 SOFL_API int
 sofl_pkt_parse_cfg(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
 		   const struct sofl_pkt_config *cfg)
 {
-	int err;
+	const uint8_t *d = frame;
+	int r;
 
-	if (cfg && (err = sofl_pkt_config_check(cfg)) < 0)
-		return err;
-	if (!p || (!frame && len) || len > UINT32_MAX)
-		return SOFL_E_INVAL;
-	return sofl_pkt_parse_inline_cfg(p, frame, (uint32_t)len, link, cfg);
+	if (cfg && !pk_cfg_ok(cfg))
+		return parse_cfg_check(p, frame, len, link, cfg);
+	if (link == SOFL_LINK_ETH && p && d && len >= PK_ETH_HLEN + 20 && len <= UINT32_MAX) {
+		r = pk_fast_ip4_eth(p, d, (uint32_t)len, sofl_get16(d + 12), PK_TCP);
+		if (r == 1)
+			return 0;
+		if (r == 2)
+			return parse_options(p);
+	}
+	return parse_other_cfg(p, frame, len, link, cfg, PK_UDP | PK_IP4_RAW);
 }

@@ -527,6 +527,22 @@ pk_named_len(const struct sofl_pkt *p)
 	       offsetof(struct sofl_pkt, reserved_) : offsetof(struct sofl_pkt, outer_l3_off);
 }
 
+/* 1 when @cfg is this version's size and valid (the common case of
+ * sofl_pkt_config_check(), without a call) */
+PK_FAST int
+pk_cfg_ok(const struct sofl_pkt_config *cfg)
+{
+	uint32_t i, bad = 0;
+
+	if (cfg->size != sizeof(*cfg) || (cfg->flags & ~(uint32_t)SOFL_PKT_F_NO_IPIP) ||
+	    cfg->n_udp > SOFL_PKT_UDP_ENCAP_MAX)
+		return 0;
+	for (i = 0; i < cfg->n_udp; i++)
+		bad |= (uint32_t)(cfg->udp[i].port == 0) |
+		       (uint32_t)((uint8_t)(cfg->udp[i].type - SOFL_ENCAP_VXLAN) > 1);
+	return !bad;
+}
+
 #define PK_VXLAN_PORT  4789
 #define PK_GENEVE_PORT 6081
 

@@ -144,6 +144,8 @@ enc_build(uint8_t *buf, size_t cap, const struct enc *e, const struct t_spec *s0
 /* ---- a run: inputs fed in polls, outputs copied and checked ---- */
 
 #define NP 64
+static size_t lie_at;	/* run_go(given): a tunnel field of each parse overwritten (0: none) */
+
 struct run {
 	uint8_t *pk[NP];
 	uint32_t len[NP];
@@ -216,6 +218,10 @@ run_go(struct run *r, const struct sofl_gro_config *cfg0, int fast, int given)
 			} else {
 				in[i].flags |= SOFL_GRO_F_PKT;
 				in[i].pkt = &pk[i];
+				if (lie_at && (pk[i].layers & SOFL_LAYER_ENCAP)) {
+					uint16_t v = 60000;	/* far past the frame */
+					memcpy((uint8_t *)&pk[i] + lie_at, &v, 2);
+				}
 			}
 		}
 	}
@@ -283,6 +289,15 @@ run_all(struct run *r, const struct sofl_gro_config *cfg)
 		x.nout = 0;
 		run_go(&x, cfg, mode & 1 ? 0 : 1, mode >> 1);
 		assert_int_equal(x.nout, r->nout);
+		/* the counters too (a fast merge counts what the general way would) */
+		assert_memory_equal(x.st.flush, r->st.flush, sizeof(x.st.flush));
+		assert_memory_equal(x.st.bypass, r->st.bypass, sizeof(x.st.bypass));
+		assert_int_equal(x.st.csum_sw_ip, r->st.csum_sw_ip);
+		assert_int_equal(x.st.csum_sw_l4, r->st.csum_sw_l4);
+		assert_int_equal(x.st.csum_sw_outer, r->st.csum_sw_outer);
+		assert_int_equal(x.st.tun_in, r->st.tun_in);
+		assert_int_equal(x.st.tun_super_pkts, r->st.tun_super_pkts);
+		assert_int_equal(x.st.tun_segs_merged, r->st.tun_segs_merged);
 		for (i = 0; i < x.nout; i++) {
 			assert_int_equal(x.olen[i], r->olen[i]);
 			assert_memory_equal(x.out[i], r->out[i], r->olen[i]);
@@ -435,6 +450,63 @@ test_exact_ipip(void **st)
 			exact_case(SOFL_ENCAP_IPIP, ov, iv, 0);
 }
 
+/* The LRU tables (a small one, and one past the size from which held
+ * headers are copied into the entries and prefetched): tenants' equal
+ * inner flows in two VNIs, interleaved, each its own super-packet with
+ * the exact bytes; IP-in-IP over Ethernet, headers short enough for the
+ * entry's copy */
+static void
+test_lru_tables(void **st)
+{
+	static const uint32_t flows[2] = { 64, 8192 };
+	struct sofl_gro_config cfg;
+	uint8_t want[8192];
+	size_t wl;
+	int t, k, v;
+
+	(void)st;
+	for (t = 0; t < 2; t++) {
+		struct run r;
+		struct enc e[2];
+		struct t_spec s;
+
+		memset(&r, 0, sizeof(r));
+		sofl_gro_config_init(&cfg);
+		cfg.table = SOFL_GRO_TABLE_LRU;
+		cfg.max_flows = flows[t];
+		for (v = 0; v < 2; v++) {
+			enc_init(&e[v], SOFL_ENCAP_VXLAN, 4);
+			e[v].vni = 100 + (uint32_t)v;
+		}
+		for (k = 0; k < 4; k++)
+			for (v = 0; v < 2; v++) {
+				seg_spec(&s, 4, k, 700);
+				run_add(&r, &e[v], &s);
+				e[v].id++;
+			}
+		run_all(&r, &cfg);
+		assert_int_equal(r.nout, 2);
+		for (v = 0; v < 2; v++) {
+			enc_init(&e[v], SOFL_ENCAP_VXLAN, 4);
+			e[v].vni = 100 + (uint32_t)v;
+			wl = expect_super(want, sizeof(want), &e[v], 4, 4, 700, 1000);
+			assert_int_equal(r.segs[v], 4);
+			assert_int_equal(r.olen[v], wl);
+			assert_memory_equal(r.out[v], want, wl);
+		}
+		run_free(&r);
+		/* IP-in-IP 4in4: 14 + 20 + 20 + 20 header bytes (the entry's copy) */
+		enc_init(&e[0], SOFL_ENCAP_IPIP, 4);
+		add_stream(&r, &e[0], 4, 5, 600);
+		run_all(&r, &cfg);
+		assert_int_equal(r.nout, 1);
+		enc_init(&e[0], SOFL_ENCAP_IPIP, 4);
+		wl = expect_super(want, sizeof(want), &e[0], 4, 5, 600, 1000);
+		assert_memory_equal(r.out[0], want, wl);
+		run_free(&r);
+	}
+}
+
 /* ---- differential: plain, VXLAN, Geneve (with options) ---- */
 
 /* A stream with events: a gap, PSH, a short segment, an inner TTL change,
@@ -561,6 +633,7 @@ static void m_id(struct enc *e) { e->id = (uint16_t)(e->id + 5); }
 static void m_vni(struct enc *e) { e->vni ^= 1; }
 static void m_sport(struct enc *e) { e->sport++; }
 static void m_csum(struct enc *e) { e->ocsum = 1; }
+static void m_nocsum(struct enc *e) { e->ocsum = 0; }
 static void m_gport(struct enc *e) { e->dport = 6081; e->type = SOFL_ENCAP_GENEVE; }
 
 static void
@@ -579,7 +652,7 @@ test_flush_outer(void **st)
 /* Another identity (VNI, outer port, checksum zero-ness): a flow of its
  * own, the first flow held on (both complete at the poll's end) */
 static void
-identity_case(void (*mod)(struct enc *))
+identity_case(void (*mod)(struct enc *), int ocsum)
 {
 	struct run r;
 	struct enc e;
@@ -588,6 +661,7 @@ identity_case(void (*mod)(struct enc *))
 
 	memset(&r, 0, sizeof(r));
 	enc_init(&e, SOFL_ENCAP_VXLAN, 4);
+	e.ocsum = ocsum;
 	for (k = 0; k < 4; k++) {
 		struct enc x = e;
 
@@ -610,10 +684,12 @@ test_identity(void **st)
 	(void)st;
 	/* segment 2 is another flow; segment 3 continues flow 0 after a gap
 	 * (seq 2's bytes missing): flush SEQ, so 0-1, 2, 3 */
-	identity_case(m_vni);
-	identity_case(m_sport);
-	identity_case(m_csum);
-	identity_case(m_gport);
+	identity_case(m_vni, 0);
+	identity_case(m_sport, 0);
+	identity_case(m_csum, 0);	/* zero, then a checksum */
+	identity_case(m_nocsum, 1);	/* a checksum, then zero */
+	identity_case(m_vni, 1);
+	identity_case(m_gport, 0);
 }
 
 /* Fixed outer IDs (DF set or not) merge, as Linux 6.18: one mode per layer */
@@ -748,6 +824,83 @@ test_encap_err_counted(void **st)
 	assert_int_equal(r.st.bypass[SOFL_GRO_BYPASS_ENCAP_MALFORMED], 1);
 	assert_int_equal(r.st.encap_err[SOFL_ENCAP_ERR_VXLAN_FLAGS], 1);
 	assert_int_equal(r.st.tun_in, 1);
+	run_free(&r);
+}
+
+/* A parse handed over whose tunnel offsets lie outside the frame is not
+ * used (the engine parses the frame itself): the same outputs */
+static void
+test_lying_parse(void **st)
+{
+	static const size_t at[] = {
+		offsetof(struct sofl_pkt, outer_l3_off), offsetof(struct sofl_pkt, outer_l4_off),
+		offsetof(struct sofl_pkt, encap_off), offsetof(struct sofl_pkt, encap_len),
+		offsetof(struct sofl_pkt, inner_l2_off), offsetof(struct sofl_pkt, outer_l3_len),
+	};
+	struct run r, x;
+	struct enc e;
+	size_t k;
+	int i;
+
+	(void)st;
+	memset(&r, 0, sizeof(r));
+	enc_init(&e, SOFL_ENCAP_GENEVE, 6);
+	e.ocsum = 1;
+	add_stream(&r, &e, 4, 5, 500);
+	run_go(&r, NULL, 1, 0);
+	for (k = 0; k < sizeof(at) / sizeof(at[0]); k++) {
+		x = r;
+		x.nout = 0;
+		lie_at = at[k];
+		run_go(&x, NULL, 1, 1);
+		lie_at = 0;
+		assert_int_equal(x.nout, r.nout);
+		for (i = 0; i < x.nout; i++) {
+			assert_int_equal(x.olen[i], r.olen[i]);
+			assert_memory_equal(x.out[i], r.out[i], r.olen[i]);
+			free(x.out[i]);
+		}
+	}
+	run_free(&r);
+}
+
+/* Geneve options running past the packet, a truncated VXLAN header:
+ * recognised, not parsed into (encap_err counted), never merged */
+static void
+test_hostile_headers(void **st)
+{
+	struct run r;
+	struct enc e;
+	struct t_spec s;
+	int k;
+
+	(void)st;
+	memset(&r, 0, sizeof(r));
+	enc_init(&e, SOFL_ENCAP_GENEVE, 4);
+	for (k = 0; k < 3; k++) {
+		seg_spec(&s, 4, k, 100);
+		run_add(&r, &e, &s);
+		e.id++;
+		r.pk[r.n - 1][14 + 20 + 8] = 63;	/* 252 bytes of options: past the end */
+	}
+	/* a VXLAN packet cut 4 bytes into its header, the outer lengths
+	 * saying so (outer IPv4 header checksum recomputed, UDP checksum 0) */
+	enc_init(&e, SOFL_ENCAP_VXLAN, 4);
+	seg_spec(&s, 4, 0, 100);
+	run_add(&r, &e, &s);
+	r.len[r.n - 1] = 14 + 20 + 8 + 4;
+	sofl_put16(r.pk[r.n - 1] + 14 + 2, 20 + 8 + 4);
+	sofl_put16(r.pk[r.n - 1] + 14 + 10, 0);
+	sofl_put16(r.pk[r.n - 1] + 14 + 10, sofl_csum_ipv4_hdr(r.pk[r.n - 1] + 14, 20));
+	sofl_put16(r.pk[r.n - 1] + 34 + 4, 8 + 4);
+	run_all(&r, NULL);
+	assert_int_equal(r.nout, 4);
+	for (k = 0; k < 4; k++) {
+		assert_int_equal(r.segs[k], 1);
+		assert_int_equal(r.why[k], SOFL_GRO_BYPASS_ENCAP_MALFORMED);
+	}
+	assert_int_equal(r.st.encap_err[SOFL_ENCAP_ERR_GENEVE_OPTLEN], 3);
+	assert_int_equal(r.st.encap_err[SOFL_ENCAP_ERR_TRUNC], 1);
 	run_free(&r);
 }
 
@@ -910,6 +1063,7 @@ main(void)
 		cmocka_unit_test(test_exact_vxlan),
 		cmocka_unit_test(test_exact_geneve),
 		cmocka_unit_test(test_exact_ipip),
+		cmocka_unit_test(test_lru_tables),
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_flush_outer),
 		cmocka_unit_test(test_identity),
@@ -918,6 +1072,8 @@ main(void)
 		cmocka_unit_test(test_outer_csum_flag),
 		cmocka_unit_test(test_encap_err_counted),
 		cmocka_unit_test(test_nested),
+		cmocka_unit_test(test_lying_parse),
+		cmocka_unit_test(test_hostile_headers),
 		cmocka_unit_test(test_port_table),
 		cmocka_unit_test(test_inner_udp),
 		cmocka_unit_test(test_size_outer),

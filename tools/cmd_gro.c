@@ -837,6 +837,7 @@ cmd_gro(int argc, char **argv)
 		goto done;
 	o.cfg.link = link;
 	o.cfg.max_batch = maxpoll;
+	o.cfg.parse = pcapio_pkt_config();	/* --udp-tunnel, --no-ipip: the engine's parses too */
 	err = sofl_gro_create(&o.cfg, &r.g);
 	if (err) {
 		cli_error("gro engine: %s", sofl_strerror(err));

@@ -176,9 +176,11 @@
  *   family bit, outer_th_offset, inner_nh_offset, UDP_TUNNEL_CSUM when the
  *   outer checksum is not zero); virtio has no IP-in-IP GSO type, so an
  *   IP-in-IP super-packet's vnet has gso_type NONE (its checksum offsets
- *   only: write it where no segmentation is needed).  Tunnel flows take the general path (the fast paths leave
- *   every input that may be a tunnel packet to it); the rules are the same
- *   functions.  SOFL_GRO_F_CSUM_OK and SOFL_GRO_F_IPCSUM_OK of a tunnel
+ *   only: write it where no segmentation is needed).  The fast paths merge
+ *   a tunnel flow's full-size next segments one at a time (never in trains
+ *   or weaves), by the same rule tables over the outer header, the outer ID
+ *   and checksums checked apart; the rest takes the general path.
+ *   SOFL_GRO_F_CSUM_OK and SOFL_GRO_F_IPCSUM_OK of a tunnel
  *   packet speak of its inner L4 checksum and of both IPv4 header checksums.
  *
  * Policy SOFL_GRO_POLICY_RELAXED (what BSD LRO aims for): as linux, except

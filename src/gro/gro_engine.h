@@ -108,9 +108,14 @@ fhdr(const struct flow *f)
 /* A tunnel flow's outer layout and outer-layer state (g->tun[fi], beside
  * the flow entry: struct flow has no room, and only tunnel flows touch it).
  * ov 0: flow fi is not a tunnel flow (cleared when a tunnel flow is
- * delivered or discarded; plain flows never write it).  Tunnel flows get
- * no fast path (mk NO_MASK): their next segments take the general way,
- * whose rules (gro_rules.h) are the ones the fast paths inline. */
+ * delivered or discarded; plain flows never write it).  A tunnel flow's
+ * inner L3 offset is past any plain one's (TUN_L3(g)): only such flows are
+ * looked up here.  The fast paths take a tunnel flow's full-size next
+ * segments one at a time (fast_one: its compare mask covers the outer
+ * headers too, MK_TUN in its key; the outer ID and checksums apart), never
+ * in trains or weaves, whose loops do not check the outer header. */
+#define TUN_L3(g) ((g)->cfg.link == SOFL_LINK_RAW ? 0u : 22u)	/* plain L3 offsets: at most */
+#define MK_TUN 0x80000000u	/* mask_key bit: a tunnel flow's layout */
 struct tflow {
 	uint16_t o3;		/* outer IP header */
 	uint16_t o4;		/* outer UDP header; 0: IP-in-IP */
@@ -119,7 +124,7 @@ struct tflow {
 	uint8_t  type;		/* enum sofl_encap */
 	uint8_t  ocsum;		/* outer UDP checksum not zero */
 	uint8_t  ofixed;	/* outer IPv4 ID fixed (latched as flow.fixedid is) */
-	uint16_t pad_;
+	uint16_t next_oid;	/* outer IPv4 ID of the next segment (fast paths, as next_id) */
 };
 
 #define NMASK    8	/* header layouts with a fast_merge mask */

@@ -35,7 +35,6 @@ gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt
 		t->type = q->encap;
 		t->ocsum = q->outer_l4_off && sofl_get16(q->data + q->outer_l4_off + 6) != 0;
 		t->ofixed = 0;
-		g->flows[fi].mk = NO_MASK;	/* the general way only */
 	}
 }
 

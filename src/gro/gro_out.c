@@ -143,7 +143,7 @@ out_super(struct sofl_gro *g, uint32_t fi)
 		o->gso_type = SOFL_GSO_UDP_L4;
 	}
 	/* UDP, tunnels: the pseudo sum in both modes (gro.h, Completion, Tunnels) */
-	if (g->cfg.csum_full && f->proto == 6 && !(f->mk == NO_MASK && g->tun[fi].ov)) {
+	if (g->cfg.csum_full && f->proto == 6 && !(f->l3_off > TUN_L3(g) && g->tun[fi].ov)) {
 		uint16_t c;
 
 		sofl_put16(l4 + co, 0);
@@ -167,7 +167,7 @@ out_super(struct sofl_gro *g, uint32_t fi)
 	o->vnet.gso_type = o->gso_type;
 	o->vnet.gso_size = f->mss;
 	o->vnet.hdr_len = f->hdr_len;
-	if (f->mk == NO_MASK && g->tun[fi].ov)
+	if (f->l3_off > TUN_L3(g) && g->tun[fi].ov)
 		gro_tun_complete(g, fi, o, h);
 
 	/* one walk of the segment list (a chain of dependent loads), the
@@ -276,7 +276,7 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 	} else {
 		out_super(g, fi);	/* frees the segments */
 	}
-	if (f->mk == NO_MASK)
+	if (f->l3_off > TUN_L3(g))
 		g->tun[fi].ov = 0;	/* (not a tunnel flow any more, if it was) */
 	g->outs[g->nout - 1].flush_reason = (enum sofl_gro_flush)why;
 	g->st.flush[why]++;
@@ -328,7 +328,7 @@ emit_buckets(struct sofl_gro *g, int why)
 				fi = newer;
 				continue;
 			}
-			if (f->mk == NO_MASK)
+			if (f->l3_off > TUN_L3(g))
 				g->tun[fi].ov = 0;	/* (as emit) */
 			len = (uint32_t)f->hdr_len + f->mss;
 			iov->iov_base = (void *)(uintptr_t)f->hdr;	/* the frame (Linux table) */

@@ -142,6 +142,17 @@ ip_layer_flush(const struct sofl_gro *g, const uint8_t *a, const uint8_t *b, uns
 _Static_assert(SOFL_GRO_FLUSH_IPID == SOFL_GRO_FLUSH_HDR + 1 &&
 	       SOFL_GRO_FLUSH_OUTER_IPID == SOFL_GRO_FLUSH_OUTER_HDR + 1, "ip_layer_flush's reasons");
 
+/* ip_layer_flush for a tunnel flow's outer IP header (out of line: tunnel
+ * packets only) */
+static __attribute__((noinline, unused)) int
+outer_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
+{
+	struct tflow *t = &g->tun[f - g->flows];
+
+	return ip_layer_flush(g, q->data + t->o3, fhdr(f) + t->o3, t->ov, f->count, &t->ofixed,
+			      SOFL_GRO_FLUSH_OUTER_HDR);
+}
+
 /* gro_receive_network_flush (include/net/gro.h): -1 = fine, else a flush
  * reason: the inner (or only) IP header, then a tunnel's outer one */
 HOT int
@@ -150,12 +161,8 @@ network_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q
 	int r = ip_layer_flush(g, q->data + q->l3_off, fhdr(f) + f->l3_off, f->ipv, f->count,
 			       &f->fixedid, SOFL_GRO_FLUSH_HDR);
 
-	if (r < 0 && __builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0)) {
-		struct tflow *t = &g->tun[f - g->flows];
-
-		r = ip_layer_flush(g, q->data + t->o3, fhdr(f) + t->o3, t->ov, f->count, &t->ofixed,
-				   SOFL_GRO_FLUSH_OUTER_HDR);
-	}
+	if (r < 0 && __builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0))
+		r = outer_flush(g, f, q);
 	return r;
 }
 
@@ -265,6 +272,9 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		if (r < 0) {
 			append(g, fi, in, q);
 			f->next_id = rule_id_next(sofl_get16(q->data + q->l3_off + 4), f->fixedid);
+			if (__builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0))	/* (fast_one's) */
+				g->tun[fi].next_oid = rule_id_next(
+					sofl_get16(q->data + q->outer_l3_off + 4), g->tun[fi].ofixed);
 			f->orflags |= q->tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 			if (q->tcp_flags & TCP_FINAL)
 				gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */

@@ -23,11 +23,17 @@
  * (cached) rather than in each flow.  @return the mask's index, or NO_MASK
  * (header longer than MASK_LEN or shorter than 32, table full). */
 static uint8_t
-mask_for(struct sofl_gro *g, const struct flow *f)
+mask_for(struct sofl_gro *g, const struct flow *f, const struct tflow *t)
 {
 	uint32_t key = (uint32_t)f->l3_off << 24 | (uint32_t)f->ipv << 16 |
 		       (uint32_t)f->l3_len << 8 | f->l4_len, i;
 	uint8_t *m;
+
+	if (t)	/* a tunnel layout: the outer one in the key too */
+		key = MK_TUN | (uint32_t)f->l3_off << 23 | (uint32_t)(f->l4_len >> 2) << 19 |
+		      (uint32_t)(f->ipv == 6) << 18 | (uint32_t)(f->l3_len >> 3) << 13 |
+		      (uint32_t)t->o3 << 8 | (uint32_t)(t->ov == 6) << 7 |
+		      (uint32_t)(t->ocsum != 0) << 6 | (uint32_t)(t->o4 == 0) << 5;
 
 	if (f->hdr_len > MASK_LEN || f->hdr_len < 32)
 		return NO_MASK;
@@ -46,6 +52,17 @@ mask_for(struct sofl_gro *g, const struct flow *f)
 			m[f->l3_off + i] = g->ip6_same[i] | gro_ip6_fast[i];
 	for (i = 0; i < f->l4_len; i++)	/* the header and its options */
 		m[f->l4_off + i] = g->tcp_same[i] | gro_tcp_fast[i];
+	if (t) {	/* the outer IP header by the same rules; a non-zero outer
+			 * UDP checksum verified apart (zero: must stay zero) */
+		if (t->ov == 4)
+			for (i = 0; i < 20; i++)
+				m[t->o3 + i] = g->ip4_same[i] | gro_ip4_fast[i];
+		else
+			for (i = 0; i < 8; i++)
+				m[t->o3 + i] = g->ip6_same[i] | gro_ip6_fast[i];
+		if (t->o4 && t->ocsum)
+			m[t->o4 + 6] = m[t->o4 + 7] = 0;
+	}
 	g->mask_key[g->nmask] = key;
 	return (uint8_t)g->nmask++;
 }
@@ -169,13 +186,55 @@ static int
 fast_setup(struct sofl_gro *g, struct flow *f)
 {
 	const uint8_t *h = fhdr(f);
+	struct tflow *t = f->l3_off > TUN_L3(g) ? &g->tun[f - g->flows] : NULL;
 
+	if (t && !t->ov)
+		t = NULL;
 	if (f->proto != 6 || (h[f->l4_off + 13] & SOFL_TCP_CWR))
 		f->mk = NO_MASK;
 	else
-		f->mk = mask_for(g, f);
+		f->mk = mask_for(g, f, t);
 	f->next_id = rule_id_want(sofl_get16(h + f->l3_off + 4), f->count, f->fixedid);
+	if (t)
+		t->next_oid = rule_id_want(sofl_get16(h + t->o3 + 4), f->count, t->ofixed);
 	return f->mk != NO_MASK;
+}
+
+/* A tunnel flow's fast-path tests beyond the masked compare: the outer
+ * IPv4 ID is the next one (#14 on the outer header: rule_id_ok), and a
+ * non-zero outer checksum stays non-zero (zero and non-zero are two flows;
+ * the mask leaves that field out). */
+static __attribute__((noinline)) int
+tun_fast_same(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
+{
+	const struct tflow *t = &g->tun[f - g->flows];
+
+	if (t->ocsum && !sofl_get16(d + t->o4 + 6))
+		return 0;
+	return t->ov != 4 || rule_id_ok(sofl_get16(d + t->o3 + 4), t->next_oid, rule_id_mask(g));
+}
+
+/* A tunnel flow's outer checksums for a fast merge of @d (@len bytes,
+ * input flags @fl): the outer IPv4 header's unless SOFL_GRO_F_IPCSUM_OK, a
+ * non-zero outer UDP checksum unless SOFL_GRO_F_OUTER_CSUM_OK; 1 when they
+ * pass, with the counts in *nip, *nout (added once the merge is decided). */
+static __attribute__((noinline)) int
+tun_fast_csums(const struct sofl_gro *g, const struct tflow *t, const uint8_t *d, uint32_t len,
+	       uint32_t fl, uint32_t *nip, uint32_t *nout)
+{
+	(void)g;
+	*nip = *nout = 0;
+	if (t->ov == 4 && !(fl & SOFL_GRO_F_IPCSUM_OK)) {
+		if (!ip4_csum_ok(d + t->o3))
+			return 0;
+		*nip = 1;
+	}
+	if (t->ocsum && !(fl & SOFL_GRO_F_OUTER_CSUM_OK)) {
+		if (!l4_sum_ok(t->ov, d + t->o3, 17, (uint32_t)(t->o4 - t->o3), len - t->o4))
+			return 0;
+		*nout = 1;
+	}
+	return 1;
 }
 
 /* @in (its rx hash @h) is the next full-size segment of held flow @f. */
@@ -190,7 +249,8 @@ fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint
 		return 0;
 	return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len) &&
 	       rule_seq_ok(sofl_get32(d + f->l4_off + 4), f->next_seq) &&
-	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g)));
+	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g))) &&
+	       (__builtin_expect(!(g->mask_key[f->mk] & MK_TUN), 1) || tun_fast_same(g, f, d));
 }
 
 /* The held flow @in continues, if any, found by its rx hash (known before
@@ -309,19 +369,33 @@ sw_csums(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d
 }
 
 /* One input that passed fast_same merged into held flow @fi (a train of
- * one, without a train's set-up): 1 merged (perhaps completed), 0 not. */
+ * one, without a train's set-up): 1 merged (perhaps completed), 0 not.
+ * @tun: @fi is a tunnel flow (a constant: fast_one() picks the variant, so
+ * that the plain one carries none of the tunnel's tests). */
 HOT int
-fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
+fast_one_x(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const int tun)
 {
 	struct flow *f = &g->flows[fi];
 	const uint8_t *d = in->data;
+	struct tflow *t = tun ? &g->tun[fi] : NULL;
+	uint32_t nip = 0, nout = 0;
 	uint8_t flags;
 
-	if (!rule_size_ok(g, f->ip_len, f->mss) || !rule_segs_ok(g, f->count))
-		return 0;	/* #26, max_segs */
+	/* #26 (a tunnel's from its outer IP header), max_segs */
+	if (!rule_size_ok(g, f->ip_len + (t ? (uint32_t)(f->l3_off - t->o3) : 0u), f->mss) ||
+	    !rule_segs_ok(g, f->count))
+		return 0;
+	if (t && !tun_fast_csums(g, t, d, in->len, in->flags, &nip, &nout))
+		return 0;
 	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, in->flags))
 		return 0;
+	if (t) {
+		g->st.csum_sw_ip += nip;
+		g->st.csum_sw_outer += nout;
+		g->st.tun_in++;		/* (classify_tun counts the others) */
+		t->next_oid = rule_id_next(t->next_oid, t->ofixed);
+	}
 	flags = d[f->l4_off + 13];
 	g->last_fi = fi;
 	g->fast_segs++;
@@ -332,6 +406,22 @@ fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
 		gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
 	}
 	return 1;
+}
+
+/* fast_one_x() of a tunnel flow, out of line */
+static __attribute__((noinline)) int
+fast_one_tun(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
+{
+	return fast_one_x(g, fi, in, 1);
+}
+
+/* fast_one_x() for held flow @fi, plain or tunnel (by its mask's key) */
+HOT int
+fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
+{
+	if (__builtin_expect(g->mask_key[g->flows[fi].mk] & MK_TUN, 0))
+		return fast_one_tun(g, fi, in);
+	return fast_one_x(g, fi, in, 0);
 }
 
 /* A train's running state: the flow's fields, kept in registers (through
@@ -714,6 +804,7 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 				;
 			if (x == k) {	/* another held flow's next segment? */
 				if (k == WEAVE || !d || (fi = fast_find(g, p, h)) == NIL ||
+				    (g->mask_key[g->flows[fi].mk] & MK_TUN) ||	/* (fast_one's) */
 				    (y && (g->flows[fi].hdr_len < 32 || g->flows[fi].hdr_len > 96)))
 					break;	/* (the 32-byte compare's lengths) */
 				strand_open(g, &s[k++], fi);
@@ -1146,8 +1237,12 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int s
 			if (fi != NIL) {
 				const struct flow *f = &g->flows[fi];
 				/* a train when the next input looks like the next
-				 * segment, else a weave (interleaved flows) */
-				if (i + 1 < n && in[i + 1].len == in[i].len &&
+				 * segment, else a weave (interleaved flows); a tunnel
+				 * flow's segments one at a time (their loops do not
+				 * check the outer header) */
+				if (g->mask_key[f->mk] & MK_TUN)
+					j = i + (size_t)fast_one(g, fi, &in[i]);
+				else if (i + 1 < n && in[i + 1].len == in[i].len &&
 				    ((in[i + 1].flags & SOFL_GRO_F_HASH) ? in[i + 1].hash : 0) == f->hash)
 					j = fast_train(g, in, i, n, fi);
 				else if (!cold && (cold = !weave_worth(in, i, n, f->hash)) == 0)

@@ -200,8 +200,9 @@ differ_n(const uint8_t *a, const uint8_t *b, unsigned n)
  * the inner Ethernet header byte for byte (vxlan_gro_prepare_receive: flags
  * and VNI words; geneve_gro_receive: the whole header with its options;
  * eth_gro_receive).  A plain packet never has a tunnel flow's inner L3
- * offset (nor the reverse), so plain flows are never compared here. */
-HOT int
+ * offset (nor the reverse), so plain flows are never compared here.  Out
+ * of line: the plain lookups that inline same_flow stay as small as before. */
+static __attribute__((noinline, unused)) int
 tun_same(const struct sofl_gro *g, uint32_t fi, const struct sofl_pkt *q)
 {
 	const struct tflow *t = &g->tun[fi];

@@ -62,6 +62,7 @@ struct tl {
 	int ov, iv, proto;	/* outer family, inner family, inner 6/17 */
 	int csum;		/* outer UDP checksum in use */
 	int gopt;		/* Geneve option bytes (multiple of 4) */
+	int gip;		/* Geneve carrying IP (protocol 0x0800/0x86DD), no inner Ethernet */
 	int df;
 	uint16_t oid;		/* outer IPv4 ID */
 	/* offsets, filled by wrap() */
@@ -137,7 +138,7 @@ wrap(uint8_t *buf, struct tl *L, const uint8_t *in, size_t in_len, uint16_t id)
 			int k;
 
 			th[0] = (uint8_t)(L->gopt / 4);
-			put16(th + 2, 0x6558);
+			put16(th + 2, !L->gip ? 0x6558 : L->iv == 4 ? 0x0800 : 0x86dd);
 			th[4] = 0x65; th[5] = 0x43; th[6] = 0x21;
 			for (k = 0; k < L->gopt; k += 4) {	/* options of 4 bytes (length 0) */
 				put16(th + 8 + k, 0x0102);
@@ -156,7 +157,7 @@ wrap(uint8_t *buf, struct tl *L, const uint8_t *in, size_t in_len, uint16_t id)
 	L->enc = ipip ? o : e;
 	L->enc_len = hl;
 	L->il2 = o;
-	L->il3 = ipip ? o : o + 14;
+	L->il3 = ipip || L->gip ? o : o + 14;
 	L->il4 = L->il3 + (L->iv == 4 ? 20 : 40);
 	L->pay = L->il4 + (L->proto == 6 ? 20 : 8);
 	return o + in_len;
@@ -166,7 +167,7 @@ static void
 inner_spec(struct t_spec *s, const struct tl *L, size_t pay)
 {
 	t_spec_init(s, L->iv, L->proto);
-	s->link = L->encap == SOFL_ENCAP_IPIP ? SOFL_LINK_RAW : SOFL_LINK_ETH;
+	s->link = L->encap == SOFL_ENCAP_IPIP || L->gip ? SOFL_LINK_RAW : SOFL_LINK_ETH;
 	s->pay_len = pay;
 	s->seq = 0xfffff000u;	/* wraps during the cut */
 	s->ip_id = 0xfffe;	/* wraps too */
@@ -208,7 +209,7 @@ hand_pkt(struct sofl_pkt *p, const uint8_t *d, size_t avail, size_t total, const
 	p->key.sport = get16(l4);
 	p->key.dport = get16(l4 + 2);
 	p->encap = (uint8_t)L->encap;
-	p->encap_flags = (uint8_t)((L->encap != SOFL_ENCAP_IPIP ? SOFL_ENCAP_F_INNER_ETH : 0) |
+	p->encap_flags = (uint8_t)((L->encap != SOFL_ENCAP_IPIP && !L->gip ? SOFL_ENCAP_F_INNER_ETH : 0) |
 				   (L->csum && L->encap != SOFL_ENCAP_IPIP ? SOFL_ENCAP_F_UDP_CSUM : 0));
 	p->outer_ipv = (uint8_t)L->ov;
 	p->outer_l3_off = (uint16_t)L->ol3;
@@ -523,6 +524,14 @@ test_flags(void **state)
 	L.gopt = 252;	/* 63 words: the most Geneve's 6-bit length holds */
 	L.iv = 6;
 	check_case(&L, 3000, 1000, 0);
+	L.gopt = 4;	/* Geneve carrying IP directly (protocol type 0x0800 / 0x86DD) */
+	L.gip = 1;
+	check_case(&L, 3000, 1000, 0);
+	L.iv = 4;
+	L.proto = 6;
+	L.ov = 4;
+	check_case(&L, 3000, 1000, SOFL_GSO_F_CSUM_PARTIAL);
+	L.gip = 0;
 	L.encap = SOFL_ENCAP_IPIP;
 	L.ov = 6;
 	L.iv = 4;
@@ -680,6 +689,13 @@ test_errors(void **state)
 	q = p;
 	q.layers &= (uint8_t)~(SOFL_LAYER_L4 | SOFL_LAYER_L3);
 	assert_int_equal(seg_err(&gp, &q), SOFL_E_NOT_IP);
+	/* an outer header no parser gives */
+	q = p;
+	q.outer_l3_len = 12;
+	assert_int_equal(seg_err(&gp, &q), SOFL_E_GSO_TUNNEL);
+	q = p;
+	q.outer_ipv = 5;
+	assert_int_equal(seg_err(&gp, &q), SOFL_E_GSO_TUNNEL);
 	/* offsets out of order */
 	q = p;
 	q.encap_off = (uint16_t)(q.outer_l4_off + 4);
@@ -806,6 +822,51 @@ test_plain_type(void **state)
 	}
 }
 
+/* A batch of tunnel and plain super-packets gives each one's segments, in
+ * order, as single calls do. */
+static void
+test_batch(void **state)
+{
+	static uint8_t fr[4][8000];
+	static struct sofl_gso_seg seg[MAXSEG], one[MAXSEG];
+	static uint8_t buf[MAXSEG * 2000], buf1[MAXSEG * 2000];
+	struct sofl_gso_params gp[4];
+	struct sofl_pkt p[4];
+	struct sofl_gso_out out = { .mode = SOFL_GSO_COPY, .seg = seg, .seg_cap = MAXSEG,
+				    .buf = buf, .buf_cap = sizeof(buf) };
+	int res[4], i, k, total, at = 0;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		struct tl L = { .encap = encaps[i % 3], .ov = i & 1 ? 6 : 4, .iv = i & 2 ? 6 : 4,
+				.proto = i == 3 ? 17 : 6, .csum = i != 1, .gopt = 4, .df = 1 };
+		size_t len = build_super(&L, 3000 + 100 * (size_t)i, 0);
+
+		memcpy(fr[i], frame, len);
+		assert_int_equal(sofl_pkt_parse(&p[i], fr[i], len, SOFL_LINK_ETH), 0);
+		gp[i] = (struct sofl_gso_params){ .gso_size = 1000, .type = (uint8_t)(
+			(L.encap == SOFL_ENCAP_IPIP ? SOFL_GSO_TUNNEL_IPIP :
+			 L.csum ? SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP) |
+			(L.proto == 17 ? SOFL_GSO_UDP_L4 : L.iv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6)) };
+	}
+	gp[2].type = SOFL_GSO_TUNNEL_UDP | SOFL_GSO_TCPV4;	/* IP-in-IP: refused, the batch goes on */
+	total = sofl_gso_segment_batch(gp, p, 4, &out, res);
+	assert_int_equal(res[2], SOFL_E_GSO_TUNNEL);
+	assert_int_equal(total, res[0] + res[1] + res[3]);
+	for (i = 0; i < 4; i++) {
+		struct sofl_gso_out o1 = { .mode = SOFL_GSO_COPY, .seg = one, .seg_cap = MAXSEG,
+					   .buf = buf1, .buf_cap = sizeof(buf1) };
+		int n = sofl_gso_segment(&gp[i], &p[i], NULL, 0, &o1);
+
+		assert_int_equal(n, res[i]);
+		for (k = 0; k < n; k++, at++) {
+			assert_int_equal(seg[at].len, one[k].len);
+			assert_memory_equal(seg[at].data, one[k].data, one[k].len);
+		}
+	}
+	assert_int_equal(at, total);
+}
+
 /* The parser (when it parses tunnels) and the hand-made parse agree on
  * every field segmentation reads. */
 static void
@@ -870,6 +931,7 @@ main(void)
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_plain_type),
+		cmocka_unit_test(test_batch),
 		cmocka_unit_test(test_parser_agrees),
 	};
 

@@ -8,6 +8,7 @@
  * so that an error leaves the output untouched, then emits the segments in
  * one pass.  Sums that do not change between segments are taken once. */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include "softoffload/gso.h"
 #include "base/siphash.h"
@@ -49,6 +50,7 @@ struct job {
 	uint32_t frag_id;	/* FRAG v6: the fragment headers' identification */
 	uint16_t id_step;	/* the (inner) IPv4 ID's step: 0 fixed, 1 */
 	uint8_t is_tun;		/* a tunnel type: tun fixes the outer headers */
+	/* not zeroed by plan(): valid only when is_tun / when p points to it */
 	struct gso_tun tun;
 	struct sofl_pkt outer;	/* a type without tunnel bits on a tunnel parse: the outer packet */
 };
@@ -251,7 +253,7 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 {
 	int err;
 
-	memset(j, 0, sizeof(*j));
+	memset(j, 0, offsetof(struct job, tun));	/* not the tunnel fields: set when used */
 	j->gp = gp;
 	j->p = p;
 	j->mode = mode;
@@ -578,7 +580,7 @@ seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int fu
 		.l4 = p->l4_off, .unit = j->unit, .ip_hl = j->hlen - p->l3_off,
 		.l4_hl = p->l4_len, .left = j->cut_len, .ip_base = j->ip_base,
 		.l4_base = j->l4_base, .ps_base = j->ps_base, .seq = p->tcp_seq, .id = j->id0,
-		.id_step = j->id_step, .tun = tun ? &j->tun : NULL, .oid = j->tun.id0,
+		.id_step = j->id_step, .tun = tun ? &j->tun : NULL, .oid = tun ? j->tun.id0 : 0,
 	};
 	const uint32_t n = j->n;
 	const uint8_t *tmpl;

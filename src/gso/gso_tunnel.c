@@ -32,10 +32,15 @@ gso_tun_plan(struct gso_tun *t, const struct sofl_gso_params *gp, const struct s
 	if (tb == SOFL_GSO_TUNNEL_IPIP ? p->encap != SOFL_ENCAP_IPIP :
 	    (p->encap != SOFL_ENCAP_VXLAN && p->encap != SOFL_ENCAP_GENEVE))
 		return SOFL_E_GSO_TUNNEL;
-	if (p->outer_ipv != 4 && p->outer_ipv != 6)
-		return SOFL_E_GSO_TUNNEL;
+	if (p->outer_ipv == 4 ? p->outer_l3_len < 20 || p->outer_l3_len > 60 || (p->outer_l3_len & 3) :
+	    p->outer_ipv != 6 || p->outer_l3_len < 40 || (p->outer_l3_len & 7))
+		return SOFL_E_GSO_TUNNEL;	/* not an outer IP header the parser gives */
 	if (!(p->layers & SOFL_LAYER_L3))
 		return SOFL_E_NOT_IP;
+	/* every header is read from p->data: an iovec parse's gathered
+	 * copy must hold them all (sofl_pkt_parse_iov_cfg) */
+	if (p->pay_off > p->len)
+		return SOFL_E_GSO_HDR;
 	/* the offsets in order: outer IP < outer UDP < tunnel header < inner IP */
 	if ((uint32_t)p->outer_l3_off + p->outer_l3_len > p->l3_off ||
 	    (tb != SOFL_GSO_TUNNEL_IPIP &&

@@ -414,7 +414,9 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 			r->st.err[-err]++;
 		return write_unchanged(r, rec);
 	}
-	if (!(p.layers & SOFL_LAYER_L3)) {
+	/* a tunnel packet's outer packet is IP whatever it carries (ARP in
+	 * VXLAN: passed as its outer packet) */
+	if (!(p.layers & (SOFL_LAYER_L3 | SOFL_LAYER_ENCAP))) {
 		r->st.not_ip++;
 		return write_unchanged(r, rec);
 	}

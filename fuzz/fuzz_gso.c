@@ -8,7 +8,10 @@
  *   - both modes give the same segments, byte for byte;
  *   - need() and segment() agree (count, or the same error);
  *   - every segment parses (when the input did); TCP/UDP segments carry the input's payload
- *     exactly once, in order, with verifying checksums unless CSUM_PARTIAL.
+ *     exactly once, in order, with verifying checksums unless CSUM_PARTIAL;
+ *   - type NONE with the IGNORE_DF bit becomes SOFL_GSO_F_CSUM_AT (csum_start
+ *     from bytes 1-2, csum_offset from byte 3): the output is the input but
+ *     for that one field (all of it with CSUM_PARTIAL).
  * A tunnel parse (VXLAN, Geneve, IP-in-IP on the default ports) gets a
  * tunnel bit too, picked by (byte 1 ^ byte 2 ^ byte 3) & 3 (none, UDP,
  * UDP_CSUM, IPIP: matching the parse or not); its segments' outer IPv4
@@ -128,7 +131,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(f);
 		return 0;
 	}
-	if (p.layers & SOFL_LAYER_ENCAP) {
+	if (gp.type == SOFL_GSO_NONE && (gp.flags & SOFL_GSO_F_IGNORE_DF)) {
+		/* a virtio header's one checksum (SOFL_GSO_F_CSUM_AT):
+		 * csum_start from bytes 1-2, csum_offset from byte 3 */
+		gp.flags = (uint8_t)((gp.flags & ~SOFL_GSO_F_IGNORE_DF) | SOFL_GSO_F_CSUM_AT);
+		gp.frag_id = SOFL_GSO_CSUM_AT((data[1] << 8 | data[2]) % (flen + 1), data[3]);
+		gp.mtu = 0;
+	} else if (p.layers & SOFL_LAYER_ENCAP) {
 		tb = tun_of[(data[1] ^ data[2] ^ data[3]) & 3];
 		gp.type |= (uint8_t)tb;
 	}
@@ -151,6 +160,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			off += t->iov[k].iov_len;
 		}
 		CHECK(off == s->len);
+		if (gp.flags & SOFL_GSO_F_CSUM_AT) {
+			/* the input but for the one field; unchanged when partial */
+			uint32_t at = (gp.frag_id & 0xffff) + (gp.frag_id >> 16);
+
+			CHECK(n == 1 && s->len <= p.len && at + 2 <= s->len);
+			if (gp.flags & SOFL_GSO_F_CSUM_PARTIAL)
+				CHECK(memcmp(s->data, p.data, s->len) == 0);
+			CHECK(memcmp(s->data, p.data, at) == 0 &&
+			      memcmp(s->data + at + 2, p.data + at + 2, s->len - at - 2) == 0);
+			continue;
+		}
 		/* a packet the parser faulted past L3 may pass through as it is;
 		 * segments of a plain type are parsed without tunnels (a cut
 		 * may make a tunnel header the parser refused whole look valid) */
@@ -175,6 +195,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(l4 == SOFL_CSUM_VALID || l4 == SOFL_CSUM_ABSENT);
 	}
 	if (n > 0 && gp.type != SOFL_GSO_UFO && (p.layers & SOFL_LAYER_L4) &&
+	    !(gp.flags & SOFL_GSO_F_CSUM_AT) &&
 	    (tb || !(p.layers & SOFL_LAYER_ENCAP)))
 		CHECK(pay == p.pay_len);
 	release(&c);

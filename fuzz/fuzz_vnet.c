@@ -48,6 +48,27 @@ segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p)
 	free(o.buf);
 }
 
+/* SOFL_GSO_F_CSUM_AT with partial checksums: one segment, the input's bytes */
+static void
+same_partial(const struct sofl_gso_params *gp, const struct sofl_pkt *p)
+{
+	struct sofl_gso_seg seg;
+	struct sofl_gso_out o;
+	static uint8_t buf[70000];
+	int n;
+
+	memset(&o, 0, sizeof(o));
+	o.mode = SOFL_GSO_COPY;
+	o.seg = &seg;
+	o.seg_cap = 1;
+	o.buf = buf;
+	o.buf_cap = sizeof(buf);
+	n = sofl_gso_segment(gp, p, NULL, 0, &o);
+	if (n < 0)
+		return;
+	CHECK(n == 1 && seg.len <= p->len && memcmp(seg.data, p->data, seg.len) == 0);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -125,6 +146,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(SOFL_GSO_INNER(gp.type) ==
 			      (h.gso_type & ~(SOFL_GSO_ECN | SOFL_VNET_GSO_UDP_TUNNEL)));
 		segment(&gp, &p);
+	}
+	if (tg == 0 && (gp.flags & SOFL_GSO_F_CSUM_AT)) {
+		/* a non-GSO NEEDS_CSUM header: the one checksum it names
+		 * (skb_checksum_help), or with partial checksums, unchanged */
+		CHECK(gp.type == SOFL_GSO_NONE && (h.flags & SOFL_VNET_HDR_F_NEEDS_CSUM) &&
+		      gp.frag_id == SOFL_GSO_CSUM_AT(h.csum_start, h.csum_offset));
+		segment(&gp, &p);
+		gp.flags |= SOFL_GSO_F_CSUM_PARTIAL;
+		same_partial(&gp, &p);
 	}
 	if (perr == 0 && (p.layers & SOFL_LAYER_L4) &&
 	    sofl_vnet_from_pkt(&h2, &p, h.gso_size, SOFL_VNET_F_MK_CSUM | feat) == 0) {

@@ -9,6 +9,8 @@
 #include "helpers.h"
 #include "helpers_encap.h"
 #include "softoffload/vnet.h"
+#include "softoffload/gso.h"
+#include "softoffload/csum.h"
 #include "gso/vnet_impl.h"
 
 #define TNL (SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM)
@@ -899,6 +901,304 @@ test_from_pkt_ipip(void **state)
 	assert_int_equal(h.gso_type, SOFL_GSO_NONE);
 }
 
+/* ---- non-GSO NEEDS_CSUM: the one checksum the header names
+ * (validate_xmit_skb -> skb_checksum_help) ---- */
+
+/* the sum skb_checksum_help() stores: bytes [start, end) with the field as
+ * it is, folded, complemented, 0 as 0xFFFF -- computed here byte by byte */
+static uint16_t
+ref_help(const uint8_t *b, size_t start, size_t end)
+{
+	uint32_t s = 0;
+
+	for (size_t i = start; i < end; i++)
+		s += (i - start) & 1 ? b[i] : (uint32_t)b[i] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	s = ~s & 0xffff;
+	return (uint16_t)(s ? s : 0xffff);
+}
+
+static uint8_t seg_buf[70000 + 256];
+
+/* sofl_vnet_to_gso + sofl_gso_segment (copy mode) of frame[0, len): the
+ * output, which must be one segment of @len bytes */
+static const uint8_t *
+help_out(const struct sofl_vnet_hdr *h, size_t len, unsigned opts, int partial)
+{
+	struct sofl_gso_params gp;
+	struct sofl_gso_seg seg[2];
+	struct sofl_gso_out o;
+	struct sofl_pkt p;
+
+	sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
+	memset(&gp, 0xee, sizeof(gp));
+	assert_int_equal(sofl_vnet_to_gso(h, &p, opts, &gp), 0);
+	assert_int_equal(gp.type, SOFL_GSO_NONE);
+	assert_int_equal(gp.flags, SOFL_GSO_F_CSUM_AT);
+	assert_int_equal(gp.frag_id, SOFL_GSO_CSUM_AT(h->csum_start, h->csum_offset));
+	if (partial)
+		gp.flags |= SOFL_GSO_F_CSUM_PARTIAL;
+	memset(&o, 0, sizeof(o));
+	o.mode = SOFL_GSO_COPY;
+	o.seg = seg;
+	o.seg_cap = 2;
+	o.buf = seg_buf;
+	o.buf_cap = sizeof(seg_buf);
+	assert_int_equal(sofl_gso_segment(&gp, &p, NULL, 0, &o), 1);
+	assert_int_equal(seg[0].len, len);
+	return seg[0].data;
+}
+
+/* the output equals the frame but for the 2 bytes at @at */
+static void
+same_but(const uint8_t *out, size_t len, size_t at)
+{
+	assert_memory_equal(out, frame, at);
+	assert_memory_equal(out + at + 2, frame + at + 2, len - at - 2);
+}
+
+static void
+test_csum_help_inner(void **state)
+{
+	struct tnl t;
+	struct sofl_vnet_hdr h;
+	(void)state;
+
+	/* VXLAN, NEEDS_CSUM at the inner TCP checksum, not GSO: the inner
+	 * checksum completed, the outer UDP one (zero or not) left alone --
+	 * before, the pass-through acted on the outer packet and rewrote it */
+	for (int ov = 4; ov <= 6; ov += 2)
+		for (int iv = 4; iv <= 6; iv += 2)
+			for (int oc = 0; oc < 2; oc++)
+				for (unsigned opts = 0; opts <= TNL; opts += TNL) {
+					const uint8_t *out;
+					size_t at;
+
+					mk_tnl(frame, SOFL_LINK_ETH, ov, iv, 6, 300, 0, oc, &t);
+					memset(&h, 0, sizeof(h));
+					h.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
+					h.csum_start = t.inner_th;
+					h.csum_offset = 16;
+					at = t.inner_th + 16u;
+					out = help_out(&h, t.len, opts, 0);
+					same_but(out, t.len, at);
+					assert_int_equal(sofl_get16(out + at),
+							 ref_help(frame, t.inner_th, t.len));
+					assert_int_not_equal(sofl_get16(out + at), sofl_get16(frame + at));
+					/* partial: the device completes it; nothing changes */
+					out = help_out(&h, t.len, opts, 1);
+					assert_memory_equal(out, frame, t.len);
+				}
+	/* neighbour: no NEEDS_CSUM, not GSO: a plain pass-through, no CSUM_AT */
+	{
+		struct sofl_gso_params gp;
+		struct sofl_pkt p;
+
+		mk_tnl(frame, SOFL_LINK_ETH, 6, 4, 6, 300, 0, 0, &t);
+		parse_ok(&p, t.len, SOFL_LINK_ETH);
+		memset(&h, 0, sizeof(h));
+		assert_int_equal(sofl_vnet_to_gso(&h, &p, TNL, &gp), 0);
+		assert_int_equal(gp.flags, 0);
+		assert_int_equal(gp.frag_id, 0);
+	}
+}
+
+/* VXLAN carrying ARP (no inner IP): Ethernet type 0x0806, 28 bytes */
+static size_t
+mk_arp_tnl(int ov, struct tnl *t)
+{
+	size_t len;
+	uint8_t *u;
+
+	mk_tnl(frame, SOFL_LINK_ETH, ov, 4, 6, 0, 0, 1, t);
+	put16(frame + t->inner_nh - 2, 0x0806);
+	len = t->inner_nh + 28u;
+	for (size_t i = 0; i < 28; i++)
+		frame[t->inner_nh + i] = (uint8_t)(i * 7 + 1);
+	if (ov == 4) {
+		put16(frame + 14 + 2, (uint32_t)(len - 14));
+		frame[14 + 10] = frame[14 + 11] = 0;
+		put16(frame + 14 + 10, ip4_csum(frame + 14));
+	} else {
+		put16(frame + 14 + 4, (uint32_t)(len - 54));
+	}
+	u = frame + t->outer_th;
+	put16(u + 4, (uint32_t)(len - t->outer_th));
+	t->len = len;
+	return len;
+}
+
+static void
+test_csum_help_outer_arp(void **state)
+{
+	struct tnl t;
+	struct sofl_vnet_hdr h;
+	struct sofl_gso_params gp;
+	struct sofl_pkt p;
+	(void)state;
+
+	/* NEEDS_CSUM at the outer UDP checksum of VXLAN with ARP inside, over
+	 * IPv6 (csum_start 54) and IPv4 (34): accepted as Linux's
+	 * __virtio_net_hdr_to_skb does (it checks only csum_start >= 20 and the
+	 * field inside the frame), the outer UDP checksum completed */
+	for (int ov = 4; ov <= 6; ov += 2) {
+		const uint8_t *out;
+		size_t len = mk_arp_tnl(ov, &t), at = t.outer_th + 6u;
+		const uint8_t *ip = frame + 14;
+		uint32_t ps;
+
+		assert_int_equal(t.outer_th, ov == 4 ? 34 : 54);
+		ps = ov == 4 ? sofl_csum_pseudo_v4(ip + 12, ip + 16, 17, (uint32_t)(len - t.outer_th)) :
+			       sofl_csum_pseudo_v6(ip + 8, ip + 24, 17, (uint32_t)(len - t.outer_th));
+		put16(frame + at, sofl_csum_fold(ps));	/* what NEEDS_CSUM carries */
+		memset(&h, 0, sizeof(h));
+		h.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
+		h.csum_start = t.outer_th;
+		h.csum_offset = 6;
+		out = help_out(&h, len, 0, 0);
+		same_but(out, len, at);
+		assert_int_equal(sofl_get16(out + at), ref_help(frame, t.outer_th, len));
+		/* and it verifies */
+		assert_int_equal(sofl_csum_fold(sofl_csum_add(ps, out + t.outer_th, len - t.outer_th)),
+				 0xffff);
+		/* partial: unchanged */
+		out = help_out(&h, len, TNL, 1);
+		assert_memory_equal(out, frame, len);
+		/* neighbour: the field past the frame is refused (rule 3) */
+		sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
+		h.csum_offset = (uint16_t)(len - t.outer_th - 1);
+		assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), SOFL_E_VNET_CSUM_OFFSET);
+		h.csum_offset = (uint16_t)(len - t.outer_th - 2);	/* the last 2 bytes: fine */
+		assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), 0);
+		/* and csum_start below 20 (an IPv4 header) is refused */
+		h.csum_start = 19;
+		h.csum_offset = 6;
+		assert_int_equal(sofl_vnet_to_gso(&h, &p, 0, &gp), SOFL_E_VNET_CSUM_START);
+	}
+}
+
+static void
+test_csum_help_plain(void **state)
+{
+	struct sofl_vnet_hdr h;
+	struct sofl_gso_params gp = { 0 };
+	struct sofl_gso_seg seg[2];
+	struct sofl_gso_out o;
+	struct sofl_pkt p;
+	struct t_spec s;
+	(void)state;
+
+	/* a plain TCP/IPv4 and UDP/IPv6 packet, NEEDS_CSUM at its L4 checksum:
+	 * the same bytes as the plain pass-through gave (and Linux) */
+	for (int v = 4; v <= 6; v += 2)
+		for (int pr = 6; pr <= 17; pr += 11) {
+			const uint8_t *out;
+			size_t len;
+
+			t_spec_init(&s, v, pr);
+			s.pay_len = 333;
+			s.csum = T_CSUM_PARTIAL;
+			s.link = SOFL_LINK_ETH;
+			len = t_build(frame, sizeof(frame), &s);
+			parse_ok(&p, len, SOFL_LINK_ETH);
+			memset(&h, 0, sizeof(h));
+			h.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
+			h.csum_start = p.l4_off;
+			h.csum_offset = pr == 6 ? 16 : 6;
+			out = help_out(&h, len, 0, 0);
+			same_but(out, len, p.l4_off + h.csum_offset);
+			assert_int_equal(sofl_get16(out + p.l4_off + h.csum_offset),
+					 ref_help(frame, p.l4_off, len));
+			memset(&o, 0, sizeof(o));
+			o.mode = SOFL_GSO_COPY;
+			o.seg = seg;
+			o.seg_cap = 2;
+			o.buf = seg_buf + 35000;
+			o.buf_cap = 35000;
+			gp.flags = 0;
+			assert_int_equal(sofl_gso_segment(&gp, &p, NULL, 0, &o), 1);
+			assert_memory_equal(seg[0].data, out, len);
+		}
+	/* an odd csum_offset: the rest summed at the other byte parity */
+	t_spec_init(&s, 4, 6);
+	s.pay_len = 101;
+	s.link = SOFL_LINK_ETH;
+	{
+		size_t len = t_build(frame, sizeof(frame), &s);
+		const uint8_t *out;
+
+		parse_ok(&p, len, SOFL_LINK_ETH);
+		memset(&h, 0, sizeof(h));
+		h.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
+		h.csum_start = p.l4_off;
+		h.csum_offset = 23;
+		out = help_out(&h, len, 0, 0);
+		same_but(out, len, p.l4_off + 23u);
+		assert_int_equal(sofl_get16(out + p.l4_off + 23), ref_help(frame, p.l4_off, len));
+	}
+	/* CSUM_AT with a GSO type is invalid */
+	gp.type = SOFL_GSO_TCPV4;
+	gp.gso_size = 50;
+	gp.flags = SOFL_GSO_F_CSUM_AT;
+	gp.frag_id = SOFL_GSO_CSUM_AT(p.l4_off, 16);
+	memset(&o, 0, sizeof(o));
+	o.mode = SOFL_GSO_COPY;
+	o.seg = seg;
+	o.seg_cap = 2;
+	o.buf = seg_buf;
+	o.buf_cap = sizeof(seg_buf);
+	assert_int_equal(sofl_gso_segment(&gp, &p, NULL, 0, &o), SOFL_E_INVAL);
+	/* a field past the packet: refused by the segmenter too */
+	gp.type = SOFL_GSO_NONE;
+	gp.frag_id = SOFL_GSO_CSUM_AT(p.l4_off, p.ip_end - p.l4_off - 1);
+	assert_int_equal(sofl_gso_segment(&gp, &p, NULL, 0, &o), SOFL_E_GSO_HDR);
+}
+
+/* ---- a plain pass-through (SOFL_GSO_NONE) of a tunnel packet as its outer
+ * packet: a zero outer UDP checksum stays 0, over IPv6 too ---- */
+static void
+test_outer_pass_zero(void **state)
+{
+	struct tnl t;
+	struct sofl_gso_params gp = { 0 };
+	struct sofl_gso_seg seg[2];
+	struct sofl_gso_out o;
+	struct sofl_pkt p;
+	(void)state;
+
+	for (int ov = 4; ov <= 6; ov += 2)
+		for (int oc = 0; oc < 2; oc++) {
+			size_t len = mk_arp_tnl(ov, &t), at = t.outer_th + 6u;
+			const uint8_t *ip = frame + 14;
+
+			if (!oc)
+				put16(frame + at, 0);
+			sofl_pkt_parse(&p, frame, len, SOFL_LINK_ETH);
+			memset(&o, 0, sizeof(o));
+			o.mode = SOFL_GSO_COPY;
+			o.seg = seg;
+			o.seg_cap = 2;
+			o.buf = seg_buf;
+			o.buf_cap = sizeof(seg_buf);
+			/* ARP inside: the outer packet is an IP packet (was
+			 * SOFL_E_NOT_IP over IPv6) */
+			assert_int_equal(sofl_gso_segment(&gp, &p, NULL, 0, &o), 1);
+			assert_int_equal(seg[0].len, len);
+			if (!oc) {
+				assert_memory_equal(seg[0].data, frame, len);	/* neighbour: 0 kept */
+			} else {
+				uint32_t ps = ov == 4 ?
+					sofl_csum_pseudo_v4(ip + 12, ip + 16, 17, (uint32_t)(len - t.outer_th)) :
+					sofl_csum_pseudo_v6(ip + 8, ip + 24, 17, (uint32_t)(len - t.outer_th));
+
+				same_but(seg[0].data, len, at);
+				assert_int_equal(sofl_csum_fold(sofl_csum_add(ps, seg[0].data + t.outer_th,
+									      len - t.outer_th)), 0xffff);
+			}
+		}
+}
+
 int
 main(void)
 {
@@ -923,6 +1223,10 @@ main(void)
 		cmocka_unit_test(test_rule4_dissect),
 		cmocka_unit_test(test_from_pkt),
 		cmocka_unit_test(test_from_pkt_ipip),
+		cmocka_unit_test(test_csum_help_inner),
+		cmocka_unit_test(test_csum_help_outer_arp),
+		cmocka_unit_test(test_csum_help_plain),
+		cmocka_unit_test(test_outer_pass_zero),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

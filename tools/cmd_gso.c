@@ -31,7 +31,8 @@
  * segment with every checksum, outer and inner, completed the same way.
  * Tunnel packets with a second tunnel inside, or an inner packet that is not
  * TCP/UDP, are handled as their outer packet (fragmented with --mtu, else
- * passed through), counted. */
+ * passed through with the outer UDP checksum completed, or left 0 -- over
+ * IPv6 too: a tunnel's zero UDP checksum, RFC 6935), counted. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +108,8 @@ usage(FILE *f)
 PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 "\n"
 "Packets that are not segmented pass through with their TCP/UDP checksum\n"
-"completed (UDP over IPv4 with checksum 0 stays 0) and their IPv4 header\n"
+"completed (UDP over IPv4, or a tunnel's outer UDP, with checksum 0 stays 0)\n"
+"and their IPv4 header\n"
 "checksum recomputed; truncated, malformed,\n"
 "non-IP and fragment records, and packets the segmenter refuses, are written\n"
 "unchanged and counted.  Bytes after the IP packet (Ethernet padding or a\n"
@@ -377,8 +379,7 @@ count_csums(struct gso_run *r, const struct sofl_pkt *p, const struct sofl_gso_p
 		if (p->outer_ipv == 4)
 			r->st.outer_ip_csums++;
 		if (p->outer_proto == 17 && !(gp->type == SOFL_GSO_UFO && i > 0) &&
-		    !(gp->type == SOFL_GSO_NONE && p->outer_ipv == 4 &&
-		      sofl_get16(d + p->outer_l4_off + 6) == 0))
+		    !(gp->type == SOFL_GSO_NONE && sofl_get16(d + p->outer_l4_off + 6) == 0))
 			r->st.outer_udp_csums++;
 		return;
 	}
@@ -413,7 +414,9 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 			r->st.err[-err]++;
 		return write_unchanged(r, rec);
 	}
-	if (!(p.layers & SOFL_LAYER_L3)) {
+	/* a tunnel packet's outer packet is IP whatever it carries (ARP in
+	 * VXLAN: passed as its outer packet) */
+	if (!(p.layers & (SOFL_LAYER_L3 | SOFL_LAYER_ENCAP))) {
 		r->st.not_ip++;
 		return write_unchanged(r, rec);
 	}

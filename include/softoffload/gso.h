@@ -53,6 +53,21 @@
  *          SOFL_GSO_F_FIXED_ID; header checksum recomputed (ip_send_check);
  *          options copied to every segment.
  *   IPv6   payload_len per segment; extension headers copied.
+ *   Checksum at (SOFL_GSO_NONE with SOFL_GSO_F_CSUM_AT; what
+ *          sofl_vnet_to_gso() gives for a non-GSO NEEDS_CSUM header): Linux
+ *          skb_checksum_help() as validate_xmit_skb() runs it for a
+ *          CHECKSUM_PARTIAL packet the device cannot checksum.  The one's
+ *          complement sum of the bytes from csum_start to the end of the
+ *          packet (the field's own value, the pseudo-header sum, included) is
+ *          folded, complemented (0 written as 0xFFFF) and stored at
+ *          csum_start + csum_offset; nothing else changes (no other
+ *          checksum, inner or outer, no IPv4 header checksum).  The packet
+ *          ends where its outermost IP packet does (Ethernet padding is not
+ *          output, as for any pass-through), a frame without an IP header
+ *          where the parse's bytes do (p->len); the parse need not have found
+ *          an IP or L4 header.  With SOFL_GSO_F_CSUM_PARTIAL the packet goes
+ *          out unchanged (the device would complete it).  The field must lie
+ *          in the packet (else SOFL_E_GSO_HDR).
  *   L4 checksum: complete (software) by default, or with
  *          SOFL_GSO_F_CSUM_PARTIAL the folded pseudo-header sum for the
  *          segment's L4 length (what CHECKSUM_PARTIAL / virtio NEEDS_CSUM
@@ -175,6 +190,15 @@ enum sofl_gso_type {
 #define SOFL_GSO_F_FIXED_ID_INNER 0x10	/* tunnel types: the inner IPv4 header keeps its ID
 					   (SKB_GSO_TCP_FIXEDID_INNER); SOFL_GSO_F_FIXED_ID
 					   is then the outer header's (SKB_GSO_TCP_FIXEDID) */
+#define SOFL_GSO_F_CSUM_AT      0x20	/* SOFL_GSO_NONE only: complete exactly one checksum,
+					   the one a virtio NEEDS_CSUM header names, and
+					   touch nothing else (see "Checksum at" above);
+					   frag_id holds SOFL_GSO_CSUM_AT(start, offset) */
+/* frag_id of a SOFL_GSO_F_CSUM_AT pass-through: csum_start (frame offset
+ * where the summed bytes start) and csum_offset (where the 16-bit result
+ * goes, from csum_start), as in a virtio header. */
+#define SOFL_GSO_CSUM_AT(start, offset) \
+	((uint32_t)(uint16_t)(start) | (uint32_t)(uint16_t)(offset) << 16)
 
 #define SOFL_GSO_UDP_MAX_SEGS 128	/* Linux UDP_MAX_SEGMENTS (6.11+, 5.15.y); vnet.h rule 5 */
 #define SOFL_GSO_TCP_MAX_SEGS 65535	/* gso_max_segs default */
@@ -194,7 +218,8 @@ struct sofl_gso_params {
 	uint16_t mtu;		/* 0 = no limit; else no output IP packet may exceed it
 				 * (UDP_SEGMENT's EMSGSIZE rule; UFO's fragment size) */
 	uint32_t frag_id;	/* UFO over IPv6: fragment header identification;
-				 * 0 = chosen per datagram (frag_ids) */
+				 * 0 = chosen per datagram (frag_ids).  With
+				 * SOFL_GSO_F_CSUM_AT: SOFL_GSO_CSUM_AT(start, offset) */
 	struct sofl_gso_frag_ids *frag_ids;	/* IPv6 identifications for frag_id 0, or
 				 * NULL: the library's generator */
 };

@@ -21,7 +21,7 @@
 #define IP4_MF 0x2000
 #define FRAG6_LEN 8
 
-enum kind { K_PASS, K_SEG, K_FRAG };
+enum kind { K_PASS, K_SEG, K_FRAG, K_CSUM_AT };
 
 /* A walk over the frame's bytes as the caller holds them (iovecs). */
 struct cursor {
@@ -247,6 +247,40 @@ plan_frag(struct job *j)
 
 static int lib_ids_key(void);
 
+/* SOFL_GSO_F_CSUM_AT: one segment, the packet as it is; the bytes up to the
+ * checksum field's end are the header copy, the rest the payload (both summed
+ * from csum_start when the checksum is completed, emit_csum_at). */
+static int
+plan_csum_at(struct job *j)
+{
+	const struct sofl_gso_params *gp = j->gp;
+	const struct sofl_pkt *p = j->p;
+	uint32_t start = gp->frag_id & 0xffff, field = start + (gp->frag_id >> 16), end;
+
+	if (gp->type != SOFL_GSO_NONE)
+		return SOFL_E_INVAL;
+	if (p->layers & SOFL_LAYER_ENCAP)
+		end = p->outer_ip_end;
+	else if (p->layers & SOFL_LAYER_L3)
+		end = p->ip_end;
+	else
+		end = p->len;
+	/* skb_partial_csum_set(): the field inside the packet */
+	if (start >= end || field + 2 > end || field + 2 > 0xffff)
+		return SOFL_E_GSO_HDR;
+	if (j->gp->mtu && (p->layers & (SOFL_LAYER_L3 | SOFL_LAYER_ENCAP)) &&
+	    end - ((p->layers & SOFL_LAYER_ENCAP) ? p->outer_l3_off : p->l3_off) > j->gp->mtu)
+		return SOFL_E_GSO_SIZE;
+	j->kind = K_CSUM_AT;
+	j->n = 1;
+	j->hlen = field + 2;
+	j->cut_off = j->hlen;
+	j->cut_len = end - j->hlen;
+	j->unit = j->cut_len;
+	j->extra = start;	/* csum_start */
+	return 0;
+}
+
 static int
 plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
      enum sofl_gso_mode mode, int in_cnt)
@@ -260,9 +294,14 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	if (!gp || !p || !p->data || in_cnt < 0 ||
 	    (mode != SOFL_GSO_ZEROCOPY && mode != SOFL_GSO_COPY))
 		return SOFL_E_INVAL;
-	if (!(p->layers & SOFL_LAYER_L3) || (p->ipv != 4 && p->ipv != 6))
-		return SOFL_E_NOT_IP;
+	if (gp->flags & SOFL_GSO_F_CSUM_AT) {
+		/* a virtio header's checksum, wherever it points: no IP needed */
+		err = plan_csum_at(j);
+		goto planned;
+	}
 	if (gp->type & SOFL_GSO_TUNNEL_MASK) {
+		if (!(p->layers & SOFL_LAYER_L3) || (p->ipv != 4 && p->ipv != 6))
+			return SOFL_E_NOT_IP;
 		/* the inner packet is cut by the rules below, the outer
 		 * headers fixed per segment (tun.h) */
 		if ((err = gso_tun_plan(&j->tun, gp, p)) != 0)
@@ -281,6 +320,10 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 		gso_outer_view(&j->outer, p);
 		j->p = p = &j->outer;
 	}
+	/* (the outer view is an IP packet even when the inner one is not,
+	 * e.g. ARP in VXLAN) */
+	if (!(p->layers & SOFL_LAYER_L3) || (p->ipv != 4 && p->ipv != 6))
+		return SOFL_E_NOT_IP;
 	if (p->is_frag)
 		return SOFL_E_FRAGMENT;
 	switch (gp->type) {
@@ -298,8 +341,8 @@ planned:
 	 * be there (an iovec input's gathered bytes, sofl_pkt_parse_iov_cfg) */
 	if (j->hlen > p->len)
 		return SOFL_E_GSO_HDR;
-	if (!in_cnt && p->len < p->ip_end)	/* contiguous: the whole packet */
-		return SOFL_E_INVAL;
+	if (!in_cnt && p->len < (j->kind == K_CSUM_AT ? j->cut_off + j->cut_len : p->ip_end))
+		return SOFL_E_INVAL;	/* contiguous: the whole packet */
 	if (j->n > max_segs(gp))
 		return SOFL_E_GSO_TOO_MANY;
 	/* an IPv6 identification from the library's generator needs its key */
@@ -670,13 +713,36 @@ emit_pass(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
 		psum = cur_take(&c, j->cut_off, l4pay, NULL, &none, NULL, 1);
 		payload_sum(j, j->cut_off, j->cut_len, h + j->hlen, s, 0);
 	}
-	/* UDP over IPv4 with 0: "no checksum", nothing to complete */
-	if (l4 && !(j->udp && p->ipv == 4 && sofl_get16(p->data + p->l4_off + 6) == 0))
+	/* UDP over IPv4 with 0: "no checksum", nothing to complete; so is a
+	 * tunnel's outer UDP with 0 over IPv6 (RFC 6935, udp6zerocsumtx) */
+	if (l4 && !(j->udp && (p->ipv == 4 || p == &j->outer) &&
+		    sofl_get16(p->data + p->l4_off + 6) == 0))
 		fix_l4(j, h + p->l4_off, 0, l4pay, psum, 0);
 	if (p->ipv == 4) {
 		uint8_t *iph = h + p->l3_off;
 
 		hdr_ipv4_set_len_id(iph, p->l3_len, sofl_get16(iph + 2), sofl_get16(iph + 4));
+	}
+	s->hdr_len = (uint16_t)j->hlen;
+	s->len = j->hlen + j->cut_len;
+}
+
+/* SOFL_GSO_F_CSUM_AT (plan_csum_at): Linux skb_checksum_help() -- the sum
+ * from csum_start to the end, the field included, folded and complemented
+ * into the field (0 as CSUM_MANGLED_0); partial: the packet unchanged. */
+static void
+emit_csum_at(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
+{
+	uint32_t start = j->extra, sum, psum;
+	uint16_t v;
+
+	memcpy(h, j->p->data, j->hlen);
+	psum = payload(j, j->cut_off, j->cut_len, h + j->hlen, s);
+	if (j->full) {
+		sum = sofl_csum_block_add(sofl_csum_add(0, h + start, j->hlen - start), psum,
+					  j->hlen - start);
+		v = (uint16_t)~sofl_csum_fold(sum);
+		sofl_put16(h + j->hlen - 2, v ? v : 0xffff);
 	}
 	s->hdr_len = (uint16_t)j->hlen;
 	s->len = j->hlen + j->cut_len;
@@ -926,6 +992,7 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	struct job j;
 	uint32_t k;
 	size_t used_iov = 0;
+	uint32_t end;
 	int err;
 
 	if (!out)
@@ -934,15 +1001,16 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	if (err)
 		return err;
 	p = j.p;	/* the outer packet for a plain type on a tunnel parse */
+	end = j.kind == K_CSUM_AT ? j.cut_off + j.cut_len : p->ip_end;
 	if (in) {
-		if (pk_iov_total(in, in_cnt) < p->ip_end)
+		if (pk_iov_total(in, in_cnt) < end)
 			return SOFL_E_GSO_HDR;
 		cur_init(&j.cur, in, in_cnt);
 	} else {
-		if (p->len < p->ip_end)
+		if (p->len < end)
 			return SOFL_E_INVAL;
 		j.one.iov_base = (void *)(uintptr_t)p->data;
-		j.one.iov_len = p->ip_end;
+		j.one.iov_len = end;
 		cur_init(&j.cur, &j.one, 1);
 	}
 	if (!out->seg || out->seg_cap < j.n || !out->buf ||
@@ -950,7 +1018,8 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	    (j.mode == SOFL_GSO_ZEROCOPY &&
 	     (!out->iov || out->iov_cap < 2 * (size_t)j.n + (in ? (size_t)in_cnt : 0))))
 		return SOFL_E_NOSPC;
-	prime(&j);
+	if (j.kind != K_CSUM_AT)
+		prime(&j);
 	if (j.kind == K_SEG && !in) {
 		seg_fast(&j, out);
 		return (int)j.n;
@@ -981,6 +1050,8 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 			emit_seg(&j, k, h, s);
 		else if (j.kind == K_FRAG)
 			emit_frag(&j, k, h, s);
+		else if (j.kind == K_CSUM_AT)
+			emit_csum_at(&j, h, s);
 		else
 			emit_pass(&j, h, s);
 		if (j.mode == SOFL_GSO_ZEROCOPY) {

@@ -363,6 +363,13 @@ sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsign
 		/* TCP payload <= gso_size is non-GSO for tcp_gso_segment too */
 		if (base != SOFL_GSO_UFO && p->pay_len <= g.gso_size)
 			g = (struct sofl_gso_params){ 0 };
+	} else if (h->gso_type == SOFL_GSO_NONE && (h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) {
+		/* not GSO: validate_xmit_skb() -> skb_checksum_help() completes
+		 * the one checksum csum_start/csum_offset name (an inner or
+		 * outer one of a tunnel packet, any protocol), nothing else;
+		 * rule 3 (check_csum) put the field inside the frame */
+		g.flags = SOFL_GSO_F_CSUM_AT;
+		g.frag_id = SOFL_GSO_CSUM_AT(h->csum_start, h->csum_offset);
 	}
 	*gp = g;
 	return g.type != SOFL_GSO_NONE;

@@ -204,7 +204,7 @@ fast_setup(struct sofl_gro *g, struct flow *f)
  * IPv4 ID is the next one (#14 on the outer header: rule_id_ok), and a
  * non-zero outer checksum stays non-zero (zero and non-zero are two flows;
  * the mask leaves that field out). */
-static __attribute__((noinline)) int
+static inline __attribute__((always_inline)) int
 tun_fast_same(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
 {
 	const struct tflow *t = &g->tun[f - g->flows];
@@ -218,7 +218,7 @@ tun_fast_same(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
  * input flags @fl): the outer IPv4 header's unless SOFL_GRO_F_IPCSUM_OK, a
  * non-zero outer UDP checksum unless SOFL_GRO_F_OUTER_CSUM_OK; 1 when they
  * pass, with the counts in *nip, *nout (added once the merge is decided). */
-static __attribute__((noinline)) int
+static inline __attribute__((always_inline)) int
 tun_fast_csums(const struct sofl_gro *g, const struct tflow *t, const uint8_t *d, uint32_t len,
 	       uint32_t fl, uint32_t *nip, uint32_t *nout)
 {

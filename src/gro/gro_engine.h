@@ -79,8 +79,9 @@ struct flow {
 	uint16_t next_id;	/* IPv4: the ID the next segment must have (fast_merge) */
 	uint8_t  fixedid, orflags;
 	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
-	uint8_t  mk;		/* fast_merge compare mask g->mask_b[mk]; NO_MASK:
-				 * no fast path; MK_UNSET: not looked up yet */
+	uint8_t  mk;		/* fast_merge compare mask g->mask_b[mk]; a tunnel
+				 * flow's: mask index | MK_T; NO_MASK: no fast
+				 * path; MK_UNSET: not looked up yet */
 	uint32_t next_seq;
 	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
 	uint32_t seg_head, seg_tail;	/* the segments after the first: NIL, SINK if none */
@@ -131,6 +132,11 @@ struct tflow {
 #define MASK_LEN 128	/* longest header compared with a mask */
 #define NO_MASK  0xff
 #define MK_UNSET 0xfe	/* looked up when a 2nd segment is compared */
+/* flow.mk of a tunnel flow: its mask's index | MK_T, so that a plain flow's
+ * fast paths tell tunnel flows apart by the test mk >= NMASK they make for
+ * NO_MASK and MK_UNSET anyway (no load of mask_key per segment) */
+#define MK_T     0x40
+_Static_assert(NMASK <= MK_T && (MK_T | (NMASK - 1)) < MK_UNSET, "flow.mk's encoding");
 
 struct dlist {
 	uint32_t head, tail;

@@ -192,8 +192,8 @@ fast_setup(struct sofl_gro *g, struct flow *f)
 		t = NULL;
 	if (f->proto != 6 || (h[f->l4_off + 13] & SOFL_TCP_CWR))
 		f->mk = NO_MASK;
-	else
-		f->mk = mask_for(g, f, t);
+	else if ((f->mk = mask_for(g, f, t)) != NO_MASK && t)
+		f->mk |= MK_T;
 	f->next_id = rule_id_want(sofl_get16(h + f->l3_off + 4), f->count, f->fixedid);
 	if (t)
 		t->next_oid = rule_id_want(sofl_get16(h + t->o3 + 4), f->count, t->ofixed);
@@ -204,7 +204,7 @@ fast_setup(struct sofl_gro *g, struct flow *f)
  * IPv4 ID is the next one (#14 on the outer header: rule_id_ok), and a
  * non-zero outer checksum stays non-zero (zero and non-zero are two flows;
  * the mask leaves that field out). */
-static __attribute__((noinline)) int
+static inline __attribute__((always_inline)) int
 tun_fast_same(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
 {
 	const struct tflow *t = &g->tun[f - g->flows];
@@ -218,7 +218,7 @@ tun_fast_same(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
  * input flags @fl): the outer IPv4 header's unless SOFL_GRO_F_IPCSUM_OK, a
  * non-zero outer UDP checksum unless SOFL_GRO_F_OUTER_CSUM_OK; 1 when they
  * pass, with the counts in *nip, *nout (added once the merge is decided). */
-static __attribute__((noinline)) int
+static inline __attribute__((always_inline)) int
 tun_fast_csums(const struct sofl_gro *g, const struct tflow *t, const uint8_t *d, uint32_t len,
 	       uint32_t fl, uint32_t *nip, uint32_t *nout)
 {
@@ -237,6 +237,27 @@ tun_fast_csums(const struct sofl_gro *g, const struct tflow *t, const uint8_t *d
 	return 1;
 }
 
+/* fast_same() past its first tests, @f's mask set (@tun: a tunnel flow's,
+ * a constant: the plain variant carries none of the tunnel's tests) */
+static inline __attribute__((always_inline)) int
+fast_same_x(const struct sofl_gro *g, const struct flow *f, const uint8_t *d, const int tun)
+{
+	return same_masked(fhdr(f), d, g->mask_b[tun ? f->mk & ~MK_T : f->mk], f->hdr_len) &&
+	       rule_seq_ok(sofl_get32(d + f->l4_off + 4), f->next_seq) &&
+	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g))) &&
+	       (!tun || tun_fast_same(g, f, d));
+}
+
+/* fast_same_x() for a flow whose mask is not a plain one's — not set yet
+ * (fast_setup), none, or a tunnel flow's —, out of line */
+static __attribute__((noinline)) int
+fast_same_cold(struct sofl_gro *g, struct flow *f, const uint8_t *d)
+{
+	if (f->mk == NO_MASK || (f->mk == MK_UNSET && !fast_setup(g, f)))
+		return 0;
+	return f->mk & MK_T ? fast_same_x(g, f, d, 1) : fast_same_x(g, f, d, 0);
+}
+
 /* @in (its rx hash @h) is the next full-size segment of held flow @f. */
 HOT int
 fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint32_t h)
@@ -245,12 +266,9 @@ fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint
 
 	if (!f->count || f->hash != h || in->len != (uint32_t)f->hdr_len + f->mss)
 		return 0;
-	if (f->mk >= NMASK && (f->mk == NO_MASK || !fast_setup(g, f)))
-		return 0;
-	return same_masked(fhdr(f), d, g->mask_b[f->mk], f->hdr_len) &&
-	       rule_seq_ok(sofl_get32(d + f->l4_off + 4), f->next_seq) &&
-	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g))) &&
-	       (__builtin_expect(!(g->mask_key[f->mk] & MK_TUN), 1) || tun_fast_same(g, f, d));
+	if (__builtin_expect(f->mk >= NMASK, 0))	/* no mask yet, none, a tunnel's */
+		return fast_same_cold(g, f, d);
+	return fast_same_x(g, f, d, 0);
 }
 
 /* The held flow @in continues, if any, found by its rx hash (known before
@@ -419,7 +437,7 @@ fast_one_tun(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
 HOT int
 fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
 {
-	if (__builtin_expect(g->mask_key[g->flows[fi].mk] & MK_TUN, 0))
+	if (__builtin_expect(g->flows[fi].mk & MK_T, 0))	/* (fast_same passed: a mask) */
 		return fast_one_tun(g, fi, in);
 	return fast_one_x(g, fi, in, 0);
 }
@@ -804,7 +822,7 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 				;
 			if (x == k) {	/* another held flow's next segment? */
 				if (k == WEAVE || !d || (fi = fast_find(g, p, h)) == NIL ||
-				    (g->mask_key[g->flows[fi].mk] & MK_TUN) ||	/* (fast_one's) */
+				    (g->flows[fi].mk & MK_T) ||	/* (fast_one's) */
 				    (y && (g->flows[fi].hdr_len < 32 || g->flows[fi].hdr_len > 96)))
 					break;	/* (the 32-byte compare's lengths) */
 				strand_open(g, &s[k++], fi);
@@ -1240,7 +1258,7 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int s
 				 * segment, else a weave (interleaved flows); a tunnel
 				 * flow's segments one at a time (their loops do not
 				 * check the outer header) */
-				if (g->mask_key[f->mk] & MK_TUN)
+				if (f->mk & MK_T)
 					j = i + (size_t)fast_one(g, fi, &in[i]);
 				else if (i + 1 < n && in[i + 1].len == in[i].len &&
 				    ((in[i + 1].flags & SOFL_GRO_F_HASH) ? in[i + 1].hash : 0) == f->hash)

@@ -2,7 +2,8 @@
  * by its files: gro.c (the public API), gro_table.c / gro_table.h (the flow
  * tables), gro_hold.c / gro_hold.h (a new flow held), gro_rules.h (the
  * merge rules), gro_out.c (completion and output), gro_rx.c (the receive
- * loops and their fast paths), gro_csum.h (the checksum checks).  Hidden symbols, static library test hooks at the end. */
+ * loops and their fast paths), gro_train.c (trains and weaves), gro_fast.h
+ * (the fast merge both share), gro_csum.h (the checksum checks).  Hidden symbols, static library test hooks at the end. */
 #ifndef SOFL_GRO_ENGINE_H
 #define SOFL_GRO_ENGINE_H
 

@@ -1,9 +1,9 @@
-/* Internal: the GRO merge rules, inline in the receive loops (gro_rx.c):
+/* Internal: the GRO merge rules, inline in the receive loops (gro_rx.c, gro_train.c):
  * the L2/L3 checks (inet_gro_receive, ipv6_gro_receive), the L4 rules
  * (tcp_gro_receive, udp_gro_receive_segment), a packet's classification.
  * Each rule is written once, here or as a table in gro_engine.h, and both the
  * general path (classify, tcp_flush, network_flush) and the fast paths
- * (gro_rx.c, which inline these functions) decide by it
+ * (gro_rx.c, gro_train.c, gro_fast.h, which inline these functions) decide by it
  * (docs/gro-rules.md). */
 #ifndef SOFL_GRO_RULES_H
 #define SOFL_GRO_RULES_H

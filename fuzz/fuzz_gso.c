@@ -135,7 +135,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* a virtio header's one checksum (SOFL_GSO_F_CSUM_AT):
 		 * csum_start from bytes 1-2, csum_offset from byte 3 */
 		gp.flags = (uint8_t)((gp.flags & ~SOFL_GSO_F_IGNORE_DF) | SOFL_GSO_F_CSUM_AT);
-		gp.frag_id = SOFL_GSO_CSUM_AT((data[1] << 8 | data[2]) % (flen + 1), data[3]);
+		gp.csum_start = (uint16_t)((data[1] << 8 | data[2]) % (flen + 1));
+		gp.csum_offset = data[3];	/* frag_id stays set: ignored here */
 		gp.mtu = 0;
 	} else if (p.layers & SOFL_LAYER_ENCAP) {
 		tb = tun_of[(data[1] ^ data[2] ^ data[3]) & 3];
@@ -162,7 +163,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(off == s->len);
 		if (gp.flags & SOFL_GSO_F_CSUM_AT) {
 			/* the input but for the one field; unchanged when partial */
-			uint32_t at = (gp.frag_id & 0xffff) + (gp.frag_id >> 16);
+			uint32_t at = (uint32_t)gp.csum_start + gp.csum_offset;
 
 			CHECK(n == 1 && s->len <= p.len && at + 2 <= s->len);
 			if (gp.flags & SOFL_GSO_F_CSUM_PARTIAL)

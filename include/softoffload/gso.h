@@ -83,7 +83,11 @@
  *          to every fragment (Linux UFO does not drop non-copy options).
  *          IPv6: a fragment header (identification gp->frag_id, M on all but
  *          the last) inserted after the unfragmentable part (hop-by-hop, and
- *          routing with the destination options before it).  frag_id 0 (what
+ *          routing with the destination options before it), which every
+ *          fragment repeats; with SOFL_PKT_EXTHDR_MAX extension headers
+ *          there, the fragments carry one more than sofl_pkt_parse() takes
+ *          (it says SOFL_E_EXTHDR_CHAIN; they are valid IPv6, RFC 8200 sets
+ *          no limit).  frag_id 0 (what
  *          a virtio UFO header gives) means "choose one", as Linux
  *          udp6_ufo_fragment() does with ipv6_proxy_select_ident(): a
  *          non-zero identification per datagram, shared by its fragments,

@@ -151,7 +151,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		/* a non-GSO NEEDS_CSUM header: the one checksum it names
 		 * (skb_checksum_help), or with partial checksums, unchanged */
 		CHECK(gp.type == SOFL_GSO_NONE && (h.flags & SOFL_VNET_HDR_F_NEEDS_CSUM) &&
-		      gp.frag_id == SOFL_GSO_CSUM_AT(h.csum_start, h.csum_offset));
+		      gp.csum_start == h.csum_start && gp.csum_offset == h.csum_offset &&
+		      gp.frag_id == 0);
 		segment(&gp, &p);
 		gp.flags |= SOFL_GSO_F_CSUM_PARTIAL;
 		same_partial(&gp, &p);

@@ -160,6 +160,34 @@ shape(int i, uint8_t *buf, int *link)
 	return t_build(buf, MAXF, &s);
 }
 
+/* fuzz_gso: IPv6 UFO of a datagram whose SOFL_PKT_EXTHDR_MAX extension
+ * headers (hop-by-hop, routing ...) are all repeated in every fragment, no
+ * upper-layer header: the fragments carry one header more than the parser
+ * takes (the harness once failed on this). */
+static void
+gso_ufo6_chain_seed(void)
+{
+	static const uint8_t hdr[4] = { 1 | 3 << 1 | 8 << 3, 0, 64, 0 };	/* raw, UFO 64, IGNORE_DF */
+	uint8_t f[40 + 8 * SOFL_PKT_EXTHDR_MAX + 200];
+	size_t o = 40;
+	int i;
+
+	memset(f, 0, sizeof(f));
+	f[0] = 0x60;
+	f[7] = 64;
+	memset(f + 8, 0x20, 32);
+	f[6] = 0;		/* hop-by-hop, PadN */
+	f[o] = 43;
+	f[o + 2] = 1;
+	f[o + 3] = 4;
+	for (o += 8, i = 1; i < SOFL_PKT_EXTHDR_MAX; i++, o += 8)
+		f[o] = i + 1 < SOFL_PKT_EXTHDR_MAX ? 43 : 59;
+	for (i = 0; i < 200; i++)
+		f[o++] = (uint8_t)i;
+	sofl_put16(f + 4, (uint16_t)(o - 40));
+	put(hdr, 4, f, o);
+}
+
 /* fuzz_gso: tunnel super-packets (VXLAN over IPv4 with the outer UDP
  * checksum, Geneve with an option over IPv6 without, IP-in-IP 6in4), inner
  * TCP or UDP, each with the gso header bytes of a TCP and a UDP cut; the
@@ -459,8 +487,10 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "fuzz_vnet"))
 		vnet_tunnel_seeds();
-	if (!strcmp(argv[1], "fuzz_gso"))
+	if (!strcmp(argv[1], "fuzz_gso")) {
 		gso_tun_seeds();
+		gso_ufo6_chain_seed();
+	}
 	for (i = 0; (len = shape(i, f, &link)) > 0; i++) {
 		if (!strcmp(argv[1], "fuzz_pkt")) {
 			uint8_t l = (uint8_t)link;

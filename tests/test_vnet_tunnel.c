@@ -936,7 +936,9 @@ help_out(const struct sofl_vnet_hdr *h, size_t len, unsigned opts, int partial)
 	assert_int_equal(sofl_vnet_to_gso(h, &p, opts, &gp), 0);
 	assert_int_equal(gp.type, SOFL_GSO_NONE);
 	assert_int_equal(gp.flags, SOFL_GSO_F_CSUM_AT);
-	assert_int_equal(gp.frag_id, SOFL_GSO_CSUM_AT(h->csum_start, h->csum_offset));
+	assert_int_equal(gp.csum_start, h->csum_start);
+	assert_int_equal(gp.csum_offset, h->csum_offset);
+	assert_int_equal(gp.frag_id, 0);
 	if (partial)
 		gp.flags |= SOFL_GSO_F_CSUM_PARTIAL;
 	memset(&o, 0, sizeof(o));
@@ -1141,7 +1143,8 @@ test_csum_help_plain(void **state)
 	gp.type = SOFL_GSO_TCPV4;
 	gp.gso_size = 50;
 	gp.flags = SOFL_GSO_F_CSUM_AT;
-	gp.frag_id = SOFL_GSO_CSUM_AT(p.l4_off, 16);
+	gp.csum_start = (uint16_t)p.l4_off;
+	gp.csum_offset = 16;
 	memset(&o, 0, sizeof(o));
 	o.mode = SOFL_GSO_COPY;
 	o.seg = seg;
@@ -1151,7 +1154,7 @@ test_csum_help_plain(void **state)
 	assert_int_equal(sofl_gso_segment(&gp, &p, NULL, 0, &o), SOFL_E_INVAL);
 	/* a field past the packet: refused by the segmenter too */
 	gp.type = SOFL_GSO_NONE;
-	gp.frag_id = SOFL_GSO_CSUM_AT(p.l4_off, p.ip_end - p.l4_off - 1);
+	gp.csum_offset = (uint16_t)(p.ip_end - p.l4_off - 1);
 	assert_int_equal(sofl_gso_segment(&gp, &p, NULL, 0, &o), SOFL_E_GSO_HDR);
 }
 

@@ -83,7 +83,11 @@
  *          to every fragment (Linux UFO does not drop non-copy options).
  *          IPv6: a fragment header (identification gp->frag_id, M on all but
  *          the last) inserted after the unfragmentable part (hop-by-hop, and
- *          routing with the destination options before it).  frag_id 0 (what
+ *          routing with the destination options before it), which every
+ *          fragment repeats; with SOFL_PKT_EXTHDR_MAX extension headers
+ *          there, the fragments carry one more than sofl_pkt_parse() takes
+ *          (it says SOFL_E_EXTHDR_CHAIN; they are valid IPv6, RFC 8200 sets
+ *          no limit).  frag_id 0 (what
  *          a virtio UFO header gives) means "choose one", as Linux
  *          udp6_ufo_fragment() does with ipv6_proxy_select_ident(): a
  *          non-zero identification per datagram, shared by its fragments,
@@ -193,12 +197,7 @@ enum sofl_gso_type {
 #define SOFL_GSO_F_CSUM_AT      0x20	/* SOFL_GSO_NONE only: complete exactly one checksum,
 					   the one a virtio NEEDS_CSUM header names, and
 					   touch nothing else (see "Checksum at" above);
-					   frag_id holds SOFL_GSO_CSUM_AT(start, offset) */
-/* frag_id of a SOFL_GSO_F_CSUM_AT pass-through: csum_start (frame offset
- * where the summed bytes start) and csum_offset (where the 16-bit result
- * goes, from csum_start), as in a virtio header. */
-#define SOFL_GSO_CSUM_AT(start, offset) \
-	((uint32_t)(uint16_t)(start) | (uint32_t)(uint16_t)(offset) << 16)
+					   the field is at csum_start + csum_offset */
 
 #define SOFL_GSO_UDP_MAX_SEGS 128	/* Linux UDP_MAX_SEGMENTS (6.11+, 5.15.y); vnet.h rule 5 */
 #define SOFL_GSO_TCP_MAX_SEGS 65535	/* gso_max_segs default */
@@ -218,11 +217,19 @@ struct sofl_gso_params {
 	uint16_t mtu;		/* 0 = no limit; else no output IP packet may exceed it
 				 * (UDP_SEGMENT's EMSGSIZE rule; UFO's fragment size) */
 	uint32_t frag_id;	/* UFO over IPv6: fragment header identification;
-				 * 0 = chosen per datagram (frag_ids).  With
-				 * SOFL_GSO_F_CSUM_AT: SOFL_GSO_CSUM_AT(start, offset) */
+				 * 0 = chosen per datagram (frag_ids) */
+	uint16_t csum_start;	/* SOFL_GSO_F_CSUM_AT only: frame offset where the
+				 * summed bytes start (a virtio header's csum_start) */
+	uint16_t csum_offset;	/* SOFL_GSO_F_CSUM_AT only: where the 16-bit result
+				 * goes, from csum_start (virtio csum_offset) */
 	struct sofl_gso_frag_ids *frag_ids;	/* IPv6 identifications for frag_id 0, or
 				 * NULL: the library's generator */
 };
+/* csum_start/csum_offset sit in what was padding after frag_id on LP64 (the
+ * pointer is 8-aligned at 16): the size (24) and every other field's offset
+ * are those of the earlier layout there. */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sofl_gso_params) == 24,
+	       "sofl_gso_params: csum_start/csum_offset must fit the padding");
 
 /* IPv6 fragment identifications for UFO: a keyed hash (SipHash-2-4 under a
  * 128-bit key) of the datagram's source and destination addresses and a

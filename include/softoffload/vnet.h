@@ -262,8 +262,8 @@ SOFL_API int sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pk
  *   UFO -> SOFL_GSO_UFO with SOFL_GSO_F_IGNORE_DF (Linux UFO
  *   fragments regardless of DF), anything valid but not GSO -> SOFL_GSO_NONE;
  *   a header with gso_type NONE and NEEDS_CSUM -> SOFL_GSO_NONE with
- *   SOFL_GSO_F_CSUM_AT and frag_id = SOFL_GSO_CSUM_AT(csum_start,
- *   csum_offset): the segmenter completes that one checksum, wherever it
+ *   SOFL_GSO_F_CSUM_AT and gp->csum_start, gp->csum_offset copied from
+ *   the header: the segmenter completes that one checksum, wherever it
  *   is (an inner or an outer one of a tunnel packet, any protocol), and
  *   nothing else, as Linux skb_checksum_help() (gso.h "Checksum at").
  * gp->gso_size = h->gso_size; the ECN bit keeps Linux 6.18 behaviour (CWR on

@@ -255,7 +255,7 @@ plan_csum_at(struct job *j)
 {
 	const struct sofl_gso_params *gp = j->gp;
 	const struct sofl_pkt *p = j->p;
-	uint32_t start = gp->frag_id & 0xffff, field = start + (gp->frag_id >> 16), end;
+	uint32_t start = gp->csum_start, field = start + gp->csum_offset, end;
 
 	if (gp->type != SOFL_GSO_NONE)
 		return SOFL_E_INVAL;

@@ -369,7 +369,8 @@ sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsign
 		 * outer one of a tunnel packet, any protocol), nothing else;
 		 * rule 3 (check_csum) put the field inside the frame */
 		g.flags = SOFL_GSO_F_CSUM_AT;
-		g.frag_id = SOFL_GSO_CSUM_AT(h->csum_start, h->csum_offset);
+		g.csum_start = h->csum_start;
+		g.csum_offset = h->csum_offset;
 	}
 	*gp = g;
 	return g.type != SOFL_GSO_NONE;

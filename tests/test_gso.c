@@ -786,6 +786,58 @@ test_ipfrag6_ident(void **state)
  * than the parser takes; they are valid all the same (RFC 8200 has no
  * limit) and the engine makes them as for a shorter chain.  (fuzz_gso
  * expected every fragment to re-parse and stopped on such an input.) */
+/* Which extension headers an IPv6 fragment repeats (Linux
+ * ip6_find_1stfragopt()): hop-by-hop + destination options + UDP repeats
+ * both; routing + destination options + UDP repeats the routing header
+ * only; destination options + routing repeats both. */
+static void
+test_ipfrag6_dest_opts(void **state)
+{
+	static const struct { uint8_t h[3]; int n, unfrag; uint8_t first; } cs[] = {
+		{ { 0, 60, 0 }, 2, 56, 17 },	/* HBH, DEST: both repeated */
+		{ { 60, 0, 0 }, 1, 48, 17 },	/* DEST alone: repeated */
+		{ { 43, 60, 0 }, 2, 48, 60 },	/* ROUTING, DEST: DEST fragmented */
+		{ { 60, 43, 0 }, 2, 56, 17 },	/* DEST, ROUTING: both repeated */
+	};
+	(void)state;
+	for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++) {
+		static uint8_t in[512];
+		struct sofl_gso_params gp = { .type = SOFL_GSO_UFO, .gso_size = 64,
+					      .flags = SOFL_GSO_F_IGNORE_DF, .frag_id = 0x0a0b0c0d };
+		struct flat f = { 0 };
+		uint32_t o = 40;
+		int i, n;
+
+		memset(in, 0, sizeof(in));
+		in[0] = 0x60;
+		in[7] = 64;
+		memset(in + 8, 0x20, 16);
+		memset(in + 24, 0x21, 16);
+		in[6] = cs[c].h[0];
+		for (i = 0; i < cs[c].n; i++, o += 8)
+			in[o] = i + 1 < cs[c].n ? cs[c].h[i + 1] : 17;
+		sofl_put16(in + o, 1000);		/* UDP, 200 bytes */
+		sofl_put16(in + o + 2, 2000);
+		sofl_put16(in + o + 4, 200);
+		for (i = 8; i < 200; i++)
+			in[o + i] = (uint8_t)(i * 5 + 3);
+		o += 200;
+		sofl_put16(in + 4, (uint16_t)(o - 40));
+		n = gso_flat(&gp, in, o, SOFL_LINK_RAW, &f);
+		assert_int_equal(n, 4);
+		for (i = 0; i < n; i++) {
+			const uint8_t *fr = f.f[i];
+			uint32_t u = (uint32_t)cs[c].unfrag;
+
+			/* the fragment header right after the repeated part */
+			assert_int_equal(fr[u], cs[c].first);
+			assert_int_equal(sofl_get32(fr + u + 4), 0x0a0b0c0d);
+			assert_memory_equal(fr + 40, in + 40, u - 40 - 8);
+			assert_int_equal(fr[u - 8], 44);
+		}
+	}
+}
+
 static void
 test_ipfrag6_long_chain(void **state)
 {
@@ -1175,6 +1227,7 @@ main(void)
 		cmocka_unit_test(test_ipfrag),
 		cmocka_unit_test(test_ipfrag6_ident),
 		cmocka_unit_test(test_ipfrag6_long_chain),
+		cmocka_unit_test(test_ipfrag6_dest_opts),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_exact_buffers),
 		cmocka_unit_test(test_batch),

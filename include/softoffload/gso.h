@@ -82,9 +82,11 @@
  *          a datagram's fragments must share it), header incl. options copied
  *          to every fragment (Linux UFO does not drop non-copy options).
  *          IPv6: a fragment header (identification gp->frag_id, M on all but
- *          the last) inserted after the unfragmentable part (hop-by-hop, and
- *          routing with the destination options before it), which every
- *          fragment repeats; with SOFL_PKT_EXTHDR_MAX extension headers
+ *          the last) inserted after the unfragmentable part, which every
+ *          fragment repeats: as Linux's ip6_find_1stfragopt(), the hop-by-hop,
+ *          routing and destination options headers up to a destination
+ *          options header that follows a routing header, or the first other
+ *          header; with SOFL_PKT_EXTHDR_MAX extension headers
  *          there, the fragments carry one more than sofl_pkt_parse() takes
  *          (it says SOFL_E_EXTHDR_CHAIN; they are valid IPv6, RFC 8200 sets
  *          no limit).  frag_id 0 (what

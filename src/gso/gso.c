@@ -131,16 +131,25 @@ ipv6_unfrag(const struct sofl_pkt *p, uint32_t *end, uint16_t *nh_pos)
 	uint32_t o = p->l3_off + 40u, stop = (uint32_t)p->l3_off + p->l3_len;
 	uint16_t pos = (uint16_t)(p->l3_off + 6);
 	uint8_t nh = d[p->l3_off + 6];
+	int rh = 0;
 
 	*end = o;
 	*nh_pos = pos;
+	/* Linux ip6_find_1stfragopt(): hop-by-hop, routing and destination
+	 * options headers are repeated in every fragment, up to a destination
+	 * options header that follows a routing header (that one, and what
+	 * follows, is fragmented) or the first other header.  (A destination
+	 * options header with a home address option, CONFIG_IPV6_MIP6, is not
+	 * looked for.) */
 	while (o < stop && (nh == 0 || nh == 43 || nh == 60)) {
 		uint32_t len = ((uint32_t)d[o + 1] + 1) * 8;
 
-		if (nh != 60) {		/* HBH or routing: must be in every fragment */
-			*end = o + len;
-			*nh_pos = (uint16_t)o;
-		}
+		if (nh == 60 && rh)
+			break;
+		if (nh == 43)
+			rh = 1;
+		*end = o + len;
+		*nh_pos = (uint16_t)o;
 		nh = d[o];
 		o += len;
 	}

@@ -835,6 +835,7 @@ test_ipfrag6_dest_opts(void **state)
 			assert_memory_equal(fr + 40, in + 40, u - 40 - 8);
 			assert_int_equal(fr[u - 8], 44);
 		}
+		flat_free(&f);
 	}
 }
 

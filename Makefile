@@ -272,7 +272,8 @@ fuzz-bins: $(FUZZ_BIN) $(BUILD)/fuzz/seeds
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(STATIC)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC)
 
-$(BUILD)/fuzz/seeds: $(BUILD)/fuzz/seeds.o $(BUILD)/tests/helpers.o $(STATIC)
+$(BUILD)/fuzz/seeds: $(BUILD)/fuzz/seeds.o $(BUILD)/tests/helpers.o $(BUILD)/tests/encap_build.o \
+	$(BUILD)/tests/helpers_encap.o $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $^
 
 fuzz-run: fuzz

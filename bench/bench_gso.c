@@ -6,7 +6,11 @@
  *   tcp6  the same over IPv6 (86 B of headers) -> 45 segments;
  *   udp4/udp6  UDP_SEGMENT: 65000 B payload, gso_size 1200 -> 55 datagrams;
  *   ufo4  the anchor's "UDP GSO": IPv4 fragmentation of a 65000 B UDP
- *         datagram at MTU 1500 -> 44 fragments of 1480 B.
+ *         datagram at MTU 1500 -> 44 fragments of 1480 B;
+ *   vxlan_tcp4  the tcp4 frame in VXLAN over IPv4 (50 B more of outer
+ *         headers: Ethernet, IPv4, UDP, VXLAN), SOFL_GSO_TUNNEL_UDP_CSUM
+ *         (outer UDP checksum per segment), -> 45 segments; vxlan0_tcp4
+ *         the same with outer UDP checksum 0 (SOFL_GSO_TUNNEL_UDP).
  * Modes: zero-copy with partial L4 checksums (headers only: what
  * rte_gso_segment does, which computes no checksum), zero-copy with complete
  * checksums (payload summed in place), copy with complete checksums (fused
@@ -127,6 +131,58 @@ build_udp(uint8_t *f, int ipv, uint32_t pay)
 	return l4 + 8 + pay;
 }
 
+/* @inner (the tcp4 frame, @ilen bytes) in VXLAN over IPv4 to port 4789,
+ * VNI 42; the outer UDP checksum the pseudo-header sum when @csum (as a
+ * sending stack leaves a GSO packet's), else 0. */
+static uint32_t
+build_vxlan(uint8_t *f, const uint8_t *inner, uint32_t ilen, int csum)
+{
+	static const uint8_t mac[12] = { 2, 0, 0, 0, 0, 4, 2, 0, 0, 0, 0, 3 };
+	uint8_t *ip = f + 14, *uh = f + 34, *vx = f + 42;
+	uint32_t ulen = 16 + ilen;
+
+	memcpy(f, mac, 12);
+	sofl_put16(f + 12, 0x0800);
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	sofl_put16(ip + 2, (uint16_t)(20 + ulen));
+	sofl_put16(ip + 4, 0x2000);
+	sofl_put16(ip + 6, 0x4000);
+	ip[8] = 64;
+	ip[9] = 17;
+	sofl_put32(ip + 12, 0xc6120001);
+	sofl_put32(ip + 16, 0xc6120002);
+	sofl_put16(ip + 10, sofl_csum_ipv4_hdr(ip, 20));
+	sofl_put16(uh, 49152);
+	sofl_put16(uh + 2, 4789);
+	sofl_put16(uh + 4, (uint16_t)ulen);
+	sofl_put16(uh + 6, csum ? sofl_csum_fold(sofl_csum_pseudo_v4(ip + 12, ip + 16, 17, ulen)) : 0);
+	memset(vx, 0, 8);
+	vx[0] = 0x08;
+	vx[6] = 42;
+	memcpy(f + 50, inner, ilen);
+	return 50 + ilen;
+}
+
+/* A tunnel segment's outer headers verify (the inner ones are checked by
+ * sofl_csum_pkt_check on the inner parse). */
+static int
+outer_ok(const struct sofl_pkt *q, const struct row *r)
+{
+	const uint8_t *ip = q->data + q->outer_l3_off, *uh = q->data + q->outer_l4_off;
+	uint32_t ulen = q->outer_ip_end - q->outer_l4_off;
+
+	if (!(q->layers & SOFL_LAYER_ENCAP) || sofl_csum_fold(sofl_csum_add(0, ip, 20)) != 0xffff ||
+	    sofl_get16(uh + 4) != ulen)
+		return 0;
+	if ((r->gp.type & SOFL_GSO_TUNNEL_MASK) == SOFL_GSO_TUNNEL_UDP)
+		return sofl_get16(uh + 6) == 0;
+	if (r->gp.flags & SOFL_GSO_F_CSUM_PARTIAL)	/* complete once the inner is */
+		return sofl_get16(uh + 6) != 0;
+	return sofl_csum_fold(sofl_csum_add(sofl_csum_pseudo_v4(ip + 12, ip + 16, 17, ulen),
+					    uh, ulen)) == 0xffff;
+}
+
 static int
 run(struct row *r, struct sofl_pkt *p)
 {
@@ -185,6 +241,10 @@ verify(struct row *r)
 		}
 		sofl_pkt_parse(&q, flat, segs[i].len, SOFL_LINK_ETH);
 		sofl_csum_pkt_check(&q, &a, &b);
+		if ((r->gp.type & SOFL_GSO_TUNNEL_MASK) && !outer_ok(&q, r)) {
+			fprintf(stderr, "bench_gso: %s: segment %d outer headers\n", r->name, i);
+			exit(1);
+		}
 		if ((q.ipv == 4 && a != SOFL_CSUM_VALID) ||
 		    (!q.is_frag && b != ((r->gp.flags & SOFL_GSO_F_CSUM_PARTIAL) ?
 					 SOFL_CSUM_PARTIAL : SOFL_CSUM_VALID))) {
@@ -203,7 +263,8 @@ main(int argc, char **argv)
 	uint8_t *tcp4 = bench_alloc(70000), *tcp6 = bench_alloc(70000);
 	uint8_t *udp4 = bench_alloc(70000), *udp6 = bench_alloc(70000);
 	uint8_t *src = bench_alloc(70000), *dst = bench_alloc(70000);
-	uint32_t l_t4, l_t6, l_u4, l_u6;
+	uint8_t *vx4 = bench_alloc(70000), *vx0 = bench_alloc(70000);
+	uint32_t l_t4, l_t6, l_u4, l_u6, l_vx4, l_vx0;
 	int nrows = 0, reps, rep, i;
 	char name[64];
 	static const struct { const char *tag; int mode; uint8_t flags; } modes[] = {
@@ -225,6 +286,8 @@ main(int argc, char **argv)
 	l_t6 = build_tcp(tcp6, 6, 65160);
 	l_u4 = build_udp(udp4, 4, 65000);
 	l_u6 = build_udp(udp6, 6, 65000);
+	l_vx4 = build_vxlan(vx4, tcp4, l_t4, 1);
+	l_vx0 = build_vxlan(vx0, tcp4, l_t4, 0);
 	for (i = 0; i < 4; i++) {
 		struct {
 			const char *w; const uint8_t *f; uint32_t l; int type, size, n;
@@ -251,6 +314,23 @@ main(int argc, char **argv)
 			r->anchor = w[k].a;
 			nrows++;
 		}
+	}
+	for (i = 0; i < 6; i++) {	/* VXLAN: 4 modes with the outer checksum, 2 without */
+		struct row *r = &rows[nrows];
+		int m = i < 4 ? i : i - 4;
+
+		snprintf(names[nrows], sizeof(names[nrows]), "%s_64k_mss1448_%s",
+			 i < 4 ? "vxlan_tcp4" : "vxlan0_tcp4", modes[m].tag);
+		r->name = names[nrows];
+		r->frame = i < 4 ? vx4 : vx0;
+		r->len = i < 4 ? l_vx4 : l_vx0;
+		r->gp.type = (uint8_t)((i < 4 ? SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP) |
+				       SOFL_GSO_TCPV4);
+		r->gp.gso_size = 1448;
+		r->gp.flags = modes[m].flags;
+		r->mode = modes[m].mode;
+		r->nseg = 45;
+		nrows++;
 	}
 	for (i = 0; i < 2; i++) {
 		struct row *r = &rows[nrows++];
@@ -335,6 +415,8 @@ main(int argc, char **argv)
 	free(tcp6);
 	free(udp4);
 	free(udp6);
+	free(vx4);
+	free(vx0);
 	free(src);
 	free(dst);
 	free(obuf);

@@ -7,8 +7,16 @@
  * Checked, beyond "no crash, no overread/overwrite":
  *   - both modes give the same segments, byte for byte;
  *   - need() and segment() agree (count, or the same error);
- *   - every segment parses (when the input did); TCP/UDP segments carry the input's payload
- *     exactly once, in order, with verifying checksums unless CSUM_PARTIAL. */
+ *   - every segment parses (when the input did; but an IPv6 fragment one
+ *     header past the parser's SOFL_PKT_EXTHDR_MAX); TCP/UDP segments carry the input's payload
+ *     exactly once, in order, with verifying checksums unless CSUM_PARTIAL;
+ *   - type NONE with the IGNORE_DF bit becomes SOFL_GSO_F_CSUM_AT (csum_start
+ *     from bytes 1-2, csum_offset from byte 3): the output is the input but
+ *     for that one field (all of it with CSUM_PARTIAL).
+ * A tunnel parse (VXLAN, Geneve, IP-in-IP on the default ports) gets a
+ * tunnel bit too, picked by (byte 1 ^ byte 2 ^ byte 3) & 3 (none, UDP,
+ * UDP_CSUM, IPIP: matching the parse or not); its segments' outer IPv4
+ * header and outer UDP checksums are verified as well. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +60,33 @@ run(const struct sofl_gso_params *gp, const struct sofl_pkt *p, int mode,
 	return n;
 }
 
+/* The outer headers of tunnel segment @q: IPv4 header checksum, UDP length
+ * and checksum (complete for _CSUM unless the inner one is partial: the
+ * outer one then counts the inner as complete, so it is not checked). */
+static void
+check_outer(const struct sofl_pkt *q, unsigned tb, int partial)
+{
+	const uint8_t *oh = q->data + q->outer_l3_off;
+
+	CHECK(q->layers & SOFL_LAYER_ENCAP);
+	if (q->outer_ipv == 4)
+		CHECK(sofl_csum_fold(sofl_csum_add(0, oh, q->outer_l3_len)) == 0xffff);
+	if (tb == SOFL_GSO_TUNNEL_IPIP)
+		return;
+	{
+		const uint8_t *uh = q->data + q->outer_l4_off;
+		uint32_t ulen = q->outer_ip_end - q->outer_l4_off;
+		uint32_t ps = q->outer_ipv == 4 ? sofl_csum_pseudo_v4(oh + 12, oh + 16, 17, ulen) :
+						  sofl_csum_pseudo_v6(oh + 8, oh + 24, 17, ulen);
+
+		CHECK(sofl_get16(uh + 4) == ulen);
+		if (tb == SOFL_GSO_TUNNEL_UDP)
+			CHECK(sofl_get16(uh + 6) == 0);
+		else if (!partial)
+			CHECK(sofl_csum_fold(sofl_csum_add(ps, uh, ulen)) == 0xffff);
+	}
+}
+
 static void
 release(struct sofl_gso_out *o)
 {
@@ -65,6 +100,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const uint8_t type_of[4] = { SOFL_GSO_NONE, SOFL_GSO_TCPV4, SOFL_GSO_UDP_L4,
 					      SOFL_GSO_UFO };
+	static const uint8_t tun_of[4] = { 0, SOFL_GSO_TUNNEL_UDP, SOFL_GSO_TUNNEL_UDP_CSUM,
+					     SOFL_GSO_TUNNEL_IPIP };
+	unsigned tb = 0;
+	struct sofl_pkt_config plain;
 	struct sofl_gso_params gp;
 	struct sofl_gso_out c, z;
 	struct sofl_pkt p;
@@ -93,12 +132,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(f);
 		return 0;
 	}
+	if (gp.type == SOFL_GSO_NONE && (gp.flags & SOFL_GSO_F_IGNORE_DF)) {
+		/* a virtio header's one checksum (SOFL_GSO_F_CSUM_AT):
+		 * csum_start from bytes 1-2, csum_offset from byte 3 */
+		gp.flags = (uint8_t)((gp.flags & ~SOFL_GSO_F_IGNORE_DF) | SOFL_GSO_F_CSUM_AT);
+		gp.csum_start = (uint16_t)((data[1] << 8 | data[2]) % (flen + 1));
+		gp.csum_offset = data[3];	/* frag_id stays set: ignored here */
+		gp.mtu = 0;
+	} else if (p.layers & SOFL_LAYER_ENCAP) {
+		tb = tun_of[(data[1] ^ data[2] ^ data[3]) & 3];
+		gp.type |= (uint8_t)tb;
+	}
+	sofl_pkt_config_init(&plain);
+	plain.n_udp = 0;
+	plain.flags = SOFL_PKT_F_NO_IPIP;
 	n = run(&gp, &p, SOFL_GSO_COPY, &c);
 	CHECK(run(&gp, &p, SOFL_GSO_ZEROCOPY, &z) == n);
 	for (i = 0; i < n; i++) {
 		struct sofl_gso_seg *s = &c.seg[i], *t = &z.seg[i];
 		struct sofl_pkt q;
 		enum sofl_csum_state ip, l4;
+		int qerr;
 		size_t off = 0;
 		uint32_t k;
 
@@ -109,11 +163,37 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			off += t->iov[k].iov_len;
 		}
 		CHECK(off == s->len);
-		/* a packet the parser faulted past L3 may pass through as it is */
-		if (sofl_pkt_parse(&q, s->data, s->len, link) < 0) {
-			CHECK(perr < 0);
+		if (gp.flags & SOFL_GSO_F_CSUM_AT) {
+			/* the input but for the one field; unchanged when partial */
+			uint32_t at = (uint32_t)gp.csum_start + gp.csum_offset;
+
+			CHECK(n == 1 && s->len <= p.len && at + 2 <= s->len);
+			if (gp.flags & SOFL_GSO_F_CSUM_PARTIAL)
+				CHECK(memcmp(s->data, p.data, s->len) == 0);
+			CHECK(memcmp(s->data, p.data, at) == 0 &&
+			      memcmp(s->data + at + 2, p.data + at + 2, s->len - at - 2) == 0);
 			continue;
 		}
+		/* a packet the parser faulted past L3 may pass through as it is;
+		 * segments of a plain type are parsed without tunnels (a cut
+		 * may make a tunnel header the parser refused whole look valid) */
+		qerr = sofl_pkt_parse_cfg(&q, s->data, s->len, link, tb ? NULL : &plain);
+		if (qerr < 0) {
+			/* or an IPv6 fragment of a datagram whose chain already
+			 * had SOFL_PKT_EXTHDR_MAX headers, all in the part every
+			 * fragment repeats (hop-by-hop, routing: Linux
+			 * ip6_find_1stfragopt()): with the fragment header it is
+			 * one more than the parser takes, a valid packet all the
+			 * same (RFC 8200 sets no limit) */
+			CHECK(perr < 0 ||
+			      (gp.type == SOFL_GSO_UFO && p.ipv == 6 &&
+			       qerr == SOFL_E_EXTHDR_CHAIN && p.n_exthdr == SOFL_PKT_EXTHDR_MAX));
+			continue;
+		}
+		if (tb)
+			check_outer(&q, tb, gp.flags & SOFL_GSO_F_CSUM_PARTIAL);
+		else if (p.layers & SOFL_LAYER_ENCAP)
+			continue;	/* a plain type: the outer packet was cut */
 		if (gp.type == SOFL_GSO_UFO || !(p.layers & SOFL_LAYER_L4))
 			continue;
 		/* TCP / UDP: the payload, in order, exactly once */
@@ -126,7 +206,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!(gp.flags & SOFL_GSO_F_CSUM_PARTIAL))
 			CHECK(l4 == SOFL_CSUM_VALID || l4 == SOFL_CSUM_ABSENT);
 	}
-	if (n > 0 && gp.type != SOFL_GSO_UFO && (p.layers & SOFL_LAYER_L4))
+	if (n > 0 && gp.type != SOFL_GSO_UFO && (p.layers & SOFL_LAYER_L4) &&
+	    !(gp.flags & SOFL_GSO_F_CSUM_AT) &&
+	    (tb || !(p.layers & SOFL_LAYER_ENCAP)))
 		CHECK(pay == p.pay_len);
 	release(&c);
 	release(&z);

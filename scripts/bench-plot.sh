@@ -14,6 +14,15 @@
 #                        DPDK) when there are any, else bench_gro's
 #   bench-gro-segs.png   GRO ns per packet against segments per super-packet
 #                        (section gro_segs, metric ns_per_pkt; bench_gro)
+#   bench-vxlan-gro.png  VXLAN TCP/IPv4 GRO ns per packet against flows
+#                        interleaved in one burst, 4 segments each (section
+#                        gro_vxlan_flows, metric ns_per_pkt; bench_vs_dpdk:
+#                        DPDK's gro_vxlan_tcp4 and ours, same run)
+#   bench-vxlan-gso.png  VXLAN TCP/IPv4 GSO ns per segment against the inner
+#                        payload of the super-packet (section gso_vxlan_sweep,
+#                        metric ns_per_seg; bench_vs_dpdk: DPDK's
+#                        gso_tunnel_tcp4, with and without software
+#                        checksums, and ours, same run)
 # A plot whose rows are absent is skipped with a message.  Each series is
 # drawn as its medians with min..max error bars (log y: one preempted
 # repetition does not flatten the rest).
@@ -103,4 +112,13 @@ plot bench-gro-flows gro_flows ns_per_pkt "GRO (TCP/IPv4, MSS 1448): cost per pa
 plot bench-gro-segs gro_segs ns_per_pkt "GRO (TCP/IPv4, MSS 1448): cost per packet against segments per super-packet" \
 	"segments per super-packet (PSH every S-th segment, one flow, polls of 64)" \
 	"ns per input packet" 0 "" "$XT_SEGS"
+XT_VXFLOWS='(1, 2, 4, 8, 16, 32)'
+XT_VXPAY='("2.8K" 2796, "5.6K" 5592, "11K" 11184, "22K" 22368, "45K" 44736, "64K" 64308)'
+plot bench-vxlan-gro gro_vxlan_flows ns_per_pkt \
+	"GRO of VXLAN TCP/IPv4 (inner MSS 1398): cost per packet against flows interleaved" \
+	"flows in one burst, 4 segments each, round robin (4 to 128 packets)" \
+	"ns per input packet" 1 bench_vs_dpdk "$XT_VXFLOWS"
+plot bench-vxlan-gso gso_vxlan_sweep ns_per_seg \
+	"GSO of VXLAN TCP/IPv4 (inner MSS 1398, outer UDP checksum 0): cost per output segment" \
+	"super-packet inner payload, bytes" "ns per segment" 1 bench_vs_dpdk "$XT_VXPAY"
 exit $status

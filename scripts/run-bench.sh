@@ -14,9 +14,10 @@
 # adds the same-run ratios as
 #   CSV,ratio,<DPDK row>/<softoffload row>,dpdk_over_sofl,x,<median>,<min>,<max>
 # Rows of a sweep are named "<series>@<x>" in a section ending in _sweep
-# (csum_sweep: GB/s against bytes; gso_sweep: ns per segment against
-# payload bytes) or gro_flows / gro_segs (GRO: ns per packet against active
-# flows / segments per super-packet); scripts/bench-plot.sh draws them.
+# (csum_sweep: GB/s against bytes; gso_sweep, gso_vxlan_sweep: ns per
+# segment against payload bytes) or gro_flows / gro_segs / gro_vxlan_flows
+# (GRO: ns per packet against active flows / segments per super-packet /
+# VXLAN flows interleaved in a burst); scripts/bench-plot.sh draws them.
 #
 # Writes $OUT/<bench>.txt (each output), $OUT/results.tsv (one line per row)
 # and $OUT/results.json:

@@ -17,7 +17,10 @@
 #   - bench_vs_dpdk (built by make all where pkg-config finds libdpdk):
 #     it ran, 20 or more of its softoffload rows carry a DPDK ratio, and its
 #     flows sweep has DPDK at 1..32768 flows with both tables compared to
-#     it.  Without libdpdk (CI's machine may not have it) that part is left
+#     it; the VXLAN rows (GRO one flow and 1..32 flows interleaved against
+#     gro_vxlan_tcp4, GSO of the 64 KB super-packet and its size sweep
+#     against gso_tunnel_tcp4) are there with their DPDK ratios and their
+#     two plots are drawn.  Without libdpdk (CI's machine may not have it) that part is left
 #     out, and the summary line says so;
 #   - the four plots are PNG files.
 set -u
@@ -139,6 +142,20 @@ if dpdk:
 			     and any(d["name"] == "dpdk_rte_gro@%d" % r["x"] for d in r.get("dpdk", [])))
 		if cmp != flows[:16]:
 			bad("bench_vs_dpdk flows sweep: %s compared with DPDK at %s" % (s, cmp))
+	# VXLAN TCP/IPv4 against gro_vxlan_tcp4 / gso_tunnel_tcp4
+	for name in ("sofl_VX1_vxlan_1flow_inorder_preverified",
+		     "sofl_vxlan_tcp4_64308B_mss1398_zerocopy_partial",
+		     "sofl_vxlan_tcp4_64308B_mss1398_zerocopy_fullcsum"):
+		if not any(r["name"] == name and r.get("dpdk") for r in v):
+			bad("bench_vs_dpdk: no VXLAN row %s with a DPDK ratio" % name)
+	vxf = [1 << i for i in range(6)]
+	for s in ("sofl_linux_hash", "sofl_lru"):
+		cmp = sorted(r["x"] for r in v if r.get("series") == s and r.get("section") == "gro_vxlan_flows"
+			     and any(d["name"] == "dpdk_rte_gro_vxlan@%d" % r["x"] for d in r.get("dpdk", [])))
+		if cmp != vxf:
+			bad("bench_vs_dpdk VXLAN GRO flows: %s compared with DPDK at %s" % (s, cmp))
+	if len(xs("bench_vs_dpdk", "gso_vxlan_sweep", "sofl_vxlan_zerocopy_partial")) != 6:
+		bad("bench_vs_dpdk VXLAN GSO sweep: %s" % xs("bench_vs_dpdk", "gso_vxlan_sweep"))
 for e in errs[:20]:
 	print(e)
 if errs:
@@ -152,7 +169,11 @@ for p in bench-csum bench-gso bench-gro-flows bench-gro-segs; do
 	[ "$(head -c 4 "$T/$p.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "$p.png is not a PNG"
 done
 if [ "$dpdk" = 1 ]; then
-	note="bench_vs_dpdk included"
+	for p in bench-vxlan-gro bench-vxlan-gso; do
+		[ -s "$T/$p.png" ] || fail "$p.png not drawn: $(grep bench-plot "$T/run.log")"
+		[ "$(head -c 4 "$T/$p.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "$p.png is not a PNG"
+	done
+	note="bench_vs_dpdk included, 2 VXLAN plots drawn"
 else
 	note="libdpdk not installed: bench_vs_dpdk not built, its DPDK rows not checked"
 fi

@@ -65,6 +65,21 @@ for c in gro sup; do
 	eq "$dir/csum.txt" other "IP fragments (transport checksum not checked)" \
 		"$dir/csum.json" .other.fragments
 	eq "$dir/csum.txt" capture "malformed packets" "$dir/csum.json" .capture.malformed
+	# tunnels (none in these captures: the names and zeros must agree)
+	eq "$dir/csum.txt" tunnels "VXLAN packets (ip, tcp, udp above: their inner headers)" \
+		"$dir/csum.json" .tunnels.vxlan
+	eq "$dir/csum.txt" tunnels "Geneve packets" "$dir/csum.json" .tunnels.geneve
+	eq "$dir/csum.txt" tunnels "IP-in-IP packets" "$dir/csum.json" .tunnels.ipip
+	eq "$dir/csum.txt" tunnels "tunnel packets not parsed into (counted as plain packets)" \
+		"$dir/csum.json" .tunnels.not_parsed
+	eq "$dir/csum.txt" "outer ip" "outer IPv4 headers checked" "$dir/csum.json" .outer_ip.ipv4_checked
+	eq "$dir/csum.txt" "outer ip" "with a bad header checksum" "$dir/csum.json" .outer_ip.ipv4_bad
+	eq "$dir/csum.txt" "outer ip" "outer IPv6 headers (no header checksum)" "$dir/csum.json" \
+		.outer_ip.ipv6
+	eq "$dir/csum.txt" "outer udp" "outer UDP headers checked" "$dir/csum.json" .outer_udp.checked
+	eq "$dir/csum.txt" "outer udp" "with a valid checksum" "$dir/csum.json" .outer_udp.valid
+	eq "$dir/csum.txt" "outer udp" "with a bad checksum" "$dir/csum.json" .outer_udp.bad
+	eq "$dir/csum.txt" "outer udp" "without checksum (zero)" "$dir/csum.json" .outer_udp.absent
 done
 jq -e '.tcp.partial > 0' "$dir/csum.json" >/dev/null ||
 	fail "csum: the GSO super-packets carry partial checksums, none counted"
@@ -104,6 +119,12 @@ for c in gro seg; do
 	eq "$dir/gro.txt" gro "records written" "$dir/gro.json" .written
 	eq "$dir/gro.txt" checksums "TCP/UDP checksums verified in software" \
 		"$dir/gro.json" .gro.csum_sw_l4
+	eq "$dir/gro.txt" checksums "outer UDP checksums verified in software" \
+		"$dir/gro.json" .gro.csum_sw_outer
+	eq "$dir/gro.txt" tunnels "tunnel packets in" "$dir/gro.json" .gro.tunnel.pkts_in
+	eq "$dir/gro.txt" tunnels "tunnel super-packets" "$dir/gro.json" .gro.tunnel.super_pkts
+	eq "$dir/gro.txt" tunnels "segments merged into tunnel super-packets" \
+		"$dir/gro.json" .gro.tunnel.segs_merged
 	for b in 1 2-3 4-7 8-15 16-31 32-63 64+; do
 		s=s; [ $b = 1 ] && s=
 		eq "$dir/gro.txt" "segments per output" "with $b segment$s" "$dir/gro.json" ".gro.hist[\"$b\"]"
@@ -129,6 +150,12 @@ eq "$dir/rss.txt" hashed "packets hashed" "$dir/rss.json" .hashed
 eq "$dir/rss.txt" hashed "IPv4/TCP" "$dir/rss.json" .by_type.ipv4_tcp
 eq "$dir/rss.txt" hashed "IPv6/TCP" "$dir/rss.json" .by_type.ipv6_tcp
 eq "$dir/rss.txt" "no hash" "packets not IP" "$dir/rss.json" .no_hash.not_ip
+eq "$dir/rss.txt" tunnels "VXLAN packets hashed" "$dir/rss.json" .tunnels.vxlan
+eq "$dir/rss.txt" tunnels "Geneve packets hashed" "$dir/rss.json" .tunnels.geneve
+eq "$dir/rss.txt" tunnels "IP-in-IP packets hashed" "$dir/rss.json" .tunnels.ipip
+eq "$dir/rss.txt" tunnels "tunnel packets hashed on the inner flow" "$dir/rss.json" .tunnels.inner
+eq "$dir/rss.txt" tunnels "tunnel packets not parsed into (hashed as plain packets)" \
+	"$dir/rss.json" .tunnels.not_parsed
 eq "$dir/rss.txt" "no hash" "malformed packets" "$dir/rss.json" .no_hash.malformed
 eq "$dir/rss.txt" settings "queues" "$dir/rss.json" .queue_count
 eq "$dir/rss.txt" settings "indirection table entries" "$dir/rss.json" .table_size

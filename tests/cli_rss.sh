@@ -5,7 +5,11 @@
 # every packet is hashed from its captured headers, that the 5 connections
 # are 10 flows (one per direction) and 5 flows with --symmetric, that both
 # directions of each connection share a queue with --symmetric, and that the
-# tsv has one line per packet.  Needs root, ip, iperf3, tcpdump (else skip 77).
+# tsv has one line per packet.  Then the same through a kernel VXLAN pair
+# (VNI 42, UDP 4789) over the veths, captured on the underlay: every packet is
+# a VXLAN packet hashed on its outer header by default, and with --inner the
+# 5 connections are again 10 flows (5 with --symmetric), each direction of a
+# connection on one queue.  Needs root, ip, iperf3, tcpdump (else skip 77).
 set -u
 BUILD=${BUILD:-build}
 CLI=$BUILD/softoffload
@@ -81,4 +85,61 @@ tail -n +2 "$TMP/sym.tsv" | paste "$TMP/conn.txt" - | awk -F'\t' '{
 	      if (bad || c != 5) { print "conns " c " mismatches " bad > "/dev/stderr"; exit 1 } }' ||
 	fail "a connection's packets reached different queues in symmetric mode"
 echo "ok: $pkts packets, 5 connections, symmetric queues consistent"
+
+# ---- VXLAN: the same traffic inside a tunnel, captured on the underlay ----
+if ! ip -n "$A" link add vx0 type vxlan id 42 local 198.18.91.1 remote 198.18.91.2 \
+	dstport 4789 dev va 2>/dev/null; then
+	echo "skip: no vxlan device in this kernel (the plain part passed)"
+	exit 0
+fi
+ip -n "$B" link add vx0 type vxlan id 42 local 198.18.91.2 remote 198.18.91.1 \
+	dstport 4789 dev vb || fail "vxlan in $B"
+ip -n "$A" addr add 198.18.92.1/24 dev vx0
+ip -n "$B" addr add 198.18.92.2/24 dev vx0
+ip -n "$A" link set vx0 up
+ip -n "$B" link set vx0 up
+ip netns exec "$B" timeout 20 iperf3 -s -1 -p 5302 >/dev/null 2>&1 &
+SRV=$!
+# only VXLAN packets carrying TCP/IPv4 (inner ethertype at UDP offset 28,
+# inner protocol at 39): not the overlay's ARP and neighbour discovery
+ip netns exec "$B" timeout 20 tcpdump -q -i vb -s 160 -w "$TMP/vx.pcap" \
+	'udp port 4789 and udp[28:2] = 0x0800 and udp[39] = 6' >/dev/null 2>&1 &
+TD=$!
+sleep 1
+ip netns exec "$A" timeout 15 iperf3 -c 198.18.92.2 -p 5302 -t 1 -P 4 >/dev/null 2>&1 ||
+	fail "iperf3 client through VXLAN failed"
+sleep 1
+kill "$TD" 2>/dev/null
+wait "$TD" 2>/dev/null
+TD=
+wait "$SRV" 2>/dev/null
+SRV=
+[ -s "$TMP/vx.pcap" ] || fail "no VXLAN capture"
+"$CLI" rss "$TMP/vx.pcap" --queues 4 >"$TMP/vx.txt" || fail "rss (VXLAN) exited $?"
+"$CLI" rss "$TMP/vx.pcap" --queues 4 --inner >"$TMP/vxi.txt" || fail "rss --inner exited $?"
+"$CLI" rss "$TMP/vx.pcap" --queues 4 --inner --symmetric >"$TMP/vxis.txt" ||
+	fail "rss --inner --symmetric exited $?"
+"$CLI" rss "$TMP/vx.pcap" --queues 4 --inner --symmetric --format tsv >"$TMP/vxis.tsv" ||
+	fail "tsv exited $?"
+cat "$TMP/vxi.txt"
+cnt() { awk -v sec="$2:" -v what="$3" '$0 == sec { s = 1; next } /^[^\t]/ { s = 0 }
+	s { n = $1; sub(/^\t[0-9.]+ /, ""); if ($0 == what) { print n; exit } }' "$1"; }
+vpk=$(sed -n 's/^.*: \([0-9]*\) packets (Ethernet)$/\1/p' "$TMP/vx.txt")
+[ -n "$vpk" ] && [ "$vpk" -gt 100 ] || fail "too few VXLAN packets captured ($vpk)"
+[ "$(cnt "$TMP/vx.txt" tunnels "VXLAN packets hashed")" = "$vpk" ] || fail "not every packet hashed as VXLAN"
+[ "$(cnt "$TMP/vx.txt" hashed "IPv4/UDP")" = "$vpk" ] || fail "outer hash: not the outer UDP 4-tuple"
+[ "$(cnt "$TMP/vxi.txt" tunnels "tunnel packets hashed on the inner flow")" = "$vpk" ] ||
+	fail "--inner: not every packet hashed on its inner flow"
+[ "$(cnt "$TMP/vxi.txt" hashed "IPv4/TCP")" = "$vpk" ] || fail "--inner: not the inner TCP 4-tuple"
+grep -q "^total	$vpk	10$" "$TMP/vxi.txt" || fail "--inner: expected 10 flows"
+grep -q "^total	$vpk	5$" "$TMP/vxis.txt" || fail "--inner --symmetric: expected 5 flows"
+# the inner tuples of the tsv: 5 connections, each on one queue
+tail -n +2 "$TMP/vxis.tsv" | awk -F'\t' '{
+	a = $5 ":" $7; b = $6 ":" $8; k = (a < b) ? a " " b : b " " a
+	if ((k in q) && q[k] != $3) bad++
+	q[k] = $3; n[k]++ }
+	END { c = 0; for (k in n) c++
+	      if (bad || c != 5) { print "conns " c " mismatches " bad > "/dev/stderr"; exit 1 } }' ||
+	fail "--inner --symmetric: a connection's packets reached different queues"
+echo "ok: $vpk VXLAN packets, outer hash by default, 5 inner connections with --inner"
 exit 0

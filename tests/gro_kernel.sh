@@ -1,7 +1,9 @@
 #!/bin/sh
 # Description: GRO byte-identical to the running kernel's: real iperf3 TCP
-# (IPv4, IPv6) and UDP captures between two namespaces, plus crafted flush
-# cases, replayed through the kernel (TAP, threaded NAPI, one poll per batch)
+# (IPv4, IPv6) and UDP captures between two namespaces, real VXLAN captures
+# (iperf3 through a kernel VXLAN pair, outer and inner IPv4/IPv6, outer
+# checksum zero and set) with loss/reorder/retransmission/bad-checksum
+# variants, plus crafted flush cases, also inside VXLAN and IP-in-IP, replayed through the kernel (TAP, threaded NAPI, one poll per batch)
 # and through softoffload GRO with the same poll boundaries.  See
 # docs/kernel-oracle.md.  Needs root and network namespaces (else exit 77;
 # a failure under SOFL_REQUIRE_ORACLE=1, as is any case left out).
@@ -22,27 +24,37 @@ replay() {
 	[ -n "$udp" ] && uflag=-u
 	# shellcheck disable=SC2086
 	ip netns exec "$NSO" "$K/kgro" -r "$pcap" -w "$dir/$name.k.pcap" -m "$dir/$name.k.vnet" \
-	    -P "$dir/$name.polls" $args $uflag > "$dir/$name.kgro.log" 2>&1
+	    -P "$dir/$name.polls" -O "$dir/$name.k.outs" $args $uflag > "$dir/$name.kgro.log" 2>&1
 	rc=$?
 	[ $rc = 77 ] && skip "$(tail -n 1 "$dir/$name.kgro.log")"
 	[ $rc = 0 ] || { cat "$dir/$name.kgro.log" >&2; fail "$name: kernel oracle failed"; }
 	echo "$name: $(cat "$dir/$name.kgro.log")"
-	"$K/kgrocmp" $uflag -r "$pcap" -P "$dir/$name.polls" -k "$dir/$name.k.pcap" \
-	    -m "$dir/$name.k.vnet" -w "$dir/$name.o.pcap" -x "$dir/$name.o.vnet" || {
+	"$K/kgrocmp" $uflag -r "$pcap" -P "$dir/$name.polls" -O "$dir/$name.k.outs" \
+	    -k "$dir/$name.k.pcap" -m "$dir/$name.k.vnet" -w "$dir/$name.o.pcap" \
+	    -x "$dir/$name.o.vnet" 2> "$dir/$name.cmp.err" || {
+		cat "$dir/$name.cmp.err" >&2
+		# crafted sets: the cases (polls) that differ, by name
+		[ -f "$dir/$name.labels" ] &&
+			for n in $(sed -n 's/^  poll \([0-9]*\)[:,].*/\1/p' "$dir/$name.cmp.err" | sort -un); do
+				grep "^poll $n:" "$dir/$name.labels" >&2
+			done
 		echo "$name: library GRO differs from the kernel" >&2; bad=1; }
 	# real traffic (few flows): the large LRU table, which merges against
 	# copies of the held headers, must give the same bytes
 	[ -n "$lru" ] && { "$K/kgrocmp" $uflag -L 8192 -q -r "$pcap" -P "$dir/$name.polls" \
+	    -O "$dir/$name.k.outs" \
 	    -k "$dir/$name.k.pcap" -m "$dir/$name.k.vnet" || {
 		echo "$name: library GRO (LRU table, 8192 flows) differs from the kernel" >&2; bad=1; }; }
 	cudp=
 	[ -n "$udp" ] && cudp=--udp
-	"$CLI" gro --csum partial $cudp --poll-sizes "$(cat "$dir/$name.polls")" \
+	# shellcheck disable=SC2086
+	"$CLI" gro --csum partial $cudp $topt --poll-sizes "$(cat "$dir/$name.polls")" \
 	    "$pcap" -o "$dir/$name.cli.pcap" > "$dir/$name.cli.log" 2>&1 ||
 		{ cat "$dir/$name.cli.log" >&2; echo "$name: softoffload gro failed" >&2; bad=1; }
 	"$K/kpcmp" "$dir/$name.k.pcap" "$dir/$name.cli.pcap" "$name: softoffload gro" || bad=1
 	# --csum full: the kernel's output with its partial checksums completed.
-	"$CLI" gro --csum full $cudp --poll-sizes "$(cat "$dir/$name.polls")" \
+	# shellcheck disable=SC2086
+	"$CLI" gro --csum full $cudp $topt --poll-sizes "$(cat "$dir/$name.polls")" \
 	    "$pcap" -o "$dir/$name.clif.pcap" > "$dir/$name.clif.log" 2>&1 ||
 		{ cat "$dir/$name.clif.log" >&2; echo "$name: softoffload gro --csum full failed" >&2; bad=1; }
 	"$K/kpcmp" -f "$dir/$name.k.vnet" "$dir/$name.k.pcap" "$dir/$name.clif.pcap" \
@@ -54,6 +66,7 @@ replay() {
 
 bad=0
 lru=
+topt=	# the CLI's tunnel option (section 3)
 
 # 1. Crafted cases (selftest table and master table rows), one poll each.
 # The VLAN cases need a kernel with 802.1Q (vlan_gro_receive); without it the
@@ -65,14 +78,14 @@ if ! { ip -n "$NSO" link add ov0 type veth peer name ov1 &&
 	drop_absent CONFIG_VLAN_8021Q "VLAN cases (kernel without 802.1Q VLAN support)"
 fi
 ip -n "$NSO" link del ov0 2>/dev/null
-craft gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b"
+craft gro $novlan -w "$dir/craft.pcap" -B "$dir/craft.b" -L "$dir/craft-tcp.labels"
 replay craft-tcp "$dir/craft.pcap" "-B $(cat "$dir/craft.b")"
 # UDP super-packets reach AF_PACKET with PACKET_VNET_HDR only since 6.2
 # (virtio_net_hdr_from_skb learnt SKB_GSO_UDP_L4 with USO; before, the
 # packet socket drops them).
 kv=$(uname -r | awk -F. '{ print $1 * 100 + $2 }')
 if [ "$kv" -ge 602 ]; then
-	craft udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b"
+	craft udpgro -w "$dir/cudp.pcap" -B "$dir/cudp.b" -L "$dir/craft-udp.labels"
 	replay craft-udp "$dir/cudp.pcap" "-B $(cat "$dir/cudp.b")" udp
 else
 	drop "crafted UDP cases (kernel $(uname -r) < 6.2 cannot report UDP GRO output)"
@@ -124,6 +137,61 @@ if [ "$kv" -ge 602 ]; then
 	replay udp4 "$dir/udp4.pcap" "-b 63 -S 3" udp
 	replay udp6 "$dir/udp6.pcap" "-b 40 -S 5" udp
 fi
+
+# 3. Tunnels.  The oracle namespace gets a VXLAN device on port 4789
+# (collect-metadata mode: one IPv4 and one IPv6 socket, no address, no
+# route), so udp4/6_gro_receive find a tunnel socket owning the port and
+# run vxlan_gro_receive -> eth_gro_receive -> inet/ipv6 -> tcp.  The
+# merged packets are not addressed to this namespace: after the packet
+# socket has seen them, ip_rcv finds no route and drops them (forwarding
+# is off: no ICMP); nothing is decapsulated.  IP-in-IP GRO (ipip, sit,
+# ip4ip6, ip6ip6 offloads) is built into the kernel and needs no device.
+novx=
+if ip -n "$NSO" link add sovx0 type vxlan external dstport 4789 2>/dev/null; then
+	ip -n "$NSO" link set sovx0 up || fail "VXLAN device up"
+else
+	novx=-I		# kcraft tungro: IP-in-IP only
+	drop_absent CONFIG_VXLAN "VXLAN GRO cases (no VXLAN device in this kernel)"
+fi
+topt="--udp-tunnel 4789:vxlan"
+lru=
+# Crafted: the TCP flush table inside VXLAN (outer IPv4/IPv6, outer
+# checksum zero/set) and IP-in-IP (4in4, 6in4, 4in6, 6in6), inner IPv4 and
+# IPv6, plus the outer-layer cases (ports, VNI, flags, checksums, TTL, TOS,
+# ID, DF, flow label, inner MAC, runt VXLAN header), one poll each.
+craft tungro $novx -w "$dir/tun.pcap" -B "$dir/tun.b" -L "$dir/craft-tun.labels"
+replay craft-tun "$dir/tun.pcap" "-B $(cat "$dir/tun.b")"
+# The UDP table inside the same encapsulations (inner UDP GRO: forwarding
+# mode, as for plain UDP above).
+if [ "$kv" -ge 602 ]; then
+	craft tungro -u $novx -w "$dir/tunu.pcap" -B "$dir/tunu.b" -L "$dir/craft-tunudp.labels"
+	replay craft-tunudp "$dir/tunu.pcap" "-B $(cat "$dir/tunu.b")" udp
+fi
+# Real: iperf3 through a kernel VXLAN pair over the veth pair (the sender's
+# veth segments and checksums in software: MSS-sized outer frames with
+# complete checksums), captured on the underlay at the receiver.  TCP
+# timestamps back on (options on every segment), ECN as by default.
+ip netns exec "$NSC" sysctl -qw net.ipv4.tcp_ecn=2 net.ipv4.tcp_timestamps=1
+ip netns exec "$NSS" sysctl -qw net.ipv4.tcp_ecn=2 net.ipv4.tcp_timestamps=1
+vxc=
+[ -z "$novx" ] && for v in "4 0 198.18.11.2" "4 1 2001:2:0:11::2" "6 1 198.18.11.2" "6 0 2001:2:0:11::2"; do
+	# shellcheck disable=SC2086
+	set -- $v
+	vxlan_pair 1 "$1" "$2" || fail "VXLAN pair (outer IPv$1, checksum $2)"
+	capture "vx$1$2" -c "$3" -n 3M
+	vxc="$vxc vx$1$2"
+done
+vxlan_unpair
+lru=1
+s=20
+for c in $vxc; do
+	s=$((s + 1))
+	replay $c "$dir/$c.pcap" "-b 63 -S $s"
+	# loss, reordering, retransmissions, bad inner and outer checksums
+	craft mangle -r "$dir/$c.pcap" -S $s -w "$dir/$c.m.pcap"
+	replay $c-mangled "$dir/$c.m.pcap" "-b 48 -S $s"
+done
+topt=
 
 oracle_summary "$total_in frames replayed, $total_out kernel outputs compared" \
 	"(each with the library and the CLI)"

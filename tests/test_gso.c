@@ -778,6 +778,135 @@ test_ipfrag6_ident(void **state)
 	assert_int_equal(frag6_id(&gp, in, len, 3), 0xabcdef01);
 }
 
+/* IPv6 UFO of a datagram whose whole extension header chain is the part
+ * every fragment repeats (hop-by-hop and routing headers: Linux
+ * ip6_find_1stfragopt()), no upper-layer header (next header 59): each
+ * fragment is that part, a fragment header, its share of the rest.  With
+ * SOFL_PKT_EXTHDR_MAX headers in the input the fragments carry one more
+ * than the parser takes; they are valid all the same (RFC 8200 has no
+ * limit) and the engine makes them as for a shorter chain.  (fuzz_gso
+ * expected every fragment to re-parse and stopped on such an input.) */
+/* Which extension headers an IPv6 fragment repeats (Linux
+ * ip6_find_1stfragopt()): hop-by-hop + destination options + UDP repeats
+ * both; routing + destination options + UDP repeats the routing header
+ * only; destination options + routing repeats both. */
+static void
+test_ipfrag6_dest_opts(void **state)
+{
+	static const struct { uint8_t h[3]; int n, unfrag; uint8_t first; } cs[] = {
+		{ { 0, 60, 0 }, 2, 56, 17 },	/* HBH, DEST: both repeated */
+		{ { 60, 0, 0 }, 1, 48, 17 },	/* DEST alone: repeated */
+		{ { 43, 60, 0 }, 2, 48, 60 },	/* ROUTING, DEST: DEST fragmented */
+		{ { 60, 43, 0 }, 2, 56, 17 },	/* DEST, ROUTING: both repeated */
+	};
+	(void)state;
+	for (size_t c = 0; c < sizeof(cs) / sizeof(cs[0]); c++) {
+		static uint8_t in[512];
+		struct sofl_gso_params gp = { .type = SOFL_GSO_UFO, .gso_size = 64,
+					      .flags = SOFL_GSO_F_IGNORE_DF, .frag_id = 0x0a0b0c0d };
+		struct flat f = { 0 };
+		uint32_t o = 40;
+		int i, n;
+
+		memset(in, 0, sizeof(in));
+		in[0] = 0x60;
+		in[7] = 64;
+		memset(in + 8, 0x20, 16);
+		memset(in + 24, 0x21, 16);
+		in[6] = cs[c].h[0];
+		for (i = 0; i < cs[c].n; i++, o += 8)
+			in[o] = i + 1 < cs[c].n ? cs[c].h[i + 1] : 17;
+		sofl_put16(in + o, 1000);		/* UDP, 200 bytes */
+		sofl_put16(in + o + 2, 2000);
+		sofl_put16(in + o + 4, 200);
+		for (i = 8; i < 200; i++)
+			in[o + i] = (uint8_t)(i * 5 + 3);
+		o += 200;
+		sofl_put16(in + 4, (uint16_t)(o - 40));
+		n = gso_flat(&gp, in, o, SOFL_LINK_RAW, &f);
+		assert_int_equal(n, 4);
+		for (i = 0; i < n; i++) {
+			const uint8_t *fr = f.f[i];
+			uint32_t u = (uint32_t)cs[c].unfrag;
+
+			/* the fragment header right after the repeated part */
+			assert_int_equal(fr[u], cs[c].first);
+			assert_int_equal(sofl_get32(fr + u + 4), 0x0a0b0c0d);
+			assert_memory_equal(fr + 40, in + 40, u - 40 - 8);
+			assert_int_equal(fr[u - 8], 44);
+		}
+		flat_free(&f);
+	}
+}
+
+static void
+test_ipfrag6_long_chain(void **state)
+{
+	(void)state;
+	for (int nrt = SOFL_PKT_EXTHDR_MAX - 2; nrt <= SOFL_PKT_EXTHDR_MAX - 1; nrt++) {
+		static uint8_t in[512], re[512];
+		struct sofl_gso_params gp = { .type = SOFL_GSO_UFO, .gso_size = 64,
+					      .flags = SOFL_GSO_F_IGNORE_DF, .frag_id = 0x01020304 };
+		struct flat f = { 0 };
+		struct sofl_pkt p;
+		uint32_t o = 40, unfrag, next = 0;
+		int i, n;
+
+		memset(in, 0, sizeof(in));
+		in[0] = 0x60;
+		in[7] = 64;
+		memset(in + 8, 0x20, 16);
+		memset(in + 24, 0x21, 16);
+		in[6] = 0;				/* hop-by-hop */
+		in[o] = 43;
+		in[o + 2] = 1;				/* PadN, 4 bytes */
+		in[o + 3] = 4;
+		o += 8;
+		for (i = 0; i < nrt; i++, o += 8)	/* routing headers, empty */
+			in[o] = i + 1 < nrt ? 43 : 59;
+		unfrag = o;
+		for (i = 0; i < 200; i++)
+			in[o++] = (uint8_t)(i * 7 + 1);
+		sofl_put16(in + 4, (uint16_t)(o - 40));
+		assert_int_equal(sofl_pkt_parse(&p, in, o, SOFL_LINK_RAW), 0);
+		assert_int_equal(p.n_exthdr, 1 + nrt);
+		assert_false(p.layers & SOFL_LAYER_L4);
+
+		n = gso_flat(&gp, in, o, SOFL_LINK_RAW, &f);
+		assert_int_equal(n, 4);			/* 200 bytes in 64s */
+		for (i = 0; i < n; i++) {
+			const uint8_t *fr = f.f[i], *fh = fr + unfrag;
+			uint32_t dlen = i + 1 < n ? 64 : 200 - 3 * 64;
+			struct sofl_pkt q;
+
+			assert_int_equal(f.len[i], unfrag + 8 + dlen);
+			assert_int_equal(sofl_get16(fr + 4), unfrag + 8 + dlen - 40);
+			/* the repeated part as in the input, but its last next header */
+			assert_memory_equal(fr, in, 4);
+			assert_memory_equal(fr + 6, in + 6, unfrag - 8 - 6);
+			assert_int_equal(fr[unfrag - 8], 44);
+			assert_memory_equal(fr + unfrag - 7, in + unfrag - 7, 7);
+			assert_int_equal(fh[0], 59);
+			assert_int_equal(fh[1], 0);
+			assert_int_equal(sofl_get16(fh + 2), (uint16_t)(next | (i + 1 < n)));
+			assert_int_equal(sofl_get32(fh + 4), 0x01020304);
+			memcpy(re + next, fh + 8, dlen);
+			next += dlen;
+			if (1 + nrt < SOFL_PKT_EXTHDR_MAX) {
+				assert_int_equal(sofl_pkt_parse(&q, fr, f.len[i], SOFL_LINK_RAW), 0);
+				assert_true(q.is_frag);
+				assert_int_equal(q.frag_off_hdr, unfrag);
+			} else {
+				assert_int_equal(sofl_pkt_parse(&q, fr, f.len[i], SOFL_LINK_RAW),
+						 SOFL_E_EXTHDR_CHAIN);
+			}
+		}
+		assert_int_equal(next, 200);
+		assert_memory_equal(re, in + unfrag, 200);
+		flat_free(&f);
+	}
+}
+
 static void
 test_ipfrag(void **state)
 {
@@ -1098,6 +1227,8 @@ main(void)
 		cmocka_unit_test(test_passthrough),
 		cmocka_unit_test(test_ipfrag),
 		cmocka_unit_test(test_ipfrag6_ident),
+		cmocka_unit_test(test_ipfrag6_long_chain),
+		cmocka_unit_test(test_ipfrag6_dest_opts),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_exact_buffers),
 		cmocka_unit_test(test_batch),

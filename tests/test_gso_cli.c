@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "helpers.h"
+#include "helpers_encap.h"
 #include "cli_util.h"
 
 #define MAXREC 16
@@ -386,6 +387,157 @@ test_usage(void **state)
 	assert_int_equal(t_cli_run("gso", "in.pcap -o x.pcap --mtu 40"), 2);
 }
 
+/* ---- tunnels ---- */
+
+static struct rec tin[8];
+static int ntin;
+
+static void
+add_tun_port(int encap, int ov, int csum, int iv, int proto, size_t pay, uint16_t port)
+{
+	static uint8_t inner[70000], b[70000];
+	struct t_spec o, i;
+	struct t_encap e;
+	size_t il, len;
+
+	t_spec_init(&i, iv, proto);
+	i.link = encap == SOFL_ENCAP_IPIP ? SOFL_LINK_RAW : SOFL_LINK_ETH;
+	i.pay_len = pay;
+	i.csum = T_CSUM_PARTIAL;	/* as on the sending host */
+	i.flags = SOFL_TCP_ACK | SOFL_TCP_PSH;
+	il = t_build(inner, sizeof(inner), &i);
+	t_spec_init(&o, ov, encap == SOFL_ENCAP_IPIP ? (iv == 4 ? 4 : 41) : 17);
+	o.dport = port ? port : encap == SOFL_ENCAP_GENEVE ? 6081 : 4789;
+	o.sport = 50000;
+	o.udp_zero_csum = !csum;
+	t_encap_init(&e, encap, 0x1234);
+	len = t_build_encap(b, sizeof(b), &o, &e, inner, il);
+	tin[ntin].d = malloc(len);
+	memcpy(tin[ntin].d, b, len);
+	tin[ntin].caplen = tin[ntin].len = (uint32_t)len;
+	ntin++;
+}
+
+static void
+add_tun(int encap, int ov, int csum, int iv, int proto, size_t pay)
+{
+	add_tun_port(encap, ov, csum, iv, proto, pay, 0);
+}
+
+/* The library's segments of tunnel record i with @type. */
+static void
+expect_tun(int i, unsigned type, unsigned g)
+{
+	struct sofl_gso_params gp = { .type = (uint8_t)type, .gso_size = (uint16_t)g };
+	struct sofl_gso_out o = { .mode = SOFL_GSO_COPY };
+	static struct sofl_gso_seg seg[MAXOUT];
+	static uint8_t buf[1 << 20];
+	struct sofl_pkt p;
+	int n, k;
+
+	assert_int_equal(sofl_pkt_parse(&p, tin[i].d, tin[i].caplen, SOFL_LINK_ETH), 0);
+	assert_true(p.layers & SOFL_LAYER_ENCAP);
+	o.seg = seg;
+	o.seg_cap = MAXOUT;
+	o.buf = buf;
+	o.buf_cap = sizeof(buf);
+	n = sofl_gso_segment(&gp, &p, NULL, 0, &o);
+	assert_true(n > 0);
+	for (k = 0; k < n; k++, pos++) {
+		struct sofl_pkt q;
+		enum sofl_csum_state a, b;
+
+		assert_true(pos < nout);
+		assert_int_equal(outsec[pos], 100 + i);
+		assert_int_equal(outr[pos].caplen, seg[k].len);
+		assert_memory_equal(outr[pos].d, seg[k].data, seg[k].len);
+		/* and every inner checksum verifies */
+		assert_int_equal(sofl_pkt_parse(&q, outr[pos].d, outr[pos].caplen, SOFL_LINK_ETH), 0);
+		sofl_csum_pkt_check(&q, &a, &b);
+		assert_int_equal(b, SOFL_CSUM_VALID);
+	}
+}
+
+/* A capture of tunnel super-packets: the CLI picks the tunnel type from the
+ * parse (outer UDP checksum non-zero -> _CSUM) and the inner type from the
+ * inner packet; a small one is output whole; counters per layer. */
+static void
+test_tunnels(void **state)
+{
+	struct t_capw w;
+	int i;
+
+	(void)state;
+	add_tun(SOFL_ENCAP_VXLAN, 4, 1, 4, 6, 10000);	/* 0: 10 */
+	add_tun(SOFL_ENCAP_VXLAN, 6, 0, 6, 6, 2999);	/* 1: 3 */
+	add_tun(SOFL_ENCAP_GENEVE, 4, 1, 4, 17, 5000);	/* 2: 5 x 1200 - */
+	add_tun(SOFL_ENCAP_IPIP, 4, 0, 6, 6, 3000);	/* 3: 3 */
+	add_tun(SOFL_ENCAP_VXLAN, 4, 1, 4, 6, 100);	/* 4: whole */
+	t_capw_open(&w, "tun.pcap", DLT_EN10MB, T_CAP_PCAP);
+	for (i = 0; i < ntin; i++)
+		t_capw_put(&w, tin[i].d, tin[i].caplen, tin[i].len, (uint64_t)(100 + i) * 1000000);
+	t_capw_close(&w);
+	assert_int_equal(t_cli_run("gso", "tun.pcap -o tout.pcap --mss 1000 --udp-gso-size 1200 --stats"), 0);
+	read_pcap("tout.pcap");
+	pos = 0;
+	expect_tun(0, SOFL_GSO_TUNNEL_UDP_CSUM | SOFL_GSO_TCPV4, 1000);
+	expect_tun(1, SOFL_GSO_TUNNEL_UDP | SOFL_GSO_TCPV6, 1000);
+	expect_tun(2, SOFL_GSO_TUNNEL_UDP_CSUM | SOFL_GSO_UDP_L4, 1200);
+	expect_tun(3, SOFL_GSO_TUNNEL_IPIP | SOFL_GSO_TCPV6, 1000);
+	expect_tun(4, SOFL_GSO_TUNNEL_UDP_CSUM | SOFL_GSO_TCPV4, 1000);
+	assert_int_equal(pos, nout);
+	assert_int_equal(t_cli_counter("gso", "segments out"), 10 + 3 + 5 + 3);
+	assert_int_equal(t_cli_counter("tunnels", "VXLAN packets"), 3);
+	assert_int_equal(t_cli_counter("tunnels", "Geneve packets"), 1);
+	assert_int_equal(t_cli_counter("tunnels", "IP-in-IP packets"), 1);
+	assert_int_equal(t_cli_counter("tunnels", "tunnel packets with an outer UDP checksum"), 3);
+	assert_int_equal(t_cli_counter("tunnels", "tunnel TCP super-packets segmented"), 3);
+	assert_int_equal(t_cli_counter("tunnels", "tunnel UDP super-packets segmented"), 1);
+	assert_int_equal(t_cli_counter("tunnels", "tunnel packets output whole (checksums completed)"), 1);
+	assert_int_equal(t_cli_counter("checksums", "outer UDP checksums computed"), 10 + 5 + 1);
+	assert_int_equal(t_cli_counter("checksums", "outer IPv4 header checksums computed"),
+			 10 + 5 + 3 + 1);
+	assert_int_equal(t_cli_counter("checksums", "IPv4 header checksums computed"),
+			 10 + 5 + 1);
+	assert_int_equal(t_cli_counter("checksums", "TCP/UDP checksums computed"),
+			 10 + 3 + 5 + 3 + 1);
+	assert_int_equal(t_cli_run("gso", "tun.pcap -o tout.pcap --mss 1000 --json"), 0);
+	assert_non_null(strstr(t_cli_out, "\"tunnels\""));
+	assert_non_null(strstr(t_cli_out, "\"vxlan\":3"));
+	assert_non_null(strstr(t_cli_out, "\"outer_udp\":"));
+	for (i = 0; i < ntin; i++)
+		free(tin[i].d);
+	ntin = 0;
+}
+
+/* --udp-tunnel: VXLAN on port 8472 is cut as a tunnel only when that port
+ * is configured; otherwise it is a plain UDP packet and passes through. */
+static void
+test_tunnel_port(void **state)
+{
+	struct t_capw w;
+
+	(void)state;
+	add_tun_port(SOFL_ENCAP_VXLAN, 4, 1, 4, 6, 3000, 8472);
+	t_capw_open(&w, "tun2.pcap", DLT_EN10MB, T_CAP_PCAP);
+	t_capw_put(&w, tin[0].d, tin[0].caplen, tin[0].len, 100 * 1000000ull);
+	t_capw_close(&w);
+	assert_int_equal(t_cli_run("gso", "tun2.pcap -o t2.pcap --mss 1000 --stats"), 0);
+	read_pcap("t2.pcap");
+	assert_int_equal(nout, 1);
+	assert_int_equal(outr[0].caplen, tin[0].caplen);
+	assert_int_equal(t_cli_counter("tunnels", "VXLAN packets"), 0);
+	assert_int_equal(t_cli_run("gso", "tun2.pcap -o t2.pcap --mss 1000 --udp-tunnel 8472:vxlan "
+				   "--stats"), 0);
+	read_pcap("t2.pcap");
+	assert_int_equal(nout, 3);
+	assert_int_equal(t_cli_counter("tunnels", "VXLAN packets"), 1);
+	assert_int_equal(t_cli_counter("tunnels", "tunnel TCP super-packets segmented"), 1);
+	assert_int_equal(t_cli_counter("checksums", "outer UDP checksums computed"), 3);
+	free(tin[0].d);
+	ntin = 0;
+}
+
 /* The input capture, written inside a test: the writer asserts. */
 static int
 setup(void **state)
@@ -405,6 +557,8 @@ main(void)
 		cmocka_unit_test(test_trailer),
 		cmocka_unit_test(test_mtu_68),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_tunnels),
+		cmocka_unit_test(test_tunnel_port),
 	};
 	int rc = t_cli_init("gso-cli");
 

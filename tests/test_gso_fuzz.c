@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "helpers.h"
+#include "helpers_encap.h"
 #include "softoffload/gso.h"
 #include "softoffload/vnet.h"
 
@@ -14,6 +15,7 @@
 #define CANARY 0xc3
 
 static uint8_t frame[70000];
+static long tun_segmented;	/* tunnel types that produced segments */
 
 static size_t
 random_packet(uint64_t *r)
@@ -36,6 +38,35 @@ random_packet(uint64_t *r)
 	s.csum = (int)(t_rand(r) % 3);
 	s.flags = (uint8_t)t_rand(r);
 	len = t_build(frame, sizeof(frame), &s);
+	if (t_rand(r) % 3 == 0 && len < 65000 - 400) {
+		/* a tunnel packet carrying it: VXLAN, Geneve (options), IP-in-IP */
+		static uint8_t inner[70000];
+		static const uint8_t opts[12] = { 1, 2, 0x80, 2, 9, 9, 9, 9, 3, 4, 0x81, 0 };
+		struct t_spec o;
+		struct t_encap e;
+		int type = 1 + (int)(t_rand(r) % 3);
+
+		if (type == SOFL_ENCAP_IPIP) {	/* IP-in-IP carries the IP packet */
+			s.link = SOFL_LINK_RAW;
+			s.nvlan = 0;
+			len = t_build(frame, sizeof(frame), &s);
+		} else if (s.link != SOFL_LINK_ETH) {
+			s.link = SOFL_LINK_ETH;
+			len = t_build(frame, sizeof(frame), &s);
+		}
+		memcpy(inner, frame, len);
+		t_spec_init(&o, t_rand(r) & 1 ? 6 : 4,
+			    type == SOFL_ENCAP_IPIP ? (s.ipv == 4 ? 4 : 41) : 17);
+		o.dport = type == SOFL_ENCAP_GENEVE ? 6081 : 4789;
+		o.udp_zero_csum = (int)(t_rand(r) & 1);
+		o.df = (int)(t_rand(r) & 1);
+		t_encap_init(&e, type, (uint32_t)t_rand(r) & 0xffffff);
+		if (type == SOFL_ENCAP_GENEVE && t_rand(r) & 1) {
+			e.gn_opts = opts;
+			e.gn_opts_len = sizeof(opts);
+		}
+		len = t_build_encap(frame, sizeof(frame), &o, &e, inner, len);
+	}
 	return len;
 }
 
@@ -60,7 +91,9 @@ random_params(struct sofl_gso_params *gp, uint64_t *r)
 
 	memset(gp, 0, sizeof(*gp));
 	gp->type = (uint8_t)(t_rand(r) % 5);		/* 4 = invalid */
-	gp->flags = (uint8_t)(t_rand(r) & 0x0f);
+	if (t_rand(r) % 3 == 0)		/* a tunnel bit (or two: invalid) */
+		gp->type |= (uint8_t)(0x10 << (t_rand(r) % 3) | (t_rand(r) % 8 ? 0 : 0x20));
+	gp->flags = (uint8_t)(t_rand(r) & 0x1f);
 	gp->gso_size = t_rand(r) & 1 ? sizes[t_rand(r) % 11] : (uint16_t)t_rand(r);
 	gp->mtu = mtus[t_rand(r) % 10];
 	gp->max_segs = t_rand(r) % 4 ? 0 : (uint16_t)(t_rand(r) % 300);
@@ -117,6 +150,16 @@ one(uint64_t *r)
 		sofl_vnet_to_gso(&h, &p, 0, &g2);
 	}
 	random_params(&gp, r);
+	if ((p.layers & SOFL_LAYER_ENCAP) && t_rand(r) % 3) {
+		/* mostly the type the parse calls for, as the CLI picks it */
+		gp.type = (uint8_t)((p.encap == SOFL_ENCAP_IPIP ? SOFL_GSO_TUNNEL_IPIP :
+				     (p.encap_flags & SOFL_ENCAP_F_UDP_CSUM) ?
+				     SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP) |
+				    (p.l4_proto == 17 ? SOFL_GSO_UDP_L4 :
+				     p.ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6));
+		if (t_rand(r) & 1)
+			gp.gso_size = (uint16_t)(1 + t_rand(r) % 2000);
+	}
 	if (sofl_gso_need(&gp, &p, mode, split ? 3 : 0, &need) == 0 && need.nsegs <= 70000) {
 		uint8_t *buf = malloc(need.buf_bytes + 16);
 		struct sofl_gso_seg *seg = malloc((need.nsegs + 1) * sizeof(*seg));
@@ -146,7 +189,13 @@ one(uint64_t *r)
 				total += seg[i].len - seg[i].hdr_len;
 			}
 			/* payload bytes out = payload bytes in, exactly once */
-			if (n == 1 && gp.type != SOFL_GSO_UFO)
+			if (gp.type & SOFL_GSO_TUNNEL_MASK) {	/* the inner payload */
+				assert_int_equal(total, p.pay_len);
+				tun_segmented++;
+			}
+			else if (p.layers & SOFL_LAYER_ENCAP)	/* the outer packet's */
+				assert_true(total < p.outer_ip_end);
+			else if (n == 1 && gp.type != SOFL_GSO_UFO)
 				assert_int_equal(total, p.ip_end - p.pay_off);
 			else if (gp.type == SOFL_GSO_TCPV4 || gp.type == SOFL_GSO_TCPV6 ||
 				 gp.type == SOFL_GSO_UDP_L4)
@@ -187,6 +236,8 @@ test_random(void **state)
 
 	for (int i = 0; i < ITER; i++)
 		one(&r);
+	fprintf(stderr, "tunnel segmentations: %ld\n", tun_segmented);
+	assert_true(tun_segmented > ITER / 200);	/* the tunnel path was exercised */
 }
 
 int

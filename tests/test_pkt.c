@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "helpers.h"
+#include "pkt/pkt_impl.h"
 
 #define BUFSZ 2048
 
@@ -78,7 +79,7 @@ check_prefixes(const uint8_t *frame, size_t len, int link)
 		}
 		if (!want) {
 			p.len = full.len;
-			assert_memory_equal(&p, &full, offsetof(struct sofl_pkt, reserved_));
+			assert_memory_equal(&p, &full, pk_named_len(&full));
 		}
 	}
 }

@@ -1,4 +1,4 @@
-/* Description: the parser's straight-line fast path gives exactly the generic parser's result (return code and every byte of struct sofl_pkt) on random valid packets of every layout (Ethernet/raw, 0-2 VLAN tags, IPv4 with/without options and fragments, IPv6 with/without extension headers, TCP with assorted options, UDP, other protocols, padding), on every prefix of them and on random byte mutations of their headers. */
+/* Description: the parser's straight-line fast path gives exactly the generic parser's result (return code and every byte of struct sofl_pkt a parse defines) on random valid packets of every layout (Ethernet/raw, 0-2 VLAN tags, IPv4 with/without options and fragments, IPv6 with/without extension headers, TCP with assorted options, UDP, other protocols, padding; and each of them inside a VXLAN, Geneve or IP-in-IP tunnel), on every prefix of them and on random byte mutations of their headers (a tunnel's inner headers too). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "helpers.h"
+#include "helpers_encap.h"
 #include "pkt/pkt_impl.h"
 
 #define BUFSZ 2048
@@ -31,7 +32,7 @@ same_both(const uint8_t *frame, size_t len, int link)
 	memset(&b, 0x5a, sizeof(b));
 	ea = sofl_pkt_parse(&a, c, len, (enum sofl_link)link);
 	eb = sofl_pkt_parse_generic(&b, c, len, (enum sofl_link)link);
-	if (ea != eb || memcmp(&a, &b, offsetof(struct sofl_pkt, reserved_)) != 0) {
+	if (ea != eb || memcmp(&a, &b, pk_named_len(&b)) != 0) {
 		fprintf(stderr, "link %d len %zu: fast %d (%s), generic %d (%s)\n", link, len, ea,
 			sofl_strerror(ea), eb, sofl_strerror(eb));
 		t_hexdump("frame", frame, len);
@@ -48,9 +49,9 @@ static const uint8_t opt_bad[8] = { 1, 1, 8, 12, 0, 0, 0, 0 };	/* TS length runs
 static const uint8_t opt_ts_eol[12] = { 8, 10, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0 };
 static const uint8_t ip_opts[4] = { 0x94, 4, 0, 0 };		/* router alert */
 
-/* A random packet: mostly the common layouts, often one of the others. */
+/* A random plain packet: mostly the common layouts, often one of the others. */
 static size_t
-random_packet(uint64_t *r, uint8_t *buf, int *link)
+random_plain(uint64_t *r, uint8_t *buf, int *link)
 {
 	struct t_spec s;
 	uint32_t k = rnd(r, 10);
@@ -114,6 +115,46 @@ random_packet(uint64_t *r, uint8_t *buf, int *link)
 	return t_build(buf, BUFSZ, &s);
 }
 
+/* A random packet: a plain one, or one (a quarter) wrapped in a VXLAN,
+ * Geneve or IP-in-IP tunnel with a random outer header, the inner packet
+ * of a link the tunnel carries (inner VLAN tags and the rest included:
+ * the mutations make the malformed ones) */
+static size_t
+random_packet(uint64_t *r, uint8_t *buf, int *link)
+{
+	uint8_t in[BUFSZ];
+	struct t_spec o;
+	struct t_encap e;
+	size_t n;
+	int il, type;
+
+	if (rnd(r, 4))
+		return random_plain(r, buf, link);
+	n = random_plain(r, in, &il);
+	if (n > BUFSZ - 200)
+		return random_plain(r, buf, link);
+	type = il == SOFL_LINK_ETH ? (rnd(r, 2) ? SOFL_ENCAP_VXLAN : SOFL_ENCAP_GENEVE) :
+	       (rnd(r, 2) ? SOFL_ENCAP_IPIP : SOFL_ENCAP_GENEVE);
+	t_encap_init(&e, type, (uint32_t)t_rand(r) & 0xffffff);
+	if (type == SOFL_ENCAP_GENEVE && il == SOFL_LINK_RAW)
+		e.gn_proto = (in[0] >> 4) == 4 ? 0x0800 : 0x86DD;
+	if (type == SOFL_ENCAP_GENEVE && rnd(r, 2)) {
+		static const uint8_t opts[8] = { 0x01, 0x02, 0x80, 0x01, 0xde, 0xad, 0xbe, 0xef };
+		e.gn_opts = opts;
+		e.gn_opts_len = 8;
+	}
+	t_spec_init(&o, rnd(r, 2) ? 4 : 6, type == SOFL_ENCAP_IPIP ?
+		    ((in[0] >> 4) == 4 ? 4 : 41) : 17);
+	o.link = rnd(r, 5) ? SOFL_LINK_ETH : SOFL_LINK_RAW;
+	o.sport = (uint16_t)t_rand(r);
+	o.dport = type == SOFL_ENCAP_VXLAN ? 4789 : 6081;
+	o.udp_zero_csum = (int)rnd(r, 2);
+	if (o.link == SOFL_LINK_ETH && !rnd(r, 4))
+		o.nvlan = 1;
+	*link = o.link;
+	return t_build_encap(buf, BUFSZ, &o, &e, in, n);
+}
+
 /* Valid packets, every prefix of them (every truncation error), and
  * random mutations of their first 80 bytes (every other error, lengths,
  * versions, IHL, data offsets, ethertypes, option kinds). */
@@ -127,16 +168,21 @@ test_fast_equals_generic(void **state)
 	(void)state;
 	for (i = 0; i < 3000; i++) {
 		size_t len = random_packet(&r, buf, &link), n;
+		struct sofl_pkt p;
+		uint32_t hdrs = 80;	/* mutated: the headers (a tunnel's inner ones too) */
 
-		for (n = 0; n <= len && n <= 140; n++)
+		if (sofl_pkt_parse(&p, buf, len, (enum sofl_link)link) == 0 &&
+		    (p.layers & SOFL_LAYER_ENCAP))
+			hdrs = p.pay_off < 80 ? 80 : p.pay_off;
+		for (n = 0; n <= len && n <= 140 + (hdrs - 80); n++)
 			same_both(buf, n, link);
 		same_both(buf, len, link);
 		for (j = 0; j < 40; j++) {
-			size_t at = rnd(&r, len < 80 ? (uint32_t)len : 80);
+			size_t at = rnd(&r, len < hdrs ? (uint32_t)len : hdrs);
 			memcpy(m, buf, len);
 			m[at] = rnd(&r, 3) ? (uint8_t)t_rand(&r) : (uint8_t)(m[at] ^ (1u << rnd(&r, 8)));
 			if (rnd(&r, 3) == 0) {
-				at = rnd(&r, len < 80 ? (uint32_t)len : 80);
+				at = rnd(&r, len < hdrs ? (uint32_t)len : hdrs);
 				m[at] = (uint8_t)t_rand(&r);
 			}
 			same_both(m, len, link);

@@ -1,4 +1,4 @@
-/* Description: RSS Toeplitz: the 16 Microsoft verification values (bytes and built packets), table and GFNI paths against the bit-serial definition on random keys/inputs, symmetric mode, tuple choice (fragments, ICMP, non-IP, VLAN, raw IP, truncated L4), tuples without a frame (single and batch) against parsed packets, indirection table and argument errors. */
+/* Description: RSS Toeplitz: the 16 Microsoft verification values (bytes and built packets), table and GFNI paths against the bit-serial definition on random keys/inputs and in bursts mixing tunnel packets (outer and inner RSS), symmetric mode, tuple choice (fragments, ICMP, non-IP, VLAN, raw IP, truncated L4), tuples without a frame (single and batch) against parsed packets, indirection table and argument errors. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <cmocka.h>
 #include "helpers.h"
+#include "encap_build.h"
 #include "softoffload/rss.h"
 
 static struct sofl_rss *rss, *rss_sym;	/* made by setup() */
@@ -764,21 +765,26 @@ test_tuple_choice(void **state)
 }
 
 /* Bursts (paired on the GFNI paths) equal the bit-serial hash of each
- * packet's input, for every implementation, both modes, any burst length
- * and mixes of IPv4, IPv6, 2-tuples and non-IP packets. */
+ * packet's input, for every implementation, both modes, inner RSS on and
+ * off, any burst length and mixes of IPv4, IPv6, 2-tuples, non-IP packets
+ * and tunnel packets (VXLAN, Geneve, IP-in-IP around every fourth one:
+ * hashed on the outer header, or with SOFL_RSS_F_INNER on the inner flow). */
 static void
 test_burst(void **state)
 {
 	static struct sofl_pkt pk[64];
-	static uint8_t bufs[64][256];
+	static uint8_t bufs[64][512];
 	struct sofl_rss_out out[64];
-	struct sofl_rss *engines[2] = { rss, rss_sym };
+	struct sofl_rss *engines[4] = { rss, rss_sym, NULL, NULL };
 	uint64_t st = 99;
 	struct t_spec s;
 	int i, e, impl, want = 0;
 	size_t n, off;
 	(void)state;
 
+	assert_int_equal(rss_new(&engines[2], NULL, 0, 4, SOFL_RSS_F_INNER), 0);
+	assert_int_equal(rss_new(&engines[3], NULL, 0, 4,
+				 SOFL_RSS_F_INNER | SOFL_RSS_F_SYMMETRIC), 0);
 	for (i = 0; i < 64; i++) {
 		size_t len;
 
@@ -787,13 +793,32 @@ test_burst(void **state)
 			s.proto = s.ipv == 4 ? 1 : 58;
 		if (i % 7 == 3 || i == 62) {
 			len = t_build_arp(bufs[i], sizeof(bufs[i]), &s);
+		} else if (i % 4 == 1) {
+			/* a tunnel packet (always hashed: the outer header is IP) */
+			static const int kinds[3] = { SOFL_ENCAP_VXLAN, SOFL_ENCAP_GENEVE,
+						      SOFL_ENCAP_IPIP };
+			struct te_spec e2;
+			int k;
+
+			te_spec_init(&e2, kinds[i % 3], t_rand(&st) & 1 ? 4 : 6);
+			for (k = 0; k < 16; k++) {
+				e2.osrc[k] = (uint8_t)t_rand(&st);
+				e2.odst[k] = (uint8_t)t_rand(&st);
+			}
+			e2.sport = (uint16_t)t_rand(&st);
+			e2.geneve_opt_len = 4 * (t_rand(&st) % 3);
+			e2.udp_csum = (int)(t_rand(&st) & 1);
+			len = te_build(bufs[i], sizeof(bufs[i]), &e2, &s, NULL);
+			want++;
 		} else {
 			len = t_build(bufs[i], sizeof(bufs[i]), &s);
 			want++;
 		}
 		assert_int_equal(sofl_pkt_parse(&pk[i], bufs[i], len, SOFL_LINK_ETH), 0);
+		if (i % 4 == 1 && !(i % 7 == 3 || i == 62))
+			assert_true(pk[i].layers & SOFL_LAYER_ENCAP);
 	}
-	for (e = 0; e < 2; e++) {
+	for (e = 0; e < 4; e++) {
 		struct sofl_rss *r = engines[e];
 
 		for (impl = SOFL_RSS_IMPL_TABLE; impl <= SOFL_RSS_IMPL_MIXED; impl++) {
@@ -821,6 +846,8 @@ test_burst(void **state)
 			}
 		}
 	}
+	sofl_rss_destroy(engines[2]);
+	sofl_rss_destroy(engines[3]);
 	assert_int_equal(sofl_rss_pkt_batch(rss, pk, 0, out), 0);
 	assert_int_equal(sofl_rss_pkt_batch(NULL, NULL, 0, NULL), 0);
 	assert_int_equal(sofl_rss_pkt_batch(rss, NULL, 1, out), SOFL_E_INVAL);

@@ -155,7 +155,8 @@ test_rule1_gso_type(void **state)
 {
 	struct sofl_pkt p;
 	struct sofl_vnet_hdr h;
-	static const uint8_t bad[] = { 2, 6, 7, 0x20, 0x40, 0x80, 0x82, 0x7f };
+	static const uint8_t bad[] = { 2, 6, 7, 0x80, 0x82, 0x11 };
+	static const uint8_t tnl[] = { 0x20, 0x40, 0x7f, 0x21, 0x45 };
 	(void)state;
 
 	mk(&p, 4, 6, 3000, 0);
@@ -163,6 +164,12 @@ test_rule1_gso_type(void **state)
 		h = good(&p, 1000);
 		h.gso_type = bad[i];
 		REJECT(h, p, SOFL_E_VNET_GSO_TYPE);
+	}
+	/* UDP-tunnel bits without the negotiated feature (virtio_net_hdr_tnl_to_skb) */
+	for (size_t i = 0; i < sizeof(tnl); i++) {
+		h = good(&p, 1000);
+		h.gso_type = tnl[i];
+		REJECT(h, p, SOFL_E_VNET_TNL_FEATURE);
 	}
 }
 

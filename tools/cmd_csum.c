@@ -1,12 +1,18 @@
 /* softoffload csum: classify (and optionally complete) every IPv4 header and
  * TCP/UDP checksum of a capture.
  *
- * Each record is parsed once with sofl_pkt_parse() and classified with
+ * Each record is parsed once with sofl_pkt_parse_cfg() (the tunnels of
+ * --udp-tunnel and --no-ipip) and classified with
  * sofl_csum_pkt_check().  Partial checksums (the pseudo-header sum a kernel
  * leaves for the NIC under TSO/GRO/CHECKSUM_PARTIAL) are counted apart from
  * bad ones and are not errors: a capture taken on a sending host is full of
  * them.  With --fix every record is written out, in order, whether or not it
- * could be fixed, so the output has exactly as many records as the input. */
+ * could be fixed, so the output has exactly as many records as the input.
+ * Tunnel packets (VXLAN, Geneve, IP-in-IP parsed through to their inner
+ * packet): the ip/tcp/udp counters count their inner headers, and the outer
+ * IPv4 header and outer UDP checksums are counted apart
+ * (sofl_csum_pkt_check_outer()); --fix completes the inner ones first, then
+ * the outer ones over the result. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +32,11 @@ struct csum_stats {
 	unsigned long long ip4, ip4_valid, ip4_bad, ip4_fixed;
 	unsigned long long ip6, not_ip, other_l4, frags;
 	struct l4_count tcp, udp;
+	/* tunnel packets: by kind ([encap]), not parsed into; their outer
+	 * IPv4 headers and outer UDP checksums */
+	unsigned long long tun[SOFL_ENCAP_IPIP + 1], tun_err;
+	unsigned long long oip4, oip4_valid, oip4_bad, oip4_fixed, oip6;
+	struct l4_count oudp;
 	unsigned long long malformed, filtered;
 	unsigned long long err[NERR];	/* by -code; [0]: a code beyond NERR */
 };
@@ -44,7 +55,10 @@ usage(FILE *f)
 "\n"
 "Classifies every IPv4 header checksum and every TCP/UDP checksum in FILE\n"
 "(pcap or pcapng; Ethernet or raw IP) as valid, bad, partial or absent, and\n"
-"prints the counts.\n"
+"prints the counts.  Tunnel packets (VXLAN on UDP port 4789, Geneve on 6081,\n"
+"IP-in-IP): the ip, tcp and udp counts are their inner headers'; their\n"
+"outer IPv4 header and outer UDP checksums are counted apart (an outer UDP\n"
+"checksum of 0 is absent over IPv6 too: RFC 6935).\n"
 "\n"
 "  partial   the field holds only the pseudo-header sum: the packet was\n"
 "            captured before a NIC (or GSO/GRO) would complete it.  Normal\n"
@@ -57,18 +71,22 @@ usage(FILE *f)
 "Malformed packets are counted by parse error.\n"
 "\n"
 "  --fix       write OUT with every bad or partial checksum completed;\n"
-"              every record is written, unfixable ones unchanged\n"
+"              every record is written, unfixable ones unchanged; in a\n"
+"              tunnel packet the inner ones first, then the outer UDP one\n"
+"              over the result (a non-zero one is recomputed when an inner\n"
+"              one changed)\n"
 "  -o OUT      output file (pcap; '-' = stdout; requires --fix)\n"
-"  --udp-zero  with --fix, also fill absent UDP/IPv4 checksums\n"
+"  --udp-zero  with --fix, also fill absent UDP/IPv4 checksums and absent\n"
+"              outer UDP checksums of tunnel packets\n"
 "  --pcapng    with --fix, write OUT as pcapng\n"
 PCAPIO_OPTS_USAGE
 "  --json      the counts as one JSON document (docs/cli.md)\n"
 "  -q          print nothing; only the exit status\n"
 "\n"
 "Exit status: 0 nothing bad (partial, absent and truncated are fine),\n"
-"1 at least one bad checksum or malformed packet, 2 usage, file or write\n"
-"error, or a file cut inside a record (the counts up to it are printed and,\n"
-"with --fix, every record before it is written).\n");
+"1 at least one bad checksum (inner or outer) or malformed packet, 2 usage,\n"
+"file or write error, or a file cut inside a record (the counts up to it\n"
+"are printed and, with --fix, every record before it is written).\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -225,6 +243,85 @@ fix_l4(struct l4_count *c, const struct sofl_pkt *p, uint8_t *buf)
 	c->fixed++;
 }
 
+/* The checksums of the named fields of a parse (a tunnel packet's inner
+ * headers); @err: the parse's error (the layers before it still count). */
+static void
+csum_named(struct csum_stats *st, const struct csum_opts *o, const struct sofl_pkt *p,
+	   uint8_t *buf, int err)
+{
+	enum sofl_csum_state ip, l4;
+	struct l4_count *c;
+
+	/* the layers parsed before an error still count */
+	sofl_csum_pkt_check(p, &ip, &l4);
+	if (ip != SOFL_CSUM_NONE) {
+		count_ip4(st, ip);
+		if (o->fix && ip == SOFL_CSUM_BAD) {
+			sofl_put16(buf + p->l3_off + 10, sofl_csum_ipv4_hdr(buf + p->l3_off, p->l3_len));
+			st->ip4_fixed++;
+		}
+	} else if (p->ipv == 6 && (p->layers & SOFL_LAYER_L3))
+		st->ip6++;
+	if (err < 0)
+		return;
+	if (!(p->layers & SOFL_LAYER_L3)) {
+		st->not_ip++;
+		return;
+	}
+	if (!(p->layers & SOFL_LAYER_L4)) {
+		if (p->is_frag)
+			st->frags++;
+		else
+			st->other_l4++;
+		return;
+	}
+	c = p->l4_proto == 6 ? &st->tcp : &st->udp;
+	count_l4(c, l4);
+	if (o->fix && (l4 == SOFL_CSUM_BAD || l4 == SOFL_CSUM_PARTIAL ||
+	    (l4 == SOFL_CSUM_ABSENT && o->udp_zero)))
+		fix_l4(c, p, buf);
+}
+
+/* The tunnel part of a record: its kind and outer checksums, fixed after
+ * the inner ones (@changed: an inner checksum was rewritten, so a non-zero
+ * outer UDP checksum that covered the old bytes is recomputed). */
+static void
+csum_outer(struct csum_stats *st, const struct csum_opts *o, const struct sofl_pkt *p,
+	   uint8_t *buf, int changed)
+{
+	enum sofl_csum_state ip, udp;
+	int v;
+
+	if (p->layers & SOFL_LAYER_ENCAP_ERR)
+		st->tun_err++;
+	if (!(p->layers & SOFL_LAYER_ENCAP))
+		return;
+	st->tun[p->encap <= SOFL_ENCAP_IPIP ? p->encap : 0]++;
+	sofl_csum_pkt_check_outer(p, &ip, &udp);
+	if (ip != SOFL_CSUM_NONE) {
+		st->oip4++;
+		if (ip == SOFL_CSUM_VALID)
+			st->oip4_valid++;
+		else
+			st->oip4_bad++;
+		if (o->fix && ip == SOFL_CSUM_BAD) {
+			sofl_put16(buf + p->outer_l3_off + 10,
+				   sofl_csum_ipv4_hdr(buf + p->outer_l3_off, p->outer_l3_len));
+			st->oip4_fixed++;
+		}
+	} else if (p->outer_ipv == 6)
+		st->oip6++;
+	if (udp == SOFL_CSUM_NONE)
+		return;
+	count_l4(&st->oudp, udp);
+	if (o->fix && (udp == SOFL_CSUM_BAD || udp == SOFL_CSUM_PARTIAL ||
+	    (udp == SOFL_CSUM_VALID && changed) || (udp == SOFL_CSUM_ABSENT && o->udp_zero)) &&
+	    (v = sofl_csum_pkt_outer_udp(p)) >= 0) {
+		sofl_put16(buf + p->outer_l4_off + 6, (uint16_t)v);
+		st->oudp.fixed++;
+	}
+}
+
 /* Classifies one record in buf (a private, writable copy) and, when asked,
  * completes its checksums in place. */
 static void
@@ -232,13 +329,12 @@ csum_record(struct csum_stats *st, const struct csum_opts *o, uint8_t *buf,
 	    uint32_t caplen, uint32_t wirelen, enum sofl_link link)
 {
 	struct sofl_pkt p;
-	enum sofl_csum_state ip, l4;
-	struct l4_count *c;
 	int err, trunc = caplen < wirelen;
+	unsigned long long fixed0;
 
 	st->records++;
 	st->truncated += trunc;
-	err = sofl_pkt_parse(&p, buf, caplen, link);
+	err = sofl_pkt_parse_cfg(&p, buf, caplen, link, pcapio_pkt_config());
 	if (err < 0 && trunc && is_trunc_error(err)) {
 		csum_truncated(st, o, &p, buf, caplen);
 		return;
@@ -246,35 +342,15 @@ csum_record(struct csum_stats *st, const struct csum_opts *o, uint8_t *buf,
 	if (err < 0) {
 		st->malformed++;
 		st->err[-err < NERR ? -err : 0]++;
-	}
-	/* the layers parsed before an error still count */
-	sofl_csum_pkt_check(&p, &ip, &l4);
-	if (ip != SOFL_CSUM_NONE) {
-		count_ip4(st, ip);
-		if (o->fix && ip == SOFL_CSUM_BAD) {
-			sofl_put16(buf + p.l3_off + 10, sofl_csum_ipv4_hdr(buf + p.l3_off, p.l3_len));
-			st->ip4_fixed++;
-		}
-	} else if (p.ipv == 6 && (p.layers & SOFL_LAYER_L3))
-		st->ip6++;
-	if (err < 0)
-		return;
-	if (!(p.layers & SOFL_LAYER_L3)) {
-		st->not_ip++;
+	} else if (p.layers & (SOFL_LAYER_ENCAP | SOFL_LAYER_ENCAP_ERR)) {
+		/* the inner headers (the named fields) as for any packet, then
+		 * the outer ones over the result */
+		fixed0 = st->ip4_fixed + st->tcp.fixed + st->udp.fixed;
+		csum_named(st, o, &p, buf, 0);
+		csum_outer(st, o, &p, buf, st->ip4_fixed + st->tcp.fixed + st->udp.fixed != fixed0);
 		return;
 	}
-	if (!(p.layers & SOFL_LAYER_L4)) {
-		if (p.is_frag)
-			st->frags++;
-		else
-			st->other_l4++;
-		return;
-	}
-	c = p.l4_proto == 6 ? &st->tcp : &st->udp;
-	count_l4(c, l4);
-	if (o->fix && (l4 == SOFL_CSUM_BAD || l4 == SOFL_CSUM_PARTIAL ||
-	    (l4 == SOFL_CSUM_ABSENT && o->udp_zero)))
-		fix_l4(c, &p, buf);
+	csum_named(st, o, &p, buf, err);
 }
 
 static void
@@ -294,7 +370,9 @@ print_l4(FILE *f, const char *name, const char *unit, const struct l4_count *c, 
 	line(f, c->valid, "with a valid checksum");
 	line(f, c->bad, "with a bad checksum");
 	line(f, c->partial, "with a partial checksum (pseudo-header only)");
-	if (c->absent || !strcmp(name, "udp"))
+	if (!strcmp(name, "outer udp"))
+		line(f, c->absent, "without checksum (zero)");
+	else if (c->absent || !strcmp(name, "udp"))
 		line(f, c->absent, "without checksum (IPv4, zero)");
 	if (c->truncated)
 		line(f, c->truncated, "not verifiable (truncated by the capture)");
@@ -320,6 +398,19 @@ print_stats(FILE *f, const struct csum_stats *st, const struct csum_opts *o, int
 	line(f, st->ip6, "IPv6 packets (no header checksum)");
 	print_l4(f, "tcp", "segments", &st->tcp, o->fix);
 	print_l4(f, "udp", "datagrams", &st->udp, o->fix);
+	fprintf(f, "tunnels:\n");
+	line(f, st->tun[SOFL_ENCAP_VXLAN], "VXLAN packets (ip, tcp, udp above: their inner headers)");
+	line(f, st->tun[SOFL_ENCAP_GENEVE], "Geneve packets");
+	line(f, st->tun[SOFL_ENCAP_IPIP], "IP-in-IP packets");
+	line(f, st->tun_err, "tunnel packets not parsed into (counted as plain packets)");
+	fprintf(f, "outer ip:\n");
+	line(f, st->oip4, "outer IPv4 headers checked");
+	line(f, st->oip4_valid, "with a valid header checksum");
+	line(f, st->oip4_bad, "with a bad header checksum");
+	if (o->fix)
+		line(f, st->oip4_fixed, "outer IPv4 headers software-checksummed");
+	line(f, st->oip6, "outer IPv6 headers (no header checksum)");
+	print_l4(f, "outer udp", "outer UDP headers", &st->oudp, o->fix);
 	fprintf(f, "other:\n");
 	line(f, st->not_ip, "packets not IP (ARP, ...)");
 	line(f, st->other_l4, "IP packets neither TCP nor UDP (ICMP, ...)");
@@ -379,6 +470,20 @@ print_json(FILE *f, const struct csum_stats *st, const struct csum_opts *o, int 
 	cli_json_end(&j);
 	json_l4(&j, "tcp", &st->tcp);
 	json_l4(&j, "udp", &st->udp);
+	cli_json_obj(&j, "tunnels");
+	cli_json_u64(&j, "vxlan", st->tun[SOFL_ENCAP_VXLAN]);
+	cli_json_u64(&j, "geneve", st->tun[SOFL_ENCAP_GENEVE]);
+	cli_json_u64(&j, "ipip", st->tun[SOFL_ENCAP_IPIP]);
+	cli_json_u64(&j, "not_parsed", st->tun_err);
+	cli_json_end(&j);
+	cli_json_obj(&j, "outer_ip");
+	cli_json_u64(&j, "ipv4_checked", st->oip4);
+	cli_json_u64(&j, "ipv4_valid", st->oip4_valid);
+	cli_json_u64(&j, "ipv4_bad", st->oip4_bad);
+	cli_json_u64(&j, "ipv4_fixed", st->oip4_fixed);
+	cli_json_u64(&j, "ipv6", st->oip6);
+	cli_json_end(&j);
+	json_l4(&j, "outer_udp", &st->oudp);
 	cli_json_obj(&j, "other");
 	cli_json_u64(&j, "not_ip", st->not_ip);
 	cli_json_u64(&j, "other_l4", st->other_l4);
@@ -477,5 +582,6 @@ cmd_csum(int argc, char **argv)
 		print_stats(f, &st, &o, link);
 	if (rc)
 		return rc;
-	return st.ip4_bad || st.tcp.bad || st.udp.bad || st.malformed ? 1 : 0;
+	return st.ip4_bad || st.tcp.bad || st.udp.bad || st.oip4_bad || st.oudp.bad ||
+	       st.malformed ? 1 : 0;
 }

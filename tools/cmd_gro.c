@@ -443,6 +443,14 @@ line(FILE *f, unsigned long long n, const char *what)
 	fprintf(f, "\t%llu %s\n", n, what);
 }
 
+/* enum sofl_encap_err by name (pkt.h), for the tunnel section */
+static const char *const encap_err_names[] = {
+	"none", "truncated", "vxlan-flags", "geneve-version", "geneve-oam", "geneve-optlen",
+	"geneve-proto", "inner-l2", "inner-vlan", "inner-malformed",
+};
+_Static_assert(sizeof(encap_err_names) / sizeof(encap_err_names[0]) == SOFL_ENCAP_ERR__MAX,
+	       "a name per enum sofl_encap_err");
+
 /* netstat -s style: a section per concern, one counter per line. */
 static void
 print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written,
@@ -464,6 +472,16 @@ print_stats(FILE *f, const struct sofl_gro_stats *s, uint64_t written,
 	line(f, s->csum_sw_ip, "IPv4 header checksums verified in software");
 	line(f, s->csum_sw_l4, "TCP/UDP checksums verified in software");
 	line(f, s->csum_partial_ok, "pseudo-header checksums accepted (partial-ok)");
+	line(f, s->csum_sw_outer, "outer UDP checksums verified in software");
+	fprintf(f, "tunnels:\n");
+	line(f, s->tun_in, "tunnel packets in");
+	line(f, s->tun_super_pkts, "tunnel super-packets");
+	line(f, s->tun_segs_merged, "segments merged into tunnel super-packets");
+	for (i = 1; i < SOFL_ENCAP_ERR__MAX; i++)
+		if (s->encap_err[i]) {
+			snprintf(b, sizeof(b), "tunnel headers not parsed: %s", encap_err_names[i]);
+			line(f, s->encap_err[i], b);
+		}
 	fprintf(f, "segments per output:\n");
 	for (i = 0; i < SOFL_GRO_HIST_BINS; i++) {
 		snprintf(b, sizeof(b), "with %s segment%s", hist_bins[i], i ? "s" : "");
@@ -501,6 +519,16 @@ print_json(FILE *f, const struct gro_opts *o, const struct sofl_gro_stats *s, ui
 	cli_json_u64(&j, "csum_sw_ip", s->csum_sw_ip);
 	cli_json_u64(&j, "csum_sw_l4", s->csum_sw_l4);
 	cli_json_u64(&j, "csum_partial_ok", s->csum_partial_ok);
+	cli_json_u64(&j, "csum_sw_outer", s->csum_sw_outer);
+	cli_json_obj(&j, "tunnel");
+	cli_json_u64(&j, "pkts_in", s->tun_in);
+	cli_json_u64(&j, "super_pkts", s->tun_super_pkts);
+	cli_json_u64(&j, "segs_merged", s->tun_segs_merged);
+	cli_json_obj(&j, "encap_err");
+	for (i = 1; i < SOFL_ENCAP_ERR__MAX; i++)
+		cli_json_u64(&j, encap_err_names[i], s->encap_err[i]);
+	cli_json_end(&j);
+	cli_json_end(&j);
 	cli_json_obj(&j, "hist");
 	for (i = 0; i < SOFL_GRO_HIST_BINS; i++)
 		cli_json_u64(&j, hist_bins[i], s->hist[i]);
@@ -630,7 +658,7 @@ rx_hash(const struct run *r, struct sofl_gro_in *x, struct sofl_pkt *p)
 
 	if (!r->o->rss)
 		return;
-	err = sofl_pkt_parse(p, x->data, x->len, r->o->cfg.link);
+	err = sofl_pkt_parse_cfg(p, x->data, x->len, r->o->cfg.link, pcapio_pkt_config());
 	if (err < 0) {
 		x->flags |= SOFL_GRO_F_MALFORMED;
 	} else {
@@ -809,6 +837,7 @@ cmd_gro(int argc, char **argv)
 		goto done;
 	o.cfg.link = link;
 	o.cfg.max_batch = maxpoll;
+	o.cfg.parse = pcapio_pkt_config();	/* --udp-tunnel, --no-ipip: the engine's parses too */
 	err = sofl_gro_create(&o.cfg, &r.g);
 	if (err) {
 		cli_error("gro engine: %s", sofl_strerror(err));

@@ -21,7 +21,18 @@
  *
  * Captures taken on a sending host hold super-packets whose checksum field is
  * the pseudo-header sum (CHECKSUM_PARTIAL): the segmenter never trusts that
- * field, so they come out with complete checksums like any other. */
+ * field, so they come out with complete checksums like any other.
+ *
+ * Tunnel packets (VXLAN, Geneve on the --udp-tunnel ports, IP-in-IP unless --no-ipip):
+ * the inner TCP/UDP packet is what --mss / --udp-gso-size cut, with the
+ * tunnel type chosen from the parse (IP-in-IP; UDP with the outer checksum
+ * non-zero: SOFL_GSO_TUNNEL_UDP_CSUM, zero: SOFL_GSO_TUNNEL_UDP), as TCPV4 or
+ * TCPV6 is chosen from the IP version; one that is not cut is output as one
+ * segment with every checksum, outer and inner, completed the same way.
+ * Tunnel packets with a second tunnel inside, or an inner packet that is not
+ * TCP/UDP, are handled as their outer packet (fragmented with --mtu, else
+ * passed through with the outer UDP checksum completed, or left 0 -- over
+ * IPv6 too: a tunnel's zero UDP checksum, RFC 6935), counted. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +57,14 @@ struct gso_stats {
 	unsigned long long trailer_recs, trailer_bytes;	/* dropped after the IP packet */
 	unsigned long long frag_hdr;	/* refused: first fragment too small for the headers */
 	unsigned long long err[NERR];
+	/* tunnels */
+	unsigned long long tun_tcp_super, tun_udp_super;	/* cut, by inner protocol */
+	unsigned long long tun_vxlan, tun_geneve, tun_ipip;	/* tunnel packets given a tunnel type */
+	unsigned long long tun_outer_csum;	/* ... of them with the outer UDP checksum */
+	unsigned long long tun_passed;		/* ... output as one segment */
+	unsigned long long tun_as_outer;	/* nested, or inner not TCP/UDP: as the outer packet */
+	unsigned long long tun_encap_err;	/* recognised, not parsed into (encap_err) */
+	unsigned long long outer_udp_csums, outer_ip_csums;	/* computed */
 };
 
 struct gso_run {
@@ -89,13 +108,20 @@ usage(FILE *f)
 PCAPIO_OPTS_USAGE PCAPIO_PCAPNG_USAGE
 "\n"
 "Packets that are not segmented pass through with their TCP/UDP checksum\n"
-"completed (UDP over IPv4 with checksum 0 stays 0) and their IPv4 header\n"
+"completed (UDP over IPv4, or a tunnel's outer UDP, with checksum 0 stays 0)\n"
+"and their IPv4 header\n"
 "checksum recomputed; truncated, malformed,\n"
 "non-IP and fragment records, and packets the segmenter refuses, are written\n"
 "unchanged and counted.  Bytes after the IP packet (Ethernet padding or a\n"
 "trailer) are kept by a pass-through and dropped, counted ('trailer bytes\n"
 "dropped'), when a packet is segmented or fragmented, as Linux has none on a\n"
 "GSO packet.  At least one of --mss, --udp-gso-size, --mtu is required.\n"
+"\n"
+"Tunnel packets (VXLAN and Geneve on the --udp-tunnel ports, IP-in-IP) are\n"
+"cut at their inner TCP/UDP by --mss / --udp-gso-size, with per segment the\n"
+"outer IPv4 ID, lengths and checksums as Linux sets them (an outer UDP\n"
+"checksum when the packet has one); one not cut is written as one segment\n"
+"with every checksum completed.  --fixed-id keeps both IPv4 IDs.\n"
 "Numbers are decimal.  Exit status: 0 ok (even if some were refused),\n"
 "2 usage, file or write error, or a file cut inside a record (everything\n"
 "before it is written).\n");
@@ -201,6 +227,53 @@ write_unchanged(struct gso_run *r, const struct pcap_rec *rec)
 	return pcapout_write(r->out, &rec->ts, rec->data, rec->caplen, rec->len);
 }
 
+/* A tunnel packet segmentation cuts inside: parsed into (one level) down
+ * to an inner TCP or UDP header. */
+static int
+is_tun(const struct sofl_pkt *p)
+{
+	return (p->layers & SOFL_LAYER_ENCAP) && !(p->encap_flags & SOFL_ENCAP_F_NESTED) &&
+	       (p->layers & SOFL_LAYER_L4) && (p->l4_proto == 6 || p->l4_proto == 17);
+}
+
+/* The end of the packet in the frame, and where its (outermost) IP header starts */
+static uint32_t
+pkt_end(const struct sofl_pkt *p)
+{
+	return (p->layers & SOFL_LAYER_ENCAP) ? p->outer_ip_end : p->ip_end;
+}
+
+static uint32_t
+pkt_l3(const struct sofl_pkt *p)
+{
+	return (p->layers & SOFL_LAYER_ENCAP) ? p->outer_l3_off : p->l3_off;
+}
+
+/* A tunnel packet: its tunnel type from the parse, the inner type as for a
+ * plain packet; gso_size the inner MSS or datagram size, or, when there is
+ * nothing to cut, one that gives one segment. */
+static void
+choose_tun(const struct gso_run *r, const struct sofl_pkt *p, struct sofl_gso_params *gp)
+{
+	const struct gso_opts *o = &r->o;
+	unsigned size = p->l4_proto == 6 ? o->mss : o->udp_size;
+	uint8_t tb = p->encap == SOFL_ENCAP_IPIP ? SOFL_GSO_TUNNEL_IPIP :
+		     (p->encap_flags & SOFL_ENCAP_F_UDP_CSUM) ? SOFL_GSO_TUNNEL_UDP_CSUM :
+		     SOFL_GSO_TUNNEL_UDP;
+	uint8_t in = p->l4_proto == 17 ? SOFL_GSO_UDP_L4 :
+		     p->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6;
+
+	gp->type = (uint8_t)(tb | in);
+	if (size && p->pay_len > size) {
+		gp->gso_size = (uint16_t)size;
+	} else {
+		gp->gso_size = 65535;	/* one segment */
+		gp->mtu = 0;
+	}
+	if (o->fixed_id)
+		gp->flags |= SOFL_GSO_F_FIXED_ID_INNER;
+}
+
 /* What to do with a parsed IP packet. */
 static void
 choose(const struct gso_run *r, const struct sofl_pkt *p, struct sofl_gso_params *gp)
@@ -211,7 +284,20 @@ choose(const struct gso_run *r, const struct sofl_pkt *p, struct sofl_gso_params
 	gp->flags = (uint8_t)((o->fixed_id ? SOFL_GSO_F_FIXED_ID : 0) |
 			      (o->partial ? SOFL_GSO_F_CSUM_PARTIAL : 0));
 	gp->mtu = (uint16_t)o->mtu;
-	if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 6 && o->mss && p->pay_len > o->mss) {
+	if (is_tun(p)) {
+		choose_tun(r, p, gp);
+	} else if (p->layers & SOFL_LAYER_ENCAP) {
+		/* as the outer packet (the library acts on it for a type
+		 * without tunnel bits) */
+		if (o->mtu && pkt_end(p) - pkt_l3(p) > o->mtu) {
+			gp->type = SOFL_GSO_UFO;
+			gp->flags |= o->ignore_df ? SOFL_GSO_F_IGNORE_DF : 0;
+			gp->frag_id = (uint32_t)r->st.records;
+		} else {
+			gp->type = SOFL_GSO_NONE;
+			gp->mtu = 0;
+		}
+	} else if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 6 && o->mss && p->pay_len > o->mss) {
 		gp->type = p->ipv == 4 ? SOFL_GSO_TCPV4 : SOFL_GSO_TCPV6;
 		gp->gso_size = (uint16_t)o->mss;
 	} else if ((p->layers & SOFL_LAYER_L4) && p->l4_proto == 17 && o->udp_size &&
@@ -256,13 +342,64 @@ count_error(struct gso_run *r, const struct sofl_pkt *p, const struct sofl_gso_p
 		r->st.err[-err]++;
 }
 
+/* A tunnel packet given a tunnel type, cut into @n segments. */
+static void
+count_tun(struct gso_run *r, const struct sofl_pkt *p, const struct sofl_gso_params *gp, int n)
+{
+	if (p->encap == SOFL_ENCAP_VXLAN)
+		r->st.tun_vxlan++;
+	else if (p->encap == SOFL_ENCAP_GENEVE)
+		r->st.tun_geneve++;
+	else
+		r->st.tun_ipip++;
+	if ((gp->type & SOFL_GSO_TUNNEL_MASK) == SOFL_GSO_TUNNEL_UDP_CSUM)
+		r->st.tun_outer_csum++;
+	if (n == 1)
+		r->st.tun_passed++;
+	else if (p->l4_proto == 6)
+		r->st.tun_tcp_super++;
+	else
+		r->st.tun_udp_super++;
+}
+
+/* The checksums output segment @i got, by layer: an outer IPv4 header and
+ * outer UDP checksum (tunnels, or a tunnel packet as its outer packet), the
+ * (inner) IPv4 header and TCP/UDP checksum. */
+static void
+count_csums(struct gso_run *r, const struct sofl_pkt *p, const struct sofl_gso_params *gp,
+	    int i, const uint8_t *d)
+{
+	if (gp->type & SOFL_GSO_TUNNEL_MASK) {
+		if (p->outer_ipv == 4)
+			r->st.outer_ip_csums++;
+		if ((gp->type & SOFL_GSO_TUNNEL_MASK) == SOFL_GSO_TUNNEL_UDP_CSUM)
+			r->st.outer_udp_csums++;
+	} else if (p->layers & SOFL_LAYER_ENCAP) {
+		/* the outer packet: passed through or fragmented */
+		if (p->outer_ipv == 4)
+			r->st.outer_ip_csums++;
+		if (p->outer_proto == 17 && !(gp->type == SOFL_GSO_UFO && i > 0) &&
+		    !(gp->type == SOFL_GSO_NONE && sofl_get16(d + p->outer_l4_off + 6) == 0))
+			r->st.outer_udp_csums++;
+		return;
+	}
+	if ((p->layers & SOFL_LAYER_L4) &&
+	    !(gp->type == SOFL_GSO_UFO && i > 0) &&
+	    !(gp->type == SOFL_GSO_NONE && p->l4_proto == 17 && p->ipv == 4 &&
+	      sofl_get16(d + p->l4_off + 6) == 0))
+		r->st.l4_csums++;
+	if (p->ipv == 4)
+		r->st.ip_csums++;
+}
+
 static int
 one(struct gso_run *r, const struct pcap_rec *rec)
 {
 	struct sofl_pkt p;
 	struct sofl_gso_params gp;
 	struct sofl_gso_need need;
-	int err, n, i;
+	uint32_t end;
+	int err, n, i, whole;
 
 	r->st.records++;
 	r->st.bytes_in += rec->caplen;
@@ -270,14 +407,16 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		r->st.truncated++;
 		return write_unchanged(r, rec);
 	}
-	err = sofl_pkt_parse(&p, rec->data, rec->caplen, r->link);
+	err = sofl_pkt_parse_cfg(&p, rec->data, rec->caplen, r->link, pcapio_pkt_config());
 	if (err) {
 		r->st.malformed++;
 		if (-err < NERR)
 			r->st.err[-err]++;
 		return write_unchanged(r, rec);
 	}
-	if (!(p.layers & SOFL_LAYER_L3)) {
+	/* a tunnel packet's outer packet is IP whatever it carries (ARP in
+	 * VXLAN: passed as its outer packet) */
+	if (!(p.layers & (SOFL_LAYER_L3 | SOFL_LAYER_ENCAP))) {
 		r->st.not_ip++;
 		return write_unchanged(r, rec);
 	}
@@ -285,6 +424,8 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		r->st.fragments++;
 		return write_unchanged(r, rec);
 	}
+	if (p.layers & SOFL_LAYER_ENCAP_ERR)
+		r->st.tun_encap_err++;
 	choose(r, &p, &gp);
 	err = sofl_gso_need(&gp, &p, SOFL_GSO_ZEROCOPY, 0, &need);
 	if (err) {
@@ -301,7 +442,11 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		count_error(r, &p, &gp, n);
 		return write_unchanged(r, rec);
 	}
-	switch (gp.type) {
+	if (gp.type & SOFL_GSO_TUNNEL_MASK)
+		count_tun(r, &p, &gp, n);
+	else if (p.layers & SOFL_LAYER_ENCAP)
+		r->st.tun_as_outer++;
+	switch (gp.type & ~SOFL_GSO_TUNNEL_MASK) {
 	case SOFL_GSO_TCPV4:
 	case SOFL_GSO_TCPV6:   r->st.tcp_super += n > 1; break;
 	case SOFL_GSO_UDP_L4:  r->st.udp_super += n > 1; break;
@@ -310,9 +455,13 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 	}
 	if (n > 1)
 		r->st.segs_out += (unsigned)n;
-	if (gp.type != SOFL_GSO_NONE && rec->caplen > p.ip_end) {
+	end = pkt_end(&p);
+	/* a tunnel packet output whole is a pass-through too */
+	whole = gp.type == SOFL_GSO_NONE ||
+		((gp.type & SOFL_GSO_TUNNEL_MASK) && p.pay_len <= gp.gso_size);
+	if (!whole && rec->caplen > end) {
 		r->st.trailer_recs++;
-		r->st.trailer_bytes += rec->caplen - p.ip_end;
+		r->st.trailer_bytes += rec->caplen - end;
 	}
 	for (i = 0; i < n; i++) {
 		struct sofl_gso_seg *s = &r->go.seg[i];
@@ -320,20 +469,14 @@ one(struct gso_run *r, const struct pcap_rec *rec)
 		int cnt = s->iovcnt;
 		uint32_t len = s->len;
 
-		if ((p.layers & SOFL_LAYER_L4) &&
-		    !(gp.type == SOFL_GSO_UFO && i > 0) &&
-		    !(gp.type == SOFL_GSO_NONE && p.l4_proto == 17 && p.ipv == 4 &&
-		      sofl_get16(rec->data + p.l4_off + 6) == 0))
-			r->st.l4_csums++;
-		if (p.ipv == 4)
-			r->st.ip_csums++;
+		count_csums(r, &p, &gp, i, rec->data);
 		/* a pass-through keeps the capture's bytes after the IP packet
 		 * (Ethernet padding, trailers): nothing of the input is lost */
-		if (gp.type == SOFL_GSO_NONE && rec->caplen > p.ip_end && cnt < 4) {
+		if (whole && rec->caplen > end && cnt < 4) {
 			memcpy(v, s->iov, (size_t)cnt * sizeof(*v));
-			v[cnt].iov_base = (void *)(uintptr_t)(rec->data + p.ip_end);
-			v[cnt].iov_len = rec->caplen - p.ip_end;
-			len += rec->caplen - p.ip_end;
+			v[cnt].iov_base = (void *)(uintptr_t)(rec->data + end);
+			v[cnt].iov_len = rec->caplen - end;
+			len += rec->caplen - end;
 			if (pcapout_writev(r->out, &rec->ts, v, cnt + 1))
 				return -1;
 		} else if (pcapout_writev(r->out, &rec->ts, s->iov, cnt)) {
@@ -368,10 +511,23 @@ print_stats(FILE *f, const struct gso_stats *s, int partial)
 	line(f, s->frag_super, "IP packets fragmented (UFO)");
 	line(f, s->segs_out, "segments out");
 	line(f, s->passed, "packets passed through");
+	fprintf(f, "tunnels:\n");
+	line(f, s->tun_vxlan, "VXLAN packets");
+	line(f, s->tun_geneve, "Geneve packets");
+	line(f, s->tun_ipip, "IP-in-IP packets");
+	line(f, s->tun_outer_csum, "tunnel packets with an outer UDP checksum");
+	line(f, s->tun_tcp_super, "tunnel TCP super-packets segmented");
+	line(f, s->tun_udp_super, "tunnel UDP super-packets segmented");
+	line(f, s->tun_passed, "tunnel packets output whole (checksums completed)");
+	line(f, s->tun_as_outer, "tunnel packets handled as their outer packet (nested, or "
+	     "inner not TCP/UDP)");
+	line(f, s->tun_encap_err, "tunnel packets not parsed into (handled as plain packets)");
 	fprintf(f, "checksums:\n");
 	line(f, s->l4_csums, partial ? "TCP/UDP checksums computed (pseudo-header sums, "
 	     "fragments complete)" : "TCP/UDP checksums computed");
 	line(f, s->ip_csums, "IPv4 header checksums computed");
+	line(f, s->outer_udp_csums, "outer UDP checksums computed");
+	line(f, s->outer_ip_csums, "outer IPv4 header checksums computed");
 	fprintf(f, "unchanged:\n");
 	line(f, s->truncated, "records truncated by the capture");
 	line(f, s->malformed, "malformed packets");
@@ -415,6 +571,19 @@ print_json(FILE *f, const struct gso_opts *o, const struct gso_stats *s)
 	cli_json_obj(&j, "csum_computed");
 	cli_json_u64(&j, "l4", s->l4_csums);
 	cli_json_u64(&j, "ipv4_hdr", s->ip_csums);
+	cli_json_u64(&j, "outer_udp", s->outer_udp_csums);
+	cli_json_u64(&j, "outer_ipv4_hdr", s->outer_ip_csums);
+	cli_json_end(&j);
+	cli_json_obj(&j, "tunnels");
+	cli_json_u64(&j, "vxlan", s->tun_vxlan);
+	cli_json_u64(&j, "geneve", s->tun_geneve);
+	cli_json_u64(&j, "ipip", s->tun_ipip);
+	cli_json_u64(&j, "outer_csum", s->tun_outer_csum);
+	cli_json_u64(&j, "tcp_super", s->tun_tcp_super);
+	cli_json_u64(&j, "udp_super", s->tun_udp_super);
+	cli_json_u64(&j, "whole", s->tun_passed);
+	cli_json_u64(&j, "as_outer", s->tun_as_outer);
+	cli_json_u64(&j, "encap_err", s->tun_encap_err);
 	cli_json_end(&j);
 	cli_json_obj(&j, "unchanged");
 	cli_json_u64(&j, "truncated", s->truncated);

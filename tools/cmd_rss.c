@@ -1,12 +1,15 @@
 /* softoffload rss: which receive queue would each packet of a capture reach
  * under Toeplitz RSS, and how evenly do packets and flows spread?
  *
- * Each record is parsed once with sofl_pkt_parse() and hashed with
+ * Each record is parsed once with sofl_pkt_parse_cfg() (the tunnels of
+ * --udp-tunnel and --no-ipip) and hashed with
  * sofl_rss_pkt().  A record cut short by the capture (caplen < len) is parsed
  * as if its missing bytes were zero, so that its headers are still read; its
  * hash is reported only if every byte the hash uses was captured.  A flow is
  * one hash input (sofl_rss_input()): in symmetric mode both directions of a
- * connection are one flow. */
+ * connection are one flow.  Tunnel packets (VXLAN, Geneve, IP-in-IP, parsed
+ * through to their inner packet) are hashed on their outer header, or with
+ * --inner on their inner flow, and counted per tunnel kind. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -23,7 +26,7 @@ struct rss_opts {
 	const char *in, *table;
 	const char *key_hex;
 	unsigned long queues;
-	int symmetric, tsv, json;
+	int symmetric, inner, tsv, json;
 };
 
 /* distinct hash inputs: open addressing, keyed by type + input bytes */
@@ -42,6 +45,9 @@ struct flowset {
 struct rss_stats {
 	unsigned long long records, hashed, not_ip, malformed, trunc, filtered;
 	unsigned long long by_type[SOFL_RSS_IPV6_UDP + 1];
+	/* tunnel packets: [encap] by kind, hashed on the inner flow, tunnel
+	 * recognised but not parsed into (hashed as a plain packet) */
+	unsigned long long tun[SOFL_ENCAP_IPIP + 1], tun_inner, tun_err;
 	unsigned long long *pkts, *flows;	/* per queue */
 };
 
@@ -49,8 +55,9 @@ static int
 usage(FILE *f)
 {
 	fprintf(f,
-"usage: softoffload rss FILE --queues N [--key HEX] [--symmetric] [--table TFILE]\n"
-"                           [--format text|tsv|json] [--json] [-c N] [--filter EXPR]\n"
+"usage: softoffload rss FILE --queues N [--key HEX] [--symmetric] [--inner]\n"
+"                           [--table TFILE] [--format text|tsv|json] [--json]\n"
+"                           [-c N] [--filter EXPR]\n"
 "\n"
 "Computes the Toeplitz RSS hash of every packet in FILE (pcap or pcapng;\n"
 "Ethernet or raw IP) and the receive queue an indirection table maps it to,\n"
@@ -59,6 +66,9 @@ usage(FILE *f)
 "Hash input (source first): IPv4/IPv6 src dst, plus sport dport for TCP and\n"
 "UDP.  Fragments (first one included) and other protocols use the addresses\n"
 "only.  Non-IP packets get no hash.  Queue = table[hash & (entries - 1)].\n"
+"Tunnel packets (VXLAN on UDP port 4789, Geneve on 6081, IP-in-IP) are\n"
+"hashed on their outer header, as a NIC without inner RSS does: VXLAN and\n"
+"Geneve on the outer UDP 4-tuple, IP-in-IP on the outer addresses.\n"
 "\n"
 "  --queues N      number of receive queues (1..65535); the default table\n"
 "                  has 128 entries, entry i -> queue i %% N\n"
@@ -67,6 +77,9 @@ usage(FILE *f)
 "                  default: the Microsoft key 6d5a56da...beac01fa\n"
 "  --symmetric     sort the two addresses and, separately, the two ports\n"
 "                  before hashing: both directions of a flow hash alike\n"
+"  --inner         tunnel packets: hash the inner packet's flow instead of\n"
+"                  the outer header (a NIC's inner RSS); an inner packet\n"
+"                  that is not IP keeps the outer hash\n"
 "  --table TFILE   indirection table, in one of two forms ('#' starts a\n"
 "                  comment; blank lines are ignored):\n"
 "                    queue numbers, one per entry, in entry order (whitespace\n"
@@ -113,6 +126,7 @@ parse_args(int argc, char **argv, struct rss_opts *o)
 		PCAPIO_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "symmetric", no_argument, &o->symmetric, 1 },
+		{ "inner", no_argument, &o->inner, 1 },
 		{ "json", no_argument, &o->json, 1 },
 		{ "queues", required_argument, NULL, O_QUEUES },
 		{ "key", required_argument, NULL, O_KEY },
@@ -339,12 +353,18 @@ flow_add(struct flowset *s, const uint8_t *in, size_t len, int type, uint32_t ha
  * when the hash uses them, the ports captured (inside the first @caplen
  * bytes)?  Then the zeros standing in for the rest changed nothing. */
 static int
-input_captured(const struct sofl_pkt *p, int type, uint32_t caplen)
+input_captured(const struct sofl_pkt *p, int type, int inner, uint32_t caplen)
 {
 	uint32_t need = (uint32_t)p->l3_off + p->l3_len;
+	uint32_t l4 = p->l4_off;
 
-	if (type != SOFL_RSS_IPV4 && type != SOFL_RSS_IPV6 && (uint32_t)p->l4_off + 4 > need)
-		need = (uint32_t)p->l4_off + 4;
+	/* a tunnel packet hashed on its outer header: the outer headers */
+	if ((p->layers & SOFL_LAYER_ENCAP) && (!inner || !(p->layers & SOFL_LAYER_L3))) {
+		need = (uint32_t)p->outer_l3_off + p->outer_l3_len;
+		l4 = p->outer_l4_off;
+	}
+	if (type != SOFL_RSS_IPV4 && type != SOFL_RSS_IPV6 && l4 + 4 > need)
+		need = l4 + 4;
 	return need <= caplen;
 }
 
@@ -366,14 +386,14 @@ tsv_header(void)
 /* One packet: its hash, queue, hash type and the tuple the hash covers (the
  * packet's own order, also in symmetric mode); '-' where there is none. */
 static void
-tsv_line(unsigned long long n, const struct sofl_rss_out *o, const struct sofl_pkt *p,
+tsv_line(unsigned long long n, const struct sofl_rss_out *o, const struct sofl_flow_key *k,
 	 int type)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-	int af = p && p->key.family == 6 ? AF_INET6 : AF_INET;
+	int af = k && k->family == 6 ? AF_INET6 : AF_INET;
 
-	if (!o || !inet_ntop(af, p->key.src, src, sizeof(src)) ||
-	    !inet_ntop(af, p->key.dst, dst, sizeof(dst))) {
+	if (!o || !inet_ntop(af, k->src, src, sizeof(src)) ||
+	    !inet_ntop(af, k->dst, dst, sizeof(dst))) {
 		printf("%llu\t-\t-\t-\t-\t-\t-\t-\n", n);
 		return;
 	}
@@ -381,7 +401,7 @@ tsv_line(unsigned long long n, const struct sofl_rss_out *o, const struct sofl_p
 	if (type == SOFL_RSS_IPV4 || type == SOFL_RSS_IPV6)
 		printf("-\t-\n");
 	else
-		printf("%u\t%u\n", p->key.sport, p->key.dport);
+		printf("%u\t%u\n", k->sport, k->dport);
 }
 
 /* One record: @n bytes at @data to parse, of which the first @caplen are real. */
@@ -397,7 +417,7 @@ rss_record(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats 
 	int err, type;
 
 	st->records++;
-	err = sofl_pkt_parse(&p, data, n, link);
+	err = sofl_pkt_parse_cfg(&p, data, n, link, pcapio_pkt_config());
 	type = sofl_rss_pkt(r, &p, &out);
 	if (type <= 0) {
 		if (err == 0 && p.ipv == 0)
@@ -410,7 +430,7 @@ rss_record(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats 
 	}
 	/* in a widened record a parse error may come from the zeros: only an
 	 * error-free parse of captured headers is trusted */
-	if (n != caplen && (err != 0 || !input_captured(&p, type, caplen))) {
+	if (n != caplen && (err != 0 || !input_captured(&p, type, o->inner, caplen))) {
 		st->trunc++;
 		if (o->tsv)
 			tsv_line(st->records, NULL, NULL, 0);
@@ -419,8 +439,16 @@ rss_record(const struct sofl_rss *r, const struct rss_opts *o, struct rss_stats 
 	st->hashed++;
 	st->by_type[type]++;
 	st->pkts[out.queue]++;
+	if (p.layers & SOFL_LAYER_ENCAP) {
+		st->tun[p.encap <= SOFL_ENCAP_IPIP ? p.encap : 0]++;
+		st->tun_inner += o->inner && (p.layers & SOFL_LAYER_L3);
+	} else if (p.layers & SOFL_LAYER_ENCAP_ERR)
+		st->tun_err++;
 	if (o->tsv) {
-		tsv_line(st->records, &out, &p, type);
+		struct sofl_flow_key k;
+
+		sofl_rss_pkt_key(r, &p, &k);	/* what was hashed: outer or inner */
+		tsv_line(st->records, &out, &k, type);
 		return 0;
 	}
 	sofl_rss_input(r, &p, in, &len);
@@ -518,6 +546,7 @@ print_text(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 	printf("settings:\n");
 	printf("\tkey %s\n", o->key_hex ? "from --key" : "Microsoft default");
 	printf("\t%s\n", o->symmetric ? "symmetric (sorted addresses and ports)" : "not symmetric");
+	printf("\ttunnels hashed on the %s\n", o->inner ? "inner flow (--inner)" : "outer header");
 	line(sofl_rss_reta_size(r), "indirection table entries");
 	line(nq, "queues");
 	printf("\timplementation %s\n", sofl_rss_impl_name(r));
@@ -525,6 +554,12 @@ print_text(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 	line(st->hashed, "packets hashed");
 	for (t = SOFL_RSS_IPV4; t <= SOFL_RSS_IPV6_UDP; t++)
 		line(st->by_type[t], type_name[t]);
+	printf("tunnels:\n");
+	line(st->tun[SOFL_ENCAP_VXLAN], "VXLAN packets hashed");
+	line(st->tun[SOFL_ENCAP_GENEVE], "Geneve packets hashed");
+	line(st->tun[SOFL_ENCAP_IPIP], "IP-in-IP packets hashed");
+	line(st->tun_inner, "tunnel packets hashed on the inner flow");
+	line(st->tun_err, "tunnel packets not parsed into (hashed as plain packets)");
 	printf("no hash:\n");
 	line(st->not_ip, "packets not IP");
 	line(st->malformed, "malformed packets");
@@ -558,6 +593,7 @@ print_json(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 	cli_json_u64(&j, "packets", st->records);
 	cli_json_str(&j, "key", o->key_hex ? "given" : "default");
 	cli_json_bool(&j, "symmetric", o->symmetric);
+	cli_json_bool(&j, "inner", o->inner);
 	cli_json_u64(&j, "table_size", sofl_rss_reta_size(r));
 	cli_json_u64(&j, "queue_count", nq);
 	cli_json_str(&j, "impl", sofl_rss_impl_name(r));
@@ -565,6 +601,13 @@ print_json(const struct sofl_rss *r, const struct rss_opts *o, const struct rss_
 	cli_json_obj(&j, "by_type");
 	for (t = SOFL_RSS_IPV4; t <= SOFL_RSS_IPV6_UDP; t++)
 		cli_json_u64(&j, type_key[t], st->by_type[t]);
+	cli_json_end(&j);
+	cli_json_obj(&j, "tunnels");
+	cli_json_u64(&j, "vxlan", st->tun[SOFL_ENCAP_VXLAN]);
+	cli_json_u64(&j, "geneve", st->tun[SOFL_ENCAP_GENEVE]);
+	cli_json_u64(&j, "ipip", st->tun[SOFL_ENCAP_IPIP]);
+	cli_json_u64(&j, "inner", st->tun_inner);
+	cli_json_u64(&j, "not_parsed", st->tun_err);
 	cli_json_end(&j);
 	cli_json_obj(&j, "no_hash");
 	cli_json_u64(&j, "not_ip", st->not_ip);
@@ -611,7 +654,7 @@ cmd_rss(int argc, char **argv)
 	rcfg.key = o.key_hex ? key : NULL;
 	rcfg.key_len = (uint32_t)klen;
 	rcfg.nqueues = (uint32_t)o.queues;
-	rcfg.flags = o.symmetric ? SOFL_RSS_F_SYMMETRIC : 0;
+	rcfg.flags = (o.symmetric ? SOFL_RSS_F_SYMMETRIC : 0) | (o.inner ? SOFL_RSS_F_INNER : 0);
 	rc = sofl_rss_create(&rcfg, &rss);
 	if (rc == SOFL_E_NOMEM)
 		return cli_error("out of memory");

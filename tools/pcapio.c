@@ -30,6 +30,10 @@ static struct {
 	const char *filter;
 	unsigned long long count;	/* 0: no limit */
 	int pcapng;
+	struct sofl_pkt_config pkt;	/* --udp-tunnel, --no-ipip */
+	int pkt_set;			/* pkt initialised */
+	int udp_given;			/* --udp-tunnel seen: the table is the options' */
+	int udp_none;			/* --udp-tunnel none seen */
 } opts;
 
 struct pcap_out {
@@ -414,6 +418,65 @@ pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
 
 /* ---- the shared capture options ---- */
 
+static struct sofl_pkt_config *
+pkt_cfg(void)
+{
+	if (!opts.pkt_set) {
+		sofl_pkt_config_init(&opts.pkt);
+		opts.pkt_set = 1;
+	}
+	return &opts.pkt;
+}
+
+/* --udp-tunnel PORT[:vxlan|geneve] or none */
+static int
+udp_tunnel_opt(const char *val)
+{
+	struct sofl_pkt_config *c = pkt_cfg();
+	char port[16];
+	const char *colon = strchr(val, ':');
+	size_t plen = colon ? (size_t)(colon - val) : strlen(val);
+	unsigned long long v;
+	uint8_t type;
+	uint32_t i;
+
+	if (!opts.udp_given) {
+		c->n_udp = 0;	/* the options' table replaces the defaults */
+		opts.udp_given = 1;
+	}
+	if (strcmp(val, "none") == 0) {
+		if (c->n_udp)
+			return cli_usage("--udp-tunnel none: given with ports");
+		opts.udp_none = 1;
+		return 1;
+	}
+	if (opts.udp_none)
+		return cli_usage("--udp-tunnel %s: given with --udp-tunnel none", val);
+	if (plen == 0 || plen >= sizeof(port))
+		return cli_usage("--udp-tunnel '%s': PORT[:vxlan|geneve] or none", val);
+	memcpy(port, val, plen);
+	port[plen] = 0;
+	if (cli_dec(port, 65535, &v) != 0 || v == 0)
+		return cli_usage("--udp-tunnel '%s': the port must be 1..65535", val);
+	if (!colon)
+		type = v == 6081 ? SOFL_ENCAP_GENEVE : SOFL_ENCAP_VXLAN;
+	else if (strcmp(colon + 1, "vxlan") == 0)
+		type = SOFL_ENCAP_VXLAN;
+	else if (strcmp(colon + 1, "geneve") == 0)
+		type = SOFL_ENCAP_GENEVE;
+	else
+		return cli_usage("--udp-tunnel '%s': the type must be vxlan or geneve", val);
+	for (i = 0; i < c->n_udp; i++)
+		if (c->udp[i].port == v)
+			return cli_usage("--udp-tunnel: port %llu given twice", v);
+	if (c->n_udp == SOFL_PKT_UDP_ENCAP_MAX)
+		return cli_usage("--udp-tunnel: at most %d ports", SOFL_PKT_UDP_ENCAP_MAX);
+	c->udp[c->n_udp].port = (uint16_t)v;
+	c->udp[c->n_udp].type = type;
+	c->n_udp++;
+	return 1;
+}
+
 int
 pcapio_opt(int opt, const char *val, int can_write)
 {
@@ -430,6 +493,11 @@ pcapio_opt(int opt, const char *val, int can_write)
 			return cli_usage("--filter given twice (one expression: 'A and B')");
 		opts.filter = val;
 		return 1;
+	case PCAPIO_OPT_UDP_TUNNEL:
+		return udp_tunnel_opt(val);
+	case PCAPIO_OPT_NO_IPIP:
+		pkt_cfg()->flags |= SOFL_PKT_F_NO_IPIP;
+		return 1;
 	case 'c':
 		if ((v = cli_count("-c", val, ~0ull >> 1)) < 0)
 			return 2;
@@ -437,6 +505,12 @@ pcapio_opt(int opt, const char *val, int can_write)
 		return 1;
 	}
 	return 0;
+}
+
+const struct sofl_pkt_config *
+pcapio_pkt_config(void)
+{
+	return pkt_cfg();
 }
 
 int

@@ -62,23 +62,33 @@ int pcapio_open(const char *in_path, const char *out_path, struct pcap_in **in,
  *                   it); the others are skipped and counted
  *   --pcapng        write the output capture as pcapng (only where there is
  *                   an output), nanosecond timestamps
+ *   --udp-tunnel PORT[:vxlan|geneve], --udp-tunnel none, --no-ipip
+ *                   the tunnels the parser goes into (pkt.h "Tunnels"):
+ *                   one struct sofl_pkt_config, pcapio_pkt_config()
  * They are process-wide (one subcommand per process): pcapio_opt() stores
  * them and pcapio_open()/pcapin_open()/pcapout_open() apply them. */
 #define PCAPIO_OPTS_USAGE \
 "  -c N            stop after N records (those --filter keeps)\n" \
 "  --filter EXPR   only records matching the BPF expression EXPR (tcpdump's\n" \
 "                  syntax, one argument: quote it); the others are skipped\n" \
-"                  and counted as filtered out\n"
+"                  and counted as filtered out\n" \
+"  --udp-tunnel PORT[:vxlan|geneve]  parse UDP to PORT as that tunnel (repeat\n" \
+"                  for up to 8 ports; these replace the defaults 4789:vxlan\n" \
+"                  and 6081:geneve; no type: geneve for 6081, else vxlan);\n" \
+"                  --udp-tunnel none: no UDP tunnels\n" \
+"  --no-ipip       do not parse into IP-in-IP (protocols 4 and 41)\n"
 #define PCAPIO_PCAPNG_USAGE \
 "  --pcapng        write OUT as pcapng (default pcap)\n"
 /* Their getopt_long() forms, for a subcommand's option tables: the short
  * options (append them to the optstring) and the long ones (entries of the
  * struct option array).  Their vals: 'c' and PCAPIO_OPT_* (0x1000 up). */
 #define PCAPIO_SHORTOPTS "c:"
-enum { PCAPIO_OPT_FILTER = 0x1000, PCAPIO_OPT_PCAPNG };
+enum { PCAPIO_OPT_FILTER = 0x1000, PCAPIO_OPT_PCAPNG, PCAPIO_OPT_UDP_TUNNEL, PCAPIO_OPT_NO_IPIP };
 #define PCAPIO_LONGOPTS \
 	{ "filter", required_argument, NULL, PCAPIO_OPT_FILTER }, \
-	{ "pcapng", no_argument, NULL, PCAPIO_OPT_PCAPNG }
+	{ "pcapng", no_argument, NULL, PCAPIO_OPT_PCAPNG }, \
+	{ "udp-tunnel", required_argument, NULL, PCAPIO_OPT_UDP_TUNNEL }, \
+	{ "no-ipip", no_argument, NULL, PCAPIO_OPT_NO_IPIP }
 /* @opt (a cli_getopt() result) is one of the options above, with value
  * @val: stores it and returns 1; 0 when it is none of them; 2 on a usage
  * error (printed).  @can_write: the subcommand writes a capture (--pcapng). */
@@ -86,6 +96,10 @@ int pcapio_opt(int opt, const char *val, int can_write);
 /* Whether --pcapng, --filter or -c were given. */
 int pcapio_pcapng(void);
 int pcapio_filtering(void);
+/* The parse options of --udp-tunnel and --no-ipip (sofl_pkt_config_init()'s
+ * defaults without them), for sofl_pkt_parse_cfg() and the engines'
+ * configs; valid for the process's life. */
+const struct sofl_pkt_config *pcapio_pkt_config(void);
 /* Records skipped by --filter so far on @in. */
 unsigned long long pcapin_filtered(const struct pcap_in *in);
 

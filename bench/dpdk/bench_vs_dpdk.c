@@ -346,10 +346,12 @@ main(int argc, char **argv)
 	if (want_sec(only, "gro")) {
 		setup_gro_dpdk();
 		setup_gro_ours();
+		setup_gro_vxlan();
 	}
 	if (want_sec(only, "gso")) {
 		setup_gso_dpdk();
 		setup_gso_ours();
+		setup_gso_vxlan();
 	}
 	if (want_sec(only, "flows"))
 		setup_gro_flows();

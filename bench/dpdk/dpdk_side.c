@@ -32,7 +32,8 @@ dpdk_init(int argc, char **argv)
 	}
 	gro_pool = rte_pktmbuf_pool_create("gro", 4095, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 	    (int)rte_socket_id());
-	big_pool = rte_pktmbuf_pool_create("big", 7, 0, 0, UINT16_MAX, (int)rte_socket_id());
+	/* the TCP and UDP super-packets, the VXLAN one and its size sweep's */
+	big_pool = rte_pktmbuf_pool_create("big", 15, 0, 0, UINT16_MAX, (int)rte_socket_id());
 	/* what testpmd sets up for GSO: 8191-entry pools, 256-entry cache */
 	direct_pool = rte_pktmbuf_pool_create("gso_direct", 8191, 256, 0,
 	    RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
@@ -60,23 +61,44 @@ hdr_len(const uint8_t *f, int tcp, uint8_t *l3, uint8_t *l4)
 	return 14u + *l3 + *l4;
 }
 
+/* The lengths DPDK wants for a VXLAN TCP/IPv4 frame (Ethernet, IPv4, UDP,
+ * VXLAN, Ethernet, IPv4, TCP; no VLANs): outer_l2_len, outer_l3_len, l2_len
+ * = outer UDP + VXLAN + inner Ethernet (30), l3_len, l4_len.  @return all
+ * header bytes. */
+static uint32_t
+vx_hdr_len(const uint8_t *f, uint8_t *ol3, uint8_t *l3, uint8_t *l4)
+{
+	uint32_t in;
+
+	*ol3 = (uint8_t)((f[14] & 0x0f) * 4);
+	in = 14u + *ol3 + 30u;
+	*l3 = (uint8_t)((f[in] & 0x0f) * 4);
+	*l4 = (uint8_t)((f[in + *l3 + 12] >> 4) * 4);
+	return in + *l3 + *l4;
+}
+
 /* One input packet: its mbuf and what restoring it needs. */
 struct slot {
 	struct rte_mbuf *m;
 	const uint8_t *frame;
 	uint32_t len, hlen;
-	uint8_t l3, l4;
+	uint8_t l3, l4, ol3;	/* ol3: VXLAN only (outer IPv4 header) */
 };
 
 static int
-slot_init(struct slot *s, const uint8_t *frame, uint32_t len, int tcp)
+slot_init(struct slot *s, const uint8_t *frame, uint32_t len, int kind)
 {
 	s->m = rte_pktmbuf_alloc(gro_pool);
 	if (s->m == NULL || len > rte_pktmbuf_tailroom(s->m))
 		return -1;
 	s->frame = frame;
 	s->len = len;
-	s->hlen = hdr_len(frame, tcp, &s->l3, &s->l4);
+	if (kind == DG_VXLAN_TCP) {
+		s->hlen = vx_hdr_len(frame, &s->ol3, &s->l3, &s->l4);
+	} else {
+		s->hlen = hdr_len(frame, kind == DG_TCP, &s->l3, &s->l4);
+		s->ol3 = 0;
+	}
 	memcpy(rte_pktmbuf_mtod(s->m, uint8_t *), frame, len);
 	return 0;
 }
@@ -93,7 +115,15 @@ slot_restore(struct slot *s, uint32_t ptype)
 	m->pkt_len = s->len;
 	m->ol_flags = 0;
 	m->packet_type = ptype;
-	m->l2_len = 14;
+	if (s->ol3) {	/* VXLAN: as a NIC that parses tunnels reports it */
+		m->outer_l2_len = 14;
+		m->outer_l3_len = s->ol3;
+		m->l2_len = 30;
+	} else {
+		m->outer_l2_len = 0;
+		m->outer_l3_len = 0;
+		m->l2_len = 14;
+	}
 	m->l3_len = s->l3;
 	m->l4_len = s->l4;
 	/* GRO rewrites the head's IPv4 length (and may OR in flags) and strips
@@ -121,7 +151,7 @@ chain_out(const struct rte_mbuf *m, uint8_t *buf, size_t cap)
 }
 
 struct dg {
-	int n, tcp;
+	int n, kind;
 	uint32_t ptype;
 	struct slot slot[RTE_GRO_MAX_BURST_ITEM_NUM];
 	struct rte_mbuf *pkts[RTE_GRO_MAX_BURST_ITEM_NUM];
@@ -129,18 +159,23 @@ struct dg {
 };
 
 struct dg *
-dg_new(const uint8_t *const *frames, const uint32_t *lens, int n, int tcp)
+dg_new(const uint8_t *const *frames, const uint32_t *lens, int n, int kind)
 {
 	struct dg *g = calloc(1, sizeof(*g));
 
 	if (g == NULL || n < 1 || n > (int)RTE_GRO_MAX_BURST_ITEM_NUM)
 		goto fail;
 	g->n = n;
-	g->tcp = tcp;
-	g->ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
-	    (tcp ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
+	g->kind = kind;
+	if (kind == DG_VXLAN_TCP)	/* what gro_vxlan_tcp4 requires (rte_gro.c) */
+		g->ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_UDP |
+		    RTE_PTYPE_TUNNEL_VXLAN | RTE_PTYPE_INNER_L2_ETHER |
+		    RTE_PTYPE_INNER_L3_IPV4 | RTE_PTYPE_INNER_L4_TCP;
+	else
+		g->ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
+		    (kind == DG_TCP ? RTE_PTYPE_L4_TCP : RTE_PTYPE_L4_UDP);
 	for (int i = 0; i < n; i++)
-		if (slot_init(&g->slot[i], frames[i], lens[i], tcp) < 0)
+		if (slot_init(&g->slot[i], frames[i], lens[i], kind) < 0)
 			goto fail;
 	dg_restore(g);
 	return g;
@@ -164,7 +199,7 @@ dg_run(struct dg *g)
 {
 	/* the 32x32 limits of the anchor workloads */
 	struct rte_gro_param p = {
-		.gro_types = RTE_GRO_TCP_IPV4,
+		.gro_types = g->kind == DG_VXLAN_TCP ? RTE_GRO_IPV4_VXLAN_TCP_IPV4 : RTE_GRO_TCP_IPV4,
 		.max_flow_num = 32,
 		.max_item_per_flow = 32,
 	};
@@ -236,7 +271,7 @@ dh_new(const uint8_t *const *frames, const uint32_t *lens, int n, int burst, int
 	if (!h->slot || !h->in || !h->out || !h->ctx)
 		goto fail;
 	for (int i = 0; i < n; i++)
-		if (slot_init(&h->slot[i], frames[i], lens[i], 1) < 0)
+		if (slot_init(&h->slot[i], frames[i], lens[i], DG_TCP) < 0)
 			goto fail;
 	dh_restore(h);
 	return h;
@@ -421,15 +456,15 @@ struct ds {
 	struct rte_mbuf *in;
 	struct rte_gso_ctx ctx;
 	uint64_t ol_flags;
-	int udp, nout;
+	int kind, nout;
 	struct rte_mbuf *out[128];
 };
 
 struct ds *
-ds_new(const uint8_t *frame, uint32_t len, int udp, uint16_t gso_size)
+ds_new(const uint8_t *frame, uint32_t len, int kind, uint16_t gso_size)
 {
 	struct ds *s = calloc(1, sizeof(*s));
-	uint8_t l3, l4;
+	uint8_t l3, l4, ol3;
 
 	if (s == NULL)
 		return NULL;
@@ -442,18 +477,31 @@ ds_new(const uint8_t *frame, uint32_t len, int udp, uint16_t gso_size)
 	memcpy(rte_pktmbuf_mtod(s->in, uint8_t *), frame, len);
 	s->in->data_len = (uint16_t)len;
 	s->in->pkt_len = len;
-	hdr_len(frame, !udp, &l3, &l4);
-	s->in->l2_len = 14;
+	s->kind = kind;
+	if (kind == DS_VXLAN_TCP) {
+		/* gso_tunnel_tcp4: outer lengths, l2_len = UDP + VXLAN + inner
+		 * Ethernet, and the tunnel's TX flags (IS_IPV4_VXLAN_TCP4) */
+		vx_hdr_len(frame, &ol3, &l3, &l4);
+		s->in->outer_l2_len = 14;
+		s->in->outer_l3_len = ol3;
+		s->in->l2_len = 30;
+		s->ol_flags = RTE_MBUF_F_TX_TUNNEL_VXLAN | RTE_MBUF_F_TX_OUTER_IPV4 |
+		    RTE_MBUF_F_TX_OUTER_IP_CKSUM | RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4 |
+		    RTE_MBUF_F_TX_IP_CKSUM;
+	} else {
+		hdr_len(frame, kind == DS_TCP, &l3, &l4);
+		s->in->l2_len = 14;
+		s->ol_flags = (kind == DS_UDP ? RTE_MBUF_F_TX_UDP_SEG : RTE_MBUF_F_TX_TCP_SEG) |
+		    RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	}
 	s->in->l3_len = l3;
 	s->in->l4_len = l4;
-	s->udp = udp;
-	s->ol_flags = (udp ? RTE_MBUF_F_TX_UDP_SEG : RTE_MBUF_F_TX_TCP_SEG) |
-	    RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 	s->in->ol_flags = s->ol_flags;
 	s->ctx.direct_pool = direct_pool;
 	s->ctx.indirect_pool = indirect_pool;
 	s->ctx.flag = 0;	/* IPv4 ID + 1 per segment */
-	s->ctx.gso_types = RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_UDP_TSO;
+	s->ctx.gso_types = RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_UDP_TSO |
+	    (kind == DS_VXLAN_TCP ? RTE_ETH_TX_OFFLOAD_VXLAN_TNL_TSO : 0);
 	s->ctx.gso_size = gso_size;
 	return s;
 }
@@ -473,14 +521,22 @@ ds_csum(struct ds *s)
 	for (int i = 0; i < s->nout; i++) {
 		struct rte_mbuf *m = s->out[i];
 		struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, 14);
+		uint16_t l3_off = 14;
 
+		if (s->kind == DS_VXLAN_TCP) {
+			/* the outer IPv4 header; the outer UDP checksum stays 0 */
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+			l3_off = (uint16_t)(m->outer_l2_len + m->outer_l3_len + m->l2_len);
+			ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, l3_off);
+		}
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		if (s->udp)	/* fragments: the datagram's UDP checksum stays valid */
+		if (s->kind == DS_UDP)	/* fragments: the datagram's UDP checksum stays valid */
 			continue;
 		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)((uint8_t *)ip + m->l3_len);
 		th->cksum = 0;
-		th->cksum = rte_ipv4_udptcp_cksum_mbuf(m, ip, (uint16_t)(14 + m->l3_len));
+		th->cksum = rte_ipv4_udptcp_cksum_mbuf(m, ip, (uint16_t)(l3_off + m->l3_len));
 	}
 }
 

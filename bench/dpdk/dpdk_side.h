@@ -15,12 +15,18 @@ void dpdk_fini(void);
 
 /* ---- GRO, lightweight mode: one rte_gro_reassemble_burst() per call ----
  * The burst's n frames (<= 128) are copied into single-segment mbufs with
- * packet_type/l2/l3/l4_len set as an RX path would (TCP/IPv4, or UDP/IPv4
- * when !tcp: GRO then skips every packet).  dg_restore() puts back the input
- * (unchains mbufs, rewrites the 66 header bytes GRO edits, resets metadata);
- * it is the untimed part of every repetition. */
+ * packet_type/l2/l3/l4_len set as an RX path would: @kind DG_TCP (TCP/IPv4),
+ * DG_UDP (UDP/IPv4: GRO then skips every packet) or DG_VXLAN_TCP (TCP/IPv4
+ * in VXLAN in UDP/IPv4: packet_type L2_ETHER | L3_IPV4 | L4_UDP |
+ * TUNNEL_VXLAN | INNER_L2_ETHER | INNER_L3_IPV4 | INNER_L4_TCP, outer_l2_len
+ * 14, outer_l3_len 20, l2_len 30 = outer UDP + VXLAN + inner Ethernet, as
+ * gro_vxlan_tcp4 requires; dg_run() then uses RTE_GRO_IPV4_VXLAN_TCP_IPV4).
+ * dg_restore() puts back the input (unchains mbufs, rewrites the header
+ * bytes GRO edits, resets metadata); it is the untimed part of every
+ * repetition. */
+enum { DG_UDP = 0, DG_TCP = 1, DG_VXLAN_TCP = 2 };
 struct dg;
-struct dg *dg_new(const uint8_t *const *frames, const uint32_t *lens, int n, int tcp);
+struct dg *dg_new(const uint8_t *const *frames, const uint32_t *lens, int n, int kind);
 void dg_restore(struct dg *g);
 int dg_run(struct dg *g);			/* rte_gro_reassemble_burst; @return packets out */
 /* Same, but first classifies every mbuf in software with rte_net_get_ptype()
@@ -67,13 +73,19 @@ void dm_mark(struct dm *m);
 /* Input segments carried by the last dm_poll()'s outputs. */
 int dm_out_segs(const struct dm *m);
 
-/* ---- GSO: rte_gso_segment() on one super-packet (TCP: TX_TCP_SEG, UDP:
- * TX_UDP_SEG = IPv4 fragmentation), gso_size = whole output frame. ----
+/* ---- GSO: rte_gso_segment() on one super-packet (DS_TCP: TX_TCP_SEG,
+ * DS_UDP: TX_UDP_SEG = IPv4 fragmentation, DS_VXLAN_TCP: TCP/IPv4 in VXLAN
+ * in UDP/IPv4, gso_tunnel_tcp4: TX_TUNNEL_VXLAN | TX_OUTER_IPV4 |
+ * TX_OUTER_IP_CKSUM | TX_TCP_SEG | TX_IPV4 | TX_IP_CKSUM, outer_l2_len 14,
+ * outer_l3_len 20, l2_len 30, gso_types with VXLAN_TNL_TSO), gso_size =
+ * whole output frame. ----
  * ds_run() segments (outputs live until ds_free()); ds_csum() computes IPv4 +
  * TCP/UDP checksums of the live outputs in software (rte_ipv4_cksum +
- * rte_ipv4_udptcp_cksum_mbuf, Debian-flags build); ds_free() frees them. */
+ * rte_ipv4_udptcp_cksum_mbuf, Debian-flags build; VXLAN: the outer IPv4
+ * header's too, the outer UDP checksum left 0); ds_free() frees them. */
+enum { DS_TCP = 0, DS_UDP = 1, DS_VXLAN_TCP = 2 };
 struct ds;
-struct ds *ds_new(const uint8_t *frame, uint32_t len, int udp, uint16_t gso_size);
+struct ds *ds_new(const uint8_t *frame, uint32_t len, int kind, uint16_t gso_size);
 int ds_run(struct ds *s);
 void ds_csum(struct ds *s);
 void ds_free(struct ds *s);

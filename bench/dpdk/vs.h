@@ -127,6 +127,26 @@ extern uint8_t outbuf[1 << 17];
 size_t tcp4_frame(uint8_t *buf, size_t cap, int flow, uint32_t seg, size_t pay, uint8_t flags);
 /* UDP/IPv4 datagram, DF clear, for the GSO (fragmentation / USO) rows. */
 size_t udp4_frame(uint8_t *buf, size_t cap, size_t pay);
+
+/* VXLAN TCP/IPv4 (vs_gro.c, vs_gso.c tunnel rows): the anchor's TCP/IPv4
+ * segment of flow f (tcp4_frame's inner Ethernet, addresses, ports, ISN,
+ * options, payload pattern) inside Ethernet 02:00:00:00:01:01 ->
+ * 02:00:00:00:01:02, IPv4 10.1.0.1 -> 10.1.0.2 (TTL 64, DF clear as Linux's
+ * VXLAN device sends by default, ID 0x2000 + 0x100 f + segment), UDP
+ * 49152 + 37 f -> 4789 (checksum 0), VXLAN I flag, VNI 4242.  116 header
+ * bytes: on a 1500-byte wire the inner MSS is 1500 - 20 - 8 - 8 - 14 - 20
+ * - 32 = VX_MSS (a 1514-byte frame). */
+#define VX_MSS	1398
+#define VX_HDRS	116
+#define VX_VNI	4242u
+/* Segment @seg of flow @flow with @pay bytes; @csum T_CSUM_FULL, or
+ * T_CSUM_PARTIAL for an inner TCP checksum that is the pseudo-header sum. */
+size_t vx_frame(uint8_t *buf, size_t cap, int flow, uint32_t seg, size_t pay, uint8_t flags,
+		int csum);
+/* One GRO input burst of @flows VXLAN flows x @segs segments, interleaved
+ * (packet k = flow k % flows, segment k / flows) into @b (frames in the
+ * receive-ring slots); b->id = @id. */
+void build_vx_burst(struct burst *b, const char *id, int flows, int segs);
 /* Builds bursts[] and heavy (bench/workloads.h) and checks them against
  * this harness's builder. */
 void build_bursts(void);
@@ -151,10 +171,17 @@ void setup_rss(void);		/* vs_rss.c */
 struct dg;
 /* vs_parse.c: rte_net_get_ptype on @g's mbufs vs sofl_pkt_parse on @b */
 void setup_parse(struct dg *g, const struct burst *b, int calls);
+/* vs_parse.c: sofl_pkt_parse on @b's VXLAN frames, alone (no DPDK row) */
+void setup_parse_vxlan(const struct burst *b, int calls);
 void setup_gro_dpdk(void);	/* vs_gro.c: DPDK's rows first, */
 void setup_gro_ours(void);	/* then ours, compared with them */
 void setup_gso_dpdk(void);	/* vs_gso.c: the same order */
 void setup_gso_ours(void);
+/* VXLAN TCP/IPv4 rows, both sides: vs_gro.c (section gro, and gro_vxlan_flows:
+ * flows interleaved), vs_gso.c (section gso, and gso_vxlan_sweep: super-packet
+ * sizes).  After setup_gro_ours() / setup_gso_ours(). */
+void setup_gro_vxlan(void);
+void setup_gso_vxlan(void);
 /* vs_gro_sweep.c: registers the flows sweep's rows (section gro_flows). */
 void setup_gro_flows(void);
 /* Runs the flows sweep, point by point, filling its rows' @reps samples

@@ -382,3 +382,126 @@ setup_gso_ours(void)
 		add_cmp(dpdk_gso_row[1][fl ? GS_SEG : GS_SEG_CSUM], o);
 	}
 }
+
+/* ---- VXLAN TCP/IPv4 rows: DPDK's gso_tunnel_tcp4 against ours ----
+ * A super-packet of vx_frame() (vs.h) carrying n x VX_MSS inner payload bytes
+ * (n = 46: 64308 bytes, the largest whole-MSS one under 64 KB), outer UDP
+ * checksum 0: DPDK's gso_tunnel_tcp4 leaves it as it is, ours is told so
+ * (SOFL_GSO_TUNNEL_UDP).  DPDK's outputs, with the outer and inner IPv4 and
+ * the inner TCP checksums computed in software, and ours must be byte for
+ * byte the segments Linux sends: outer and inner IPv4 IDs + 1 per segment,
+ * lengths, sequence numbers, PSH on the last only. */
+
+static void
+check_vx_seg(const char *who, const char *what, int n, int nseg, void *eng, out_fn out,
+	     int partial, int zc)
+{
+	static uint8_t want[2048];
+	int same = 0;
+
+	for (int i = 0; i < n; i++) {
+		long l = out(eng, i, outbuf, sizeof(outbuf));
+		size_t wl = vx_frame(want, sizeof(want), 0, (uint32_t)i, VX_MSS,
+				     SOFL_TCP_ACK | (i == n - 1 ? SOFL_TCP_PSH : 0),
+				     partial ? T_CSUM_PARTIAL : T_CSUM_FULL);
+		same += l == (long)wl && memcmp(outbuf, want, wl) == 0;
+	}
+	check(n == nseg && same == n && zc == n,
+	      "gso vxlan tcp4 %d x %d B: %s (%s) %d segments, %d byte-identical, zero-copy %d", nseg,
+	      VX_MSS, who, what, n, same, zc);
+}
+
+/* The DPDK side of one super-packet: its rows (@kinds: bit GS_* set) named
+ * "dpdk_<name>_<kind><suffix>" in @sec, their indices in d[]. */
+static void
+vx_dpdk_rows(const uint8_t *frame, uint32_t len, int nseg, const char *sec, const char *name,
+	     const char *suffix, unsigned kinds, int calls, int d[3])
+{
+	static const char *const kn[] = { "segment", "segment+free", "segment+swcsum" };
+	struct ds *s = ds_new(frame, len, DS_VXLAN_TCP, 1514);
+	int n, zc = 0;
+
+	if (s == NULL)
+		exit(2);
+	n = ds_run(s);
+	ds_csum(s);
+	for (int i = 0; i < n; i++)
+		zc += ds_out_zero_copy(s, i);
+	check_vx_seg("DPDK + software checksums", "indirect mbufs", n, nseg, s, ds_out_fn, 0, zc);
+	check(ds_in_refcnt(s) == n + 1, "gso vxlan: DPDK input refcnt %d with %d segments live",
+	      ds_in_refcnt(s), n);
+	ds_free(s);
+	for (int k = GS_SEG; k <= GS_SEG_CSUM; k++) {
+		struct gso_arg *a;
+
+		d[k] = -1;
+		if (!(kinds & (1u << k)))
+			continue;
+		a = xalloc(sizeof(*a));
+		*a = (struct gso_arg){ s, calls, k, nseg };
+		d[k] = add_row(sec, "seg", m_dpdk_gso, a, 0, "dpdk_%s_%s%s", name, kn[k], suffix);
+	}
+}
+
+/* Our row: zero-copy or copy, partial or full checksums, checked. */
+static int
+vx_ours_row(const uint8_t *frame, uint32_t len, int nseg, int partial, int mode, int calls,
+	    const char *sec, const char *name)
+{
+	struct og_s *e = os_new(frame, len, SOFL_GSO_TUNNEL_UDP | SOFL_GSO_TCPV4,
+				partial ? SOFL_GSO_F_CSUM_PARTIAL : 0, VX_MSS, 0, mode, calls);
+	int zc = 0;
+	char what[64];
+
+	for (int i = 0; i < e->nseg; i++)
+		zc += os_zero_copy(e, i);
+	snprintf(what, sizeof(what), "%s, %s", mode == SOFL_GSO_COPY ? "copy" : "zero-copy",
+		 partial ? "pseudo-header checksum" : "full checksums");
+	check_vx_seg("softoffload", what, e->nseg, nseg, e, os_out_fn, partial,
+		     mode == SOFL_GSO_COPY ? (zc == 0 ? e->nseg : 0) : zc);
+	return add_row(sec, "seg", m_ours_gso, e, 0, "%s", name);
+}
+
+void
+setup_gso_vxlan(void)
+{
+	static const int sweep[] = { 2, 4, 8, 16, 32, 46 };
+	int calls = (int)iters_for(200) > MAXCALL ? MAXCALL : (int)iters_for(200);
+	int d[3], o;
+	uint8_t *f = xalloc(70000);
+	uint32_t len = (uint32_t)vx_frame(f, 70000, 0, 0, 46 * VX_MSS, SOFL_TCP_ACK | SOFL_TCP_PSH,
+					  T_CSUM_FULL);
+
+	/* the 64 KB super-packet: the rows of the plain TCP one */
+	vx_dpdk_rows(f, len, 46, "gso", "vxlan_tcp4_64308B", "", 7u, calls, d);
+	o = vx_ours_row(f, len, 46, 1, SOFL_GSO_ZEROCOPY, calls, "gso",
+			"sofl_vxlan_tcp4_64308B_mss1398_zerocopy_partial");
+	add_cmp(d[GS_SEG], o);
+	add_cmp(d[GS_SEG_FREE], o);
+	o = vx_ours_row(f, len, 46, 0, SOFL_GSO_ZEROCOPY, calls, "gso",
+			"sofl_vxlan_tcp4_64308B_mss1398_zerocopy_fullcsum");
+	add_cmp(d[GS_SEG_CSUM], o);
+	o = vx_ours_row(f, len, 46, 0, SOFL_GSO_COPY, calls, "gso",
+			"sofl_vxlan_tcp4_64308B_mss1398_copy_fullcsum");
+	add_cmp(d[GS_SEG_CSUM], o);
+
+	/* cost per segment against the super-packet's size (gso_vxlan_sweep,
+	 * x = inner payload bytes) */
+	for (size_t i = 0; i < sizeof(sweep) / sizeof(sweep[0]); i++) {
+		int n = sweep[i];
+		uint8_t *g = xalloc(70000);
+		uint32_t gl = (uint32_t)vx_frame(g, 70000, 0, 0, (size_t)n * VX_MSS,
+						 SOFL_TCP_ACK | SOFL_TCP_PSH, T_CSUM_FULL);
+		char sfx[16], name[64];
+
+		snprintf(sfx, sizeof(sfx), "@%d", n * VX_MSS);
+		vx_dpdk_rows(g, gl, n, "gso_vxlan_sweep", "vxlan", sfx,
+			     (1u << GS_SEG) | (1u << GS_SEG_CSUM), calls, d);
+		snprintf(name, sizeof(name), "sofl_vxlan_zerocopy_partial@%d", n * VX_MSS);
+		o = vx_ours_row(g, gl, n, 1, SOFL_GSO_ZEROCOPY, calls, "gso_vxlan_sweep", name);
+		add_cmp(d[GS_SEG], o);
+		snprintf(name, sizeof(name), "sofl_vxlan_zerocopy_fullcsum@%d", n * VX_MSS);
+		o = vx_ours_row(g, gl, n, 0, SOFL_GSO_ZEROCOPY, calls, "gso_vxlan_sweep", name);
+		add_cmp(d[GS_SEG_CSUM], o);
+	}
+}

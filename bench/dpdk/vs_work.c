@@ -61,6 +61,56 @@ udp4_frame(uint8_t *buf, size_t cap, size_t pay)
 	return t_build(buf, cap, &s);
 }
 
+/* VXLAN TCP/IPv4: the inner frame is tcp4_frame's with VX_MSS (vs.h). */
+size_t
+vx_frame(uint8_t *buf, size_t cap, int flow, uint32_t seg, size_t pay, uint8_t flags, int csum)
+{
+	static const uint8_t s4[4] = { 10, 0, 0, 1 }, d4[4] = { 10, 0, 0, 2 };
+	static const uint8_t omac[12] = { 2, 0, 0, 0, 1, 2, 2, 0, 0, 0, 1, 1 };
+	uint8_t opt[12], *ip = buf + 14, *udp = buf + 34, *vx = buf + 42;
+	struct t_spec s;
+	size_t in;
+
+	if (cap < 50)
+		abort();
+	t_spec_init(&s, 4, 6);
+	memcpy(s.src, s4, 4);
+	memcpy(s.dst, d4, 4);
+	s.sport = (uint16_t)(40000 + flow);
+	s.dport = 5201;
+	s.seq = flow_isn(flow) + seg * VX_MSS;
+	s.ack = 0x20000000u;
+	s.win = 502;
+	s.flags = flags;
+	s.ip_id = (uint16_t)(0x1000 + flow * 0x100 + seg);
+	t_opt_ts_set(opt, 0x00a00000u + (uint32_t)flow, 0x00b00000u);
+	s.tcp_opts = opt;
+	s.tcp_opts_len = sizeof(opt);
+	s.pay_len = pay;
+	s.pay_off = seg * VX_MSS;
+	s.pay_seed = (uint8_t)(7 * flow);
+	s.csum = csum;
+	in = t_build(buf + 50, cap - 50, &s);
+	memcpy(buf, omac, 12);
+	sofl_put16(buf + 12, 0x0800);
+	memset(ip, 0, 20);
+	ip[0] = 0x45;
+	sofl_put16(ip + 2, (uint16_t)(20 + 8 + 8 + in));
+	sofl_put16(ip + 4, (uint16_t)(0x2000 + flow * 0x100 + seg));
+	ip[8] = 64;
+	ip[9] = 17;
+	memcpy(ip + 12, (const uint8_t[]){ 10, 1, 0, 1, 10, 1, 0, 2 }, 8);
+	sofl_put16(ip + 10, sofl_csum_ipv4_hdr(ip, 20));
+	sofl_put16(udp, (uint16_t)(49152 + 37 * flow));
+	sofl_put16(udp + 2, 4789);
+	sofl_put16(udp + 4, (uint16_t)(8 + 8 + in));
+	sofl_put16(udp + 6, 0);
+	memset(vx, 0, 8);
+	vx[0] = 0x08;
+	sofl_put32(vx + 4, VX_VNI << 8);
+	return 50 + in;
+}
+
 struct burst bursts[NW];
 struct burst heavy;		/* W2 pattern x 1024 */
 
@@ -76,6 +126,18 @@ frame_slot(void)
 		used = 0;
 	}
 	return arena + SLOT * used++;
+}
+
+void
+build_vx_burst(struct burst *b, const char *id, int flows, int segs)
+{
+	b->id = id;
+	b->n = flows * segs;
+	for (int k = 0; k < b->n; k++) {
+		b->frame[k] = frame_slot();
+		b->len[k] = (uint32_t)vx_frame(b->frame[k], SLOT, k % flows, (uint32_t)(k / flows),
+					       VX_MSS, SOFL_TCP_ACK, T_CSUM_FULL);
+	}
 }
 
 void
@@ -141,6 +203,52 @@ build_bursts(void)
  * frame - 14, payload = the contiguous stream bytes of its flow, whole
  * segments.  *ipsum_ok tells whether its IPv4 header checksum verifies.
  * @return 0, or -1 (with a reason in @out) when the packet is wrong. */
+/* describe() for a VXLAN TCP/IPv4 packet of vx_frame()'s flows, read at
+ * the fixed offsets of that layout (independent of the parser under test):
+ * outer IPv4 and UDP lengths = the frame's, outer UDP checksum 0, outer
+ * source port of its flow, VXLAN header, inner Ethernet and IPv4 lengths,
+ * then the TCP segment as describe() checks it.  *ipsum_ok: both IPv4
+ * header checksums verify. */
+static int
+describe_vx(const uint8_t *pkt, long len, char *out, size_t cap, int *ipsum_ok)
+{
+	static const uint8_t vxh[8] = { 0x08, 0, 0, 0, VX_VNI >> 16, (VX_VNI >> 8) & 0xff,
+					VX_VNI & 0xff, 0 };
+	const uint8_t *oip = pkt + 14, *udp = pkt + 34, *ip = pkt + 64, *th = pkt + 84;
+	int flow;
+	uint32_t off, first, nseg, pay;
+
+	if (len < VX_HDRS + 1 || oip[0] != 0x45 || sofl_get16(oip + 2) != len - 14 ||
+	    sofl_get16(udp + 4) != len - 34 || sofl_get16(udp + 6) != 0 ||
+	    memcmp(pkt + 42, vxh, 8) != 0 || sofl_get16(pkt + 62) != 0x0800 || ip[0] != 0x45 ||
+	    sofl_get16(ip + 2) != len - 64 || ip[9] != 6 || (th[12] >> 4) != 8) {
+		snprintf(out, cap, "<not a whole VXLAN TCP/IPv4 packet, %ld B>", len);
+		return -1;
+	}
+	flow = (int)sofl_get16(th) - 40000;
+	off = sofl_get32(th + 4) - flow_isn(flow);
+	pay = (uint32_t)len - VX_HDRS;
+	if (flow < 0 || flow > 31 || sofl_get16(udp) != 49152 + 37 * flow || off % VX_MSS ||
+	    pay % VX_MSS) {
+		snprintf(out, cap, "<unexpected flow/seq/len %d %u %u>", flow, off, pay);
+		return -1;
+	}
+	for (uint32_t i = 0; i < pay; i++)
+		if (pkt[VX_HDRS + i] != (uint8_t)(off + i + 7u * (unsigned)flow)) {
+			snprintf(out, cap, "<payload byte %u of f%d wrong>", i, flow);
+			return -1;
+		}
+	*ipsum_ok = sofl_csum_ipv4_hdr_ok(oip, 20) && sofl_csum_ipv4_hdr_ok(ip, 20);
+	first = off / VX_MSS;
+	nseg = pay / VX_MSS;
+	if (nseg == 1)
+		snprintf(out, cap, "f%d:s%u%s", flow, first, th[13] & SOFL_TCP_PSH ? "P" : "");
+	else
+		snprintf(out, cap, "f%d:s%u-%u%s", flow, first, first + nseg - 1,
+			 th[13] & SOFL_TCP_PSH ? "P" : "");
+	return 0;
+}
+
 static int
 describe(const uint8_t *pkt, long len, char *out, size_t cap, int *ipsum_ok)
 {
@@ -152,6 +260,10 @@ describe(const uint8_t *pkt, long len, char *out, size_t cap, int *ipsum_ok)
 		snprintf(out, cap, "<inconsistent mbuf chain>");
 		return -1;
 	}
+	/* VXLAN (UDP to 4789 right after a 20-byte IPv4 header) */
+	if (len >= 50 && sofl_get16(pkt + 12) == 0x0800 && pkt[14] == 0x45 && pkt[23] == 17 &&
+	    sofl_get16(pkt + 36) == 4789)
+		return describe_vx(pkt, len, out, cap, ipsum_ok);
 	if (sofl_pkt_parse(&p, pkt, (size_t)len, SOFL_LINK_ETH) != 0 || p.ipv != 4 ||
 	    p.l4_proto != 6 || !(p.layers & SOFL_LAYER_L4) || p.ip_end != (uint32_t)len) {
 		snprintf(out, cap, "<not a whole TCP/IPv4 packet, %ld B>", len);

@@ -224,7 +224,35 @@ enum sofl_csum_state {
 	SOFL_CSUM_NONE = 5,    /* no such checksum in this packet (not IPv4 / not TCP-UDP / fragment) */
 };
 
-/* sofl_csum_pkt_check() :
+/* Tunnels (pkt.h "Tunnels").  A tunnel packet (p->layers & SOFL_LAYER_ENCAP:
+ * VXLAN, Geneve, IP-in-IP) carries up to four checksums: the inner IPv4
+ * header, the inner TCP/UDP checksum, the outer IPv4 header and the outer
+ * UDP checksum (VXLAN, Geneve; over the outer pseudo-header and the whole
+ * outer UDP datagram: tunnel header, inner Ethernet and inner packet).
+ *   - sofl_csum_pkt_check(), _l4() and _pseudo() work on the named fields,
+ *     i.e. on the INNER packet, exactly as on a plain packet (an inner UDP
+ *     checksum of 0 over inner IPv6 is BAD, RFC 8200 §8.1).
+ *   - sofl_csum_pkt_check_outer() classifies the outer two; an outer UDP
+ *     checksum of 0 is ABSENT over IPv4 (RFC 768) and over IPv6 too: RFC 6935
+ *     and RFC 6936 allow a zero UDP checksum for tunnel packets over IPv6
+ *     (Linux accepts them on a VXLAN/Geneve device with udp6zerocsumrx,
+ *     drivers/net/vxlan/vxlan_core.c, net/ipv6/udp.c udp6_csum_zero_error()).
+ *     A tunnel packet verifies when every one of the four is VALID or NONE,
+ *     the outer UDP one may be ABSENT, and the inner UDP one over inner IPv4
+ *     may be ABSENT.
+ *   - sofl_csum_pkt_fill() fills the inner ones first, then the outer IPv4
+ *     header and the outer UDP checksum over the result, as Linux's
+ *     udp_set_csum()/udp6_set_csum() do after the inner packet is complete.
+ *     A zero outer UDP checksum is left 0 (the sender chose no outer
+ *     checksum, a per-device setting in Linux: noudpcsum over IPv4,
+ *     udp6zerocsumtx over IPv6) unless @udp_zero_too.
+ * A packet whose tunnel was not parsed into (SOFL_LAYER_ENCAP_ERR) is a
+ * plain packet here: its named fields are the outer headers.  A second
+ * tunnel level (SOFL_ENCAP_F_NESTED) is payload of the inner packet: its
+ * checksums are neither checked nor filled (the inner L4 checksum covers
+ * its bytes as they are).
+ *
+ * sofl_csum_pkt_check() :
  * Classifies the IPv4 header checksum (*ip, may be NULL) and the TCP/UDP
  * checksum (*l4, may be NULL) of a packet parsed by sofl_pkt_parse() (also
  * after a parse error: layers that did not parse are SOFL_CSUM_NONE).  A zero
@@ -233,9 +261,31 @@ enum sofl_csum_state {
  * l4 NONE.  The L4 length is the one of the IP header (UDP: the UDP length).
  * IPv6 with a Routing header that still has segments left: the pseudo-header
  * uses the destination of the IPv6 header, as Linux GRO does, not the final
- * destination a sender uses (RFC 8200 §8.1); such packets may read as BAD. */
+ * destination a sender uses (RFC 8200 §8.1); such packets may read as BAD.
+ * A tunnel packet: its inner headers (see "Tunnels" above). */
 SOFL_API void sofl_csum_pkt_check(const struct sofl_pkt *p, enum sofl_csum_state *ip,
 				  enum sofl_csum_state *l4);
+
+/* sofl_csum_pkt_check_outer() :
+ * Classifies the outer IPv4 header checksum (*ip, may be NULL: VALID, BAD,
+ * or NONE for an outer IPv6 header) and the outer UDP checksum (*udp, may be
+ * NULL: VALID, BAD, PARTIAL, ABSENT when 0 over IPv4 or IPv6, or NONE for
+ * IP-in-IP) of a tunnel packet parsed into (SOFL_LAYER_ENCAP; pkt.h
+ * "Tunnels").  Any other packet, or NULL @p: both NONE.  The outer UDP
+ * length is the UDP length field (checked against the outer IP packet; a
+ * field that does not fit gives NONE, which the parser never lets through).
+ * Outer IPv6 with a Routing header: as sofl_csum_pkt_check(). */
+SOFL_API void sofl_csum_pkt_check_outer(const struct sofl_pkt *p, enum sofl_csum_state *ip,
+					enum sofl_csum_state *udp);
+
+/* sofl_csum_pkt_outer_udp() :
+ * Computes the full outer UDP checksum of a UDP tunnel packet (VXLAN,
+ * Geneve; field treated as zero) over the outer pseudo-header and the whole
+ * outer UDP datagram as it is now (fill the inner checksums first).  A
+ * computed 0 is returned as 0xFFFF.
+ * @return the 16-bit checksum (>= 0), or SOFL_E_NOT_TCPUDP (no tunnel
+ *         packet, or IP-in-IP: no outer UDP header). */
+SOFL_API int sofl_csum_pkt_outer_udp(const struct sofl_pkt *p);
 
 /* sofl_csum_pkt_l4() :
  * Computes the full TCP/UDP checksum of the parsed packet (field treated as
@@ -253,10 +303,14 @@ SOFL_API int sofl_csum_pkt_pseudo(const struct sofl_pkt *p);
  * Writes the IPv4 header checksum (if IPv4) and the full TCP/UDP checksum
  * (if TCP/UDP and not a fragment) into @frame, which must be the buffer @p
  * was parsed from (writable).  UDP over IPv4 with checksum 0 is left 0
- * unless @udp4_zero_too.  Layers that did not parse (non-IP frames, parse
+ * unless @udp_zero_too.  A tunnel packet (SOFL_LAYER_ENCAP): the inner ones
+ * as just said, then the outer IPv4 header checksum and the outer UDP
+ * checksum over the outer datagram with the inner packet filled; an outer
+ * UDP checksum of 0 (over IPv4 or IPv6) is left 0 unless @udp_zero_too
+ * (see "Tunnels" above).  Layers that did not parse (non-IP frames, parse
  * errors) are left untouched, which is not an error.
  * @return 0, or SOFL_E_INVAL (NULL, or @frame is not p->data). */
-SOFL_API int sofl_csum_pkt_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too);
+SOFL_API int sofl_csum_pkt_fill(void *frame, const struct sofl_pkt *p, int udp_zero_too);
 
 /* Implementation selection (tests, benchmarks). */
 enum sofl_csum_impl { SOFL_CSUM_GENERIC = 0, SOFL_CSUM_AVX2 = 1, SOFL_CSUM_AVX512 = 2 };

@@ -64,6 +64,11 @@ enum sofl_err {
 	SOFL_E_VNET_ECN        = -48, /* ECN bit with a gso_type that does not allow it */
 	SOFL_E_VNET_FLAGS      = -49, /* unknown flag bits */
 	SOFL_E_VNET_L4_TRUNC   = -50, /* TCP/UDP header the gso_type/csum_start implies runs past the packet */
+	SOFL_E_VNET_TNL_FEATURE= -51, /* UDP-tunnel gso_type without the negotiated tunnel feature */
+	SOFL_E_VNET_TNL_CSUM   = -52, /* UDP_TUNNEL_CSUM flag without the negotiated tunnel checksum feature */
+	SOFL_E_VNET_TNL_FAMILY = -53, /* both UDP-tunnel family bits, or not the packet's outer IP version */
+	SOFL_E_VNET_TNL_OFFSET = -54, /* tunnel offsets out of order, or not the packet's outer UDP / inner IP */
+	SOFL_E_VNET_DATA_VALID = -55, /* DATA_VALID on a UDP-tunnel GSO header */
 
 	/* segmentation (gso.h) */
 	SOFL_E_GSO_SIZE        = -60, /* gso_size 0 or too large for the output */
@@ -71,6 +76,8 @@ enum sofl_err {
 	SOFL_E_GSO_PROTO       = -62, /* requested segmentation does not match the packet */
 	SOFL_E_GSO_HDR         = -63, /* headers longer than the packet / than the output allows */
 	SOFL_E_GSO_DF          = -64, /* fragmentation needed but DF set */
+	SOFL_E_GSO_TUNNEL      = -65, /* tunnel type does not match the packet's encapsulation */
+	SOFL_E_GSO_TUNNEL_LEN  = -66, /* tunnel lengths disagree (outer UDP length, inner IP end) */
 
 	/* ports (port.h) */
 	SOFL_E_SYS             = -70, /* a system call failed: errno says why */

@@ -138,6 +138,61 @@
  *   checksum, UDP length = IP payload, equal sizes (a shorter one ends the train, a longer one
  *   starts a new one), at most 64 datagrams.
  *
+ * Tunnels (docs/overlay-gro.md): a VXLAN or Geneve packet (UDP to a port
+ *   of cfg.parse's table: Linux coalesces a UDP tunnel only on a port a
+ *   tunnel socket owns) or an IP-in-IP packet (IPv4/IPv6 in IPv4/IPv6), as
+ *   sofl_pkt_parse_cfg() parses it (pkt.h, Tunnels), is coalesced layer by
+ *   layer as Linux 6.18 does (udp_gro_receive, vxlan_gro_receive,
+ *   geneve_gro_receive, eth_gro_receive, ipip_gro_receive and the IPv6
+ *   ones).  Same flow: the outer Ethernet header, the outer IP version,
+ *   protocol and addresses (IPv6: and flow label), the outer UDP ports and
+ *   whether its checksum is zero (zero and non-zero never merge), the
+ *   tunnel header byte for byte (VXLAN flags and VNI; Geneve's whole
+ *   header with its options), the inner Ethernet header, then the inner
+ *   packet's as for plain traffic.  The inner IP and TCP (and UDP) rules
+ *   are those above, unchanged; the outer IP header has the same TTL/TOS/
+ *   DF (IPv6: traffic class, hop limit) and ID rules (#13-#15, reasons
+ *   OUTER_HDR, OUTER_IPID), with an ID mode (incrementing or fixed, any
+ *   DF: 6.18) of its own; a length fault or the reserved fragment bit of
+ *   either header is #8/#9 (BADLEN).  A non-zero outer UDP checksum is
+ *   verified unless the input says SOFL_GRO_F_OUTER_CSUM_OK; a bad one is
+ *   delivered alone (OUTER_CSUM), its flow kept.  max_size bounds the
+ *   outer IP packet (Linux's p->len counts from the outermost IP header).
+ *   Delivered alone with a reason: a tunnel not parsed into
+ *   (ENCAP_MALFORMED, counted by encap_err in stats.encap_err), a tunnel in
+ *   the tunnel (ENCAP_NESTED, as Linux's encap_mark), outer IPv4 options or
+ *   IPv6 extension headers (OUTER_IP_OPTS), a bad outer IPv4 header
+ *   checksum (OUTER_IP_CSUM).  A super-packet's outer headers are what the
+ *   gro_complete chain leaves: outer IPv4 total length and header checksum
+ *   (csum_replace2) or IPv6 payload length, outer UDP length, outer UDP
+ *   checksum = the pseudo-header sum of the new length when it was not
+ *   zero (udp4/udp6_gro_complete), else 0; gso_type = SOFL_GSO_TUNNEL_UDP
+ *   (outer checksum zero) or SOFL_GSO_TUNNEL_UDP_CSUM, or
+ *   SOFL_GSO_TUNNEL_IPIP, ORed with the inner type; the inner headers and
+ *   csum_start/csum_offset (the inner L4 header) as for plain traffic; the
+ *   inner checksum field the pseudo-header sum in both checksum modes (as
+ *   UDP's: virtio_net_hdr_tnl_to_skb refuses a UDP-tunnel header without
+ *   NEEDS_CSUM).  vnet: the 24-byte UDP-tunnel form (vnet.h: the outer
+ *   family bit, outer_th_offset, inner_nh_offset, UDP_TUNNEL_CSUM when the
+ *   outer checksum is not zero); virtio has no IP-in-IP GSO type, so an
+ *   IP-in-IP super-packet's vnet has gso_type NONE (its checksum offsets
+ *   only: write it where no segmentation is needed).  The fast paths merge
+ *   a tunnel flow's full-size next segments one at a time (never in trains
+ *   or weaves), by the same rule tables over the outer header, the outer ID
+ *   and checksums checked apart; the rest takes the general path.
+ *   SOFL_GRO_F_CSUM_OK and SOFL_GRO_F_IPCSUM_OK of a tunnel
+ *   packet speak of its inner L4 checksum and of both IPv4 header checksums.
+ *   A VXLAN/Geneve frame delivered alone (any reason; parsed into or not)
+ *   has vnet DATA_VALID, as from Linux, when its outer UDP checksum is
+ *   zero or verifies and its outer IP header does not stop Linux before
+ *   udp4/udp6_gro_receive (IPv4: 20 bytes, good checksum, no fragment bits,
+ *   reserved bit clear; either family: the length is the bytes received):
+ *   their skb_gro_checksum_validate_zero_check leaves CHECKSUM_UNNECESSARY
+ *   at csum_level 0 before any inner layer is read, so the flag speaks of
+ *   the outer checksum only, as a virtio DATA_VALID does in Linux (level 0:
+ *   the outermost checksum); the output's csum stays as the inner
+ *   packet's verdict (UNKNOWN when it was not verified).
+ *
  * Policy SOFL_GRO_POLICY_RELAXED (what BSD LRO aims for): as linux, except
  *   that the ACK number may advance, the window may change and the TCP
  *   timestamp values may advance (never go back); the super-packet carries the
@@ -203,8 +258,12 @@
  *     frame) is passed through without completing its flow's held packet
  *     (Linux flushes it too, #8); one longer than SOFL_GRO_HDR_MAX likewise;
  *   - with SOFL_GRO_F_IPCSUM_OK the IPv4 header checksum is not re-checked;
- *   - not implemented: BIG TCP (> 65535), tunnels (IPIP, VXLAN...), fraglist
+ *   - not implemented: BIG TCP (> 65535), GRE, FOU/GUE, VXLAN remote
+ *     checksum offload, tunnels inside tunnels (passed through), fraglist
  *     GRO, inputs that are already GSO packets (#28), TLS offload state (#27);
+ *   - tunnel headers Linux would still coalesce (a VXLAN header with
+ *     reserved bits set, an inner VLAN tag, outer IPv6 extension headers)
+ *     are passed through with their reason (docs/overlay-gro.md);
  *   - the LRU table (SOFL_GRO_TABLE_LRU) has no Linux counterpart: its
  *     eviction and completion order are its own;
  *   - at most max_segs segments per super-packet (Linux counts none; with
@@ -295,6 +354,11 @@ struct sofl_gro_config {
 	uint32_t n_rules;	/* 0 = every flow */
 	uint8_t hash_key[16];	/* LRU table's flow hash key; all zero (the default):
 				   16 random bytes per engine, see Tables */
+	const struct sofl_pkt_config *parse; /* the tunnel port table and parse
+				   options of every parse the engine makes (pkt.h); NULL =
+				   the defaults (sofl_pkt_config_init()); copied at create.
+				   A UDP tunnel is coalesced only on a port listed there
+				   (see Tunnels) */
 };
 
 /* Input flags */
@@ -303,12 +367,16 @@ struct sofl_gro_config {
 #define SOFL_GRO_F_IPCSUM_OK 0x04	/* IPv4 header checksum already verified */
 #define SOFL_GRO_F_PKT       0x08	/* .pkt is the frame's parse (Parsed inputs) */
 #define SOFL_GRO_F_MALFORMED 0x10	/* sofl_pkt_parse() rejected the frame (Parsed inputs) */
+#define SOFL_GRO_F_OUTER_CSUM_OK 0x20	/* tunnel packet: its non-zero outer UDP checksum
+					   already verified (else verified in software) */
 
 /* Parsed inputs: a caller that has parsed a frame already (for its RSS
  * hash, a filter, a port's own checks) hands the parse over instead of
  * having the engine parse the frame again (pkt.h: parsing done once).
- *   SOFL_GRO_F_PKT: .pkt points to what sofl_pkt_parse(.pkt, .data, .len,
- *   cfg.link) wrote when it returned 0, unchanged since; it is read during
+ *   SOFL_GRO_F_PKT: .pkt points to what sofl_pkt_parse_cfg(.pkt, .data,
+ *   .len, cfg.link, cfg.parse) wrote when it returned 0 — a parse with the
+ *   engine's parse config (the same tunnel ports and IP-in-IP option;
+ *   sofl_pkt_parse() when cfg.parse is NULL) —, unchanged since; it is read during
  *   sofl_gro_receive() only (not kept).  The engine decides by it where it
  *   needs the frame's layout; where it does not (the next segment of a held
  *   flow, recognised by comparing its bytes with the flow's first segment's)
@@ -355,6 +423,8 @@ enum sofl_gro_flush {
 	SOFL_GRO_FLUSH_NOPAYLOAD,	/* zero-payload segment of the flow */
 	SOFL_GRO_FLUSH_BADLEN,		/* flow's next packet: IP length != frame / evil bit */
 	SOFL_GRO_FLUSH_SEGS,		/* next segment would be one more than max_segs */
+	SOFL_GRO_FLUSH_OUTER_HDR,	/* tunnel: outer TTL/TOS/DF or traffic class/hop limit differ */
+	SOFL_GRO_FLUSH_OUTER_IPID,	/* tunnel: outer IPv4 ID neither incrementing nor fixed */
 	SOFL_GRO_FLUSH__MAX
 };
 
@@ -375,17 +445,25 @@ enum sofl_gro_bypass {
 	SOFL_GRO_BYPASS_UDP_CSUM0,	/* UDP without checksum */
 	SOFL_GRO_BYPASS_UDP_LEN,	/* UDP length != IP payload, or no payload */
 	SOFL_GRO_BYPASS_HDR_LONG,	/* headers longer than SOFL_GRO_HDR_MAX */
+	SOFL_GRO_BYPASS_ENCAP_MALFORMED, /* tunnel recognised, not parsed into
+					   (SOFL_LAYER_ENCAP_ERR; stats.encap_err[] by encap_err) */
+	SOFL_GRO_BYPASS_ENCAP_NESTED,	/* a tunnel inside the tunnel (SOFL_ENCAP_F_NESTED) */
+	SOFL_GRO_BYPASS_OUTER_IP_OPTS,	/* tunnel: outer IPv4 options / IPv6 extension headers */
+	SOFL_GRO_BYPASS_OUTER_IP_CSUM,	/* tunnel: bad outer IPv4 header checksum */
+	SOFL_GRO_BYPASS_OUTER_CSUM,	/* tunnel: bad outer UDP checksum */
 	SOFL_GRO_BYPASS__MAX
 };
 
-/* One output (64 bytes).  Why it was delivered: bypass_reason when bypass
+/* One output (72 bytes).  Why it was delivered: bypass_reason when bypass
  * is 1, else flush_reason (the other field is 0). */
 struct sofl_gro_out {
 	const struct iovec *iov;	/* iov[0]: headers or the whole packet */
 	uint32_t iovcnt;		/* 1 .. cfg.max_segs + 1 */
 	uint32_t len;			/* total bytes */
 	uint32_t segs;			/* input packets carried (1 = unchanged) */
-	enum sofl_gso_type gso_type;	/* NONE, TCPV4, TCPV6 or UDP_L4 */
+	enum sofl_gso_type gso_type;	/* NONE, TCPV4, TCPV6 or UDP_L4; a tunnel
+					   super-packet ORs SOFL_GSO_TUNNEL_UDP, _UDP_CSUM
+					   or _IPIP with its inner type */
 	const uint64_t *cookies;	/* their cookies, in order */
 	enum sofl_csum_state csum;	/* UNKNOWN, VALID or PARTIAL */
 	uint16_t gso_size;		/* 0 when segs == 1 */
@@ -418,6 +496,12 @@ struct sofl_gro_stats {
 	uint64_t csum_sw_ip;		/* IPv4 header checksums verified in software */
 	uint64_t csum_sw_l4;		/* TCP/UDP checksums verified in software */
 	uint64_t csum_partial_ok;	/* pseudo-sum checksums accepted (partial_ok) */
+	/* tunnels (SOFL_LAYER_ENCAP; see Tunnels) */
+	uint64_t tun_in;		/* tunnel packets (and ENCAP_ERR ones) received */
+	uint64_t tun_super_pkts;	/* tunnel super-packets (outputs with >= 2 segments) */
+	uint64_t tun_segs_merged;	/* inputs inside those */
+	uint64_t csum_sw_outer;		/* outer UDP checksums verified in software */
+	uint64_t encap_err[16];		/* ENCAP_MALFORMED bypasses by enum sofl_encap_err */
 };
 
 struct sofl_gro;
@@ -439,7 +523,8 @@ SOFL_API void sofl_gro_config_init(struct sofl_gro_config *cfg);
  *         SOFL_E_CFG_MAX_BATCH (above 2^24), SOFL_E_CFG_MAX_HELD (above 2^26),
  *         SOFL_E_CFG_MAX_SEGS (above 65535), SOFL_E_CFG_RULES (n_rules
  *         without rules, a family not 0/4/6, a prefix too long for it, or a
- *         prefix with family 0); SOFL_E_NOMEM; SOFL_E_NOTSUP (no random bytes
+ *         prefix with family 0), SOFL_E_CFG_SIZE or SOFL_E_INVAL (cfg.parse,
+ *         as sofl_pkt_parse_cfg() checks it); SOFL_E_NOMEM; SOFL_E_NOTSUP (no random bytes
  *         from getrandom() or /dev/urandom).  sofl_strerror() names the field. */
 SOFL_API int sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out);
 

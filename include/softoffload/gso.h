@@ -53,6 +53,21 @@
  *          SOFL_GSO_F_FIXED_ID; header checksum recomputed (ip_send_check);
  *          options copied to every segment.
  *   IPv6   payload_len per segment; extension headers copied.
+ *   Checksum at (SOFL_GSO_NONE with SOFL_GSO_F_CSUM_AT; what
+ *          sofl_vnet_to_gso() gives for a non-GSO NEEDS_CSUM header): Linux
+ *          skb_checksum_help() as validate_xmit_skb() runs it for a
+ *          CHECKSUM_PARTIAL packet the device cannot checksum.  The one's
+ *          complement sum of the bytes from csum_start to the end of the
+ *          packet (the field's own value, the pseudo-header sum, included) is
+ *          folded, complemented (0 written as 0xFFFF) and stored at
+ *          csum_start + csum_offset; nothing else changes (no other
+ *          checksum, inner or outer, no IPv4 header checksum).  The packet
+ *          ends where its outermost IP packet does (Ethernet padding is not
+ *          output, as for any pass-through), a frame without an IP header
+ *          where the parse's bytes do (p->len); the parse need not have found
+ *          an IP or L4 header.  With SOFL_GSO_F_CSUM_PARTIAL the packet goes
+ *          out unchanged (the device would complete it).  The field must lie
+ *          in the packet (else SOFL_E_GSO_HDR).
  *   L4 checksum: complete (software) by default, or with
  *          SOFL_GSO_F_CSUM_PARTIAL the folded pseudo-header sum for the
  *          segment's L4 length (what CHECKSUM_PARTIAL / virtio NEEDS_CSUM
@@ -67,8 +82,14 @@
  *          a datagram's fragments must share it), header incl. options copied
  *          to every fragment (Linux UFO does not drop non-copy options).
  *          IPv6: a fragment header (identification gp->frag_id, M on all but
- *          the last) inserted after the unfragmentable part (hop-by-hop, and
- *          routing with the destination options before it).  frag_id 0 (what
+ *          the last) inserted after the unfragmentable part, which every
+ *          fragment repeats: as Linux's ip6_find_1stfragopt(), the hop-by-hop,
+ *          routing and destination options headers up to a destination
+ *          options header that follows a routing header, or the first other
+ *          header; with SOFL_PKT_EXTHDR_MAX extension headers
+ *          there, the fragments carry one more than sofl_pkt_parse() takes
+ *          (it says SOFL_E_EXTHDR_CHAIN; they are valid IPv6, RFC 8200 sets
+ *          no limit).  frag_id 0 (what
  *          a virtio UFO header gives) means "choose one", as Linux
  *          udp6_ufo_fragment() does with ipv6_proxy_select_ident(): a
  *          non-zero identification per datagram, shared by its fragments,
@@ -88,9 +109,42 @@
  * offload expect; never DPDK's TSO-style length-0 seed, since a segment is
  * not a TSO packet any more.
  *
+ * Tunnels (Linux 6.18 __skb_udp_tunnel_segment, inet_gso_segment,
+ * ipv6_gso_segment, the IP-in-IP gso callbacks): a type with one tunnel bit
+ * (SOFL_GSO_TUNNEL_UDP, _UDP_CSUM or _IPIP) ORed with TCPV4, TCPV6 or
+ * UDP_L4 cuts the inner packet of a tunnel parse (p->layers has
+ * SOFL_LAYER_ENCAP, pkt.h "Tunnels") by the rules above, at the inner
+ * offsets (the inner IPv4 ID + i unless SOFL_GSO_F_FIXED_ID_INNER), and
+ * copies the outer headers (Ethernet, IP, UDP, VXLAN/Geneve with options,
+ * inner Ethernet) to every segment with, per segment:
+ *   outer IPv4: tot_len, ID = original + i unless SOFL_GSO_F_FIXED_ID,
+ *          header checksum recomputed; outer IPv6: payload_len;
+ *   outer UDP: length; checksum 0 for TUNNEL_UDP, for TUNNEL_UDP_CSUM the
+ *          complete checksum (0 sent as 0xFFFF), computed as Linux's local
+ *          checksum offload does (lco_csum): from the complement of the
+ *          inner pseudo-header sum and the header bytes before the inner
+ *          L4 header, never summing the payload twice.  Also with
+ *          SOFL_GSO_F_CSUM_PARTIAL (that flag applies to the inner L4
+ *          checksum only: the outer one is complete, as Linux gives it
+ *          when the inner checksum is left to the device).
+ * The type must match the parse: TUNNEL_UDP/_UDP_CSUM a VXLAN or Geneve
+ * parse, TUNNEL_IPIP an IP-in-IP one, one level (no SOFL_ENCAP_F_NESTED),
+ * else SOFL_E_GSO_TUNNEL; the inner IP packet must end where the outer one
+ * does and the outer UDP length cover the rest of it, else
+ * SOFL_E_GSO_TUNNEL_LEN.  The outer family is the parse's.  A tunnel packet
+ * with no more inner payload than gso_size is output as one segment with
+ * every header fixed as above (inner checksums completed).
+ * A type without tunnel bits on a tunnel parse acts on the outer packet,
+ * as Linux dispatches on the outer protocol: NONE passes it through (its
+ * outer L4 checksum completed), UDP_L4 cuts the outer UDP datagram (tunnel
+ * header and inner packet as its payload), UFO fragments the outer IP
+ * packet, TCPV4/TCPV6 fail with SOFL_E_GSO_PROTO (Linux: -EINVAL).
+ * Headers are copied from p->data: for an iovec input they must lie within
+ * SOFL_PKT_IOV_HDR_MAX bytes (sofl_pkt_parse_iov_cfg() checks).
+ *
  * Not supported: BIG TCP super-packets (IPv4 tot_len 0, IPv6 jumbograms —
- * the parser refuses them), tunnels (segmentation stops at the outer L4),
- * GSO_BY_FRAGS / fraglist.
+ * the parser refuses them), nested tunnels, GSO_BY_FRAGS / fraglist, GRE,
+ * remote checksum offload.
  *
  * Memory: everything is caller-owned; nothing allocates; the input is only
  * read.  Zero-copy segments point into the input (their payload iovecs) and
@@ -121,7 +175,17 @@ enum sofl_gso_type {
 	SOFL_GSO_UFO    = 3,	/* UFO: IP fragmentation of a UDP datagram */
 	SOFL_GSO_TCPV6  = 4,	/* TSO/GSO, TCP over IPv6 */
 	SOFL_GSO_UDP_L4 = 5,	/* USO, UDP_SEGMENT (IPv4 or IPv6) */
+
+	/* Tunnel bits, ORed with the inner type (TCPV4, TCPV6 or UDP_L4) of a
+	 * tunnel super-packet (a parse with SOFL_LAYER_ENCAP, pkt.h): at most one
+	 * of them; the outer family is the parse's outer_ipv.  Linux
+	 * SKB_GSO_UDP_TUNNEL, SKB_GSO_UDP_TUNNEL_CSUM, SKB_GSO_IPXIP4/6. */
+	SOFL_GSO_TUNNEL_UDP      = 0x10, /* VXLAN/Geneve, outer UDP checksum 0 */
+	SOFL_GSO_TUNNEL_UDP_CSUM = 0x20, /* VXLAN/Geneve, outer UDP checksum set per segment */
+	SOFL_GSO_TUNNEL_IPIP     = 0x40, /* IP-in-IP */
 };
+#define SOFL_GSO_TUNNEL_MASK 0x70	/* the tunnel bits of a type */
+#define SOFL_GSO_INNER(t)    ((t) & 0x0f)	/* the inner (or only) type */
 #define SOFL_GSO_ECN 0x80	/* virtio wire only: TCP with CWR set (VIRTIO_NET_HDR_GSO_ECN),
 				   OR'ed into a header's gso_type; never in sofl_gso_params */
 
@@ -129,6 +193,13 @@ enum sofl_gso_type {
 #define SOFL_GSO_F_CSUM_PARTIAL 0x02	/* L4 checksum left as the pseudo-header sum */
 #define SOFL_GSO_F_ACCECN       0x04	/* TCP: CWR kept on every segment (SKB_GSO_TCP_ACCECN) */
 #define SOFL_GSO_F_IGNORE_DF    0x08	/* UFO: fragment even with DF set (Linux UFO) */
+#define SOFL_GSO_F_FIXED_ID_INNER 0x10	/* tunnel types: the inner IPv4 header keeps its ID
+					   (SKB_GSO_TCP_FIXEDID_INNER); SOFL_GSO_F_FIXED_ID
+					   is then the outer header's (SKB_GSO_TCP_FIXEDID) */
+#define SOFL_GSO_F_CSUM_AT      0x20	/* SOFL_GSO_NONE only: complete exactly one checksum,
+					   the one a virtio NEEDS_CSUM header names, and
+					   touch nothing else (see "Checksum at" above);
+					   the field is at csum_start + csum_offset */
 
 #define SOFL_GSO_UDP_MAX_SEGS 128	/* Linux UDP_MAX_SEGMENTS (6.11+, 5.15.y); vnet.h rule 5 */
 #define SOFL_GSO_TCP_MAX_SEGS 65535	/* gso_max_segs default */
@@ -149,9 +220,18 @@ struct sofl_gso_params {
 				 * (UDP_SEGMENT's EMSGSIZE rule; UFO's fragment size) */
 	uint32_t frag_id;	/* UFO over IPv6: fragment header identification;
 				 * 0 = chosen per datagram (frag_ids) */
+	uint16_t csum_start;	/* SOFL_GSO_F_CSUM_AT only: frame offset where the
+				 * summed bytes start (a virtio header's csum_start) */
+	uint16_t csum_offset;	/* SOFL_GSO_F_CSUM_AT only: where the 16-bit result
+				 * goes, from csum_start (virtio csum_offset) */
 	struct sofl_gso_frag_ids *frag_ids;	/* IPv6 identifications for frag_id 0, or
 				 * NULL: the library's generator */
 };
+/* csum_start/csum_offset sit in what was padding after frag_id on LP64 (the
+ * pointer is 8-aligned at 16): the size (24) and every other field's offset
+ * are those of the earlier layout there. */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct sofl_gso_params) == 24,
+	       "sofl_gso_params: csum_start/csum_offset must fit the padding");
 
 /* IPv6 fragment identifications for UFO: a keyed hash (SipHash-2-4 under a
  * 128-bit key) of the datagram's source and destination addresses and a
@@ -235,7 +315,9 @@ SOFL_API uint32_t sofl_gso_frag_id_next(struct sofl_gso_frag_ids *ids, const voi
  * headers, including the TCP/UDP header, are read from p->data; the payload
  * from @in).  Ethernet padding after the IP packet is not output.
  * @return the number of segments (>= 1) written to out->seg[0..n), or:
- *   SOFL_E_INVAL          NULL argument, bad mode/type, in_cnt < 0;
+ *   SOFL_E_INVAL          NULL argument, bad mode/type (a tunnel type with
+ *                        two tunnel bits or an inner type not TCPV4,
+ *                        TCPV6 or UDP_L4), in_cnt < 0;
  *   SOFL_E_NOT_IP        not an IPv4/IPv6 packet (the parse did not reach L3);
  *   SOFL_E_FRAGMENT      the input is itself an IP fragment;
  *   SOFL_E_GSO_PROTO     TCP (UDP_L4) asked of a packet that is not TCP (UDP);
@@ -248,6 +330,9 @@ SOFL_API uint32_t sofl_gso_frag_id_next(struct sofl_gso_frag_ids *ids, const voi
  *                        past the IP packet (the parse stopped at L3), or
  *                        (iovec input) the headers go past SOFL_PKT_IOV_HDR_MAX or
  *                        the iovecs hold fewer bytes than the IP packet;
+ *   SOFL_E_GSO_TUNNEL     a tunnel type on a packet without that tunnel
+ *                        (see Tunnels above);
+ *   SOFL_E_GSO_TUNNEL_LEN a tunnel packet whose lengths disagree;
  *   SOFL_E_NOSPC          out->seg, out->buf or out->iov too small
  *                        (sofl_gso_need() says how much is needed);
  *   SOFL_E_NOTSUP         UFO over IPv6 with frag_id 0 and frag_ids NULL,

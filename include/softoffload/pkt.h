@@ -26,6 +26,12 @@
  * located (MSS, window scale, SACK-permitted, SACK, timestamps); UDP.
  * Everything else (ARP, ICMP, ESP, ...) parses fine with the layers known.
  *
+ * Tunnels (one level, as Linux's GRO allows): VXLAN (RFC 7348) and Geneve
+ * (RFC 8926) recognised by the outer UDP destination port from a port table
+ * (struct sofl_pkt_config; defaults VXLAN 4789, Geneve 6081), and IP-in-IP
+ * (IPv4 or IPv6 directly in IPv4 or IPv6: protocols 4 and 41).  A tunnel
+ * packet is parsed through to its inner packet: see "Tunnels" below.
+ *
  * Lengths come from the IP header: Ethernet padding after the IP packet is
  * excluded from every length (ip_end marks its start).  Fragments are
  * recognised; their L4 header is not parsed (pay_* = the IP payload).
@@ -60,12 +66,97 @@ enum sofl_link {
 #define SOFL_LAYER_L2  0x01	/* Ethernet header (+ VLANs) parsed */
 #define SOFL_LAYER_L3  0x02	/* IPv4/IPv6 header parsed */
 #define SOFL_LAYER_L4  0x04	/* TCP or UDP header parsed */
+#define SOFL_LAYER_ENCAP     0x08	/* a tunnel parsed into: L3/L4 = the inner packet */
+#define SOFL_LAYER_ENCAP_ERR 0x10	/* a tunnel recognised but not parsed into (encap_err) */
 
 /* p.exthdr bits: IPv6 extension headers seen */
 #define SOFL_EXT_HOP    0x01
 #define SOFL_EXT_ROUTE  0x02
 #define SOFL_EXT_DEST   0x04
 #define SOFL_EXT_FRAG   0x08
+
+/* Tunnels.
+ *
+ * When p.layers has SOFL_LAYER_ENCAP, the frame is an outer packet
+ * carrying an inner one, and:
+ *   - the L2 fields (ethertype, vlan_*, key.nvlan, key.vlan) describe the
+ *     outer Ethernet header (the frame's own), as for any packet;
+ *   - the L3, L4 and TCP fields, ipv, l4_proto, pay_off/pay_len and the rest
+ *     of key (family, proto, flow_label, src, dst, sport, dport) describe the
+ *     INNER packet, with offsets from the frame's first byte, so that every
+ *     engine's rules run on the inner headers unchanged (Linux's flow
+ *     dissector reports an IP-in-IP packet's inner addresses the same way);
+ *     SOFL_LAYER_L3/L4 say how far the inner packet was parsed (an inner
+ *     ARP frame has neither: its l3_off is where its network header
+ *     starts, its other L3 and L4 fields 0);
+ *   - the outer headers and the tunnel header are described by the
+ *     outer_*, encap* and vni fields.
+ * Layout, with the field that gives each offset:
+ *   [outer Ethernet + VLANs][outer IP: outer_l3_off][outer UDP: outer_l4_off]
+ *   [VXLAN/Geneve: encap_off, encap_len][inner Ethernet: inner_l2_off]
+ *   [inner IP: l3_off][inner TCP/UDP: l4_off][payload: pay_off, pay_len]
+ * IP-in-IP has neither outer UDP (outer_l4_off 0) nor tunnel header
+ * (encap_off = l3_off, encap_len 0) nor inner Ethernet (inner_l2_off = l3_off).
+ *
+ * When p.layers has SOFL_LAYER_ENCAP_ERR, the frame was recognised as a
+ * tunnel packet but not parsed into; every named field describes the outer
+ * packet exactly as if no tunnel were configured, and encap, encap_err (and
+ * encap_inner_err) say what and why.  Such a packet is valid (the parser
+ * returns 0): engines pass it through with its reason.
+ *
+ * Without either bit, encap is SOFL_ENCAP_NONE and the other tunnel fields
+ * are unspecified.  A tunnel inside the inner packet (a second level, by the
+ * same config: UDP to a port of the table, or protocol 4/41 unless
+ * SOFL_PKT_F_NO_IPIP) is not parsed into: the inner packet is parsed as a
+ * plain one (its UDP or IP-in-IP header is its L4 / payload) and encap_flags
+ * has SOFL_ENCAP_F_NESTED, so engines pass it through, as Linux's
+ * encap_mark does.  An outer IP fragment is a fragment, never a tunnel
+ * packet.  The inner packet must lie within the outer UDP payload (UDP
+ * length) or the outer IP payload (IP-in-IP): an inner length past it is
+ * SOFL_ENCAP_ERR_INNER.  The rules in full: docs/overlay-parse.md. */
+enum sofl_encap {
+	SOFL_ENCAP_NONE = 0,
+	SOFL_ENCAP_VXLAN = 1,	/* UDP; 8-byte header; inner Ethernet */
+	SOFL_ENCAP_GENEVE = 2,	/* UDP; 8 bytes + options; inner Ethernet (0x6558) or IP */
+	SOFL_ENCAP_IPIP = 3,	/* IPv4/IPv6 in IPv4/IPv6 (protocol 4 or 41); no header */
+};
+
+/* p.encap_flags bits (SOFL_LAYER_ENCAP) */
+#define SOFL_ENCAP_F_INNER_ETH 0x01	/* the inner packet starts with Ethernet (inner_l2_off) */
+#define SOFL_ENCAP_F_UDP_CSUM  0x02	/* the outer UDP checksum field is not zero */
+#define SOFL_ENCAP_F_NESTED    0x04	/* the inner packet carries a tunnel of its own */
+
+/* p.encap_err (SOFL_LAYER_ENCAP_ERR): why a tunnel packet was not parsed into */
+enum sofl_encap_err {
+	SOFL_ENCAP_ERR_NONE = 0,
+	SOFL_ENCAP_ERR_TRUNC,		/* tunnel header beyond the outer UDP payload */
+	SOFL_ENCAP_ERR_VXLAN_FLAGS,	/* VXLAN: I flag clear, or a reserved bit or byte set */
+	SOFL_ENCAP_ERR_GENEVE_VER,	/* Geneve: version not 0 */
+	SOFL_ENCAP_ERR_GENEVE_OAM,	/* Geneve: O bit (a control packet) */
+	SOFL_ENCAP_ERR_GENEVE_OPTLEN,	/* Geneve: options beyond the outer UDP payload */
+	SOFL_ENCAP_ERR_GENEVE_PROTO,	/* Geneve: protocol type not 0x6558, 0x0800 or 0x86DD */
+	SOFL_ENCAP_ERR_INNER_L2,	/* inner Ethernet header truncated */
+	SOFL_ENCAP_ERR_INNER_VLAN,	/* inner Ethernet header with a VLAN tag */
+	SOFL_ENCAP_ERR_INNER,		/* inner packet malformed: encap_inner_err is the
+					   sofl_pkt_parse() error it got */
+	SOFL_ENCAP_ERR__MAX
+};
+
+/* The UDP tunnel port table and other parse options.  Sized config (the
+ * size field first, sofl_pkt_config_init() for the defaults). */
+#define SOFL_PKT_UDP_ENCAP_MAX 8
+struct sofl_udp_encap {
+	uint16_t port;		/* outer UDP destination port, host order, not 0 */
+	uint8_t  type;		/* SOFL_ENCAP_VXLAN or SOFL_ENCAP_GENEVE */
+	uint8_t  pad_;
+};
+#define SOFL_PKT_F_NO_IPIP 0x01	/* do not parse into IP-in-IP (protocols 4, 41) */
+struct sofl_pkt_config {
+	uint32_t size;		/* sizeof(struct sofl_pkt_config); set by config_init */
+	uint32_t flags;		/* SOFL_PKT_F_* */
+	uint32_t n_udp;		/* entries of udp[] in use, 0..SOFL_PKT_UDP_ENCAP_MAX */
+	struct sofl_udp_encap udp[SOFL_PKT_UDP_ENCAP_MAX];
+};
 
 /* The flow key: what identifies a flow for GRO and RSS. */
 struct sofl_flow_key {
@@ -131,7 +222,25 @@ struct sofl_pkt {
 	uint32_t tcp_seq, tcp_ack; /* host order */
 
 	struct sofl_flow_key key;
-	uint8_t  reserved_[68];	/* future fields; unspecified */
+
+	/* Tunnel (see "Tunnels"): valid with SOFL_LAYER_ENCAP (all of them) or
+	 * SOFL_LAYER_ENCAP_ERR (encap, encap_err, encap_inner_err) */
+	uint8_t  encap;		/* enum sofl_encap */
+	uint8_t  encap_flags;	/* SOFL_ENCAP_F_* */
+	uint8_t  encap_err;	/* enum sofl_encap_err */
+	uint8_t  outer_ipv;	/* 4 or 6 */
+	uint16_t outer_l3_off;	/* outer IP header */
+	uint16_t outer_l3_len;	/* its length (IPv4 IHL*4; IPv6 40 + extension headers) */
+	uint16_t outer_l4_off;	/* outer UDP header; 0 for IP-in-IP */
+	uint16_t encap_off;	/* VXLAN/Geneve header; IP-in-IP: = l3_off */
+	uint16_t encap_len;	/* 8 (VXLAN), 8 + options (Geneve), 0 (IP-in-IP) */
+	uint16_t inner_l2_off;	/* inner Ethernet header; = l3_off without one */
+	int16_t  encap_inner_err; /* SOFL_ENCAP_ERR_INNER: the inner parse's SOFL_E_* */
+	uint8_t  outer_proto;	/* outer IP's upper protocol: 17, 4 or 41 */
+	uint8_t  pad2_;
+	uint32_t outer_ip_end;	/* outer_l3_off + outer IP total length */
+	uint32_t vni;		/* VXLAN/Geneve VNI (24 bits); 0 for IP-in-IP */
+	uint8_t  reserved_[40];	/* future fields; unspecified */
 };
 
 /* TCP flag bits (byte 13 of the TCP header) */
@@ -146,7 +255,9 @@ struct sofl_pkt {
 
 /* sofl_pkt_parse() :
  * Parses @len bytes at @frame as @link into *p (every named field
- * overwritten).
+ * overwritten; the tunnel fields as "Tunnels" says), with the default
+ * tunnel options (sofl_pkt_config_init()): VXLAN on UDP port 4789, Geneve
+ * on 6081 and IP-in-IP are parsed into.
  * @return 0 on success (including non-IP and non-TCP/UDP packets: check
  *         p->layers / p->ipv / p->l4_proto), or a negative SOFL_E_* parse
  *         error naming the first malformation found; the layers parsed before
@@ -158,6 +269,22 @@ struct sofl_pkt {
  *         SOFL_E_EXTHDR_CHAIN, SOFL_E_TCP_TRUNC, SOFL_E_TCP_DOFF_SMALL,
  *         SOFL_E_TCP_DOFF_LONG, SOFL_E_UDP_TRUNC, SOFL_E_UDP_LEN. */
 SOFL_API int sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
+
+/* sofl_pkt_config_init() : the defaults: VXLAN on 4789, Geneve on 6081,
+ * IP-in-IP parsed into (what sofl_pkt_parse() uses).  NULL: nothing. */
+SOFL_API void sofl_pkt_config_init(struct sofl_pkt_config *cfg);
+
+/* sofl_pkt_parse_cfg() :
+ * sofl_pkt_parse() with the tunnel options of @cfg (NULL: the defaults of
+ * sofl_pkt_config_init()).  @cfg is read during the call only.  A config with
+ * n_udp of 0 and SOFL_PKT_F_NO_IPIP parses no tunnels (the 0.4.0 behaviour).
+ * @return as sofl_pkt_parse(), or SOFL_E_CFG_SIZE (cfg->size too small or
+ *         unknown non-zero bytes past the known fields), SOFL_E_INVAL (n_udp
+ *         above SOFL_PKT_UDP_ENCAP_MAX, a port 0, a type not VXLAN/GENEVE,
+ *         unknown flags; the config is checked first).  A port given
+ *         twice: its first entry counts.  Thread-safety: reentrant. */
+SOFL_API int sofl_pkt_parse_cfg(struct sofl_pkt *p, const void *frame, size_t len,
+				enum sofl_link link, const struct sofl_pkt_config *cfg);
 
 /* sofl_pkt_parse_iov() :
  * Parses a super-packet given as an iovec list (@iov/@cnt, whole frame from
@@ -179,6 +306,18 @@ SOFL_API int sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, e
  *         nothing beyond L2 is trustworthy), so sofl_gso_segment() refuses it. */
 SOFL_API int sofl_pkt_parse_iov(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
 				int cnt, enum sofl_link link);
+
+/* sofl_pkt_parse_iov_cfg() : sofl_pkt_parse_iov() with the tunnel options
+ * of @cfg (NULL: the defaults), as sofl_pkt_parse_cfg().  The headers through
+ * the inner TCP/UDP header must lie within SOFL_PKT_IOV_HDR_MAX bytes (else
+ * SOFL_E_GSO_HDR).  For a tunnel packet the length fields trimmed in the
+ * copy and given back are the outer IP and UDP lengths and the inner IP
+ * and UDP lengths (outer_ip_end, ip_end, pay_len real), each checked
+ * against the real extent of what carries it.
+ * @return as sofl_pkt_parse_iov(), or SOFL_E_CFG_SIZE / SOFL_E_INVAL for
+ *         @cfg as sofl_pkt_parse_cfg(). */
+SOFL_API int sofl_pkt_parse_iov_cfg(struct sofl_pkt *p, uint8_t *hdrbuf, const struct iovec *iov,
+				    int cnt, enum sofl_link link, const struct sofl_pkt_config *cfg);
 
 /* sofl_pkt_l3() / sofl_pkt_l4() : the IP / TCP-UDP header in the frame, or
  * NULL when that layer was not parsed (p->layers). */

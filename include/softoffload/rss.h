@@ -80,9 +80,27 @@
  * "symmetric-xor" hashes src^dst and sport^dport; OpenBSD's stoeplitz
  * repeats a 16-bit key.  Neither is this mode.)
  *
+ * Tunnels (pkt.h "Tunnels": a VXLAN, Geneve or IP-in-IP packet parsed
+ * through to its inner packet, SOFL_LAYER_ENCAP): by default the OUTER
+ * header is hashed, as a NIC does without inner RSS.  The input then comes
+ * from the frame (p->outer_l3_off, outer_ipv, outer_l4_off), not from
+ * p->key (which holds the inner flow), under the rules above: VXLAN and
+ * Geneve get the outer UDP 4-tuple (SOFL_RSS_IPV4_UDP / _IPV6_UDP),
+ * IP-in-IP the outer 2-tuple (its protocol, 4 or 41, is neither TCP nor
+ * UDP).  The hash is thus exactly the one the packet got before tunnels were
+ * parsed (or with a struct sofl_pkt_config that parses none).  With
+ * SOFL_RSS_F_INNER the inner flow (p->key) is hashed instead, as NICs'
+ * inner RSS does: the inner 4-tuple or 2-tuple by the same rules, or the
+ * outer tuple when the inner packet has no IP header (an inner ARP frame).
+ * A packet whose tunnel was recognised but not parsed into
+ * (SOFL_LAYER_ENCAP_ERR) is a plain outer packet in both modes.  Senders
+ * choose the outer UDP source port from the inner flow's hash with
+ * sofl_rss_encap_sport() (below), so that the outer hash spreads the inner
+ * flows too.
+ *
  * Not modelled: NIC "IPv6 EX" hash types (home address / routing header
  * final destination), per-type field selection (e.g. UDP on 2-tuple as
- * FreeBSD does by default), tunnels (the outer header is hashed).
+ * FreeBSD does by default).
  *
  * Indirection: queue = reta[hash & (reta_size - 1)], i.e. the low bits of the
  * hash index the table, as NICs do.  The table size is a power of two from 1
@@ -141,6 +159,13 @@ struct sofl_flow_key;
 
 /* struct sofl_rss_config flags (no flag: the normal, asymmetric hash) */
 #define SOFL_RSS_F_SYMMETRIC 0x1	/* sort addresses and ports before hashing */
+#define SOFL_RSS_F_INNER     0x2	/* tunnel packets: hash the inner flow, not the outer header */
+
+/* The default source port range of sofl_rss_encap_sport(): Linux's
+ * net.ipv4.ip_local_port_range default (32768 60999), which its UDP tunnels
+ * use when no range is configured. */
+#define SOFL_RSS_SPORT_MIN 32768
+#define SOFL_RSS_SPORT_MAX 60999
 
 /* What a packet was hashed over (NIC "hash type"); 0 = no hash. */
 enum sofl_rss_type {
@@ -183,7 +208,7 @@ SOFL_API extern const uint8_t sofl_rss_default_key[SOFL_RSS_KEY_LEN];
 struct sofl_rss_config {
 	uint32_t size;		/* sizeof(struct sofl_rss_config); set by config_init */
 	uint32_t nqueues;	/* 1 .. SOFL_RSS_QUEUES_MAX; default 1 */
-	uint32_t flags;		/* 0 (default) or SOFL_RSS_F_SYMMETRIC */
+	uint32_t flags;		/* 0 (default), SOFL_RSS_F_SYMMETRIC, SOFL_RSS_F_INNER */
 	uint32_t key_len;	/* bytes at key: SOFL_RSS_KEY_LEN .. SOFL_RSS_KEY_MAX;
 				 * with key NULL it must be 0 or SOFL_RSS_KEY_LEN */
 	const void *key;	/* NULL (default) = sofl_rss_default_key */
@@ -202,7 +227,7 @@ SOFL_API void sofl_rss_config_init(struct sofl_rss_config *cfg);
  *            first 40 bytes influence hashes of inputs up to 36 bytes;
  *            longer keys are accepted so that NIC keys can be mirrored.
  * cfg->nqueues : 1 .. SOFL_RSS_QUEUES_MAX.
- * cfg->flags   : 0 or SOFL_RSS_F_SYMMETRIC.
+ * cfg->flags   : 0, or SOFL_RSS_F_SYMMETRIC and/or SOFL_RSS_F_INNER.
  * @return 0, SOFL_E_CFG_SIZE (cfg->size below the first version's, or
  *         unknown non-zero bytes past the known fields), SOFL_E_INVAL (NULL
  *         out, bad key length, nqueues or flags) or SOFL_E_NOMEM; on any
@@ -261,7 +286,10 @@ SOFL_API int sofl_rss_hash_bytes_batch(const struct sofl_rss *r, const void *con
  * error: what it parsed is used) and looks its queue up.  The input is chosen
  * from p->layers and p->key: a TCP or UDP header parsed (SOFL_LAYER_L4, not a
  * fragment) -> 4-tuple; else an IP header parsed (SOFL_LAYER_L3) -> 2-tuple;
- * else no hash.  SOFL_RSS_F_SYMMETRIC applies.
+ * else no hash.  A tunnel packet (SOFL_LAYER_ENCAP) is hashed on its outer
+ * header, read from p->data, or with SOFL_RSS_F_INNER on its inner flow
+ * ("Tunnels" above); outer headers that do not lie within p->data[0..p->len)
+ * (a hand-made *p) get no hash.  SOFL_RSS_F_SYMMETRIC applies.
  * @return the enum sofl_rss_type (> 0 hashed, 0 no hash; *out is filled in
  *         both cases) or SOFL_E_INVAL (NULL argument). */
 SOFL_API int sofl_rss_pkt(const struct sofl_rss *r, const struct sofl_pkt *p,
@@ -305,6 +333,35 @@ SOFL_API int sofl_rss_hash_tuple_batch(const struct sofl_rss *r, const struct so
  * @return the enum sofl_rss_type (0 = no hash), or SOFL_E_INVAL. */
 SOFL_API int sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 			    uint8_t in[SOFL_RSS_INPUT_MAX], size_t *len);
+
+/* sofl_rss_pkt_key() :
+ * The flow key sofl_rss_pkt() hashes for @p, in the packet's own order (no
+ * symmetric sort): p->key's family, proto, src, dst, sport, dport, or for a
+ * tunnel packet hashed on its outer header ("Tunnels") the outer IP
+ * addresses, outer protocol and outer UDP ports read from the frame.  *k is
+ * zeroed first; sport and dport stay 0 when the type has no ports.  Then
+ * sofl_rss_hash_tuple(r, k, type has ports, out) gives sofl_rss_pkt()'s result.
+ * For showing or accounting what was hashed.
+ * @return the enum sofl_rss_type (0 = no hash, *k zeroed), or SOFL_E_INVAL
+ *         (NULL argument). */
+SOFL_API int sofl_rss_pkt_key(const struct sofl_rss *r, const struct sofl_pkt *p,
+			      struct sofl_flow_key *k);
+
+/* sofl_rss_encap_sport() :
+ * The outer UDP source port (host order) a tunnel sender gives a packet
+ * whose inner flow hashes to @hash, so that routers' ECMP and receivers'
+ * RSS on the outer header spread the inner flows: Linux's udp_flow_src_port()
+ * (include/net/udp.h) on a given hash: hash ^= hash << 16, then
+ * min + ((hash * (max - min)) >> 32) with a 64-bit product, i.e. a port in
+ * [min, max).  @min >= @max means the default range SOFL_RSS_SPORT_MIN ..
+ * SOFL_RSS_SPORT_MAX (Linux: the local port range, used by VXLAN and Geneve
+ * when their port_min/port_max are unset).  @hash: any 32-bit flow hash,
+ * e.g. the Toeplitz hash of the inner flow (sofl_rss_hash_tuple(), or
+ * sofl_rss_pkt() with SOFL_RSS_F_INNER); Linux uses its own skb hash, so
+ * the ports differ from a Linux sender's while the spread is the same.  A
+ * hash of 0 gives @min (Linux substitutes a hash of the MAC addresses or a
+ * random value there).  Pure; reentrant. */
+SOFL_API uint16_t sofl_rss_encap_sport(uint32_t hash, uint16_t min, uint16_t max);
 
 /* sofl_rss_pkt_batch() :
  * sofl_rss_pkt() on pkts[0..n), results in out[0..n) (same values; with

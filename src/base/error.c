@@ -43,11 +43,18 @@ sofl_strerror(int err)
 	case SOFL_E_VNET_ECN:       return "virtio-net header: ECN not allowed with this gso_type";
 	case SOFL_E_VNET_FLAGS:     return "virtio-net header: unknown flags";
 	case SOFL_E_VNET_L4_TRUNC:  return "virtio-net header: L4 header runs past the packet";
+	case SOFL_E_VNET_TNL_FEATURE:return "virtio-net header: UDP-tunnel GSO not negotiated";
+	case SOFL_E_VNET_TNL_CSUM:  return "virtio-net header: UDP-tunnel checksum not negotiated";
+	case SOFL_E_VNET_TNL_FAMILY:return "virtio-net header: bad UDP-tunnel outer family";
+	case SOFL_E_VNET_TNL_OFFSET:return "virtio-net header: bad UDP-tunnel offsets";
+	case SOFL_E_VNET_DATA_VALID:return "virtio-net header: DATA_VALID with UDP-tunnel GSO";
 	case SOFL_E_GSO_SIZE:       return "segmentation: bad segment size";
 	case SOFL_E_GSO_TOO_MANY:   return "segmentation: too many segments";
 	case SOFL_E_GSO_PROTO:      return "segmentation: type does not match the packet";
 	case SOFL_E_GSO_HDR:        return "segmentation: headers too long";
 	case SOFL_E_GSO_DF:         return "fragmentation needed but DF set";
+	case SOFL_E_GSO_TUNNEL:     return "segmentation: tunnel type does not match the packet's encapsulation";
+	case SOFL_E_GSO_TUNNEL_LEN: return "segmentation: tunnel lengths disagree (outer UDP length or inner IP length)";
 	case SOFL_E_SYS:            return "system call failed (see errno)";
 	case SOFL_E_PORT_KIND:      return "not supported by this kind of port";
 	case SOFL_E_GRO_BATCH:      return "too many inputs in this cycle (max_batch): end the poll, then release";

@@ -464,24 +464,138 @@ sofl_csum_pkt_check(const struct sofl_pkt *p, enum sofl_csum_state *ip, enum sof
 	}
 }
 
+/* ---- tunnels: the outer headers (pkt.h "Tunnels") ---- */
+
+/* The outer IPv4 header of a tunnel packet, if it has one that lies within
+ * the frame; NULL otherwise.  *hlen = its length. */
+static const uint8_t *
+outer_ipv4(const struct sofl_pkt *p, uint32_t *hlen)
+{
+	if (!(p->layers & SOFL_LAYER_ENCAP) || p->outer_ipv != 4 || p->outer_l3_len < 20 ||
+	    (uint32_t)p->outer_l3_off + p->outer_l3_len > p->len)
+		return NULL;
+	*hlen = p->outer_l3_len;
+	return p->data + p->outer_l3_off;
+}
+
+/* The outer UDP header of a UDP tunnel packet and its datagram length (the
+ * UDP length field, checked against the outer IP packet and the frame);
+ * NULL for IP-in-IP, a packet that is no tunnel packet, or lengths that do
+ * not fit (which the parser never gives). */
+static const uint8_t *
+outer_udp(const struct sofl_pkt *p, uint32_t *ulen)
+{
+	const uint8_t *u;
+	uint32_t end;
+
+	if (!(p->layers & SOFL_LAYER_ENCAP) || p->outer_proto != 17 || !p->outer_l4_off ||
+	    (p->outer_ipv != 4 && p->outer_ipv != 6))
+		return NULL;
+	end = p->outer_ip_end < p->len ? p->outer_ip_end : p->len;
+	if ((uint32_t)p->outer_l4_off + 8 > end)
+		return NULL;
+	u = p->data + p->outer_l4_off;
+	*ulen = sofl_get16(u + 4);
+	if (*ulen < 8 || *ulen > end - p->outer_l4_off)
+		return NULL;
+	return u;
+}
+
+/* The outer pseudo-header's sum for a @ulen-byte UDP datagram. */
+static uint32_t
+outer_pseudo(const struct sofl_pkt *p, uint32_t ulen)
+{
+	const uint8_t *ip = p->data + p->outer_l3_off;
+
+	if (p->outer_ipv == 4)
+		return sofl_csum_pseudo_v4(ip + 12, ip + 16, 17, ulen);
+	return sofl_csum_pseudo_v6(ip + 8, ip + 24, 17, ulen);
+}
+
 SOFL_API int
-sofl_csum_pkt_fill(void *frame, const struct sofl_pkt *p, int udp4_zero_too)
+sofl_csum_pkt_outer_udp(const struct sofl_pkt *p)
+{
+	const uint8_t *u;
+	uint32_t ulen, s;
+	uint16_t c;
+
+	if (!p || !(u = outer_udp(p, &ulen)))
+		return SOFL_E_NOT_TCPUDP;
+	/* as sofl_csum_pkt_l4(): one pass, the stored field taken back out */
+	s = sofl_csum_add(outer_pseudo(p, ulen), u, ulen);
+	s = sofl_csum_combine(s, (uint16_t)~sofl_get16(u + 6));
+	c = (uint16_t)~sofl_csum_fold(s);
+	return c ? c : 0xffff;
+}
+
+SOFL_API void
+sofl_csum_pkt_check_outer(const struct sofl_pkt *p, enum sofl_csum_state *ip,
+			  enum sofl_csum_state *udp)
+{
+	const uint8_t *h;
+	uint32_t len;
+
+	if (ip) {
+		if (p && (h = outer_ipv4(p, &len)))
+			*ip = sofl_csum_ipv4_hdr_ok(h, len) ? SOFL_CSUM_VALID : SOFL_CSUM_BAD;
+		else
+			*ip = SOFL_CSUM_NONE;
+	}
+	if (udp) {
+		uint16_t field;
+		uint32_t ps;
+
+		if (!p || !(h = outer_udp(p, &len))) {
+			*udp = SOFL_CSUM_NONE;
+			return;
+		}
+		field = sofl_get16(h + 6);
+		if (field == 0) {
+			/* no outer checksum: RFC 768 for IPv4, RFC 6935/6936
+			 * for a tunnel over IPv6 */
+			*udp = SOFL_CSUM_ABSENT;
+			return;
+		}
+		ps = outer_pseudo(p, len);
+		if (sofl_csum_fold(sofl_csum_add(ps, h, len)) == 0xffff)
+			*udp = SOFL_CSUM_VALID;
+		else if (field == sofl_csum_fold(ps))
+			*udp = SOFL_CSUM_PARTIAL;
+		else
+			*udp = SOFL_CSUM_BAD;
+	}
+}
+
+SOFL_API int
+sofl_csum_pkt_fill(void *frame, const struct sofl_pkt *p, int udp_zero_too)
 {
 	uint8_t *f = frame;
+	const uint8_t *h;
+	uint32_t len;
 	int c;
 
 	if (!f || !p || f != p->data)
 		return SOFL_E_INVAL;
+	/* the inner packet of a tunnel packet (the named fields) first: the
+	 * outer UDP checksum covers it */
 	if (p->ipv == 4 && (p->layers & SOFL_LAYER_L3))
 		sofl_put16(f + p->l3_off + 10, sofl_csum_ipv4_hdr(f + p->l3_off, p->l3_len));
-	if (!(p->layers & SOFL_LAYER_L4))
+	if ((p->layers & SOFL_LAYER_L4) &&
+	    !(p->l4_proto == 17 && p->ipv == 4 && !udp_zero_too &&
+	      sofl_get16(f + p->l4_off + 6) == 0)) {
+		c = sofl_csum_pkt_l4(p);
+		if (c < 0)
+			return c;
+		sofl_put16(f + p->l4_off + check_off(p), (uint16_t)c);
+	}
+	if (!(p->layers & SOFL_LAYER_ENCAP))
 		return 0;
-	if (p->l4_proto == 17 && p->ipv == 4 && !udp4_zero_too &&
-	    sofl_get16(f + p->l4_off + 6) == 0)
-		return 0;
-	c = sofl_csum_pkt_l4(p);
-	if (c < 0)
-		return c;
-	sofl_put16(f + p->l4_off + check_off(p), (uint16_t)c);
+	if ((h = outer_ipv4(p, &len)))
+		sofl_put16(f + p->outer_l3_off + 10, sofl_csum_ipv4_hdr(h, len));
+	/* a zero outer UDP checksum is the sender's choice for a tunnel over
+	 * IPv4 and over IPv6 alike (udp6zerocsumtx): kept unless asked */
+	if ((h = outer_udp(p, &len)) && (udp_zero_too || sofl_get16(h + 6) != 0) &&
+	    (c = sofl_csum_pkt_outer_udp(p)) >= 0)
+		sofl_put16(f + p->outer_l4_off + 6, (uint16_t)c);
 	return 0;
 }

@@ -85,6 +85,22 @@ config_check(const struct sofl_gro_config *c)
 	return 0;
 }
 
+/* cfg.parse (NULL: the defaults) into *pc, checked as sofl_pkt_parse_cfg()
+ * checks it: @return 0, SOFL_E_CFG_SIZE, SOFL_E_INVAL */
+static int
+parse_cfg_copy(struct sofl_pkt_config *pc, const struct sofl_pkt_config *src)
+{
+	int err;
+
+	sofl_pkt_config_init(pc);
+	if (!src)
+		return 0;
+	if ((err = sofl_pkt_config_check(src)) < 0)
+		return err;
+	memcpy(pc, src, sizeof(*pc));
+	return 0;
+}
+
 SOFL_API int
 sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 {
@@ -105,6 +121,18 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return SOFL_E_NOMEM;
+	if ((err = parse_cfg_copy(&g->pcfg, c.parse)) != 0) {
+		free(g);
+		return err;
+	}
+	g->pcp = c.parse ? &g->pcfg : NULL;	/* NULL: the parser's constants */
+	c.parse = &g->pcfg;
+	g->ntport = g->pcfg.n_udp;
+	for (i = 0; i < g->ntport; i++) {
+		g->tport[i] = g->pcfg.udp[i].port;
+		g->tport_bits |= 1ull << (g->tport[i] & 63);
+	}
+	g->ipip = !(g->pcfg.flags & SOFL_PKT_F_NO_IPIP);
 	g->cfg = c;
 	if ((err = sofl_sip_key(g->hkey, c.hash_key)) != 0) {
 		free(g);
@@ -161,6 +189,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		g->tail = malloc(nb * sizeof(*g->tail));
 	}
 	g->flows = sofl_zalloc((size_t)g->nflows * sizeof(*g->flows), &g->flows_map);
+	g->tun = sofl_zalloc((size_t)g->nflows * sizeof(*g->tun), &g->tun_map);
 	g->fstack = malloc((size_t)g->nflows * sizeof(*g->fstack));
 	g->segs = malloc(((size_t)g->seg_cap + 1) * sizeof(*g->segs));	/* + SINK */
 	g->outs = malloc((size_t)g->seg_cap * sizeof(*g->outs));
@@ -172,7 +201,8 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 		if (g->rules)
 			memcpy(g->rules, c.rules, c.n_rules * sizeof(*g->rules));
 	}
-	if (!g->head || (g->lnx && (!g->cnt || !g->tags || !g->tail)) || !g->flows || !g->fstack ||
+	if (!g->head || (g->lnx && (!g->cnt || !g->tags || !g->tail)) || !g->flows || !g->tun ||
+	    !g->fstack ||
 	    !g->segs || !g->outs || !g->iov || !g->cookies || !g->scratch ||
 	    (c.n_rules && !g->rules)) {
 		sofl_gro_destroy(g);
@@ -260,6 +290,7 @@ sofl_gro_destroy(struct sofl_gro *g)
 	free(g->tags);
 	free(g->tail);
 	sofl_zfree(g->flows, g->flows_map);
+	sofl_zfree(g->tun, g->tun_map);
 	free(g->fstack);
 	free(g->segs);
 	free(g->outs);
@@ -456,12 +487,16 @@ _Static_assert(SOFL_GRO_BYPASS__MAX <= SOFL_GRO_BYPASS_SLOTS, "a bypass reason w
 static const char *const flush_names[SOFL_GRO_FLUSH__MAX] = {
 	"poll", "timeout", "explicit", "evict", "capacity", "psh-fin", "short", "udp-max",
 	"size", "seq", "bigger", "header", "ip-id", "cwr", "no-payload", "bad-len", "max-segs",
+	"outer-header", "outer-ip-id",
 };
 
 static const char *const bypass_names[SOFL_GRO_BYPASS__MAX] = {
 	"malformed", "not-ip", "proto", "udp-off", "rule", "ip-opts", "fragment", "ip-csum",
 	"l4-csum", "bad-len", "no-payload", "flags", "udp-csum0", "udp-len", "hdr-long",
+	"encap-malformed", "encap-nested", "outer-ip-opts", "outer-ip-csum", "outer-csum",
 };
+_Static_assert(SOFL_ENCAP_ERR__MAX <= sizeof(((struct sofl_gro_stats *)0)->encap_err) / sizeof(uint64_t),
+	       "an encap_err without a counter");
 
 /* (an enum argument may hold any int: compared as unsigned, a negative
  * one is out of range too) */

@@ -2,7 +2,8 @@
  * by its files: gro.c (the public API), gro_table.c / gro_table.h (the flow
  * tables), gro_hold.c / gro_hold.h (a new flow held), gro_rules.h (the
  * merge rules), gro_out.c (completion and output), gro_rx.c (the receive
- * loops and their fast paths), gro_csum.h (the checksum checks).  Hidden symbols, static library test hooks at the end. */
+ * loops and their fast paths), gro_train.c (trains and weaves), gro_fast.h
+ * (the fast merge both share), gro_csum.h (the checksum checks).  Hidden symbols, static library test hooks at the end. */
 #ifndef SOFL_GRO_ENGINE_H
 #define SOFL_GRO_ENGINE_H
 
@@ -79,8 +80,9 @@ struct flow {
 	uint16_t next_id;	/* IPv4: the ID the next segment must have (fast_merge) */
 	uint8_t  fixedid, orflags;
 	uint8_t  ref;		/* CLOCK (LRU table): used since last looked at */
-	uint8_t  mk;		/* fast_merge compare mask g->mask_b[mk]; NO_MASK:
-				 * no fast path; MK_UNSET: not looked up yet */
+	uint8_t  mk;		/* fast_merge compare mask g->mask_b[mk]; a tunnel
+				 * flow's: mask index | MK_T; NO_MASK: no fast
+				 * path; MK_UNSET: not looked up yet */
 	uint32_t next_seq;
 	uint32_t ip_len;	/* Linux p->len: IP header .. end of payload so far */
 	uint32_t seg_head, seg_tail;	/* the segments after the first: NIL, SINK if none */
@@ -105,10 +107,37 @@ fhdr(const struct flow *f)
 	return f->hdr;
 }
 
+/* A tunnel flow's outer layout and outer-layer state (g->tun[fi], beside
+ * the flow entry: struct flow has no room, and only tunnel flows touch it).
+ * ov 0: flow fi is not a tunnel flow (cleared when a tunnel flow is
+ * delivered or discarded; plain flows never write it).  A tunnel flow's
+ * inner L3 offset is past any plain one's (TUN_L3(g)): only such flows are
+ * looked up here.  The fast paths take a tunnel flow's full-size next
+ * segments one at a time (fast_one: its compare mask covers the outer
+ * headers too, MK_TUN in its key; the outer ID and checksums apart), never
+ * in trains or weaves, whose loops do not check the outer header. */
+#define TUN_L3(g) ((g)->cfg.link == SOFL_LINK_RAW ? 0u : 22u)	/* plain L3 offsets: at most */
+#define MK_TUN 0x80000000u	/* mask_key bit: a tunnel flow's layout */
+struct tflow {
+	uint16_t o3;		/* outer IP header */
+	uint16_t o4;		/* outer UDP header; 0: IP-in-IP */
+	uint16_t enc;		/* the tunnel header (IP-in-IP: the inner IP header) */
+	uint8_t  ov;		/* outer IP version; 0: not a tunnel flow */
+	uint8_t  type;		/* enum sofl_encap */
+	uint8_t  ocsum;		/* outer UDP checksum not zero */
+	uint8_t  ofixed;	/* outer IPv4 ID fixed (latched as flow.fixedid is) */
+	uint16_t next_oid;	/* outer IPv4 ID of the next segment (fast paths, as next_id) */
+};
+
 #define NMASK    8	/* header layouts with a fast_merge mask */
 #define MASK_LEN 128	/* longest header compared with a mask */
 #define NO_MASK  0xff
 #define MK_UNSET 0xfe	/* looked up when a 2nd segment is compared */
+/* flow.mk of a tunnel flow: its mask's index | MK_T, so that a plain flow's
+ * fast paths tell tunnel flows apart by the test mk >= NMASK they make for
+ * NO_MASK and MK_UNSET anyway (no load of mask_key per segment) */
+#define MK_T     0x40
+_Static_assert(NMASK <= MK_T && (MK_T | (NMASK - 1)) < MK_UNSET, "flow.mk's encoding");
 
 struct dlist {
 	uint32_t head, tail;
@@ -173,6 +202,16 @@ struct sofl_gro {
 	uint64_t fast_segs;	/* segments the fast paths merged (for tests: which
 				 * path decided), added once per train */
 	uint64_t fast_runs;	/* trains and weaves' strands that merged (tests) */
+	/* tunnels: the parse config (cfg.parse copied), the UDP tunnel ports
+	 * for the fast paths' "could be a tunnel" test (tun_maybe4) */
+	struct sofl_pkt_config pcfg;
+	const struct sofl_pkt_config *pcp;	/* the parses': &pcfg, or NULL (defaults) */
+	struct tflow *tun;	/* nflows entries (sofl_zalloc: backed as used) */
+	size_t tun_map;
+	uint64_t tport_bits;	/* bit (port & 63) of each tunnel port: a quick "not one" */
+	uint32_t ntport;	/* UDP tunnel ports in tport */
+	uint16_t tport[SOFL_PKT_UDP_ENCAP_MAX];
+	int ipip;		/* IP-in-IP parsed into */
 };
 
 /* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
@@ -358,7 +397,7 @@ lone_begin(struct sofl_gro *g, struct lone *w)
 	w->cur = 0;
 }
 
-/* The output record of lone_put() is stored as eight 8-byte words composed
+/* The output record of lone_put() is stored as nine 8-byte words composed
  * in registers (PK_AT places each field where memcpy of its word puts the
  * struct's bytes; each field's word checked here) instead of zeroing it and
  * storing its fields one by one: fewer stores per "not mine" packet. */
@@ -371,8 +410,9 @@ GO_IN(32, gso_size); GO_IN(32, csum_start); GO_IN(40, csum_offset); GO_IN(40, by
 GO_IN(40, flush_reason); GO_IN(48, bypass_reason); GO_IN(48, vnet.flags);
 GO_IN(48, vnet.gso_type); GO_IN(48, vnet.hdr_len); GO_IN(56, vnet.gso_size);
 GO_IN(56, vnet.csum_start); GO_IN(56, vnet.csum_offset); GO_IN(56, vnet.num_buffers);
+GO_IN(64, vnet.outer_th_offset); GO_IN(64, vnet.inner_nh_offset);
 _Static_assert(offsetof(struct sofl_gro_out, iov) == 0 && offsetof(struct sofl_gro_out, cookies) == 24 &&
-	       sizeof(struct sofl_gro_out) == 64, "lone_put's word layout");
+	       sizeof(struct sofl_gro_out) == 72, "lone_put's word layout");
 
 static inline void
 go_st64(struct sofl_gro_out *o, size_t at, uint64_t w)
@@ -402,6 +442,7 @@ lone_put(struct sofl_gro *g, struct lone *w, const struct sofl_gro_in *in, uint8
 	go_st64(o, 48, GO_F(48, bypass_reason, why) |
 		GO_F(48, vnet.flags, ok ? SOFL_VNET_HDR_F_DATA_VALID : 0));
 	go_st64(o, 56, 0);
+	go_st64(o, 64, 0);
 	w->n++;
 	if (why != w->cur) {	/* counted by runs of one reason */
 		g->st.bypass[w->cur] += w->run;
@@ -431,9 +472,14 @@ void gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sof
 	      uint32_t b, uint32_t ports, int ck);
 /* gro_out.c */
 void gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why);
+void gro_tun_single(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
+		    struct sofl_gro_out *o);
 void gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 		   int why, int ck);
 void gro_complete(struct sofl_gro *g, uint32_t fi, int why);
+/* gro_out.c: a tunnel flow's super-packet, its outer headers (in the
+ * scratch copy @h) rewritten as the gro_complete chain leaves them */
+void gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h);
 void gro_flush_linux(struct sofl_gro *g, int why, int aged_only);
 void gro_flush_lru(struct sofl_gro *g, int why, int aged_only);
 /* gro_rx.c */

@@ -24,5 +24,17 @@ gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt
 		hold_in(g, in, &x, h, b, ports, ck, 1, 0);
 	else
 		hold_in(g, in, &x, h, b, ports, ck, 0, 0);
+	if (q->layers & SOFL_LAYER_ENCAP) {	/* the flow just held heads bucket b */
+		uint32_t fi = bhead(g, b);
+		struct tflow *t = &g->tun[fi];
+
+		t->o3 = q->outer_l3_off;
+		t->o4 = q->outer_l4_off;
+		t->enc = q->encap_off;
+		t->ov = q->outer_ipv;
+		t->type = q->encap;
+		t->ocsum = q->outer_l4_off && sofl_get16(q->data + q->outer_l4_off + 6) != 0;
+		t->ofixed = 0;
+	}
 }
 

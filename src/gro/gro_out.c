@@ -2,6 +2,7 @@
  * rewritten as inet_gro_complete / ipv6_gro_complete / tcp_gro_complete /
  * udp_gro_complete do), lone packets, flushes. */
 #include "gro_table.h"
+#include "gro_csum.h"
 
 static unsigned
 hist_bin(uint32_t segs)
@@ -71,6 +72,70 @@ gro_bypass(struct sofl_gro *g, const struct sofl_gro_in *in, int why)
 	lone_end(g, &w);
 }
 
+/* Linux's virtio flag for a UDP tunnel frame (VXLAN, Geneve; parsed into or
+ * not) delivered unmerged: udp4/udp6_gro_receive (net/ipv4/udp_offload.c,
+ * net/ipv6/udp_offload.c) run skb_gro_checksum_validate_zero_check on the
+ * outer UDP checksum unless the outer IP layer already set flush, and
+ * before any inner layer is looked at; a zero checksum or one that
+ * verifies ends in skb_gro_incr_csum_unnecessary ->
+ * __skb_incr_checksum_unnecessary (include/net/gro.h, linux/skbuff.h):
+ * CHECKSUM_UNNECESSARY at csum_level 0, which whatever the inner layers do
+ * later stays, and virtio_net_hdr_from_skb (linux/virtio_net.h) reports as
+ * DATA_VALID.  The outer IP layer lets the frame reach udp4/udp6_gro_receive
+ * without flush when (inet_gro_receive) the IPv4 header is 20 bytes, its
+ * checksum verifies, it is no fragment, the reserved bit is clear and its
+ * total length is the bytes received, or (ipv6_gro_receive) the IPv6
+ * payload length is the bytes received (extension headers: the engine
+ * passes those frames through unverified, SOFL_GRO_BYPASS_OUTER_IP_OPTS,
+ * and reports nothing).  1 when so; the outer checksum verified here is
+ * counted (csum_sw_outer).  IP-in-IP has no outer checksum: 0. */
+static __attribute__((noinline)) int
+tun_outer_valid(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q)
+{
+	const uint8_t *d = q->data, *ip;
+	unsigned ipv;
+	uint32_t l3, l3len, l4, end;
+
+	if (q->layers & SOFL_LAYER_ENCAP) {
+		ipv = q->outer_ipv, l3 = q->outer_l3_off, l3len = q->outer_l3_len;
+		l4 = q->outer_l4_off, end = q->outer_ip_end;
+	} else {	/* SOFL_LAYER_ENCAP_ERR: the named fields are the outer packet */
+		if ((q->layers & (SOFL_LAYER_L3 | SOFL_LAYER_L4)) != (SOFL_LAYER_L3 | SOFL_LAYER_L4) ||
+		    q->l4_proto != 17 || q->is_frag)
+			return 0;
+		ipv = q->ipv, l3 = q->l3_off, l3len = q->l3_len, l4 = q->l4_off, end = q->ip_end;
+	}
+	if ((q->encap != SOFL_ENCAP_VXLAN && q->encap != SOFL_ENCAP_GENEVE) || !l4 ||
+	    end != in->len || l4 != l3 + l3len || l4 + 8 > end)
+		return 0;
+	ip = d + l3;
+	if (ipv == 4) {
+		if (l3len != 20 || ip[0] != 0x45 || (sofl_get16(ip + 6) & 0xbfff))
+			return 0;	/* options, a fragment, the reserved bit */
+		if (!(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
+			g->st.csum_sw_ip++;
+			if (!ip4_csum_ok(ip))
+				return 0;
+		}
+	} else if (ipv != 6 || l3len != 40) {
+		return 0;
+	}
+	if (!sofl_get16(d + l4 + 6) || (in->flags & SOFL_GRO_F_OUTER_CSUM_OK))
+		return 1;
+	g->st.csum_sw_outer++;
+	return l4_sum_ok(ipv, ip, 17, l3len, end - l4);
+}
+
+/* The unmerged tunnel frame @in just written as output @o: DATA_VALID when
+ * Linux would report it (tun_outer_valid) and nothing else says more */
+void
+gro_tun_single(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
+	       struct sofl_gro_out *o)
+{
+	if (!o->vnet.flags && tun_outer_valid(g, in, q))
+		o->vnet.flags = SOFL_VNET_HDR_F_DATA_VALID;
+}
+
 /* Delivered alone after the L4 checksum stage: as Linux, a checksum verified
  * in software (or flagged) is reported (DATA_VALID), a pseudo sum accepted by
  * partial_ok as partial. */
@@ -88,6 +153,8 @@ gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sof
 		       q->l4_proto == 6 ? 16 : 6);
 	o->bypass = 1;
 	o->bypass_reason = (enum sofl_gro_bypass)why;
+	if (__builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0))
+		gro_tun_single(g, in, q, o);
 }
 
 /* Full TCP/UDP checksum of a super-packet: header in scratch (field zeroed)
@@ -111,8 +178,9 @@ super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, ui
 /* Completion (inet_gro_complete, ipv6_gro_complete, tcp_gro_complete,
  * udp_gro_complete): rewrite a copy of the first segment's headers. */
 static void
-out_super(struct sofl_gro *g, struct flow *f)
+out_super(struct sofl_gro *g, uint32_t fi)
 {
+	struct flow *f = &g->flows[fi];
 	struct sofl_gro_out *o = out_begin(g, f->count);
 	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
 	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next;
@@ -141,7 +209,8 @@ out_super(struct sofl_gro *g, struct flow *f)
 		sofl_put16(l4 + 4, (uint16_t)l4len);
 		o->gso_type = SOFL_GSO_UDP_L4;
 	}
-	if (g->cfg.csum_full && f->proto == 6) {	/* UDP: see gro.h, Completion */
+	/* UDP, tunnels: the pseudo sum in both modes (gro.h, Completion, Tunnels) */
+	if (g->cfg.csum_full && f->proto == 6 && !(f->l3_off > TUN_L3(g) && g->tun[fi].ov)) {
 		uint16_t c;
 
 		sofl_put16(l4 + co, 0);
@@ -165,6 +234,8 @@ out_super(struct sofl_gro *g, struct flow *f)
 	o->vnet.gso_type = o->gso_type;
 	o->vnet.gso_size = f->mss;
 	o->vnet.hdr_len = f->hdr_len;
+	if (f->l3_off > TUN_L3(g) && g->tun[fi].ov)
+		gro_tun_complete(g, fi, o, h);
 
 	/* one walk of the segment list (a chain of dependent loads), the
 	 * cursors in locals: through g they were reloaded and stored back
@@ -203,6 +274,61 @@ out_super(struct sofl_gro *g, struct flow *f)
 	g->st.segs_merged += f->count;
 }
 
+/* A tunnel flow's super-packet (out_super wrote the inner headers into
+ * the copy @h, the inner L4 checksum field the pseudo-header sum): the
+ * outer headers as the gro_complete chain leaves them — the outer IPv4
+ * total length with its header checksum updated (inet_gro_complete:
+ * csum_replace2) or IPv6 payload length (ipv6_gro_complete); the outer UDP
+ * length and, when the checksum is not zero, the pseudo-header sum of the
+ * new length (udp4/udp6_gro_complete: ~udp_v4_check(len, saddr, daddr, 0)),
+ * left zero otherwise; the type SKB_GSO_UDP_TUNNEL_CSUM / _UDP_TUNNEL
+ * (udp_gro_complete) or the IP-in-IP bit (ipip_gro_complete,
+ * ip4ip6/ip6ip6/sit_gro_complete) with the inner type.  The tunnel header
+ * and inner Ethernet header are the first segment's (vxlan/geneve/
+ * eth_gro_complete change nothing).  Its virtio header is the UDP-tunnel
+ * form (virtio_net_hdr_tnl_to_skb accepts it: NEEDS_CSUM, the outer
+ * family bit, outer_th_offset, inner_nh_offset, UDP_TUNNEL_CSUM when the
+ * outer checksum is not zero). */
+void
+gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h)
+{
+	const struct flow *f = &g->flows[fi];
+	const struct tflow *t = &g->tun[fi];
+	const uint32_t tot = (uint32_t)f->l3_off + f->ip_len;	/* the frame */
+	uint8_t *oip = h + t->o3, *uh;
+	uint32_t ulen;
+
+	if (t->ov == 4)
+		hdr_ipv4_set_len_incr(oip, (uint16_t)(tot - t->o3));
+	else
+		hdr_ipv6_set_len(oip, tot - t->o3);
+	g->st.tun_super_pkts++;
+	g->st.tun_segs_merged += f->count;
+	if (!t->o4) {
+		/* virtio has no IP-in-IP GSO type (Linux SKB_GSO_IPXIP4/6): the
+		 * virtio header keeps the inner checksum offsets only */
+		o->gso_type |= SOFL_GSO_TUNNEL_IPIP;
+		o->vnet.gso_type = SOFL_GSO_NONE;
+		o->vnet.gso_size = 0;
+		return;
+	}
+	/* the 24-byte virtio header's UDP-tunnel form (Linux 6.17+) */
+	o->vnet.gso_type |= t->ov == 4 ? SOFL_VNET_GSO_UDP_TUNNEL_IPV4 : SOFL_VNET_GSO_UDP_TUNNEL_IPV6;
+	o->vnet.outer_th_offset = t->o4;
+	o->vnet.inner_nh_offset = f->l3_off;
+	if (t->ocsum)
+		o->vnet.flags |= SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM;
+	uh = h + t->o4;
+	ulen = tot - t->o4;
+	sofl_put16(uh + 4, (uint16_t)ulen);
+	if (!t->ocsum) {
+		o->gso_type |= SOFL_GSO_TUNNEL_UDP;
+		return;
+	}
+	o->gso_type |= SOFL_GSO_TUNNEL_UDP_CSUM;
+	sofl_put16(uh + 6, l4_pseudo(t->ov, oip, 17, ulen));
+}
+
 /* Delivers held flow @fi (already out of the table); frees it and its
  * segments. */
 static void
@@ -215,8 +341,10 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 		out_single(g, fframe(g, f), (uint32_t)f->hdr_len + f->mss, f->cookie0, ck, f->l4_off,
 			   f->proto == 6 ? 16 : 6);
 	} else {
-		out_super(g, f);	/* frees the segments */
+		out_super(g, fi);	/* frees the segments */
 	}
+	if (f->l3_off > TUN_L3(g))
+		g->tun[fi].ov = 0;	/* (not a tunnel flow any more, if it was) */
 	g->outs[g->nout - 1].flush_reason = (enum sofl_gro_flush)why;
 	g->st.flush[why]++;
 	g->held_segs -= f->count;
@@ -267,6 +395,8 @@ emit_buckets(struct sofl_gro *g, int why)
 				fi = newer;
 				continue;
 			}
+			if (f->l3_off > TUN_L3(g))
+				g->tun[fi].ov = 0;	/* (as emit) */
 			len = (uint32_t)f->hdr_len + f->mss;
 			iov->iov_base = (void *)(uintptr_t)f->hdr;	/* the frame (Linux table) */
 			iov->iov_len = len;

@@ -1,9 +1,9 @@
-/* Internal: the GRO merge rules, inline in the receive loops (gro_rx.c):
+/* Internal: the GRO merge rules, inline in the receive loops (gro_rx.c, gro_train.c):
  * the L2/L3 checks (inet_gro_receive, ipv6_gro_receive), the L4 rules
  * (tcp_gro_receive, udp_gro_receive_segment), a packet's classification.
  * Each rule is written once, here or as a table in gro_engine.h, and both the
  * general path (classify, tcp_flush, network_flush) and the fast paths
- * (gro_rx.c, which inline these functions) decide by it
+ * (gro_rx.c, gro_train.c, gro_fast.h, which inline these functions) decide by it
  * (docs/gro-rules.md). */
 #ifndef SOFL_GRO_RULES_H
 #define SOFL_GRO_RULES_H
@@ -112,26 +112,68 @@ rule_run_limit(const struct sofl_gro *g, uint32_t ip_len, uint32_t count, uint32
 	return lim < g->cfg.max_size ? (uint32_t)lim : g->cfg.max_size;
 }
 
-/* gro_receive_network_flush (include/net/gro.h): -1 = fine, else a flush reason */
+/* One IP layer's flush rules (inet_gro_flush, ipv6_gro_flush in
+ * include/net/gro.h): the header @a of a segment against @b, the flow's
+ * first segment's, of version @ipv, for a flow of @count segments whose ID
+ * mode is *fixed (latched here by the second segment): -1 = fine, else
+ * @hdr (#13 TTL, TOS, DF; #15 traffic class, hop limit) or @hdr + 1 (#14
+ * the ID).  Linux 6.18 applies it to the inner and, in a tunnel, to the
+ * outer header, each with its own ID mode (ip_fixedid's two bits). */
 HOT int
-network_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
+ip_layer_flush(const struct sofl_gro *g, const uint8_t *a, const uint8_t *b, unsigned ipv,
+	       uint32_t count, uint8_t *fixed, int hdr)
 {
-	const uint8_t *a = q->data + q->l3_off, *b = fhdr(f) + f->l3_off;
-
-	if (f->ipv == 4) {
+	if (ipv == 4) {
 		const uint16_t id = sofl_get16(a + 4), id0 = sofl_get16(b + 4);
 
 		if (masked_differ20(a, b, g->ip4_same))
-			return SOFL_GRO_FLUSH_HDR;		/* #13 TTL, TOS, DF */
-		if (f->count == 1 && id == id0)
-			f->fixedid = 1;				/* latched by the 2nd segment */
-		if (!rule_id_ok(id, rule_id_want(id0, f->count, f->fixedid), rule_id_mask(g)))
-			return SOFL_GRO_FLUSH_IPID;		/* #14 */
+			return hdr;				/* #13 TTL, TOS, DF */
+		if (count == 1 && id == id0)
+			*fixed = 1;				/* latched by the 2nd segment */
+		if (!rule_id_ok(id, rule_id_want(id0, count, *fixed), rule_id_mask(g)))
+			return hdr + 1;				/* #14 */
 		return -1;
 	}
 	if (((ld64(a) ^ ld64(b)) & ld64(g->ip6_same)) != 0)
-		return SOFL_GRO_FLUSH_HDR;			/* #15 traffic class, hop limit */
+		return hdr;					/* #15 traffic class, hop limit */
 	return -1;
+}
+
+_Static_assert(SOFL_GRO_FLUSH_IPID == SOFL_GRO_FLUSH_HDR + 1 &&
+	       SOFL_GRO_FLUSH_OUTER_IPID == SOFL_GRO_FLUSH_OUTER_HDR + 1, "ip_layer_flush's reasons");
+
+/* ip_layer_flush for a tunnel flow's outer IP header (out of line: tunnel
+ * packets only) */
+static __attribute__((noinline, unused)) int
+outer_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
+{
+	struct tflow *t = &g->tun[f - g->flows];
+
+	return ip_layer_flush(g, q->data + t->o3, fhdr(f) + t->o3, t->ov, f->count, &t->ofixed,
+			      SOFL_GRO_FLUSH_OUTER_HDR);
+}
+
+/* gro_receive_network_flush (include/net/gro.h): -1 = fine, else a flush
+ * reason: the inner (or only) IP header, then a tunnel's outer one */
+HOT int
+network_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
+{
+	int r = ip_layer_flush(g, q->data + q->l3_off, fhdr(f) + f->l3_off, f->ipv, f->count,
+			       &f->fixedid, SOFL_GRO_FLUSH_HDR);
+
+	if (r < 0 && __builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0))
+		r = outer_flush(g, f, q);
+	return r;
+}
+
+/* What a tunnel packet's headers add to its inner IP length in the size
+ * limit (#26): Linux's p->len counts from the outermost IP header, so
+ * max_size bounds the outer IP packet; 0 for a plain packet */
+HOT uint32_t
+tun_extra(const struct sofl_pkt *q)
+{
+	return __builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0) ?
+	       (uint32_t)(q->l3_off - q->outer_l3_off) : 0;
 }
 
 /* relaxed: a 32-bit value may stay or advance (serial arithmetic) */
@@ -191,7 +233,7 @@ tcp_flush(const struct sofl_gro *g, struct flow *f, const struct sofl_pkt *q)
 		return SOFL_GRO_FLUSH_BIGGER;				/* #21 */
 	if (!rule_seq_ok(q->tcp_seq, f->next_seq))
 		return SOFL_GRO_FLUSH_SEQ;				/* #20 */
-	if (!rule_size_ok(g, f->ip_len, len))
+	if (!rule_size_ok(g, f->ip_len + tun_extra(q), len))
 		return SOFL_GRO_FLUSH_SIZE;				/* #26 */
 	if (!rule_segs_ok(g, f->count))
 		return SOFL_GRO_FLUSH_SEGS;
@@ -230,6 +272,9 @@ tcp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 		if (r < 0) {
 			append(g, fi, in, q);
 			f->next_id = rule_id_next(sofl_get16(q->data + q->l3_off + 4), f->fixedid);
+			if (__builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0))	/* (fast_one's) */
+				g->tun[fi].next_oid = rule_id_next(
+					sofl_get16(q->data + q->outer_l3_off + 4), g->tun[fi].ofixed);
 			f->orflags |= q->tcp_flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
 			if (q->tcp_flags & TCP_FINAL)
 				gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
@@ -271,7 +316,7 @@ udp_rx(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *
 			r = SOFL_GRO_FLUSH_BIGGER;
 		if (r < 0 && badlen)
 			r = SOFL_GRO_FLUSH_BADLEN;
-		if (r < 0 && !rule_size_ok(g, f->ip_len, q->pay_len))
+		if (r < 0 && !rule_size_ok(g, f->ip_len + tun_extra(q), q->pay_len))
 			r = SOFL_GRO_FLUSH_SIZE;
 		if (r < 0 && !rule_segs_ok(g, f->count))
 			r = SOFL_GRO_FLUSH_SEGS;
@@ -337,6 +382,13 @@ l4_csum_check(struct sofl_gro *g, const struct sofl_pkt *q)
 		return CK_PARTIAL;
 	}
 	return 0;
+}
+
+/* The engine's parse of a frame, with its parse config (cfg.parse) */
+HOT int
+gro_parse(const struct sofl_gro *g, struct sofl_pkt *p, const void *d, uint32_t len)
+{
+	return sofl_pkt_parse_inline_cfg(p, d, len, g->cfg.link, g->pcp);
 }
 
 /* A classified input: its parse (the caller's, or the engine's in own)
@@ -413,16 +465,42 @@ fast_ip_ok(const uint8_t *d, uint32_t len, uint32_t l3, unsigned v, uint32_t *en
 	return !rule_badlen(6, ip, *end, len) && pk_ipv6_end(ip, l3, len, end) == 0;
 }
 
+/* 1 when an IPv4 packet of 20-byte header @ip (@avail bytes after it),
+ * neither TCP nor a fragment, may be a tunnel packet the parser would
+ * parse into under the engine's parse config: IP-in-IP (protocol 4 or 41)
+ * while it is on (@ipip: g->ipip), UDP to a tunnel port (@tb:
+ * g->tport_bits, then g->tport).  The fast paths leave those to the
+ * general way.  (@tb and @ipip passed in: fast_bypass_run keeps them in
+ * registers, which its output stores would make it reload from g.) */
+HOT int
+tun_maybe4(const struct sofl_gro *g, uint64_t tb, int ipip, const uint8_t *ip, uint32_t avail)
+{
+	uint32_t i;
+	uint16_t dport;
+
+	if (ip[9] != 17)
+		return (ip[9] == 4 || ip[9] == 41) && ipip;
+	if (avail < 4 || !((tb >> (ip[23] & 63)) & 1))	/* port & 63: its low byte's */
+		return 0;	/* (most UDP: one test) */
+	dport = sofl_get16(ip + 22);
+	for (i = 0; i < g->ntport; i++)
+		if (g->tport[i] == dport)
+			return 1;
+	return 0;
+}
+
 /* An IPv4 packet (header at @ip, @avail bytes after it) that fast_hold saw
  * is not TCP: the reason the general way delivers it at once for — the
  * parser's UDP check (pk_udp_len: MALFORMED), then classify's verdict
  * (classify_l3: PROTO, UDP_OFF) — without the full parse; -1: the general
  * way decides (UDP to coalesce). */
 HOT int
-bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail)
+bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail, uint64_t tb, int ipip)
 {
 	uint32_t ulen;
 
+	if (tun_maybe4(g, tb, ipip, ip, avail))
+		return -1;	/* a tunnel packet, perhaps: the parser decides */
 	if (ip[9] == 17 && pk_udp_len(ip + 20, avail, &ulen) < 0)
 		return SOFL_GRO_BYPASS_MALFORMED;	/* classify: a parse error */
 	return classify_l3(g, NULL, 4, ip[9], 20, 0, 0);
@@ -433,13 +511,14 @@ bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail)
  * or -1: TCP, or the general way decides.  The one test of fast_bypass_run
  * and fast_other4. */
 HOT int
-fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3)
+fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3, uint64_t tb,
+	  int ipip)
 {
 	uint32_t end;
 
 	if (!fast_ip_ok(d, len, l3, 4, &end) || d[l3 + 9] == 6)
 		return -1;
-	return bypass4_why(g, d + l3, end - l3 - 20);
+	return bypass4_why(g, d + l3, end - l3 - 20, tb, ipip);
 }
 
 /* A caller's parse @q of input @in (SOFL_GRO_F_PKT) the engine may use
@@ -453,12 +532,34 @@ fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3)
  * inside these bounds, so a parse that passes cannot make the engine read
  * outside the frame.  Other parses (not IP, not TCP/UDP, fragments) are
  * delivered by classify_l3 without the frame being read by them. */
+/* A tunnel parse's outer offsets (pkt.h, Tunnels) in the order the parser
+ * writes them, within the frame: what classify_tun, tun_same and
+ * completion read by them (the outer IP and UDP headers, the tunnel
+ * header, the bytes up to the inner IP header) */
+static int
+tun_fits(const struct sofl_pkt *q)
+{
+	const uint32_t o3 = q->outer_l3_off, ol = q->outer_l3_len, o4 = q->outer_l4_off;
+	const uint32_t enc = q->encap_off, i2 = q->inner_l2_off;
+
+	if ((q->outer_ipv != 4 && q->outer_ipv != 6) || ol < (q->outer_ipv == 4 ? 20u : 40u) ||
+	    q->outer_ip_end > q->len || o3 + ol > q->outer_ip_end)
+		return 0;
+	if (q->encap == SOFL_ENCAP_IPIP)
+		return o4 == 0 && enc == o3 + ol && q->encap_len == 0 && i2 == enc;
+	return (q->encap == SOFL_ENCAP_VXLAN || q->encap == SOFL_ENCAP_GENEVE) &&
+	       o4 == o3 + ol && enc == o4 + 8 && q->encap_len >= 8 &&
+	       i2 == enc + (uint32_t)q->encap_len && i2 <= q->outer_ip_end;
+}
+
 static int
 pkt_fits(const struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q)
 {
 	uint32_t l4end;
 
 	if (!q || q->data != in->data || q->len != in->len || q->link != (uint8_t)g->cfg.link)
+		return 0;
+	if ((q->layers & SOFL_LAYER_ENCAP) && !tun_fits(q))
 		return 0;
 	if (q->ipv != 4 && q->ipv != 6)
 		return q->ipv == 0;		/* NOT_IP */
@@ -472,7 +573,62 @@ pkt_fits(const struct sofl_gro *g, const struct sofl_gro_in *in, const struct so
 				   q->l4_len == 8) &&
 	       q->pay_off == l4end && q->ip_end <= q->len && q->pay_off <= q->ip_end &&
 	       q->pay_len == q->ip_end - q->pay_off && q->pay_len <= 65535 &&
-	       (!q->opt_ts || (q->opt_ts >= q->l4_off + 20u && q->opt_ts + 10u <= l4end));
+	       (!q->opt_ts || (q->opt_ts >= q->l4_off + 20u && q->opt_ts + 10u <= l4end)) &&
+	       (!(q->layers & SOFL_LAYER_ENCAP) ||
+		(q->l3_off == q->inner_l2_off + ((q->encap_flags & SOFL_ENCAP_F_INNER_ETH) ? 14u : 0u) &&
+		 q->ip_end <= q->outer_ip_end));
+}
+
+/* A tunnel packet's outer layers (SOFL_LAYER_ENCAP or _ENCAP_ERR), before
+ * its inner packet is classified: -1 to the inner rules, else the bypass
+ * reason: not parsed into (counted by encap_err), a second level
+ * (encap_mark), outer IPv4 options or IPv6 extension headers and a bad
+ * outer IPv4 header checksum (inet_gro_receive, ipv6_gro_receive on the
+ * outer header). */
+static __attribute__((noinline)) int
+classify_tun(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q)
+{
+	g->st.tun_in++;
+	if (q->layers & SOFL_LAYER_ENCAP_ERR) {
+		g->st.encap_err[q->encap_err < SOFL_ENCAP_ERR__MAX ? q->encap_err : 0]++;
+		return SOFL_GRO_BYPASS_ENCAP_MALFORMED;
+	}
+	if (q->encap_flags & SOFL_ENCAP_F_NESTED)
+		return SOFL_GRO_BYPASS_ENCAP_NESTED;
+	if (q->outer_l3_len != (q->outer_ipv == 4 ? 20 : 40))
+		return SOFL_GRO_BYPASS_OUTER_IP_OPTS;
+	if (q->outer_ipv == 4 && !(in->flags & SOFL_GRO_F_IPCSUM_OK)) {
+		g->st.csum_sw_ip++;
+		if (!ip4_csum_ok(q->data + q->outer_l3_off))
+			return SOFL_GRO_BYPASS_OUTER_IP_CSUM;
+	}
+	return -1;
+}
+
+/* A tunnel packet's outer checks after the inner IP header's: the outer
+ * header's length fault or reserved fragment bit joins badlen (#8, #9:
+ * inet_gro_receive's flush on the outer header); unless the outer header
+ * has one (udp4_gro_receive skips the check when flush is already set by
+ * then: only the outer layer has been seen), a non-zero outer UDP checksum
+ * not flagged verified (SOFL_GRO_F_OUTER_CSUM_OK) is verified
+ * (skb_gro_checksum_validate_zero_check; a bad one is not merged, its flow
+ * kept, whatever the inner packet's length).  -1, or the bypass reason. */
+static __attribute__((noinline)) int
+classify_tun_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
+		int *badlen)
+{
+	const uint8_t *oip = q->data + q->outer_l3_off;
+	/* the outer header's own flush (udp4_gro_receive sees only that one) */
+	const int obad = q->outer_ip_end != q->len || (q->outer_ipv == 4 && (oip[6] & 0x80));
+
+	*badlen |= obad;
+	if (obad || !q->outer_l4_off || (in->flags & SOFL_GRO_F_OUTER_CSUM_OK) ||
+	    !sofl_get16(q->data + q->outer_l4_off + 6))
+		return -1;
+	g->st.csum_sw_outer++;
+	if (!l4_sum_ok(q->outer_ipv, oip, 17, q->outer_l3_len, q->outer_ip_end - q->outer_l4_off))
+		return SOFL_GRO_BYPASS_OUTER_CSUM;
+	return -1;
 }
 
 /* L2/L3 checks and checksums (#5-#12): everything that does not depend on
@@ -495,11 +651,14 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 		x->q = q = in->pkt;
 	} else {
 		x->q = q = &x->own;
-		if (sofl_pkt_parse_inline(&x->own, in->data, in->len, g->cfg.link) < 0) {
+		if (gro_parse(g, &x->own, in->data, in->len) < 0) {
 			x->byp = SOFL_GRO_BYPASS_MALFORMED;	/* (data checked above) */
 			return;
 		}
 	}
+	if (__builtin_expect(q->layers & (SOFL_LAYER_ENCAP | SOFL_LAYER_ENCAP_ERR), 0) &&
+	    (x->byp = classify_tun(g, in, q)) >= 0)
+		return;
 	x->byp = classify_l3(g, q, q->ipv, q->l4_proto, q->l3_len, q->is_frag, q->pay_off);
 	if (x->byp >= 0)
 		return;
@@ -512,6 +671,9 @@ classify(struct sofl_gro *g, const struct sofl_gro_in *in, struct rxq *x)
 	}
 	/* #8, #9: IP length != bytes received, or the reserved fragment bit */
 	x->badlen = rule_badlen(q->ipv, q->data + q->l3_off, q->ip_end, q->len);
+	if (__builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0) &&
+	    (x->byp = classify_tun_l4(g, in, q, &x->badlen)) >= 0)
+		return;
 	if (!x->badlen && !(in->flags & SOFL_GRO_F_CSUM_OK)) {
 		if (q->l4_proto == 17 && sofl_get16(q->data + q->l4_off + 6) == 0) {
 			/* no UDP checksum: nothing to verify, which Linux's
@@ -541,6 +703,10 @@ deliver(struct sofl_gro *g, const struct sofl_gro_in *in, const struct rxq *x)
 			gro_bypass(g, &z, x->byp);
 		} else {
 			gro_bypass(g, in, x->byp);
+			/* (MALFORMED: no parse to read) */
+			if (__builtin_expect(x->byp != SOFL_GRO_BYPASS_MALFORMED &&
+					     (x->q->layers & (SOFL_LAYER_ENCAP | SOFL_LAYER_ENCAP_ERR)), 0))
+				gro_tun_single(g, in, x->q, &g->outs[g->nout - 1]);
 		}
 	} else if (x->q->l4_proto == 6) {
 		tcp_rx(g, in, x->q, x->h, x->b, x->ports, x->badlen, x->ck);

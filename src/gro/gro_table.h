@@ -191,14 +191,57 @@ differ_n(const uint8_t *a, const uint8_t *b, unsigned n)
 	return n && differ(a, b, n);
 }
 
-/* #1-#3: the same-flow filter of gro_list_prepare / inet / ipv6_gro_receive */
-HOT int
-same_flow(const struct flow *f, const struct sofl_pkt *q)
+/* The same-flow filter of a tunnel packet @q (SOFL_LAYER_ENCAP) against
+ * held flow @fi (same inner L3 offset), up to its inner IP header, layer
+ * by layer: the outer Ethernet header (gro_list_prepare), the outer IP
+ * protocol and addresses (inet_gro_receive; IPv6: version, flow label,
+ * next header, addresses: ipv6_gro_receive), the outer UDP ports and the
+ * zero-ness of its checksum (udp_gro_receive), then the tunnel header and
+ * the inner Ethernet header byte for byte (vxlan_gro_prepare_receive: flags
+ * and VNI words; geneve_gro_receive: the whole header with its options;
+ * eth_gro_receive).  A plain packet never has a tunnel flow's inner L3
+ * offset (nor the reverse), so plain flows are never compared here.  Out
+ * of line: the plain lookups that inline same_flow stay as small as before. */
+static __attribute__((noinline, unused)) int
+tun_same(const struct sofl_gro *g, uint32_t fi, const struct sofl_pkt *q)
 {
+	const struct tflow *t = &g->tun[fi];
+	const uint8_t *a = fhdr(&g->flows[fi]), *b = q->data, *oa, *ob;
+
+	if (t->ov != q->outer_ipv || t->type != q->encap || t->o3 != q->outer_l3_off ||
+	    t->o4 != q->outer_l4_off || t->enc != q->encap_off || differ_n(a, b, t->o3))
+		return 0;
+	oa = a + t->o3;
+	ob = b + t->o3;
+	if (t->ov == 4) {
+		if (oa[9] != ob[9] || ld64(oa + 12) != ld64(ob + 12))
+			return 0;
+	} else if (((sofl_get32(oa) ^ sofl_get32(ob)) & 0xf00fffffu) || oa[6] != ob[6] ||
+		   differ(oa + 8, ob + 8, 32)) {
+		return 0;
+	}
+	if (t->o4 && (ld32(a + t->o4) != ld32(b + t->o4) ||
+		      !sofl_get16(a + t->o4 + 6) != !sofl_get16(b + t->o4 + 6)))
+		return 0;
+	return !differ(a + t->enc, b + t->enc, (unsigned)(q->l3_off - t->enc));
+}
+
+/* #1-#3: the same-flow filter of gro_list_prepare / inet / ipv6_gro_receive
+ * (a tunnel packet: tun_same up to its inner IP header) */
+HOT int
+same_flow(const struct sofl_gro *g, uint32_t fi, const struct sofl_pkt *q)
+{
+	const struct flow *f = &g->flows[fi];
 	const uint8_t *a = fhdr(f), *b = q->data;
 
-	if (f->l3_off != q->l3_off || differ_n(a, b, f->l3_off))
+	if (f->l3_off != q->l3_off)
 		return 0;
+	if (__builtin_expect(q->layers & SOFL_LAYER_ENCAP, 0)) {
+		if (!tun_same(g, fi, q))
+			return 0;
+	} else if (differ_n(a, b, f->l3_off)) {
+		return 0;
+	}
 	a += f->l3_off;
 	b += q->l3_off;
 	if (f->ipv == 4)
@@ -220,7 +263,7 @@ lookup(const struct sofl_gro *g, const struct sofl_pkt *q, uint32_t h, uint32_t 
 	for (fi = bhead(g, b); fi != NIL; fi = g->flows[fi].chain) {
 		const struct flow *f = &g->flows[fi];
 		if (f->hash == h && f->ports == ports && f->proto == q->l4_proto &&
-		    f->ipv == q->ipv && same_flow(f, q))
+		    f->ipv == q->ipv && same_flow(g, fi, q))
 			return fi;
 	}
 	return NIL;

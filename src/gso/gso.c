@@ -8,18 +8,20 @@
  * so that an error leaves the output untouched, then emits the segments in
  * one pass.  Sums that do not change between segments are taken once. */
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include "softoffload/gso.h"
 #include "base/siphash.h"
 #include "pkt/pkt_impl.h"
 #include "csum/csum_impl.h"
 #include "hdr.h"
+#include "tun.h"
 
 #define IP4_DF 0x4000
 #define IP4_MF 0x2000
 #define FRAG6_LEN 8
 
-enum kind { K_PASS, K_SEG, K_FRAG };
+enum kind { K_PASS, K_SEG, K_FRAG, K_CSUM_AT };
 
 /* A walk over the frame's bytes as the caller holds them (iovecs). */
 struct cursor {
@@ -46,6 +48,11 @@ struct job {
 	uint8_t frag_nh;	/* FRAG v6: the next header the fragment header carries */
 	uint16_t l4_check;	/* FRAG: the datagram's complete L4 checksum */
 	uint32_t frag_id;	/* FRAG v6: the fragment headers' identification */
+	uint16_t id_step;	/* the (inner) IPv4 ID's step: 0 fixed, 1 */
+	uint8_t is_tun;		/* a tunnel type: tun fixes the outer headers */
+	/* not zeroed by plan(): valid only when is_tun / when p points to it */
+	struct gso_tun tun;
+	struct sofl_pkt outer;	/* a type without tunnel bits on a tunnel parse: the outer packet */
 };
 
 static void
@@ -107,7 +114,7 @@ max_segs(const struct sofl_gso_params *gp)
 {
 	if (gp->max_segs)
 		return gp->max_segs;
-	switch (gp->type) {
+	switch (SOFL_GSO_INNER(gp->type)) {
 	case SOFL_GSO_UDP_L4:  return SOFL_GSO_UDP_MAX_SEGS;
 	case SOFL_GSO_UFO: return SOFL_GSO_FRAG_MAX_SEGS;
 	default:               return SOFL_GSO_TCP_MAX_SEGS;
@@ -124,16 +131,25 @@ ipv6_unfrag(const struct sofl_pkt *p, uint32_t *end, uint16_t *nh_pos)
 	uint32_t o = p->l3_off + 40u, stop = (uint32_t)p->l3_off + p->l3_len;
 	uint16_t pos = (uint16_t)(p->l3_off + 6);
 	uint8_t nh = d[p->l3_off + 6];
+	int rh = 0;
 
 	*end = o;
 	*nh_pos = pos;
+	/* Linux ip6_find_1stfragopt(): hop-by-hop, routing and destination
+	 * options headers are repeated in every fragment, up to a destination
+	 * options header that follows a routing header (that one, and what
+	 * follows, is fragmented) or the first other header.  (A destination
+	 * options header with a home address option, CONFIG_IPV6_MIP6, is not
+	 * looked for.) */
 	while (o < stop && (nh == 0 || nh == 43 || nh == 60)) {
 		uint32_t len = ((uint32_t)d[o + 1] + 1) * 8;
 
-		if (nh != 60) {		/* HBH or routing: must be in every fragment */
-			*end = o + len;
-			*nh_pos = (uint16_t)o;
-		}
+		if (nh == 60 && rh)
+			break;
+		if (nh == 43)
+			rh = 1;
+		*end = o + len;
+		*nh_pos = (uint16_t)o;
 		nh = d[o];
 		o += len;
 	}
@@ -155,28 +171,39 @@ plan_pass(struct job *j)
 	return 0;
 }
 
+/* The first byte of the IP packets that are output: the outer IP header of
+ * a tunnel super-packet, else the (only) IP header. */
+static uint32_t
+ip_start(const struct job *j)
+{
+	return j->is_tun ? j->tun.ol3 : j->p->l3_off;
+}
+
 static int
 plan_seg(struct job *j)
 {
 	const struct sofl_gso_params *gp = j->gp;
 	const struct sofl_pkt *p = j->p;
+	const unsigned type = SOFL_GSO_INNER(gp->type);
 	uint32_t g = gp->gso_size;
 
-	if (p->l4_proto != (gp->type == SOFL_GSO_UDP_L4 ? 17 : 6))
+	if (p->l4_proto != (type == SOFL_GSO_UDP_L4 ? 17 : 6))
 		return SOFL_E_GSO_PROTO;
-	if (gp->type != SOFL_GSO_UDP_L4 && p->ipv != (gp->type == SOFL_GSO_TCPV4 ? 4 : 6))
+	if (type != SOFL_GSO_UDP_L4 && p->ipv != (type == SOFL_GSO_TCPV4 ? 4 : 6))
 		return SOFL_E_GSO_PROTO;	/* TCPV4 for IPv4, TCPV6 for IPv6 */
 	if (!(p->layers & SOFL_LAYER_L4))	/* its TCP/UDP header is malformed or cut */
 		return SOFL_E_GSO_HDR;
 	if (g == 0)
 		return SOFL_E_GSO_SIZE;
-	if (p->pay_len <= g)	/* not GSO (tcp_gso_segment, udp_send_skb) */
+	/* not GSO (tcp_gso_segment, udp_send_skb); a tunnel packet is cut
+	 * into one segment instead, so that its outer headers are fixed too */
+	if (p->pay_len <= g && !j->is_tun)
 		return plan_pass(j);
-	if (gp->mtu && p->pay_off - p->l3_off + g > gp->mtu)
+	if (gp->mtu && p->pay_off - ip_start(j) + (p->pay_len < g ? p->pay_len : g) > gp->mtu)
 		return SOFL_E_GSO_SIZE;
 	j->kind = K_SEG;
 	j->unit = g;
-	j->n = (p->pay_len + g - 1) / g;
+	j->n = p->pay_len ? (p->pay_len + g - 1) / g : 1;
 	j->hlen = p->pay_off;
 	j->cut_off = p->pay_off;
 	j->cut_len = p->pay_len;
@@ -229,19 +256,81 @@ plan_frag(struct job *j)
 
 static int lib_ids_key(void);
 
+/* SOFL_GSO_F_CSUM_AT: one segment, the packet as it is; the bytes up to the
+ * checksum field's end are the header copy, the rest the payload (both summed
+ * from csum_start when the checksum is completed, emit_csum_at). */
+static int
+plan_csum_at(struct job *j)
+{
+	const struct sofl_gso_params *gp = j->gp;
+	const struct sofl_pkt *p = j->p;
+	uint32_t start = gp->csum_start, field = start + gp->csum_offset, end;
+
+	if (gp->type != SOFL_GSO_NONE)
+		return SOFL_E_INVAL;
+	if (p->layers & SOFL_LAYER_ENCAP)
+		end = p->outer_ip_end;
+	else if (p->layers & SOFL_LAYER_L3)
+		end = p->ip_end;
+	else
+		end = p->len;
+	/* skb_partial_csum_set(): the field inside the packet */
+	if (start >= end || field + 2 > end || field + 2 > 0xffff)
+		return SOFL_E_GSO_HDR;
+	if (j->gp->mtu && (p->layers & (SOFL_LAYER_L3 | SOFL_LAYER_ENCAP)) &&
+	    end - ((p->layers & SOFL_LAYER_ENCAP) ? p->outer_l3_off : p->l3_off) > j->gp->mtu)
+		return SOFL_E_GSO_SIZE;
+	j->kind = K_CSUM_AT;
+	j->n = 1;
+	j->hlen = field + 2;
+	j->cut_off = j->hlen;
+	j->cut_len = end - j->hlen;
+	j->unit = j->cut_len;
+	j->extra = start;	/* csum_start */
+	return 0;
+}
+
 static int
 plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
      enum sofl_gso_mode mode, int in_cnt)
 {
 	int err;
 
-	memset(j, 0, sizeof(*j));
+	memset(j, 0, offsetof(struct job, tun));	/* not the tunnel fields: set when used */
 	j->gp = gp;
 	j->p = p;
 	j->mode = mode;
 	if (!gp || !p || !p->data || in_cnt < 0 ||
 	    (mode != SOFL_GSO_ZEROCOPY && mode != SOFL_GSO_COPY))
 		return SOFL_E_INVAL;
+	if (gp->flags & SOFL_GSO_F_CSUM_AT) {
+		/* a virtio header's checksum, wherever it points: no IP needed */
+		err = plan_csum_at(j);
+		goto planned;
+	}
+	if (gp->type & SOFL_GSO_TUNNEL_MASK) {
+		if (!(p->layers & SOFL_LAYER_L3) || (p->ipv != 4 && p->ipv != 6))
+			return SOFL_E_NOT_IP;
+		/* the inner packet is cut by the rules below, the outer
+		 * headers fixed per segment (tun.h) */
+		if ((err = gso_tun_plan(&j->tun, gp, p)) != 0)
+			return err;
+		j->is_tun = 1;
+		if (p->is_frag)
+			return SOFL_E_FRAGMENT;
+		err = plan_seg(j);
+		goto planned;
+	}
+	if (p->layers & SOFL_LAYER_ENCAP) {
+		/* a type without tunnel bits acts on the outer packet, as
+		 * Linux's inet/ipv6_gso_segment dispatch on the outer
+		 * protocol: UDP_L4 cuts the outer UDP datagram, UFO fragments
+		 * the outer IP packet, TCPV4/TCPV6 find no TCP there */
+		gso_outer_view(&j->outer, p);
+		j->p = p = &j->outer;
+	}
+	/* (the outer view is an IP packet even when the inner one is not,
+	 * e.g. ARP in VXLAN) */
 	if (!(p->layers & SOFL_LAYER_L3) || (p->ipv != 4 && p->ipv != 6))
 		return SOFL_E_NOT_IP;
 	if (p->is_frag)
@@ -254,8 +343,15 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	case SOFL_GSO_UFO: err = plan_frag(j); break;
 	default:               return SOFL_E_INVAL;
 	}
+planned:
 	if (err)
 		return err;
+	/* the headers every segment copies are read from p->data: they must
+	 * be there (an iovec input's gathered bytes, sofl_pkt_parse_iov_cfg) */
+	if (j->hlen > p->len)
+		return SOFL_E_GSO_HDR;
+	if (!in_cnt && p->len < (j->kind == K_CSUM_AT ? j->cut_off + j->cut_len : p->ip_end))
+		return SOFL_E_INVAL;	/* contiguous: the whole packet */
 	if (j->n > max_segs(gp))
 		return SOFL_E_GSO_TOO_MANY;
 	/* an IPv6 identification from the library's generator needs its key */
@@ -271,6 +367,7 @@ plan(struct job *j, const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	/* partial checksums cannot survive fragmentation */
 	j->full = j->kind == K_FRAG || !(gp->flags & SOFL_GSO_F_CSUM_PARTIAL);
 	j->udp = p->l4_proto == 17;
+	j->id_step = (gp->flags & (j->is_tun ? SOFL_GSO_F_FIXED_ID_INNER : SOFL_GSO_F_FIXED_ID)) ? 0 : 1;
 	return 0;
 }
 
@@ -411,16 +508,16 @@ emit_seg(struct job *j, uint32_t k, uint8_t *h, struct sofl_gso_seg *s)
 {
 	const struct sofl_pkt *p = j->p;
 	uint32_t off = k * j->unit, plen = j->cut_len - off, psum;
-	uint16_t id = j->id0;
+	uint16_t id = (uint16_t)(j->id0 + k * j->id_step);
 
 	if (plen > j->unit)
 		plen = j->unit;
 	copy_hdr(h, p->data, j->hlen);
 	psum = payload(j, j->cut_off + off, plen, h + j->hlen, s);
-	if (!(j->gp->flags & SOFL_GSO_F_FIXED_ID))
-		id = (uint16_t)(id + k);
 	set_ip_len(j, h, j->hlen - p->l3_off + plen, id);
 	fix_l4(j, h + p->l4_off, k, plen, psum, 1);
+	if (j->is_tun)	/* after the inner headers: the outer sum uses them */
+		gso_tun_fix(&j->tun, h, plen, (uint16_t)(j->tun.id0 + k * j->tun.id_step));
 	s->hdr_len = (uint16_t)j->hlen;
 	s->len = j->hlen + plen;
 }
@@ -441,6 +538,8 @@ struct segw {
 	uint32_t hlen, l3, l4, unit, ip_hl, l4_hl, left;
 	uint32_t ip_base, l4_base, ps_base, seq;
 	uint16_t id, id_step;
+	const struct gso_tun *tun;	/* a tunnel type's outer headers */
+	uint16_t oid;			/* their IPv4 ID */
 };
 
 /* The segment's payload (@plen bytes: referenced, or copied behind its
@@ -485,14 +584,17 @@ segw_next(struct segw *w, uint32_t plen)
 	w->h += w->stride;
 	w->s++;
 	w->id = (uint16_t)(w->id + w->id_step);
+	if (w->tun)
+		w->oid = (uint16_t)(w->oid + w->tun->id_step);
 	w->seq += w->unit;
 }
 
 /* One segment by the rules: its headers from the input's, then every field
  * that changes (IP length, ID and header checksum, TCP seq and flags @fk,
- * UDP length, the L4 checksum) */
+ * UDP length, the L4 checksum; then a tunnel's outer headers) */
 static inline __attribute__((always_inline)) void
-segw_one(struct segw *w, uint8_t fk, const int copy, const int full, const int udp, const int v4)
+segw_one(struct segw *w, uint8_t fk, const int copy, const int full, const int udp, const int v4,
+	 const int tun)
 {
 	uint32_t plen = w->left < w->unit ? w->left : w->unit, l4len = w->l4_hl + plen, psum, hs;
 	uint8_t *h = w->h;
@@ -511,12 +613,14 @@ segw_one(struct segw *w, uint8_t fk, const int copy, const int full, const int u
 	}
 	sofl_put16(h + w->l4 + (udp ? 6 : 16),
 		   hdr_l4_seg_check(w->ps_base, l4len, hs, psum, full, udp));
+	if (tun)
+		gso_tun_fix(w->tun, h, plen, w->oid);
 	segw_next(w, plen);
 }
 
 static inline __attribute__((always_inline)) void
 seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int full, const int udp,
-	   const int v4)
+	   const int v4, const int tun)
 {
 	const struct sofl_pkt *p = j->p;
 	const uint8_t f = p->tcp_flags, f_first = f & (uint8_t)~(SOFL_TCP_FIN | SOFL_TCP_PSH);
@@ -528,17 +632,19 @@ seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int fu
 		.l4 = p->l4_off, .unit = j->unit, .ip_hl = j->hlen - p->l3_off,
 		.l4_hl = p->l4_len, .left = j->cut_len, .ip_base = j->ip_base,
 		.l4_base = j->l4_base, .ps_base = j->ps_base, .seq = p->tcp_seq, .id = j->id0,
-		.id_step = (j->gp->flags & SOFL_GSO_F_FIXED_ID) ? 0 : 1,
+		.id_step = j->id_step, .tun = tun ? &j->tun : NULL, .oid = tun ? j->tun.id0 : 0,
 	};
 	const uint32_t n = j->n;
 	const uint8_t *tmpl;
-	uint32_t k, ip_sum, hs;
+	uint32_t k, ip_sum, hs, oip_sum = 0;
 
-	segw_one(&w, f_first, copy, full, udp, v4);
-	if (n == 1)
+	if (n == 1) {	/* a tunnel packet that needs no cut: as it is */
+		segw_one(&w, f, copy, full, udp, v4, tun);
 		return;
+	}
+	segw_one(&w, f_first, copy, full, udp, v4, tun);
 	if (n == 2) {
-		segw_one(&w, f_last, copy, full, udp, v4);
+		segw_one(&w, f_last, copy, full, udp, v4, tun);
 		return;
 	}
 	/* Segment 1 by the rules; 2 .. n-2 are copies of its headers that
@@ -546,8 +652,10 @@ seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int fu
 	 * checksums, the L4 checksum: a full-sized payload each, so the same
 	 * lengths, flags and (partial) pseudo-header checksum. */
 	tmpl = w.h;
-	segw_one(&w, f_mid, copy, full, udp, v4);
+	segw_one(&w, f_mid, copy, full, udp, v4, tun);
 	ip_sum = sofl_csum_combine(w.ip_base, w.ip_hl + w.unit);
+	if (tun)
+		oip_sum = sofl_csum_combine(j->tun.ip_base, j->tun.ip_hl + w.unit);
 	hs = w.l4_base + (udp ? w.l4_hl + w.unit : f_mid);
 	for (k = 2; k + 1 < n; k++) {
 		uint8_t *h = w.h;
@@ -562,9 +670,11 @@ seg_fast_t(struct job *j, struct sofl_gso_out *out, const int copy, const int fu
 		if (full)
 			sofl_put16(h + w.l4 + (udp ? 6 : 16),
 				   hdr_l4_seg_check(w.ps_base, w.l4_hl + w.unit, hs + ss, psum, 1, udp));
+		if (tun)
+			gso_tun_fix_mid(w.tun, h, oip_sum, w.oid);
 		segw_next(&w, w.unit);
 	}
-	segw_one(&w, f_last, copy, full, udp, v4);
+	segw_one(&w, f_last, copy, full, udp, v4, tun);
 }
 
 /* seg_fast_t() with its flags as constants for zero-copy TCP, with them as
@@ -574,12 +684,16 @@ seg_fast(struct job *j, struct sofl_gso_out *out)
 {
 	const int copy = j->mode == SOFL_GSO_COPY, v4 = j->p->ipv == 4;
 
-	if (!copy && !j->udp && v4)
-		j->full ? seg_fast_t(j, out, 0, 1, 0, 1) : seg_fast_t(j, out, 0, 0, 0, 1);
+	if (j->is_tun && !copy && !j->udp && v4)	/* VXLAN TSO, the common tunnel case */
+		j->full ? seg_fast_t(j, out, 0, 1, 0, 1, 1) : seg_fast_t(j, out, 0, 0, 0, 1, 1);
+	else if (j->is_tun)
+		seg_fast_t(j, out, copy, j->full, j->udp, v4, 1);
+	else if (!copy && !j->udp && v4)
+		j->full ? seg_fast_t(j, out, 0, 1, 0, 1, 0) : seg_fast_t(j, out, 0, 0, 0, 1, 0);
 	else if (!copy && !j->udp)
-		j->full ? seg_fast_t(j, out, 0, 1, 0, 0) : seg_fast_t(j, out, 0, 0, 0, 0);
+		j->full ? seg_fast_t(j, out, 0, 1, 0, 0, 0) : seg_fast_t(j, out, 0, 0, 0, 0, 0);
 	else
-		seg_fast_t(j, out, copy, j->full, j->udp, v4);
+		seg_fast_t(j, out, copy, j->full, j->udp, v4, 0);
 }
 
 /* Pass-through: the packet as it is, its L4 checksum completed (or made
@@ -608,13 +722,36 @@ emit_pass(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
 		psum = cur_take(&c, j->cut_off, l4pay, NULL, &none, NULL, 1);
 		payload_sum(j, j->cut_off, j->cut_len, h + j->hlen, s, 0);
 	}
-	/* UDP over IPv4 with 0: "no checksum", nothing to complete */
-	if (l4 && !(j->udp && p->ipv == 4 && sofl_get16(p->data + p->l4_off + 6) == 0))
+	/* UDP over IPv4 with 0: "no checksum", nothing to complete; so is a
+	 * tunnel's outer UDP with 0 over IPv6 (RFC 6935, udp6zerocsumtx) */
+	if (l4 && !(j->udp && (p->ipv == 4 || p == &j->outer) &&
+		    sofl_get16(p->data + p->l4_off + 6) == 0))
 		fix_l4(j, h + p->l4_off, 0, l4pay, psum, 0);
 	if (p->ipv == 4) {
 		uint8_t *iph = h + p->l3_off;
 
 		hdr_ipv4_set_len_id(iph, p->l3_len, sofl_get16(iph + 2), sofl_get16(iph + 4));
+	}
+	s->hdr_len = (uint16_t)j->hlen;
+	s->len = j->hlen + j->cut_len;
+}
+
+/* SOFL_GSO_F_CSUM_AT (plan_csum_at): Linux skb_checksum_help() -- the sum
+ * from csum_start to the end, the field included, folded and complemented
+ * into the field (0 as CSUM_MANGLED_0); partial: the packet unchanged. */
+static void
+emit_csum_at(struct job *j, uint8_t *h, struct sofl_gso_seg *s)
+{
+	uint32_t start = j->extra, sum, psum;
+	uint16_t v;
+
+	memcpy(h, j->p->data, j->hlen);
+	psum = payload(j, j->cut_off, j->cut_len, h + j->hlen, s);
+	if (j->full) {
+		sum = sofl_csum_block_add(sofl_csum_add(0, h + start, j->hlen - start), psum,
+					  j->hlen - start);
+		v = (uint16_t)~sofl_csum_fold(sum);
+		sofl_put16(h + j->hlen - 2, v ? v : 0xffff);
 	}
 	s->hdr_len = (uint16_t)j->hlen;
 	s->len = j->hlen + j->cut_len;
@@ -864,6 +1001,7 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	struct job j;
 	uint32_t k;
 	size_t used_iov = 0;
+	uint32_t end;
 	int err;
 
 	if (!out)
@@ -871,15 +1009,17 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	err = plan(&j, gp, p, out->mode, in ? in_cnt : 0);
 	if (err)
 		return err;
+	p = j.p;	/* the outer packet for a plain type on a tunnel parse */
+	end = j.kind == K_CSUM_AT ? j.cut_off + j.cut_len : p->ip_end;
 	if (in) {
-		if (pk_iov_total(in, in_cnt) < p->ip_end)
+		if (pk_iov_total(in, in_cnt) < end)
 			return SOFL_E_GSO_HDR;
 		cur_init(&j.cur, in, in_cnt);
 	} else {
-		if (p->len < p->ip_end)
+		if (p->len < end)
 			return SOFL_E_INVAL;
 		j.one.iov_base = (void *)(uintptr_t)p->data;
-		j.one.iov_len = p->ip_end;
+		j.one.iov_len = end;
 		cur_init(&j.cur, &j.one, 1);
 	}
 	if (!out->seg || out->seg_cap < j.n || !out->buf ||
@@ -887,7 +1027,8 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	    (j.mode == SOFL_GSO_ZEROCOPY &&
 	     (!out->iov || out->iov_cap < 2 * (size_t)j.n + (in ? (size_t)in_cnt : 0))))
 		return SOFL_E_NOSPC;
-	prime(&j);
+	if (j.kind != K_CSUM_AT)
+		prime(&j);
 	if (j.kind == K_SEG && !in) {
 		seg_fast(&j, out);
 		return (int)j.n;
@@ -918,6 +1059,8 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 			emit_seg(&j, k, h, s);
 		else if (j.kind == K_FRAG)
 			emit_frag(&j, k, h, s);
+		else if (j.kind == K_CSUM_AT)
+			emit_csum_at(&j, h, s);
 		else
 			emit_pass(&j, h, s);
 		if (j.mode == SOFL_GSO_ZEROCOPY) {

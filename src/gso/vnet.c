@@ -1,15 +1,35 @@
 /* virtio-net header: wire form, Linux's acceptance rules, translation to and
  * from segmentation parameters (vnet.h).  Rule numbers are those listed at
- * the top of vnet.h, in the order of Linux 6.18 __virtio_net_hdr_to_skb()
+ * the top of vnet.h, in the order of Linux 6.18 __virtio_net_hdr_to_skb(),
+ * virtio_net_hdr_tnl_to_skb() and virtio_net_handle_csum_offload()
  * (include/linux/virtio_net.h). */
 #include <string.h>
 #include "softoffload/vnet.h"
+#include "gso/vnet_impl.h"
 #include "csum/csum_impl.h"
 
 #define ETH_P_IP   0x0800
 #define ETH_P_IPV6 0x86DD
 #define KNOWN_FLAGS \
 	(SOFL_VNET_HDR_F_NEEDS_CSUM | SOFL_VNET_HDR_F_DATA_VALID | SOFL_VNET_HDR_F_RSC_INFO)
+#define ETH_HLEN 14
+#define UDP_HLEN 8
+/* the inner type of a UDP-tunnel gso_type */
+#define TNL_INNER(t) ((uint8_t)((t) & ~(SOFL_GSO_ECN | SOFL_VNET_GSO_UDP_TUNNEL)))
+
+static int
+size_ok(size_t hdr_size, unsigned opts)
+{
+	switch (hdr_size) {
+	case SOFL_VNET_HDR_LEN:
+	case SOFL_VNET_HDR_MRG_LEN:
+		return 1;
+	case SOFL_VNET_HDR_TNL_LEN:
+		return !(opts & SOFL_VNET_F_NATIVE);	/* virtio 1.0 only: little-endian */
+	default:
+		return 0;
+	}
+}
 
 static uint16_t
 get_wire16(const uint8_t *b, unsigned opts)
@@ -39,7 +59,7 @@ sofl_vnet_decode(struct sofl_vnet_hdr *h, const void *buf, size_t len, size_t hd
 {
 	const uint8_t *b = buf;
 
-	if (!h || !b || (hdr_size != SOFL_VNET_HDR_LEN && hdr_size != SOFL_VNET_HDR_MRG_LEN))
+	if (!h || !b || !size_ok(hdr_size, opts))
 		return SOFL_E_INVAL;
 	if (len < hdr_size)
 		return SOFL_E_VNET_SHORT;
@@ -49,7 +69,9 @@ sofl_vnet_decode(struct sofl_vnet_hdr *h, const void *buf, size_t len, size_t hd
 	h->gso_size = get_wire16(b + 4, opts);
 	h->csum_start = get_wire16(b + 6, opts);
 	h->csum_offset = get_wire16(b + 8, opts);
-	h->num_buffers = hdr_size == SOFL_VNET_HDR_MRG_LEN ? get_wire16(b + 10, opts) : 0;
+	h->num_buffers = hdr_size >= SOFL_VNET_HDR_MRG_LEN ? get_wire16(b + 10, opts) : 0;
+	h->outer_th_offset = hdr_size >= SOFL_VNET_HDR_TNL_LEN ? get_wire16(b + 20, 0) : 0;
+	h->inner_nh_offset = hdr_size >= SOFL_VNET_HDR_TNL_LEN ? get_wire16(b + 22, 0) : 0;
 	return (int)hdr_size;
 }
 
@@ -59,7 +81,7 @@ sofl_vnet_encode(void *buf, size_t cap, const struct sofl_vnet_hdr *h, size_t hd
 {
 	uint8_t *b = buf;
 
-	if (!h || !b || (hdr_size != SOFL_VNET_HDR_LEN && hdr_size != SOFL_VNET_HDR_MRG_LEN))
+	if (!h || !b || !size_ok(hdr_size, opts))
 		return SOFL_E_INVAL;
 	if (cap < hdr_size)
 		return SOFL_E_NOSPC;
@@ -69,8 +91,13 @@ sofl_vnet_encode(void *buf, size_t cap, const struct sofl_vnet_hdr *h, size_t hd
 	put_wire16(b + 4, h->gso_size, opts);
 	put_wire16(b + 6, h->csum_start, opts);
 	put_wire16(b + 8, h->csum_offset, opts);
-	if (hdr_size == SOFL_VNET_HDR_MRG_LEN)
+	if (hdr_size >= SOFL_VNET_HDR_MRG_LEN)
 		put_wire16(b + 10, h->num_buffers, opts);
+	if (hdr_size >= SOFL_VNET_HDR_TNL_LEN) {
+		memset(b + 12, 0, 8);	/* hash report: not kept */
+		put_wire16(b + 20, h->outer_th_offset, 0);
+		put_wire16(b + 22, h->inner_nh_offset, 0);
+	}
 	return (int)hdr_size;
 }
 
@@ -122,39 +149,55 @@ check_csum(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned thl
 	return 0;
 }
 
-/* Rule 4: GSO without NEEDS_CSUM: the kernel dissects the packet itself. */
+/* A VXLAN/Geneve parse: the outer headers end in UDP. */
+static int
+udp_tunnel(const struct sofl_pkt *p)
+{
+	return (p->layers & SOFL_LAYER_ENCAP) &&
+	       (p->encap == SOFL_ENCAP_VXLAN || p->encap == SOFL_ENCAP_GENEVE);
+}
+
+/* Rule 4: GSO without NEEDS_CSUM: the kernel dissects the packet itself
+ * (skb_flow_dissect_flow_keys_basic()), which stops at a UDP tunnel's outer
+ * UDP header and follows IP-in-IP into the inner packet. */
 static int
 check_dissect(const struct sofl_pkt *p, const struct gso_kind *k, uint32_t *p_off)
 {
 	int ipv = frame_ipv(p);
+	uint32_t l4_off = p->l4_off;
+	uint8_t proto = p->l4_proto;
 
 	if (ipv != 4 && ipv != 6)
 		return SOFL_E_VNET_PROTO;
 	if (k->ipv && ipv != k->ipv)
 		return SOFL_E_VNET_PROTO;
-	if (!(p->layers & SOFL_LAYER_L3) || p->is_frag || p->l4_proto != k->proto)
+	if (udp_tunnel(p)) {
+		l4_off = p->outer_l4_off;
+		proto = 17;
+	} else if (!(p->layers & SOFL_LAYER_L3) || p->is_frag) {
 		return SOFL_E_VNET_PROTO;
-	if ((uint32_t)p->l4_off + k->thlen > p->len)
+	}
+	if (proto != k->proto)
+		return SOFL_E_VNET_PROTO;
+	if (l4_off + k->thlen > p->len)
 		return SOFL_E_VNET_L4_TRUNC;
-	*p_off = (uint32_t)p->l4_off + k->thlen;
+	*p_off = l4_off + k->thlen;
 	return 0;
 }
 
-SOFL_API int
-sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned opts)
+/* Rules 1-7 for @gso_type (the header's, or a tunnel header's without its
+ * tunnel bits). */
+static int
+check_plain(const struct sofl_vnet_hdr *h, uint8_t gso_type, const struct sofl_pkt *p)
 {
 	struct gso_kind k = { 0, 0, 20, 0 };
-	uint8_t base = h ? h->gso_type & ~SOFL_GSO_ECN : 0;
+	uint8_t base = gso_type & ~SOFL_GSO_ECN;
 	int gso, err;
 	uint32_t p_off = 0, nh_off;
 
-	if (!h || !p || (!p->data && p->len))
-		return SOFL_E_INVAL;
-	if ((opts & SOFL_VNET_F_STRICT) && (h->flags & ~KNOWN_FLAGS))
-		return SOFL_E_VNET_FLAGS;
-	gso = h->gso_type != SOFL_GSO_NONE;
+	gso = gso_type != SOFL_GSO_NONE;
 	if (gso) {
-		if ((err = gso_kind(h->gso_type, &k)) < 0)		/* rule 1 */
+		if ((err = gso_kind(gso_type, &k)) < 0)			/* rule 1 */
 			return err;
 		if (h->gso_size == 0)					/* rule 2 */
 			return SOFL_E_VNET_GSO_SIZE;
@@ -176,7 +219,7 @@ sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigne
 			return SOFL_E_VNET_CSUM_OFFSET;
 		if (p->len - p_off > (uint32_t)h->gso_size * SOFL_GSO_UDP_MAX_SEGS)
 			return SOFL_E_VNET_TOO_MANY;
-		if (h->gso_type & SOFL_GSO_ECN)
+		if (gso_type & SOFL_GSO_ECN)
 			return SOFL_E_VNET_ECN;
 	} else if (base != SOFL_GSO_UFO &&
 		   (h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM) && h->csum_offset != 16) {
@@ -189,12 +232,94 @@ sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigne
 	return p->len - nh_off > h->gso_size ? 1 : 0;
 }
 
+static unsigned
+l3min(int is_v6)
+{
+	return is_v6 ? 40 : 20;
+}
+
+/* Rules T1-T8: a header with a UDP-tunnel bit (virtio_net_hdr_tnl_to_skb). */
+static int
+check_tunnel(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned opts)
+{
+	uint8_t tnl = h->gso_type & SOFL_VNET_GSO_UDP_TUNNEL, inner = TNL_INNER(h->gso_type);
+	uint32_t outer_th = h->outer_th_offset, inner_nh = h->inner_nh_offset;
+	uint32_t inner_th = h->csum_start;
+	int r;
+
+	if (!(opts & SOFL_VNET_F_TUNNEL))				/* T1 */
+		return SOFL_E_VNET_TNL_FEATURE;
+	if (tnl == SOFL_VNET_GSO_UDP_TUNNEL)				/* T2 */
+		return SOFL_E_VNET_TNL_FAMILY;
+	if (inner == SOFL_GSO_NONE || inner == SOFL_GSO_UFO)		/* T3 */
+		return SOFL_E_VNET_GSO_TYPE;
+	if (!(h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM))			/* T4 */
+		return SOFL_E_VNET_NO_CSUM;
+	if (outer_th < ETH_HLEN + l3min(tnl == SOFL_VNET_GSO_UDP_TUNNEL_IPV6) ||	/* T5 */
+	    inner_nh < outer_th + UDP_HLEN ||
+	    inner_th < inner_nh + l3min(inner == SOFL_GSO_TCPV6))
+		return SOFL_E_VNET_TNL_OFFSET;
+	r = check_plain(h, (uint8_t)(h->gso_type & ~tnl), p);		/* T6 */
+	if (r < 0)
+		return r;
+	/* T7: USO does not name the inner IP version; the byte is in the frame
+	 * (T5 and rule 3 put inner_nh + 20 <= csum_start <= p->len - 8) */
+	if (inner == SOFL_GSO_UDP_L4 && p->data[inner_nh] >> 4 == 6 &&
+	    inner_th < inner_nh + l3min(1))
+		return SOFL_E_VNET_TNL_OFFSET;
+	if ((h->flags & SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM) &&		/* T8 */
+	    !(opts & SOFL_VNET_F_TUNNEL_CSUM))
+		return SOFL_E_VNET_TNL_CSUM;
+	return r;
+}
+
+SOFL_API int
+sofl_vnet_check(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned opts)
+{
+	unsigned known = KNOWN_FLAGS;
+
+	if (!h || !p || (!p->data && p->len))
+		return SOFL_E_INVAL;
+	if (opts & SOFL_VNET_F_TUNNEL)
+		known |= SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM;
+	if ((opts & SOFL_VNET_F_STRICT) && (h->flags & ~known))
+		return SOFL_E_VNET_FLAGS;
+	/* rule C (virtio_net_handle_csum_offload) */
+	if (h->flags & SOFL_VNET_HDR_F_DATA_VALID) {
+		if (h->gso_type & SOFL_VNET_GSO_UDP_TUNNEL)
+			return SOFL_E_VNET_DATA_VALID;
+		if ((h->flags & SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM) &&
+		    !(opts & SOFL_VNET_F_TUNNEL_CSUM))
+			return SOFL_E_VNET_TNL_CSUM;
+	}
+	if (h->gso_type & SOFL_VNET_GSO_UDP_TUNNEL)
+		return check_tunnel(h, p, opts);
+	return check_plain(h, h->gso_type, p);
+}
+
+/* The segmentation-time fit of a tunnel header to the parse
+ * (skb_udp_tunnel_segment() cuts at the header's offsets; we cut at the
+ * parse's, so they must be the same). */
+static int
+tunnel_fit(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p)
+{
+	uint8_t tnl = h->gso_type & SOFL_VNET_GSO_UDP_TUNNEL;
+
+	if (!udp_tunnel(p) || (p->encap_flags & SOFL_ENCAP_F_NESTED))
+		return SOFL_E_VNET_PROTO;
+	if (p->outer_ipv != (tnl == SOFL_VNET_GSO_UDP_TUNNEL_IPV6 ? 6 : 4))
+		return SOFL_E_VNET_TNL_FAMILY;
+	if (h->outer_th_offset != p->outer_l4_off || h->inner_nh_offset != p->l3_off)
+		return SOFL_E_VNET_TNL_OFFSET;
+	return 0;
+}
+
 SOFL_API int
 sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsigned opts,
 		 struct sofl_gso_params *gp)
 {
 	struct sofl_gso_params g;
-	uint8_t base;
+	uint8_t base, tnl;
 	int r;
 
 	if (!gp)
@@ -203,13 +328,21 @@ sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsign
 	if (r < 0)
 		return r;
 	memset(&g, 0, sizeof(g));
-	base = h->gso_type & ~SOFL_GSO_ECN;
+	tnl = h->gso_type & SOFL_VNET_GSO_UDP_TUNNEL;
+	base = tnl ? TNL_INNER(h->gso_type) : (uint8_t)(h->gso_type & ~SOFL_GSO_ECN);
 	if (r == 1) {
 		struct gso_kind k;
 
-		gso_kind(h->gso_type, &k);
+		gso_kind(base, &k);
+		if (tnl) {
+			if ((r = tunnel_fit(h, p)) < 0)
+				return r;
+		} else if (p->layers & SOFL_LAYER_ENCAP) {
+			/* segmented by the outer protocol in Linux: not this type */
+			return SOFL_E_VNET_PROTO;
+		}
 		/* tcp_gso_segment/__udp_gso_segment: a whole, parsed packet whose
-		 * checksum starts at its transport header */
+		 * checksum starts at its (inner) transport header */
 		if (!(p->layers & SOFL_LAYER_L4) || p->l4_proto != k.proto ||
 		    (k.ipv && p->ipv != k.ipv))
 			return SOFL_E_VNET_PROTO;
@@ -224,9 +357,20 @@ sofl_vnet_to_gso(const struct sofl_vnet_hdr *h, const struct sofl_pkt *p, unsign
 		} else {
 			g.type = base;	/* SOFL_GSO_TCPV4 or SOFL_GSO_TCPV6 */
 		}
+		if (tnl)
+			g.type |= h->flags & SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM ?
+				  SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP;
 		/* TCP payload <= gso_size is non-GSO for tcp_gso_segment too */
-		if (g.type != SOFL_GSO_UFO && p->pay_len <= g.gso_size)
+		if (base != SOFL_GSO_UFO && p->pay_len <= g.gso_size)
 			g = (struct sofl_gso_params){ 0 };
+	} else if (h->gso_type == SOFL_GSO_NONE && (h->flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) {
+		/* not GSO: validate_xmit_skb() -> skb_checksum_help() completes
+		 * the one checksum csum_start/csum_offset name (an inner or
+		 * outer one of a tunnel packet, any protocol), nothing else;
+		 * rule 3 (check_csum) put the field inside the frame */
+		g.flags = SOFL_GSO_F_CSUM_AT;
+		g.csum_start = h->csum_start;
+		g.csum_offset = h->csum_offset;
 	}
 	*gp = g;
 	return g.type != SOFL_GSO_NONE;
@@ -259,6 +403,17 @@ sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p, uint16_t g
 			v.gso_type |= SOFL_GSO_ECN;
 		v.gso_size = gso_size;
 	}
+	if (gso && (p->layers & SOFL_LAYER_ENCAP)) {	/* virtio_net_hdr_tnl_from_skb() */
+		if (!udp_tunnel(p))
+			return SOFL_E_VNET_GSO_TYPE;	/* IP-in-IP: no virtio type */
+		if (p->encap_flags & SOFL_ENCAP_F_NESTED)
+			return SOFL_E_VNET_PROTO;
+		if (!(opts & SOFL_VNET_F_TUNNEL))
+			return SOFL_E_VNET_TNL_FEATURE;
+		vnet_tunnel_fill(&v, (unsigned)SOFL_GSO_INNER(v.gso_type) |
+				 (p->encap_flags & SOFL_ENCAP_F_UDP_CSUM ? SOFL_GSO_TUNNEL_UDP_CSUM :
+				  SOFL_GSO_TUNNEL_UDP), p->outer_ipv, p->outer_l4_off, p->l3_off);
+	}
 	if (opts & SOFL_VNET_F_MK_CSUM) {
 		v.flags |= SOFL_VNET_HDR_F_NEEDS_CSUM;
 		v.csum_start = p->l4_off;
@@ -266,7 +421,7 @@ sofl_vnet_from_pkt(struct sofl_vnet_hdr *h, const struct sofl_pkt *p, uint16_t g
 	}
 	if (opts & SOFL_VNET_F_MK_VALID)
 		v.flags |= SOFL_VNET_HDR_F_DATA_VALID;
-	r = sofl_vnet_check(&v, p, 0);
+	r = sofl_vnet_check(&v, p, opts & (SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM));
 	if (r < 0)
 		return r;
 	*h = v;

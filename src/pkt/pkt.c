@@ -188,21 +188,29 @@ parse_l4(struct sofl_pkt *p)
 	return 0;
 }
 
+int
+sofl_pkt_parse_ip(struct sofl_pkt *p, uint32_t o, int v)
+{
+	int err = v == 4 ? parse_ipv4(p, o) : parse_ipv6(p, o);
+
+	return err ? err : parse_l4(p);
+}
+
 /* ---- entry points ----
  * The fast path (the common layouts in straight-line code) is
  * pk_parse_fast() in pkt_impl.h, inline so that GRO does not pay a call;
  * what it does not finish is parsed from scratch by the generic code below.
+ * A packet that carries a tunnel (pk_encap_cand()) goes on to
+ * sofl_pkt_encap() (pkt_encap.c) from either.
  * tests/test_pkt_fast.c holds both to the same bytes. */
 
-/* The generic parser: every layout and every error (pkt_impl.h). */
+/* The generic parser of the outer packet: every layout and every error. */
 int
-sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
+sofl_pkt_parse_plain(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
 {
 	uint32_t off = 0;
 	int err;
 
-	if (!p || (!frame && len) || len > UINT32_MAX)
-		return SOFL_E_INVAL;
 	pk_zero(p);
 	p->data = frame;
 	p->len = (uint32_t)len;
@@ -213,39 +221,57 @@ sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum s
 		if (err)
 			return err;
 		if (p->ethertype == PK_ETH_P_IP)
-			err = parse_ipv4(p, off);
-		else if (p->ethertype == PK_ETH_P_IPV6)
-			err = parse_ipv6(p, off);
-		else
-			return 0;	/* not IP: fine, just not ours */
-	} else if (link == SOFL_LINK_RAW) {
+			return sofl_pkt_parse_ip(p, off, 4);
+		if (p->ethertype == PK_ETH_P_IPV6)
+			return sofl_pkt_parse_ip(p, off, 6);
+		return 0;	/* not IP: fine, just not ours */
+	}
+	if (link == SOFL_LINK_RAW) {
 		if (len < 1)
 			return SOFL_E_TRUNC_L3;
 		switch (p->data[0] >> 4) {
-		case 4:  err = parse_ipv4(p, 0); break;
-		case 6:  err = parse_ipv6(p, 0); break;
+		case 4:  return sofl_pkt_parse_ip(p, 0, 4);
+		case 6:  return sofl_pkt_parse_ip(p, 0, 6);
 		default: return SOFL_E_IP_VERSION;
 		}
-	} else {
-		return SOFL_E_INVAL;
 	}
-	if (err)
-		return err;
-	return parse_l4(p);
+	return SOFL_E_INVAL;
+}
+
+int
+sofl_pkt_parse_rest(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
+		    const struct sofl_pkt_config *cfg, int fast)
+{
+	int err;
+
+	if (!p || (!frame && len) || len > UINT32_MAX)
+		return SOFL_E_INVAL;
+	err = sofl_pkt_parse_plain(p, frame, len, link);
+	if (err == 0 && pk_encap_cand(p, cfg))
+		return sofl_pkt_encap(p, cfg, fast);
+	return err;
+}
+
+int
+sofl_pkt_parse_generic_cfg(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
+			   const struct sofl_pkt_config *cfg)
+{
+	return sofl_pkt_parse_rest(p, frame, len, link, cfg, 0);
+}
+
+int
+sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
+{
+	return sofl_pkt_parse_rest(p, frame, len, link, NULL, 0);
 }
 
 /* sofl_pkt_parse() of what pk_fast_ip4() did not take */
 static __attribute__((noinline)) int
 parse_other(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
 {
-	int r;
-
 	if (!p || (!frame && len) || len > UINT32_MAX)
 		return SOFL_E_INVAL;
-	r = pk_parse_fast(p, frame, (uint32_t)len, link, PK_UDP | PK_IP4_RAW);
-	if (r <= 0)
-		return r;
-	return sofl_pkt_parse_generic(p, frame, len, link);
+	return pk_parse_cfg(p, frame, (uint32_t)len, link, NULL, PK_UDP | PK_IP4_RAW);
 }
 
 static __attribute__((noinline)) int
@@ -259,7 +285,8 @@ parse_options(struct sofl_pkt *p)
  * saving registers and setting up a frame was a good part of a fast parse
  * (UDP in it as well slowed TCP down; figures in docs/benchmarks.md);
  * anything else in parse_other(), UDP over IPv4 and raw IPv4 by the same
- * whole-word stores first. */
+ * whole-word stores first, then a tunnel (UDP to 4789 or 6081, protocols
+ * 4 and 41) on into sofl_pkt_encap(). */
 SOFL_API int
 sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link)
 {
@@ -274,4 +301,62 @@ sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link
 			return parse_options(p);
 	}
 	return parse_other(p, frame, len, link);
+}
+
+SOFL_API void
+sofl_pkt_config_init(struct sofl_pkt_config *cfg)
+{
+	if (!cfg)
+		return;
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->size = sizeof(*cfg);
+	cfg->n_udp = 2;
+	cfg->udp[0].port = PK_VXLAN_PORT;
+	cfg->udp[0].type = SOFL_ENCAP_VXLAN;
+	cfg->udp[1].port = PK_GENEVE_PORT;
+	cfg->udp[1].type = SOFL_ENCAP_GENEVE;
+}
+
+/* sofl_pkt_parse_cfg() of what pk_fast_ip4() did not take (@ip4 as for
+ * pk_parse_fast()) */
+static __attribute__((noinline)) int
+parse_other_cfg(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
+		const struct sofl_pkt_config *cfg, int ip4)
+{
+	if (!p || (!frame && len) || len > UINT32_MAX)
+		return SOFL_E_INVAL;
+	return pk_parse_cfg(p, frame, (uint32_t)len, link, cfg, ip4);
+}
+
+/* sofl_pkt_parse_cfg() with a config that is not simply this version's */
+static __attribute__((noinline)) int
+parse_cfg_check(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
+		const struct sofl_pkt_config *cfg)
+{
+	int err = sofl_pkt_config_check(cfg);
+
+	return err < 0 ? err : parse_other_cfg(p, frame, len, link, cfg,
+					       PK_TCP | PK_UDP | PK_IP4_RAW);
+}
+
+/* As sofl_pkt_parse(): TCP over IPv4 over Ethernet first (never a tunnel
+ * packet) in a leaf function, once the config is known good; every call
+ * from it a tail call */
+SOFL_API int
+sofl_pkt_parse_cfg(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
+		   const struct sofl_pkt_config *cfg)
+{
+	const uint8_t *d = frame;
+	int r;
+
+	if (cfg && !pk_cfg_ok(cfg))
+		return parse_cfg_check(p, frame, len, link, cfg);
+	if (link == SOFL_LINK_ETH && p && d && len >= PK_ETH_HLEN + 20 && len <= UINT32_MAX) {
+		r = pk_fast_ip4_eth(p, d, (uint32_t)len, sofl_get16(d + 12), PK_TCP);
+		if (r == 1)
+			return 0;
+		if (r == 2)
+			return parse_options(p);
+	}
+	return parse_other_cfg(p, frame, len, link, cfg, PK_UDP | PK_IP4_RAW);
 }

@@ -17,8 +17,22 @@
 #endif
 
 /* sofl_pkt_parse_generic() : sofl_pkt_parse() without its fast path (the
- * common layouts in straight-line code): same contract, same results. */
+ * common layouts in straight-line code): same contract, same results
+ * (tunnels with the defaults, their inner packets by the generic checks
+ * too); sofl_pkt_parse_generic_cfg() with a checked config or NULL. */
 int sofl_pkt_parse_generic(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
+int sofl_pkt_parse_generic_cfg(struct sofl_pkt *p, const void *frame, size_t len,
+			       enum sofl_link link, const struct sofl_pkt_config *cfg);
+
+/* sofl_pkt_parse_plain() : the generic parse without tunnels (p, frame
+ * checked by the caller). */
+int sofl_pkt_parse_plain(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link);
+
+/* sofl_pkt_parse_rest() : the generic parse of the outer packet, then its
+ * tunnel (config NULL or checked), the inner packet through the fast path
+ * first when @fast: what the fast path hands on. */
+int sofl_pkt_parse_rest(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link link,
+			const struct sofl_pkt_config *cfg, int fast);
 
 /* pk_iov_total() : the bytes held by @cnt iovecs (the iovec parser, and
  * gso.c for an iovec input). */
@@ -64,8 +78,9 @@ pk_zero(struct sofl_pkt *p)
 #if defined(__SSE2__)
 	__m128i z = _mm_setzero_si128(), *v = (__m128i *)(void *)p;
 
-	_Static_assert(offsetof(struct sofl_pkt, reserved_) <= 128 && sizeof(*p) >= 128,
-		       "sofl_pkt's fields lie within eight 16-byte words");
+	_Static_assert(offsetof(struct sofl_pkt, encap) + sizeof(p->encap) <= 128 &&
+		       sizeof(*p) >= 128,
+		       "sofl_pkt's plain-packet fields and encap lie within eight 16-byte words");
 	__asm__("" : "+x"(z));	/* opaque: gcc turns stores of known zeros back into memset */
 	_mm_storeu_si128(v, z);
 	_mm_storeu_si128(v + 1, z);
@@ -252,7 +267,7 @@ PK_IN(80, key.vlan[0]); PK_IN(88, key.src[0]); PK_IN(88, key.src[3]); PK_IN(104,
 PK_IN(104, key.dst[3]); PK_IN(120, key.sport);
 PK_IN(120, key.dport);
 _Static_assert(offsetof(struct sofl_pkt, vlan_tpid) == 22 && offsetof(struct sofl_pkt, key.src) == 88 &&
-	       offsetof(struct sofl_pkt, reserved_) == 124, "the word layout below");
+	       offsetof(struct sofl_pkt, encap) == 124, "the word layout below");
 
 PK_FAST void
 pk_st64(struct sofl_pkt *p, size_t at, uint64_t w)
@@ -479,15 +494,114 @@ pk_parse_fast(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link
 	return pk_fast_ipv6(p, d, len, 0, 0);
 }
 
+/* ---- tunnels (pkt_encap.c) ----
+ * A parse of the outer packet that succeeded goes on into a tunnel when
+ * pk_encap_cand() says so; the config pointer is NULL for the defaults
+ * (constants where inlined) or one that sofl_pkt_config_check() accepted. */
+
+/* sofl_pkt_config_check() : 0 when @cfg (not NULL) is a valid config, or
+ * SOFL_E_CFG_SIZE / SOFL_E_INVAL as sofl_pkt_parse_cfg() returns them. */
+int sofl_pkt_config_check(const struct sofl_pkt_config *cfg);
+
+/* sofl_pkt_parse_ip() : the IP packet at @o of p->data (version @v, 4 or
+ * 6, as the link or the tunnel says), bounded by p->len, parsed through L4
+ * into *p (zeroed, data/len/link set) by the generic checks: 0 or the
+ * parse error, the layers before it valid. */
+int sofl_pkt_parse_ip(struct sofl_pkt *p, uint32_t o, int v);
+
+/* sofl_pkt_encap() : *p, a successful parse of the outer packet for which
+ * pk_encap_cand() is true, parsed on into its tunnel (SOFL_LAYER_ENCAP) or
+ * marked SOFL_LAYER_ENCAP_ERR (pkt.h "Tunnels"); @fast: the inner packet
+ * through the fast path first (0: the generic checks only, for the
+ * differential test).  @return 0. */
+int sofl_pkt_encap(struct sofl_pkt *p, const struct sofl_pkt_config *cfg, int fast);
+
+/* The bytes of *p a parse defines (for the tests that compare results):
+ * every named field of a tunnel packet (SOFL_LAYER_ENCAP or _ENCAP_ERR);
+ * else those up to the tunnel fields' first word (encap = NONE), the rest
+ * being unspecified (pkt.h). */
+static inline size_t
+pk_named_len(const struct sofl_pkt *p)
+{
+	return (p->layers & (SOFL_LAYER_ENCAP | SOFL_LAYER_ENCAP_ERR)) ?
+	       offsetof(struct sofl_pkt, reserved_) : offsetof(struct sofl_pkt, outer_l3_off);
+}
+
+/* 1 when @cfg is this version's size and valid (the common case of
+ * sofl_pkt_config_check(), without a call) */
+PK_FAST int
+pk_cfg_ok(const struct sofl_pkt_config *cfg)
+{
+	uint32_t i, bad = 0;
+
+	if (cfg->size != sizeof(*cfg) || (cfg->flags & ~(uint32_t)SOFL_PKT_F_NO_IPIP) ||
+	    cfg->n_udp > SOFL_PKT_UDP_ENCAP_MAX)
+		return 0;
+	for (i = 0; i < cfg->n_udp; i++)
+		bad |= (uint32_t)(cfg->udp[i].port == 0) |
+		       (uint32_t)((uint8_t)(cfg->udp[i].type - SOFL_ENCAP_VXLAN) > 1);
+	return !bad;
+}
+
+#define PK_VXLAN_PORT  4789
+#define PK_GENEVE_PORT 6081
+
+/* The tunnel type of UDP destination port @port, or 0 */
+PK_FAST int
+pk_udp_encap(const struct sofl_pkt_config *cfg, uint16_t port)
+{
+	uint32_t i;
+
+	if (!cfg)
+		return port == PK_VXLAN_PORT ? SOFL_ENCAP_VXLAN :
+		       port == PK_GENEVE_PORT ? SOFL_ENCAP_GENEVE : 0;
+	for (i = 0; i < cfg->n_udp; i++)
+		if (cfg->udp[i].port == port)
+			return cfg->udp[i].type;
+	return 0;
+}
+
+/* 1 when the parsed packet *p carries a tunnel: UDP to a port of the table,
+ * or IP-in-IP (not an IP fragment, unless SOFL_PKT_F_NO_IPIP) */
+PK_FAST int
+pk_encap_cand(const struct sofl_pkt *p, const struct sofl_pkt_config *cfg)
+{
+	if (p->l4_proto == 17)
+		return (p->layers & SOFL_LAYER_L4) && pk_udp_encap(cfg, p->key.dport);
+	if (p->l4_proto == 4 || p->l4_proto == 41)
+		return (!cfg || !(cfg->flags & SOFL_PKT_F_NO_IPIP)) &&
+		       (p->layers & SOFL_LAYER_L3) && !p->is_frag;
+	return 0;
+}
+
+/* sofl_pkt_parse_cfg() for a non-NULL @p and @d (or @len 0) and a config
+ * that is NULL or checked (sofl_pkt_config_check()); @ip4 as for
+ * pk_parse_fast(). */
+PK_FAST int
+pk_parse_cfg(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link,
+	     const struct sofl_pkt_config *cfg, int ip4)
+{
+	int r = pk_parse_fast(p, d, len, link, ip4);
+
+	if (r > 0)
+		return sofl_pkt_parse_rest(p, d, len, link, cfg, 1);
+	if (r == 0 && pk_encap_cand(p, cfg))
+		return sofl_pkt_encap(p, cfg, 1);
+	return r;
+}
+
+PK_FAST int
+sofl_pkt_parse_inline_cfg(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link,
+			  const struct sofl_pkt_config *cfg)
+{
+	return pk_parse_cfg(p, d, len, link, cfg, PK_TCP | PK_UDP | PK_IP4_RAW);
+}
+
 /* sofl_pkt_parse() for a non-NULL @p and @d (or @len 0). */
 PK_FAST int
 sofl_pkt_parse_inline(struct sofl_pkt *p, const uint8_t *d, uint32_t len, enum sofl_link link)
 {
-	int r = pk_parse_fast(p, d, len, link, PK_TCP | PK_UDP | PK_IP4_RAW);
-
-	if (r <= 0)
-		return r;
-	return sofl_pkt_parse_generic(p, d, len, link);
+	return sofl_pkt_parse_inline_cfg(p, d, len, link, NULL);
 }
 
 #endif

@@ -23,14 +23,9 @@
 #include "softoffload/vnet.h"
 #include "base/cfg.h"
 #include "port_impl.h"
+#include "tun_uapi.h"
 
-/* Debian's uapi headers are older than the kernel */
-#ifndef TUN_F_USO4
-#define TUN_F_USO4 0x20
-#endif
-#ifndef TUN_F_USO6
-#define TUN_F_USO6 0x40
-#endif
+/* Debian's uapi headers are older than the kernel: tun_uapi.h */
 #ifndef IOV_MAX
 #define IOV_MAX 1024
 #endif

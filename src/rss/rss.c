@@ -6,6 +6,7 @@
 #include <string.h>
 #include "softoffload/rss.h"
 #include "softoffload/pkt.h"
+#include "softoffload/bytes.h"
 #include "base/cfg.h"
 #include "base/cpu.h"
 #include "rss_gfni.h"
@@ -21,7 +22,7 @@ struct sofl_rss {
 	uint16_t key_len;
 	uint16_t reta_size;	/* power of two */
 	uint16_t nqueues;
-	uint8_t  flags;		/* SOFL_RSS_F_SYMMETRIC */
+	uint8_t  flags;		/* SOFL_RSS_F_SYMMETRIC, SOFL_RSS_F_INNER */
 	uint8_t  impl;		/* enum sofl_rss_impl */
 };
 
@@ -256,7 +257,7 @@ sofl_rss_create(const struct sofl_rss_config *cfg, struct sofl_rss **out)
 	sofl_rss_config_init(&c);
 	if (cfg && (err = sofl_cfg_copy(&c, sizeof(c), cfg, cfg->size, RSS_CONFIG_SIZE0)) != 0)
 		return err;
-	if (c.nqueues < 1 || c.nqueues > SOFL_RSS_QUEUES_MAX || (c.flags & ~SOFL_RSS_F_SYMMETRIC))
+	if (c.nqueues < 1 || c.nqueues > SOFL_RSS_QUEUES_MAX || (c.flags & ~(SOFL_RSS_F_SYMMETRIC | SOFL_RSS_F_INNER)))
 		return SOFL_E_INVAL;
 	key = c.key;
 	key_len = c.key_len;
@@ -454,17 +455,79 @@ select_ports(const struct sofl_rss *r, const struct sofl_flow_key *k, int proto,
 	s->swap_port = (r->flags & SOFL_RSS_F_SYMMETRIC) && k->sport > k->dport;
 }
 
-/* A parsed packet's input.  @return 0 (no hash) or 1, *s filled. */
-static inline int
-select_input(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s)
+/* The outer tuple of a tunnel packet (SOFL_LAYER_ENCAP), read from the
+ * frame into *k (zeroed first): the outer addresses, the outer protocol and,
+ * for a UDP tunnel, the outer ports.  The parser never makes an outer
+ * fragment a tunnel packet, so the rules of a plain packet give: UDP
+ * 4-tuple for VXLAN/Geneve, 2-tuple for IP-in-IP (protocol 4 or 41).
+ * @return 0 (outer headers not within the frame: no hash) or 1, *s filled. */
+static __attribute__((noinline)) int
+select_outer(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s,
+	     struct sofl_flow_key *k)
 {
-	if (!(p->layers & SOFL_LAYER_L3) || !select_addrs(r, &p->key, s))
+	const uint8_t *ip;
+	int v6 = p->outer_ipv == 6;
+	size_t alen = v6 ? 16 : 4;
+
+	memset(k, 0, sizeof(*k));
+	if ((p->outer_ipv != 4 && !v6) || !p->data ||
+	    (uint32_t)p->outer_l3_off + (v6 ? 40u : 20u) > p->len)
+		return 0;
+	ip = p->data + p->outer_l3_off;
+	k->family = p->outer_ipv;
+	k->proto = p->outer_proto;
+	memcpy(k->src, ip + (v6 ? 8 : 12), alen);
+	memcpy(k->dst, ip + (v6 ? 24 : 16), alen);
+	select_addrs(r, k, s);	/* family 4 or 6: always 1 */
+	if (p->outer_proto == 17 && p->outer_l4_off) {
+		if ((uint32_t)p->outer_l4_off + 4 > p->len)
+			return 0;
+		k->sport = sofl_get16(p->data + p->outer_l4_off);
+		k->dport = sofl_get16(p->data + p->outer_l4_off + 2);
+		select_ports(r, k, 17, s);
+	}
+	return 1;
+}
+
+/* The input of a packet hashed on p->key.  @return 1 (*s filled), 0 (no
+ * hash) or -1: a tunnel packet hashed on its outer header, read from the
+ * frame (select_outer()), which it is unless inner RSS is asked for and the
+ * inner packet has an IP header to hash.  Plain IP packets pass one test
+ * of the layer bits, as before tunnels existed. */
+static inline int
+select_key(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s)
+{
+	unsigned l = p->layers;
+
+	if (__builtin_expect((l & (SOFL_LAYER_L3 | SOFL_LAYER_ENCAP)) != SOFL_LAYER_L3, 0)) {
+		if (!(l & SOFL_LAYER_ENCAP))
+			return 0;	/* no IP header */
+		if (!(r->flags & SOFL_RSS_F_INNER) || !(l & SOFL_LAYER_L3))
+			return -1;
+	}
+	if (!select_addrs(r, &p->key, s))
 		return 0;
 	/* fragments, even the first, hash on addresses only: the later ones
 	 * carry no ports and must land on the same queue */
 	if ((p->layers & SOFL_LAYER_L4) && !p->is_frag && (p->l4_proto == 6 || p->l4_proto == 17))
 		select_ports(r, &p->key, p->l4_proto, s);
 	return 1;
+}
+
+/* A parsed packet's input: the key to hash (*kp: p->key, or @tmp filled
+ * with a tunnel packet's outer tuple), its type, layout and swaps.
+ * @return 0 (no hash) or 1, *s and *kp filled. */
+static inline int
+select_input(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s,
+	     struct sofl_flow_key *tmp, const struct sofl_flow_key **kp)
+{
+	int k = select_key(r, p, s);
+
+	*kp = &p->key;
+	if (k >= 0)
+		return k;
+	*kp = tmp;
+	return select_outer(r, p, s, tmp);
 }
 
 /* A flow key's input: the 4-tuple of k->proto when @ports, else the 2-tuple.
@@ -505,12 +568,30 @@ set_out(const struct sofl_rss *r, struct sofl_rss_out *out, int type, uint32_t h
 	out->queue = type ? (uint16_t)queue_of(r, h) : 0;
 }
 
+/* A tunnel packet hashed on its outer tuple (out of line: cold). */
+static __attribute__((noinline)) int
+rss_outer(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
+{
+	struct sofl_flow_key k;
+	struct sel s;
+
+	if (!select_outer(r, p, &s, &k)) {
+		set_out(r, out, SOFL_RSS_NONE, 0);
+		return SOFL_RSS_NONE;
+	}
+	set_out(r, out, s.type, hash_sel(r, &k, &s));
+	return s.type;
+}
+
 static inline int
 rss_one(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_rss_out *out)
 {
 	struct sel s;
+	int k = select_key(r, p, &s);
 
-	if (!select_input(r, p, &s)) {
+	if (k < 0)
+		return rss_outer(r, p, out);
+	if (!k) {
 		set_out(r, out, SOFL_RSS_NONE, 0);
 		return SOFL_RSS_NONE;
 	}
@@ -523,6 +604,7 @@ sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 	       uint8_t in[SOFL_RSS_INPUT_MAX], size_t *len)
 {
 	const struct sofl_flow_key *k;
+	struct sofl_flow_key tmp;
 	struct sel s;
 	size_t alen, n;
 	uint16_t sp, dp;
@@ -530,9 +612,8 @@ sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 	if (!r || !p || !in || !len)
 		return SOFL_E_INVAL;
 	*len = 0;
-	if (!select_input(r, p, &s))
+	if (!select_input(r, p, &s, &tmp, &k))
 		return SOFL_RSS_NONE;
-	k = &p->key;
 	alen = s.layout >= SOFL_RSS_L_V6 ? 16 : 4;
 	n = 2 * alen + (s.layout & 1 ? 4 : 0);
 	memcpy(in, s.swap_addr ? k->dst : k->src, alen);
@@ -547,6 +628,44 @@ sofl_rss_input(const struct sofl_rss *r, const struct sofl_pkt *p,
 	}
 	*len = n;
 	return s.type;
+}
+
+SOFL_API int
+sofl_rss_pkt_key(const struct sofl_rss *r, const struct sofl_pkt *p, struct sofl_flow_key *k)
+{
+	const struct sofl_flow_key *src;
+	struct sofl_flow_key tmp;
+	struct sel s;
+
+	if (!r || !p || !k)
+		return SOFL_E_INVAL;
+	if (!select_input(r, p, &s, &tmp, &src)) {
+		memset(k, 0, sizeof(*k));
+		return SOFL_RSS_NONE;
+	}
+	memset(k, 0, sizeof(*k));
+	k->family = src->family;
+	k->proto = src->proto;
+	memcpy(k->src, src->src, sizeof(k->src));
+	memcpy(k->dst, src->dst, sizeof(k->dst));
+	if (s.layout & 1) {
+		k->sport = src->sport;
+		k->dport = src->dport;
+	}
+	return s.type;
+}
+
+SOFL_API uint16_t
+sofl_rss_encap_sport(uint32_t hash, uint16_t min, uint16_t max)
+{
+	if (min >= max) {
+		min = SOFL_RSS_SPORT_MIN;
+		max = SOFL_RSS_SPORT_MAX;
+	}
+	/* udp_flow_src_port(): fold the low half into the high one (only the
+	 * high bits count below), then scale into [min, max) */
+	hash ^= hash << 16;
+	return (uint16_t)(min + (((uint64_t)hash * (uint32_t)(max - min)) >> 32));
 }
 
 SOFL_API int
@@ -640,11 +759,19 @@ burst_gfni(const struct sofl_rss *r, const struct sofl_pkt *pkts, size_t n,
 	int hashed = 0;
 
 	while (i < n) {
-		if (!select_input(r, &pkts[i], &a)) {
-			set_out(r, &out[i++], SOFL_RSS_NONE, 0);
+		int k = select_key(r, &pkts[i], &a);
+
+		/* tunnel packets hashed on their outer header go alone (rare);
+		 * the pairs below read p->key */
+		if (k <= 0) {
+			if (k < 0)
+				hashed += rss_outer(r, &pkts[i], &out[i]) != SOFL_RSS_NONE;
+			else
+				set_out(r, &out[i], SOFL_RSS_NONE, 0);
+			i++;
 			continue;
 		}
-		if (i + 1 < n && select_input(r, &pkts[i + 1], &b)) {
+		if (i + 1 < n && select_key(r, &pkts[i + 1], &b) > 0) {
 			uint64_t h = sofl_rss_gfni_key2(r->mat, &pkts[i].key, a.layout, a.swap_addr,
 							a.swap_port, &pkts[i + 1].key, b.layout,
 							b.swap_addr, b.swap_port);

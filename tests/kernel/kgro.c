@@ -27,7 +27,9 @@
  *       (tests/cli_gro_napi_kernel.sh compares `softoffload gro --napi-weight`)
  *   -u  enable rx-udp-gro-forwarding on the TAP (UDP GRO without a socket)
  * Writes the batch sizes, comma-separated, to the -P file: the argument of
- * `softoffload gro --poll-sizes`.
+ * `softoffload gro --poll-sizes`; with -O, the number of outputs of each poll
+ * (same format), so that kgrocmp can compare poll by poll and name the poll
+ * (the crafted case) where outputs differ.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -325,6 +327,8 @@ int
 main(int argc, char **argv)
 {
 	const char *rpath = NULL, *wpath = NULL, *mpath = NULL, *ppath = NULL, *blist = NULL;
+	const char *opath = NULL;
+	size_t *nout = NULL;
 	struct oracle o;
 	struct kset in = { 0 }, out = { 0 };
 	size_t *batches = NULL, nb = 0, i, pos, segs = 0, merged = 0;
@@ -336,7 +340,7 @@ main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	snprintf(devname, sizeof(devname), "og%04x", (unsigned)getpid() & 0xffff);
 	o.dev = devname;
-	while ((c = getopt(argc, argv, "r:w:m:P:b:S:B:ud:v")) != -1) {
+	while ((c = getopt(argc, argv, "r:w:m:P:b:S:B:ud:vO:")) != -1) {
 		switch (c) {
 		case 'r': rpath = optarg; break;
 		case 'w': wpath = optarg; break;
@@ -348,6 +352,7 @@ main(int argc, char **argv)
 		case 'u': udp = 1; break;
 		case 'd': o.dev = optarg; break;
 		case 'v': o.verbose = 1; break;
+		case 'O': opath = optarg; break;
 		default:
 			fprintf(stderr, "usage: kgro -r in.pcap -w out.pcap -m out.vnet -P polls.txt "
 				"[-b max] [-S seed | -B n1,n2,...] [-u] [-d dev] [-v]\n");
@@ -386,7 +391,14 @@ main(int argc, char **argv)
 		k_die("out of memory");
 	setup(&o, udp);
 	for (i = 0, pos = 0; i < nb; pos += batches[i++])
+	{
+		size_t before = out.n;
+
 		run_batch(&o, &in, pos, batches[i], &out);
+		if (!nout && !(nout = calloc(nb, sizeof(*nout))))
+			k_die("out of memory");
+		nout[i] = out.n - before;
+	}
 	kset_write(&out, wpath, mpath);
 	pf = fopen(ppath, "w");
 	if (!pf)
@@ -396,6 +408,16 @@ main(int argc, char **argv)
 	fputc('\n', pf);
 	if (fclose(pf) != 0)
 		k_die("%s: write failed", ppath);
+	if (opath) {
+		if (!(pf = fopen(opath, "w")))
+			k_die("%s: %s", opath, strerror(errno));
+		for (i = 0; i < nb; i++)
+			fprintf(pf, "%s%zu", i ? "," : "", nout[i]);
+		fputc('\n', pf);
+		if (fclose(pf) != 0)
+			k_die("%s: write failed", opath);
+	}
+	free(nout);
 	for (i = 0; i < out.n; i++) {
 		size_t k = segs_of(&out.r[i]);
 

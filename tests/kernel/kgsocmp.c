@@ -24,6 +24,15 @@
  * non-zero, the same on all fragments of a datagram, and the kernel's must
  * differ from the previous datagram's.
  *
+ * -T: the headers went through a TAP with the 24-byte form and both
+ * UDP-tunnel features (kgso -T): sofl_vnet_to_gso() gets SOFL_VNET_F_TUNNEL |
+ * SOFL_VNET_F_TUNNEL_CSUM.  For a UDP-tunnel header (a sidecar line with
+ * outer_th_offset and inner_nh_offset) its result is checked against the
+ * oracle's own reading (virtio_net_hdr_tnl_to_skb: the inner type,
+ * SOFL_GSO_TUNNEL_UDP_CSUM when VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM is set, else
+ * SOFL_GSO_TUNNEL_UDP; the offsets equal to the library's parse), then
+ * sofl_gso_segment() runs as for any other super-packet.
+ *
  * usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap -x kernel.vnet -n kernel.counts
  *                [-p] [-w ours.pcap]
  * Exit: 0 identical, 1 different, 2 usage/I/O.
@@ -39,10 +48,10 @@
 #include "softoffload/vnet.h"
 #include "kutil.h"
 
-#define SHOW_MAX 10
+#define SHOW_MAX 10	/* differences shown; -a: all */
 #define MAX_SEGS 65536
 
-static size_t shown;
+static size_t shown, show_max = SHOW_MAX;
 
 static void
 note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -52,18 +61,49 @@ note(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (shown++ >= SHOW_MAX)
+	if (shown++ >= show_max)
 		return;
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 }
 
+#define K_VNET_GSO_TUNNEL_IPV4 0x20	/* VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV4 */
+#define K_VNET_GSO_TUNNEL_IPV6 0x40	/* VIRTIO_NET_HDR_GSO_UDP_TUNNEL_IPV6 */
+#define K_VNET_F_TUNNEL_CSUM   0x08	/* VIRTIO_NET_HDR_F_UDP_TUNNEL_CSUM */
+
+/* The oracle's own reading of a UDP-tunnel virtio header (see above),
+ * against the library's sofl_vnet_to_gso() result @lib.  @return 0 when they
+ * agree. */
+static int
+tunnel_params_differ(const struct krec *r, const struct sofl_pkt *p,
+		     const struct sofl_gso_params *lib)
+{
+	unsigned want = (r->vh.gso_type & 0x0f) | ((r->vh.flags & K_VNET_F_TUNNEL_CSUM) ?
+						    SOFL_GSO_TUNNEL_UDP_CSUM : SOFL_GSO_TUNNEL_UDP);
+
+	if (!(p->layers & SOFL_LAYER_ENCAP) || p->outer_l4_off != r->vh.outer_th_offset ||
+	    p->l3_off != r->vh.inner_nh_offset) {
+		note("  tunnel super-packet (%u bytes): header offsets outer_th %u inner_nh %u, "
+		     "library parse (layers %#x) %u %u\n", r->len, r->vh.outer_th_offset,
+		     r->vh.inner_nh_offset, p->layers, p->outer_l4_off, p->l3_off);
+		return 1;
+	}
+	if (lib->type != want || lib->gso_size != r->vh.gso_size) {
+		note("  tunnel super-packet (%u bytes): sofl_vnet_to_gso type %#x size %u, "
+		     "expected %#x %u\n", r->len, lib->type, lib->gso_size, want, r->vh.gso_size);
+		return 1;
+	}
+	return 0;
+}
+
 /* Ours for one super-packet, appended to *out. @return segments, or a
  * negative code when we refuse it. */
+#define K_TNL_DIFFERS (-1000)	/* the oracle reads the tunnel header otherwise */
+
 static int
 segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, uint8_t *buf,
-	    size_t cap, int partial)
+	    size_t cap, int partial, int tnl)
 {
 	struct sofl_gso_params gp;
 	struct sofl_gso_need need;
@@ -72,9 +112,13 @@ segment_one(const struct krec *r, struct kset *out, struct sofl_gso_seg *segs, u
 	int e, n, i;
 
 	(void)sofl_pkt_parse(&p, r->data, r->len, SOFL_LINK_ETH);
-	e = sofl_vnet_to_gso(&r->vh, &p, 0, &gp);
+	/* what TUNSETOFFLOAD granted the TAP (kgso -T): both tunnel features */
+	e = sofl_vnet_to_gso(&r->vh, &p, tnl ? SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM : 0, &gp);
 	if (e < 0)
 		return e;
+	if (e > 0 && (r->vh.gso_type & (K_VNET_GSO_TUNNEL_IPV4 | K_VNET_GSO_TUNNEL_IPV6)) &&
+	    tunnel_params_differ(r, &p, &gp))
+		return K_TNL_DIFFERS;
 	if (e == 0 && !(r->vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM)) {
 		/* Not GSO and no checksum to finish: forwarded as it is. */
 		kset_add(out, r->data, r->len, NULL);
@@ -133,11 +177,17 @@ frag6_same(const struct krec *k, const struct krec *o, uint32_t off, size_t j, u
 	       !memcmp(k->data + off + 4, o->data + off + 4, k->len - off - 4);
 }
 
-/* -p: the kernel's segment must be announced as partial at our L4 header. */
+/* -p: the kernel's segment must be announced as partial at our L4 header
+ * (the inner one of a tunnel packet) -- or, for a packet that was not GSO
+ * (@in), where its own header asked for the checksum: passed on unchanged. */
 static int
-vnet_partial_ok(const struct krec *k)
+vnet_partial_ok(const struct krec *k, const struct krec *in)
 {
 	struct sofl_pkt p;
+
+	if (!in->vh.gso_type && (in->vh.flags & SOFL_VNET_HDR_F_NEEDS_CSUM))
+		return k->vh.flags == SOFL_VNET_HDR_F_NEEDS_CSUM && k->vh.gso_type == 0 &&
+		       k->vh.csum_start == in->vh.csum_start && k->vh.csum_offset == in->vh.csum_offset;
 
 	if (sofl_pkt_parse(&p, k->data, k->len, SOFL_LINK_ETH) < 0 || !(p.layers & SOFL_LAYER_L4))
 		return (k->vh.flags == 0 || (p.is_frag && k->vh.flags == SOFL_VNET_HDR_F_DATA_VALID)) &&
@@ -158,9 +208,9 @@ main(int argc, char **argv)
 	uint8_t *buf;
 	size_t cap = 64u << 20;
 	FILE *cf;
-	int c, partial = 0;
+	int c, partial = 0, tnl = 0;
 
-	while ((c = getopt(argc, argv, "r:m:k:x:n:w:p")) != -1) {
+	while ((c = getopt(argc, argv, "r:m:k:x:n:w:pTa")) != -1) {
 		switch (c) {
 		case 'r': r = optarg; break;
 		case 'm': m = optarg; break;
@@ -169,9 +219,11 @@ main(int argc, char **argv)
 		case 'n': kn = optarg; break;
 		case 'w': w = optarg; break;
 		case 'p': partial = 1; break;
+		case 'T': tnl = 1; break;
+		case 'a': show_max = (size_t)-1; break;
 		default:
 			fprintf(stderr, "usage: kgsocmp -r in.pcap -m in.vnet -k kernel.pcap "
-				"-x kernel.vnet -n kernel.counts [-w ours.pcap]\n");
+				"-x kernel.vnet -n kernel.counts [-p] [-T] [-w ours.pcap]\n");
 			return 2;
 		}
 	}
@@ -194,7 +246,11 @@ main(int argc, char **argv)
 			k_die("%s: line %zu: expected 2 numbers", kn, i + 1);
 		if (kfirst + kcount > kern.n)
 			k_die("%s: line %zu: beyond the kernel's capture", kn, i + 1);
-		n = segment_one(&in.r[i], &ours, segs, buf, cap, partial);
+		n = segment_one(&in.r[i], &ours, segs, buf, cap, partial, tnl);
+		if (n == K_TNL_DIFFERS) {
+			bad++;
+			continue;
+		}
 		if (n < 0) {
 			refused++;
 			if (kcount != 0) {
@@ -216,7 +272,7 @@ main(int argc, char **argv)
 			const struct krec *k = &kern.r[kfirst + j], *o = &ours.r[first + j];
 			uint32_t b, lim = k->len < o->len ? k->len : o->len, off;
 
-			if (partial && !vnet_partial_ok(k)) {
+			if (partial && !vnet_partial_ok(k, &in.r[i])) {
 				bad++;
 				note("  super-packet %zu segment %zu: kernel vnet {flags %u gso %u/%u csum "
 				     "%u+%u} is not a plain partial checksum at the L4 header\n", i, j,

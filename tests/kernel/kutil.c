@@ -117,10 +117,17 @@ kset_read(struct kset *s, const char *pcap, const char *side)
 	if (!f)
 		k_die("%s: %s", side, strerror(errno));
 	for (i = 0; i < s->n; i++) {
-		unsigned fl, gt, hl, gs, cs, co;
+		unsigned fl, gt, hl, gs, cs, co, ot = 0, in = 0;
+		char line[256];
+		int got;
 
-		if (fscanf(f, "%u %u %u %u %u %u", &fl, &gt, &hl, &gs, &cs, &co) != 6)
-			k_die("%s: line %zu: expected 6 numbers", side, i + 1);
+		if (!fgets(line, sizeof(line), f) ||
+		    ((got = sscanf(line, "%u %u %u %u %u %u %u %u", &fl, &gt, &hl, &gs, &cs, &co,
+				   &ot, &in)) != 6 && got != 8))
+			k_die("%s: line %zu: expected 6 or 8 numbers", side, i + 1);
+		memset(&s->r[i].vh, 0, sizeof(s->r[i].vh));
+		s->r[i].vh.outer_th_offset = (uint16_t)ot;
+		s->r[i].vh.inner_nh_offset = (uint16_t)in;
 		s->r[i].vh.flags = (uint8_t)fl;
 		s->r[i].vh.gso_type = (uint8_t)gt;
 		s->r[i].vh.hdr_len = (uint16_t)hl;
@@ -158,7 +165,11 @@ kset_write(const struct kset *s, const char *pcap, const char *side)
 		h.ts.tv_usec = (suseconds_t)(i % 1000000);
 		h.caplen = h.len = s->r[i].len;
 		pcap_dump((u_char *)d, &h, s->r[i].data);
-		if (f)
+		if (f && (v->outer_th_offset || v->inner_nh_offset))
+			fprintf(f, "%u %u %u %u %u %u %u %u\n", v->flags, v->gso_type, v->hdr_len,
+				v->gso_size, v->csum_start, v->csum_offset, v->outer_th_offset,
+				v->inner_nh_offset);
+		else if (f)
 			fprintf(f, "%u %u %u %u %u %u\n", v->flags, v->gso_type, v->hdr_len,
 				v->gso_size, v->csum_start, v->csum_offset);
 	}
@@ -207,6 +218,37 @@ k_vnet_decode(const uint8_t in[10], struct sofl_vnet_hdr *vh)
 	vh->gso_size = get_le16(in + 4);
 	vh->csum_start = get_le16(in + 6);
 	vh->csum_offset = get_le16(in + 8);
+}
+
+void
+k_vnet_tnl_encode(uint8_t out[K_VNET_TNL_LEN], const struct sofl_vnet_hdr *vh)
+{
+	memset(out, 0, K_VNET_TNL_LEN);
+	k_vnet_encode(out, vh);
+	put_le16(out + 20, vh->outer_th_offset);
+	put_le16(out + 22, vh->inner_nh_offset);
+}
+
+/* Debian 12's uapi headers are 6.1's: the 6.17 additions, guarded. */
+#ifndef TUN_F_UDP_TUNNEL_GSO
+#define TUN_F_UDP_TUNNEL_GSO 0x080
+#endif
+#ifndef TUN_F_UDP_TUNNEL_GSO_CSUM
+#define TUN_F_UDP_TUNNEL_GSO_CSUM 0x100
+#endif
+
+void
+k_tap_tunnel(int fd)
+{
+	int sz = K_VNET_TNL_LEN;
+	unsigned long off = TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6 | TUN_F_UDP_TUNNEL_GSO |
+			    TUN_F_UDP_TUNNEL_GSO_CSUM;
+
+	if (ioctl(fd, TUNSETVNETHDRSZ, &sz) < 0)
+		k_die("TUNSETVNETHDRSZ %d: %s", sz, strerror(errno));
+	if (ioctl(fd, TUNSETOFFLOAD, off) < 0)
+		k_skip("TUNSETOFFLOAD with TUN_F_UDP_TUNNEL_GSO(_CSUM): %s (kernel before 6.17?)",
+		       strerror(errno));
 }
 
 int

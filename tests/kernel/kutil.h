@@ -5,7 +5,8 @@
  * A "record set" is a pcap file (Ethernet) plus an optional sidecar text file
  * with one line per record: "flags gso_type hdr_len gso_size csum_start
  * csum_offset" (decimal), the virtio_net_hdr that came with (or goes with) the
- * frame.  pcap cannot carry that metadata; the sidecar keeps the pcap usable
+ * frame, and for a UDP-tunnel super-packet two more numbers, "outer_th_offset
+ * inner_nh_offset" (the tunnel header's fields at bytes 20 and 22).  pcap cannot carry that metadata; the sidecar keeps the pcap usable
  * by every other tool. */
 #ifndef SOFL_KUTIL_H
 #define SOFL_KUTIL_H
@@ -17,7 +18,8 @@
 struct krec {
 	uint8_t *data;
 	uint32_t len;
-	struct sofl_vnet_hdr vh;
+	struct sofl_vnet_hdr vh;	/* its outer_th_offset and inner_nh_offset: the
+					   24-byte tunnel form's, 0 when none */
 };
 
 struct kset {
@@ -46,6 +48,17 @@ void kset_write(const struct kset *s, const char *pcap, const char *side);
  * kernel's vio_le() for AF_PACKET / TAP with TUNSETVNETLE agree here). */
 void k_vnet_encode(uint8_t out[10], const struct sofl_vnet_hdr *vh);
 void k_vnet_decode(const uint8_t in[10], struct sofl_vnet_hdr *vh);
+
+/* The 24-byte tunnel form (struct virtio_net_hdr_v1_hash_tunnel, always
+ * little-endian): the 10 legacy bytes, num_buffers and the hash fields 0,
+ * outer_th_offset at 20, inner_nh_offset at 22. */
+#define K_VNET_TNL_LEN 24
+void k_vnet_tnl_encode(uint8_t out[K_VNET_TNL_LEN], const struct sofl_vnet_hdr *vh);
+/* Switch a TAP fd to the 24-byte header and negotiate UDP-tunnel GSO
+ * (TUNSETVNETHDRSZ 24; TUNSETOFFLOAD TUN_F_CSUM|TSO4|TSO6|UDP_TUNNEL_GSO|
+ * UDP_TUNNEL_GSO_CSUM).  Skips (or fails under SOFL_REQUIRE_ORACLE=1) when
+ * the kernel (< 6.17) refuses it. */
+void k_tap_tunnel(int fd);
 
 /* Open a TAP named @name with IFF_TAP|IFF_NO_PI|IFF_VNET_HDR|@extra_flags
  * (IFF_NAPI...). Existing persistent devices are attached. Dies on error,

@@ -9,6 +9,9 @@
 #   ... scratch dir $dir, $K (kernel binaries), $CLI, $tag, $start
 #   iperf_pair 1                       # 198.18.1.1 <-> 198.18.1.2
 #   iperf_capture 60000 tcp4 -c 198.18.1.2 -n 8M   # -> $dir/tcp4.pcap, .vnet
+#   vxlan_pair 1 6 1                   # VXLAN over the pair: outer IPv6, checksum
+#   iperf_capture 20000 vx -c 198.18.11.2 -n 2M    # the outer frames, on the wire
+#   vxlan_unpair
 
 #   ... skip REASON / drop CASE / craft KCRAFT_ARGS / oracle_summary TEXT
 #
@@ -80,12 +83,18 @@ oracle_summary() {
 	     "$(( $(date +%s) - start )) s"
 }
 
-# Kills only the processes we started (by PID), deletes only our namespaces.
+# Kills only the processes we started (by PID), deletes only our namespaces
+# and the scratch directory (kept, for a look at the captures, with
+# SOFL_ORACLE_KEEP=1).
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	for n in $NSO $NSC $NSS; do ip netns del "$n" 2>/dev/null; done
-	[ -n "$dir" ] && rm -rf "$dir"
+	if [ -n "$dir" ] && [ "${SOFL_ORACLE_KEEP:-0}" = 1 ]; then
+		echo "kept: $dir" >&2
+	elif [ -n "$dir" ]; then
+		rm -rf "$dir"
+	fi
 }
 
 # kernel_init NS_PREFIX NAME "BINARIES": checks root, the CLI, the
@@ -129,6 +138,42 @@ iperf_pair() {
 	ip -n "$NSS" addr add 2001:2:0:$1::2/64 dev sg1-$tag nodad
 	ip netns exec "$NSS" ethtool -K sg1-$tag gro off >/dev/null 2>&1 || fail "ethtool -K gro off"
 	ip -n "$NSC" link set sg0-$tag up && ip -n "$NSS" link set sg1-$tag up
+}
+
+# vxlan_pair N OUTER CSUM: a kernel VXLAN pair (VNI 42, port 4789) over the
+# iperf pair N, underlay IPv4 (OUTER 4) or IPv6 (6), outer UDP checksum set
+# (CSUM 1: udpcsum / the IPv6 default) or zero (0: the IPv4 default /
+# udp6zerocsumtx, with udp6zerocsumrx at the receiver).  Inner addresses
+# 198.18.(N+10).1/.2 and 2001:2:0:(N+10)::1/::2 on svx-$tag; iperf3 through
+# them is captured on the underlay by iperf_capture.  Returns 1 when the
+# kernel cannot make a VXLAN device (the caller drops those cases).
+vxlan_pair() {
+	vxlan_unpair
+	if [ "$2" = 4 ]; then
+		la=198.18.$1.1 ra=198.18.$1.2
+		cs=noudpcsum cr=
+		[ "$3" = 1 ] && cs=udpcsum
+	else
+		la=2001:2:0:$1::1 ra=2001:2:0:$1::2
+		cs= cr=
+		[ "$3" = 0 ] && cs="udp6zerocsumtx udp6zerocsumrx" cr="udp6zerocsumtx udp6zerocsumrx"
+	fi
+	# shellcheck disable=SC2086
+	ip -n "$NSC" link add svx-$tag type vxlan id 42 dstport 4789 local $la remote $ra \
+	    dev sg0-$tag $cs && ip -n "$NSS" link add svx-$tag type vxlan id 42 dstport 4789 \
+	    local $ra remote $la dev sg1-$tag $cr 2>/dev/null || return 1
+	n=$(($1 + 10))
+	ip -n "$NSC" addr add 198.18.$n.1/24 dev svx-$tag
+	ip -n "$NSS" addr add 198.18.$n.2/24 dev svx-$tag
+	ip -n "$NSC" addr add 2001:2:0:$n::1/64 dev svx-$tag nodad
+	ip -n "$NSS" addr add 2001:2:0:$n::2/64 dev svx-$tag nodad
+	ip -n "$NSC" link set svx-$tag up && ip -n "$NSS" link set svx-$tag up ||
+		fail "VXLAN devices up"
+}
+vxlan_unpair() {
+	ip -n "$NSC" link del svx-$tag 2>/dev/null
+	ip -n "$NSS" link del svx-$tag 2>/dev/null
+	return 0
 }
 
 # iperf_capture MAX_FRAMES NAME CLIENT_ARGS...: one bounded iperf3 run over

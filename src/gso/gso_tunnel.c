@@ -8,6 +8,7 @@
  * (net/ipv6/ip6_offload.c). */
 #include <string.h>
 #include "softoffload/gso.h"
+#include "pkt/pkt_impl.h"
 #include "csum/csum_impl.h"
 #include "hdr.h"
 #include "tun.h"
@@ -119,19 +120,8 @@ gso_outer_view(struct sofl_pkt *o, const struct sofl_pkt *p)
 	o->tcp_opt_bad = 0;
 	o->opt_mss = o->opt_ws = o->opt_sackok = o->opt_sack = o->opt_ts = 0;
 	o->tcp_seq = o->tcp_ack = 0;
-	o->key.family = p->outer_ipv;
-	o->key.proto = p->outer_proto;
-	memset(o->key.src, 0, sizeof(o->key.src));
-	memset(o->key.dst, 0, sizeof(o->key.dst));
-	if (p->outer_ipv == 4) {
-		memcpy(o->key.src, oh + 12, 4);
-		memcpy(o->key.dst, oh + 16, 4);
-		o->key.flow_label = 0;
-	} else {
-		memcpy(o->key.src, oh + 8, 16);
-		memcpy(o->key.dst, oh + 24, 16);
-		o->key.flow_label = sofl_get32(oh) & 0xfffff;
-	}
+	pk_outer_key(p, &o->key);
+	o->key.flow_label = p->outer_ipv == 4 ? 0 : sofl_get32(oh) & 0xfffff;
 	o->key.sport = o->key.dport = 0;
 	o->l4_off = (uint16_t)(p->outer_l3_off + p->outer_l3_len);
 	o->l4_len = 0;

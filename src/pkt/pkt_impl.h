@@ -97,6 +97,25 @@ pk_zero(struct sofl_pkt *p)
 
 /* ---- the header checks and stores, one definition ---- */
 
+/* pk_outer_key() : family, protocol and addresses of a tunnel parse's
+ * OUTER IP header (SOFL_LAYER_ENCAP: the parser checked that header lies
+ * within p->len) into *k; its other fields untouched.  One definition for
+ * the engines that treat a tunnel packet by its outer header (RSS's default
+ * hash, GSO's outer view). */
+PK_FAST void
+pk_outer_key(const struct sofl_pkt *p, struct sofl_flow_key *k)
+{
+	const uint8_t *ip = p->data + p->outer_l3_off;
+	const int v6 = p->outer_ipv == 6;
+
+	k->family = p->outer_ipv;
+	k->proto = p->outer_proto;
+	memset(k->src, 0, sizeof(k->src));
+	memset(k->dst, 0, sizeof(k->dst));
+	memcpy(k->src, ip + (v6 ? 8 : 12), v6 ? 16 : 4);
+	memcpy(k->dst, ip + (v6 ? 24 : 16), v6 ? 16 : 4);
+}
+
 /* One more VLAN tag (TPID @type, TCI @tci) */
 PK_FAST void
 pk_vlan_push(struct sofl_pkt *p, uint16_t type, uint16_t tci)

@@ -7,6 +7,7 @@
 #include "softoffload/rss.h"
 #include "softoffload/pkt.h"
 #include "softoffload/bytes.h"
+#include "pkt/pkt_impl.h"
 #include "base/cfg.h"
 #include "base/cpu.h"
 #include "rss_gfni.h"
@@ -465,19 +466,13 @@ static __attribute__((noinline)) int
 select_outer(const struct sofl_rss *r, const struct sofl_pkt *p, struct sel *s,
 	     struct sofl_flow_key *k)
 {
-	const uint8_t *ip;
 	int v6 = p->outer_ipv == 6;
-	size_t alen = v6 ? 16 : 4;
 
 	memset(k, 0, sizeof(*k));
 	if ((p->outer_ipv != 4 && !v6) || !p->data ||
 	    (uint32_t)p->outer_l3_off + (v6 ? 40u : 20u) > p->len)
 		return 0;
-	ip = p->data + p->outer_l3_off;
-	k->family = p->outer_ipv;
-	k->proto = p->outer_proto;
-	memcpy(k->src, ip + (v6 ? 8 : 12), alen);
-	memcpy(k->dst, ip + (v6 ? 24 : 16), alen);
+	pk_outer_key(p, k);
 	select_addrs(r, k, s);	/* family 4 or 6: always 1 */
 	if (p->outer_proto == 17 && p->outer_l4_off) {
 		if ((uint32_t)p->outer_l4_off + 4 > p->len)

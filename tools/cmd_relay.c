@@ -70,6 +70,7 @@ struct relay {
 	struct dir_stats d[2];	/* d[0]: A -> B, d[1]: B -> A */
 	struct sofl_l2 *l2;	/* tun <-> L2: the adapter, else NULL */
 	int offload;
+	int tnl_gso;		/* --tunnel-gso: UDP-tunnel GSO asked of a TUN/TAP */
 	int json;
 	uint32_t ring_slots;	/* 0: the port's default */
 	uint32_t busy_us;	/* --busy-poll */
@@ -89,6 +90,7 @@ usage(FILE *f)
 	    "usage: softoffload relay PORT_A PORT_B [--offload on|off] [--json]\n"
 	    "                         [--stats-interval S] [--time S] [--promisc] [--qdisc-bypass]\n"
 	    "                         [--ring-slots N] [--busy-poll US] [--tun-mac MAC]\n"
+	    "                         [--tunnel-gso on|off]\n"
 	    "ports: tun:NAME  tap:NAME  afpacket:IFNAME\n"
 	    "Forwards both ways.  --offload on (default): AF_PACKET ring with virtio headers,\n"
 	    "GRO towards a TUN/TAP, GSO and checksums towards an AF_PACKET device without TSO;\n"
@@ -98,8 +100,11 @@ usage(FILE *f)
 	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 4096, sized\n"
 	    "for the MTU: 2 KB each at 1500).  --busy-poll US: after traffic, keep polling\n"
 	    "without sleeping for US microseconds (default 0).  --tun-mac: source address of the\n"
-	    "frames made from a TUN's packets (default: the other port's MAC).  SIGINT/SIGTERM\n"
-	    "end it.\n");
+	    "frames made from a TUN's packets (default: the other port's MAC).  --tunnel-gso\n"
+	    "on (default with --offload on): a TUN/TAP negotiates UDP-tunnel GSO (Linux 6.17+,\n"
+	    "24-byte virtio header), so VXLAN/Geneve frames are coalesced into tunnel\n"
+	    "super-packets towards it and its tunnel super-packets are read whole (cut for an\n"
+	    "AF_PACKET port); off, or a kernel without it: not.  SIGINT/SIGTERM end it.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -169,6 +174,8 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 		c.tap = e->kind == K_TAP;
 		c.vnet_hdr = r->offload;
 		c.tx_gro = r->offload;
+		if (r->offload && r->tnl_gso)
+			c.offloads |= SOFL_TUN_WANT_F_UDP_TNL | SOFL_TUN_WANT_F_UDP_TNL_CSUM;
 		c.rx_mode = super ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
 		if (conv)
 			c.headroom = SOFL_L2_ETH_HLEN;
@@ -586,6 +593,7 @@ cmd_relay(int argc, char **argv)
 		{ "ring-slots", required_argument, NULL, 'r' },
 		{ "busy-poll", required_argument, NULL, 'b' },
 		{ "tun-mac", required_argument, NULL, 'm' },
+		{ "tunnel-gso", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -598,6 +606,7 @@ cmd_relay(int argc, char **argv)
 
 	memset(&r, 0, sizeof(r));
 	r.offload = 1;
+	r.tnl_gso = 1;
 	r.ta.when = -1;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, ":h", opts)) != -1) {
@@ -609,6 +618,14 @@ cmd_relay(int argc, char **argv)
 				r.offload = 0;
 			else
 				return cli_error("--offload: expected on or off, not '%s'", optarg);
+			break;
+		case 'T':
+			if (!strcmp(optarg, "on"))
+				r.tnl_gso = 1;
+			else if (!strcmp(optarg, "off"))
+				r.tnl_gso = 0;
+			else
+				return cli_error("--tunnel-gso: expected on or off, not '%s'", optarg);
 			break;
 		case 'j': r.json = 1; break;
 		case 's':

@@ -282,6 +282,8 @@ static const struct { unsigned bit; const char *name; } port_off_names[] = {
 	{ SOFL_PORT_OFF_F_VNET, "vnet-hdr" }, { SOFL_PORT_OFF_F_CSUM, "csum" },
 	{ SOFL_PORT_OFF_F_TSO4, "tso4" }, { SOFL_PORT_OFF_F_TSO6, "tso6" },
 	{ SOFL_PORT_OFF_F_TSO_ECN, "tso-ecn" }, { SOFL_PORT_OFF_F_USO, "uso" },
+	{ SOFL_PORT_OFF_F_UDP_TNL, "udp-tnl-gso" },
+	{ SOFL_PORT_OFF_F_UDP_TNL_CSUM, "udp-tnl-gso-csum" },
 	{ SOFL_PORT_OFF_F_UDP_GSO, "udp-segment" }, { SOFL_PORT_OFF_F_UDP_GRO, "udp-gro" },
 	{ SOFL_PORT_OFF_F_GRO, "gro" }, { SOFL_PORT_OFF_F_GSO, "gso" },
 };
@@ -411,6 +413,10 @@ cli_gro_lines(FILE *f, const struct sofl_gro_stats *g, const char *prefix)
 	fprintf(f, "\t%llu %ssuper-packets formed\n", (unsigned long long)g->super_pkts, prefix);
 	fprintf(f, "\t%llu %ssegments merged into them\n", (unsigned long long)g->segs_merged,
 		prefix);
+	if (g->tun_in)
+		fprintf(f, "\t%llu %stunnel super-packets (VXLAN/Geneve/IP-in-IP) of %llu segments\n",
+			(unsigned long long)g->tun_super_pkts, prefix,
+			(unsigned long long)g->tun_segs_merged);
 }
 
 void
@@ -424,6 +430,9 @@ cli_gro_json(struct cli_json *j, const struct sofl_gro_stats *g, int bypass)
 	cli_json_u64(j, "super_pkts", g->super_pkts);
 	cli_json_u64(j, "segs_merged", g->segs_merged);
 	cli_json_u64(j, "csum_sw_l4", g->csum_sw_l4);
+	cli_json_u64(j, "tun_in", g->tun_in);
+	cli_json_u64(j, "tun_super_pkts", g->tun_super_pkts);
+	cli_json_u64(j, "tun_segs_merged", g->tun_segs_merged);
 	if (bypass) {
 		cli_json_obj(j, "bypass");
 		for (i = 0; i < SOFL_GRO_BYPASS__MAX; i++)

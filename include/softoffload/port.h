@@ -191,6 +191,11 @@ struct sofl_port_stats {
 #define SOFL_PORT_OFF_F_TSO6     0x0008	/* TUN_F_TSO6 */
 #define SOFL_PORT_OFF_F_TSO_ECN  0x0010	/* TUN_F_TSO_ECN */
 #define SOFL_PORT_OFF_F_USO      0x0020	/* TUN_F_USO4 | TUN_F_USO6 (accepted together) */
+#define SOFL_PORT_OFF_F_UDP_TNL  0x0040	/* TUN_F_UDP_TUNNEL_GSO with the 24-byte virtio
+					 * header (Linux 6.17+): VXLAN/Geneve super-packets
+					 * read and written whole */
+#define SOFL_PORT_OFF_F_UDP_TNL_CSUM 0x0080 /* TUN_F_UDP_TUNNEL_GSO_CSUM: ... with a
+					 * non-zero outer UDP checksum too, on read */
 #define SOFL_PORT_OFF_F_UDP_GSO  0x0100	/* UDP_SEGMENT sends */
 #define SOFL_PORT_OFF_F_UDP_GRO  0x0200	/* UDP_GRO receives */
 #define SOFL_PORT_OFF_F_GRO      0x1000	/* writes coalesced by the GRO engine */
@@ -318,7 +323,13 @@ SOFL_API const char *sofl_port_kind(const struct sofl_port *port);
 #define SOFL_TUN_WANT_F_TSO   0x02	/* TSO4 + TSO6 */
 #define SOFL_TUN_WANT_F_USO   0x04	/* USO4 + USO6, together or not at all */
 #define SOFL_TUN_WANT_F_ECN   0x08	/* TSO_ECN */
-#define SOFL_TUN_WANT_F_ALL   0x0f
+#define SOFL_TUN_WANT_F_ALL   0x0f	/* the plain offloads (the default); the
+					 * tunnel ones below are asked for by name */
+#define SOFL_TUN_WANT_F_UDP_TNL 0x10	/* UDP-tunnel GSO (TUN_F_UDP_TUNNEL_GSO, Linux
+					 * 6.17+; needs TSO or USO granted): a 24-byte
+					 * virtio header; see sofl_tun_open() */
+#define SOFL_TUN_WANT_F_UDP_TNL_CSUM 0x20 /* ... and TUN_F_UDP_TUNNEL_GSO_CSUM (implies
+					 * SOFL_TUN_WANT_F_UDP_TNL) */
 
 struct sofl_tun_config {
 	uint32_t size;		/* sizeof(struct sofl_tun_config); set by config_init */
@@ -328,7 +339,8 @@ struct sofl_tun_config {
 	int vnet_hdr;		/* 1 (default): IFF_VNET_HDR and offloads; 0: one plain
 				 * packet per read()/write(), no header, no engines */
 	unsigned offloads;	/* SOFL_TUN_WANT_F_* to negotiate (default
-				 * SOFL_TUN_WANT_F_ALL; vnet_hdr only) */
+				 * SOFL_TUN_WANT_F_ALL, without the UDP-tunnel
+				 * bits; vnet_hdr only) */
 	enum sofl_port_rx_mode rx_mode; /* SEGMENT (default) or SUPER */
 	int tx_gro;		/* 1 (default with vnet_hdr): coalesce sends with GRO */
 	uint32_t rx_batch;	/* packets per sofl_port_recv(): SOFL_TUN_RX_BATCH_* */
@@ -359,7 +371,20 @@ SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
  * size (12: the virtio 1.0 form) and little-endian fields (TUNSETVNETLE;
  * on a little-endian host where the ioctl is missing, native order is the
  * same), then probes TUNSETOFFLOAD: CSUM first, then TSO4|TSO6, ECN, and
- * USO4|USO6 together, keeping what the kernel accepts.  The fd is made
+ * USO4|USO6 together, keeping what the kernel accepts.  With
+ * SOFL_TUN_WANT_F_UDP_TNL (opt-in: the default header stays 12 bytes, what
+ * every older program and a device shared with one expects) and TSO or USO
+ * granted, the header is set to 24 bytes (virtio_net_hdr_v1_hash_tunnel)
+ * and TUN_F_UDP_TUNNEL_GSO (| _CSUM with SOFL_TUN_WANT_F_UDP_TNL_CSUM) is
+ * asked for; a kernel without them (before 6.17: EINVAL) gets the 12-byte
+ * header back and the port works as without the bits.  Granted:
+ * SOFL_PORT_OFF_F_UDP_TNL (and _CSUM) in sofl_port_offloads(); reads then
+ * may carry VXLAN/Geneve super-packets, cut by GSO in rx_mode SEGMENT or
+ * handed whole in SUPER (.vnet with the tunnel gso_type bits and offsets,
+ * vnet.h), and GRO's VXLAN/Geneve super-packets (gro.h Tunnels) are written
+ * whole.  Without it the port's GRO does not coalesce UDP tunnels (a 12-byte
+ * header cannot describe them), and never IP-in-IP (virtio has no GSO type
+ * for it): such frames go out as they came.  The fd is made
  * non-blocking.  On any error *out is set to NULL (when out is not NULL).
  * @return 0, SOFL_E_CFG_SIZE (the size field; see "Config values" above),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM

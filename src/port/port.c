@@ -398,7 +398,7 @@ port_rxq_add(struct sofl_port *port, struct port_rxq *q, uint8_t *frame, uint32_
 		return r;
 	}
 	sofl_pkt_parse(&p, frame, len, link);
-	r = sofl_vnet_to_gso(h, &p, 0, &gp);
+	r = sofl_vnet_to_gso(h, &p, q->vnet_opts, &gp);
 	if (r < 0) {
 		port_drop(port, 0, SOFL_PORT_DROP_VNET, 1);
 		return 0;

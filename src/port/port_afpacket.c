@@ -529,7 +529,9 @@ tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 	 * parse is only its first bytes */
 	q = p;
 	q.len = (uint32_t)port_pkt_bytes(pk);
-	if (sofl_vnet_to_gso(&pk->vnet, &q, 0, &gp) < 0) {
+	/* cut in software: any header Linux takes, UDP-tunnel ones included
+	 * (a TUN/TAP with UDP-tunnel GSO hands them over) */
+	if (sofl_vnet_to_gso(&pk->vnet, &q, SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM, &gp) < 0) {
 		port_drop(&a->base, 1, SOFL_PORT_DROP_VNET, 1);
 		tx_drop_in(a, in);
 		return 0;

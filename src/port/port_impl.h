@@ -113,6 +113,8 @@ struct port_rxq {
 	uint8_t *room;			/* cap * (headroom + tailroom) bytes */
 	uint16_t headroom, tailroom;
 	const struct sofl_rss *rss;	/* non-NULL: hash every packet added */
+	unsigned vnet_opts;		/* SOFL_VNET_F_TUNNEL(_CSUM) the port negotiated:
+					 * the features its virtio headers are checked with */
 };
 
 /* Allocates a batch of @cap packets (segments), with @iov_per_pkt iovecs

@@ -5,7 +5,11 @@
  * wire-size packets by the GSO engine, zero copy.  Writes: the batch
  * coalesced by the GRO engine, one writev() per super-packet.
  * Kernel side: drivers/net/tun.c (tun_set_iff, set_offload, tun_get_user,
- * tun_put_user) and include/linux/virtio_net.h.
+ * tun_put_user), drivers/net/tun_vnet.h and include/linux/virtio_net.h.
+ * The virtio header is 12 bytes, or 24 when UDP-tunnel GSO was granted
+ * (Linux 6.17+: set_offload() grants TUN_F_UDP_TUNNEL_GSO only with TSO or
+ * USO, tun_put_user() emits the tunnel fields only when the header size is
+ * at least 24, and tun_get_user() takes them from any 24-byte header).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +35,10 @@
 #endif
 
 #define VNET_LEN	SOFL_VNET_HDR_MRG_LEN	/* the 12-byte header (TUNSETVNETHDRSZ) */
-#define RX_BUF		(65536 + 64)		/* one super-packet and its header */
+#define VNET_TNL_LEN	SOFL_VNET_HDR_TNL_LEN	/* the 24-byte one, with UDP-tunnel GSO */
+/* one super-packet and its header: an IPv6 outer packet of 65535 payload
+ * bytes after its Ethernet and IPv6 headers, and the 24-byte header */
+#define RX_BUF		(65536 + 128)
 
 /* fallback message bits (port_fallback) */
 #define FB_GSO_WRITE	0
@@ -42,6 +49,7 @@ struct tun_port {
 	char name[IFNAMSIZ];
 	int tap, created, vnet;
 	int rx_mode, tx_gro;
+	uint32_t vlen;			/* virtio header bytes: VNET_LEN or VNET_TNL_LEN */
 	uint32_t mtu;
 	enum sofl_link link;
 	uint32_t nbufs;
@@ -52,7 +60,7 @@ struct tun_port {
 	struct sofl_gro_in *gin;
 	uint32_t gin_cap;
 	struct iovec wv[IOV_MAX];	/* one writev */
-	uint8_t vh[VNET_LEN];
+	uint8_t vh[VNET_TNL_LEN];
 };
 
 static int tun_recv(struct sofl_port *, struct sofl_port_pkt **);
@@ -126,6 +134,7 @@ static int
 tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
 {
 	struct sofl_gro_config g;
+	struct sofl_pkt_config pc;
 
 	if (c->gro) {
 		g = *c->gro;
@@ -134,6 +143,15 @@ tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
 		g.link = t->link;
 		/* UDP super-packets only where the device said it knows USO */
 		g.udp = (t->base.offloads & SOFL_PORT_OFF_F_USO) != 0;
+		/* tunnel super-packets only where a virtio header can carry them:
+		 * VXLAN/Geneve with the 24-byte header, IP-in-IP never (no
+		 * virtio GSO type); else those frames are coalesced as what
+		 * they are without the tunnel (UDP datagrams, with USO) */
+		sofl_pkt_config_init(&pc);
+		pc.flags |= SOFL_PKT_F_NO_IPIP;
+		if (!(t->base.offloads & SOFL_PORT_OFF_F_UDP_TNL))
+			pc.n_udp = 0;
+		g.parse = &pc;
 	}
 	/* sends are synchronous: every flow is completed by the end of the
 	 * call, nothing held across calls (the packets are the caller's) */
@@ -166,9 +184,14 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 	t->base.ops = c.tap ? &tap_ops : &tun_ops;
 	t->base.fd = fd;
 	t->base.quiet = c.quiet;
+	/* the tunnel bits mean the 24-byte header: only with a plain GSO */
+	if (!(offloads & SOFL_PORT_OFF_F_UDP_TNL) ||
+	    !(offloads & (SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO)))
+		offloads &= ~(unsigned)(SOFL_PORT_OFF_F_UDP_TNL | SOFL_PORT_OFF_F_UDP_TNL_CSUM);
 	t->base.offloads = c.vnet_hdr ? offloads | SOFL_PORT_OFF_F_VNET : 0;
 	t->tap = c.tap;
 	t->vnet = c.vnet_hdr;
+	t->vlen = (t->base.offloads & SOFL_PORT_OFF_F_UDP_TNL) ? VNET_TNL_LEN : VNET_LEN;
 	t->rx_mode = c.rx_mode;
 	t->mtu = c.mtu;
 	t->link = c.tap ? SOFL_LINK_ETH : SOFL_LINK_RAW;
@@ -187,6 +210,11 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 				 c.headroom, c.tailroom)) < 0)
 		goto fail;
 	t->q.rss = c.rss;
+	/* what the kernel may hand us: tunnel headers, the outer checksum
+	 * flag only with _CSUM (tun_vnet_hdr_from_skb) */
+	if (t->base.offloads & SOFL_PORT_OFF_F_UDP_TNL)
+		t->q.vnet_opts = SOFL_VNET_F_TUNNEL | (t->base.offloads & SOFL_PORT_OFF_F_UDP_TNL_CSUM ?
+						       SOFL_VNET_F_TUNNEL_CSUM : 0);
 	if (t->vnet && c.rx_mode == SOFL_PORT_RX_SEGMENT)
 		t->base.offloads |= SOFL_PORT_OFF_F_GSO;
 	if (t->vnet && c.tx_gro) {
@@ -210,9 +238,41 @@ try_offload(int fd, unsigned f)
 	return ioctl(fd, TUNSETOFFLOAD, (unsigned long)f) == 0;
 }
 
+/* Sets the virtio header size @sz.  @return 1 done, 0 refused. */
+static int
+set_vnet_size(int fd, int sz)
+{
+	return ioctl(fd, TUNSETVNETHDRSZ, &sz) == 0;
+}
+
+/* UDP-tunnel GSO on top of the granted TUNSETOFFLOAD bits @f (@off their
+ * SOFL_PORT_OFF_F_*): the 24-byte header first (so that no tunnel
+ * super-packet is ever read with a 12-byte one: tun_put_user() would drop
+ * it), then TUN_F_UDP_TUNNEL_GSO with _CSUM, then without; a kernel that
+ * knows neither (EINVAL: before 6.17) gets the 12-byte header back.
+ * @return the SOFL_PORT_OFF_F_UDP_TNL* bits granted. */
+static unsigned
+negotiate_tnl(int fd, unsigned want, unsigned f, unsigned off)
+{
+	if (!(want & (SOFL_TUN_WANT_F_UDP_TNL | SOFL_TUN_WANT_F_UDP_TNL_CSUM)) ||
+	    !(off & (SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO)))
+		return 0;
+	if (!set_vnet_size(fd, VNET_TNL_LEN))
+		return 0;
+	if ((want & SOFL_TUN_WANT_F_UDP_TNL_CSUM) &&
+	    try_offload(fd, f | TUN_F_UDP_TUNNEL_GSO | TUN_F_UDP_TUNNEL_GSO_CSUM))
+		return SOFL_PORT_OFF_F_UDP_TNL | SOFL_PORT_OFF_F_UDP_TNL_CSUM;
+	if (try_offload(fd, f | TUN_F_UDP_TUNNEL_GSO))
+		return SOFL_PORT_OFF_F_UDP_TNL;
+	try_offload(fd, f);
+	set_vnet_size(fd, VNET_LEN);
+	return 0;
+}
+
 /* Probes the offloads one group at a time (each needs CSUM; USO4 and USO6
  * only together, as the kernel's tun_set_offload() accepts them) and sets
- * the largest accepted set.  @return SOFL_PORT_OFF_F_* */
+ * the largest accepted set, then the UDP-tunnel ones when asked for.
+ * @return SOFL_PORT_OFF_F_* */
 static unsigned
 negotiate(int fd, unsigned want)
 {
@@ -237,7 +297,7 @@ negotiate(int fd, unsigned want)
 		off |= SOFL_PORT_OFF_F_USO;
 	}
 	try_offload(fd, f);
-	return off;
+	return off | negotiate_tnl(fd, want, f, off);
 }
 
 /* Sets the 12-byte header, little-endian.  @return 0 or -1 (errno). */
@@ -367,11 +427,11 @@ take(struct tun_port *t, uint8_t *buf, uint32_t len)
 	if (!t->vnet)
 		return port_rxq_add(&t->base, &t->q, buf, len, NULL, t->link,
 				    t->rx_mode, t->mtu);
-	if (sofl_vnet_decode(&h, buf, len, VNET_LEN, 0) < 0) {
+	if (sofl_vnet_decode(&h, buf, len, t->vlen, 0) < 0) {
 		port_drop(&t->base, 0, SOFL_PORT_DROP_VNET, 1);
 		return 0;
 	}
-	return port_rxq_add(&t->base, &t->q, buf + VNET_LEN, len - VNET_LEN, &h, t->link,
+	return port_rxq_add(&t->base, &t->q, buf + t->vlen, len - t->vlen, &h, t->link,
 			    t->rx_mode, t->mtu);
 }
 
@@ -492,8 +552,13 @@ write_one(struct tun_port *t, const struct sofl_port_pkt *pk)
 				h.flags = SOFL_VNET_HDR_F_DATA_VALID;
 		}
 		h.num_buffers = 0;
-		sofl_vnet_encode(t->vh, sizeof(t->vh), &h, VNET_LEN, 0);
-		t->wv[k++] = (struct iovec){ t->vh, VNET_LEN };
+		if ((h.gso_type & SOFL_VNET_GSO_UDP_TUNNEL) && t->vlen < VNET_TNL_LEN) {
+			/* a UDP-tunnel header needs the 24-byte form */
+			port_drop(&t->base, 1, SOFL_PORT_DROP_UNSUPPORTED, 1);
+			return 0;
+		}
+		sofl_vnet_encode(t->vh, sizeof(t->vh), &h, t->vlen, 0);
+		t->wv[k++] = (struct iovec){ t->vh, t->vlen };
 	}
 	for (i = 0; i < pk->iovcnt; i++)
 		t->wv[k++] = pk->iov[i];
@@ -533,8 +598,14 @@ write_out(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct sof
 			      "written as its segments");
 		return write_parts(t, pkts, o);
 	}
-	sofl_vnet_encode(t->vh, sizeof(t->vh), &o->vnet, VNET_LEN, 0);
-	t->wv[0] = (struct iovec){ t->vh, VNET_LEN };
+	/* a super-packet no header of this port describes (an IP-in-IP one,
+	 * or a UDP-tunnel one without the 24-byte header: only a caller's
+	 * .gro makes them) goes out as its segments */
+	if (o->segs > 1 && (o->vnet.gso_type == SOFL_GSO_NONE ||
+			    ((o->vnet.gso_type & SOFL_VNET_GSO_UDP_TUNNEL) && t->vlen < VNET_TNL_LEN)))
+		return write_parts(t, pkts, o);
+	sofl_vnet_encode(t->vh, sizeof(t->vh), &o->vnet, t->vlen, 0);
+	t->wv[0] = (struct iovec){ t->vh, t->vlen };
 	memcpy(t->wv + 1, o->iov, o->iovcnt * sizeof(*o->iov));
 	err = write_v(t, (int)o->iovcnt + 1);
 	if (err == EINVAL && o->segs > 1) {

@@ -2,9 +2,11 @@
  *
  * Input: byte 0 = options (bit 0 TAP (Ethernet) else TUN (raw IP), bit 1
  * rx mode SUPER, bit 2 head/tail areas of 24/16 bytes, bit 3 write back
- * without "checksum known good"); then what a read() of a TUN with
- * IFF_VNET_HDR returns: the 12-byte virtio header and the frame (in an
- * exact-size heap buffer, so an overread is caught).
+ * without "checksum known good", bit 4 UDP-tunnel GSO negotiated: the
+ * 24-byte header, VXLAN/Geneve super-packets read and written whole);
+ * then what a read() of a TUN with IFF_VNET_HDR returns: the 12- (or 24-)
+ * byte virtio header and the frame (in an exact-size heap buffer, so an
+ * overread is caught).
  * Path: port_tun_rx_buf() (the code sofl_port_recv() runs on each read:
  * header checks, GSO cut, checksums) -> the packets handed to a second port
  * on /dev/null with sofl_port_send() (GRO, virtio headers, writev).
@@ -26,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
-static struct sofl_port *rx[8], *tx[2];
+static struct sofl_port *rx[16], *tx[4];
 static uint8_t flat[70000];
 
 static struct sofl_port *
@@ -45,7 +47,10 @@ make(unsigned opts, int fd)
 	c.rx_reads = 1;
 	c.quiet = 1;
 	CHECK(port_tun_make(&c, fd, SOFL_PORT_OFF_F_CSUM | SOFL_PORT_OFF_F_TSO4 |
-			    SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO, "fuzz", &p) == 0);
+			    SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO |
+			    (opts & 16 ? SOFL_PORT_OFF_F_UDP_TNL | SOFL_PORT_OFF_F_UDP_TNL_CSUM : 0),
+			    "fuzz", &p) == 0);
+	CHECK(!!(sofl_port_offloads(p) & SOFL_PORT_OFF_F_UDP_TNL) == !!(opts & 16));
 	return p;
 }
 
@@ -81,40 +86,42 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sofl_port_stats s0, s1;
 	struct sofl_port_pkt *pk;
-	unsigned opts;
+	unsigned opts, ri, ti;
 	uint8_t *buf;
 	int n, i, link, cut, sent;
 
 	if (size < 1)
 		return 0;
-	opts = data[0] & 15;
-	if (!rx[opts & 7]) {
+	opts = data[0] & 31;
+	ri = (opts & 7) | (opts & 16) >> 1;	/* receive port: TAP, SUPER, areas, tunnel */
+	ti = (opts & 1) | (opts & 16) >> 3;	/* send port: TAP, tunnel */
+	if (!rx[ri]) {
 		int fd = open("/dev/null", O_WRONLY);
 
 		CHECK(fd >= 0);
-		rx[opts & 7] = make(opts & 7, dup(fd));
-		if (!tx[opts & 1])
-			tx[opts & 1] = make(opts & 1, dup(fd));
+		rx[ri] = make(opts & 23, dup(fd));
+		if (!tx[ti])
+			tx[ti] = make(opts & 17, dup(fd));
 		close(fd);
 	}
 	link = opts & 1 ? SOFL_LINK_ETH : SOFL_LINK_RAW;
 	buf = malloc(size - 1 ? size - 1 : 1);
 	CHECK(buf);
 	memcpy(buf, data + 1, size - 1);
-	sofl_port_get_stats(rx[opts & 7], &s0, sizeof(s0));
-	n = port_tun_rx_buf(rx[opts & 7], &pk, buf, size - 1);
+	sofl_port_get_stats(rx[ri], &s0, sizeof(s0));
+	n = port_tun_rx_buf(rx[ri], &pk, buf, size - 1);
 	CHECK(n >= 0);
-	sofl_port_get_stats(rx[opts & 7], &s1, sizeof(s1));
+	sofl_port_get_stats(rx[ri], &s1, sizeof(s1));
 	cut = s1.rx_super > s0.rx_super && !(opts & 2);
 	for (i = 0; i < n; i++) {
 		check_pkt(&pk[i], link, cut);
 		if (opts & 8)
 			pk[i].flags &= ~SOFL_PORT_PKT_F_CSUM_OK;
 	}
-	sofl_port_get_stats(tx[opts & 1], &s0, sizeof(s0));
-	sent = sofl_port_send(tx[opts & 1], pk, (size_t)n);
+	sofl_port_get_stats(tx[ti], &s0, sizeof(s0));
+	sent = sofl_port_send(tx[ti], pk, (size_t)n);
 	CHECK(sent >= 0 && sent <= n);
-	sofl_port_get_stats(tx[opts & 1], &s1, sizeof(s1));
+	sofl_port_get_stats(tx[ti], &s1, sizeof(s1));
 	CHECK(s1.tx_pkts - s0.tx_pkts == (uint64_t)sent);
 	free(buf);
 	return 0;

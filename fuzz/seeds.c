@@ -457,6 +457,43 @@ rss_tunnel_seeds(void)
 	}
 }
 
+/* fuzz_port_tun with UDP-tunnel GSO (options bit 4): VXLAN and Geneve
+ * super-packets behind their 24-byte header (both outer families, the outer
+ * checksum zero or not), SEGMENT and SUPER. */
+static void
+port_tun_tnl_seeds(void)
+{
+	static const int k[][4] = {	/* encap, outer ipv, inner ipv, outer csum */
+		{ SOFL_ENCAP_VXLAN, 4, 4, 0 }, { SOFL_ENCAP_VXLAN, 6, 6, 1 },
+		{ SOFL_ENCAP_GENEVE, 4, 6, 1 }, { SOFL_ENCAP_GENEVE, 6, 4, 0 },
+	};
+	uint8_t f[MAXF], w[1 + SOFL_VNET_HDR_TNL_LEN];
+	struct sofl_vnet_hdr h;
+	struct sofl_pkt p;
+	size_t i, len;
+
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		struct te_spec e;
+		struct t_spec s;
+
+		te_spec_init(&e, k[i][0], k[i][1]);
+		e.udp_csum = k[i][3];
+		t_spec_init(&s, k[i][2], 6);
+		s.pay_len = 1800;
+		s.csum = T_CSUM_PARTIAL;
+		len = te_build(f, MAXF, &e, &s, NULL);
+		if (sofl_pkt_parse(&p, f, len, SOFL_LINK_ETH) < 0 ||
+		    sofl_vnet_from_pkt(&h, &p, 600, SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM |
+				       SOFL_VNET_F_MK_CSUM) < 0)
+			continue;
+		sofl_vnet_encode(w + 1, SOFL_VNET_HDR_TNL_LEN, &h, SOFL_VNET_HDR_TNL_LEN, 0);
+		w[0] = 16 | 1;
+		put(w, sizeof(w), f, len);
+		w[0] = 16 | 2 | 1;
+		put(w, sizeof(w), f, len);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -487,6 +524,8 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "fuzz_vnet"))
 		vnet_tunnel_seeds();
+	if (!strcmp(argv[1], "fuzz_port_tun"))
+		port_tun_tnl_seeds();
 	if (!strcmp(argv[1], "fuzz_gso")) {
 		gso_tun_seeds();
 		gso_ufo6_chain_seed();

@@ -9,6 +9,7 @@
 #               --offload off/gso/gro/on, and kernel VXLAN as the reference
 #      relay    veth without offloads -> AF_PACKET -> softoffload relay -> TAP,
 #               off vs on, and the kernel's own GRO on that veth
+#      relay_vxlan  the same with kernel VXLAN at both ends (scripts/demo-p22.sh)
 #   2. udp      bench_udpgso: one datagram per call, sendmmsg, UDP_SEGMENT,
 #               softoffload USO + sendmmsg, payloads 1472..61824
 #   3. rss      iperf3 -P 4 through the tunnel, --queues 1 vs 2
@@ -21,7 +22,7 @@
 # Environment: BUILD (default build), DEMO_OUT (default $BUILD/demo),
 # DEMO_RUNS (3) x DEMO_SECS (5): the runs of each row (intervals of one
 # iperf3 run); DEMO_LONG=1 (make demo-long): 5 x 10 s and every row;
-# DEMO_STEPS (default "tunnel relay udp rss csum capture"); DEMO_UDP_SECS
+# DEMO_STEPS (default "tunnel relay relay_vxlan udp rss csum capture"); DEMO_UDP_SECS
 # (0.4: seconds per UDP cell); DEMO_RSS_SECS (3: the RSS rows' runs).  Each step is bounded in time; a failing step
 # prints "step failed: ..." and the others still run.  Ctrl-C removes the
 # namespaces and kills only the processes the demo started (by PID).
@@ -39,7 +40,7 @@ if [ "${DEMO_LONG:-0}" = 1 ]; then
 fi
 DEMO_RUNS=${DEMO_RUNS:-3}
 DEMO_SECS=${DEMO_SECS:-5}
-DEMO_STEPS=${DEMO_STEPS:-tunnel relay udp rss csum capture}
+DEMO_STEPS=${DEMO_STEPS:-tunnel relay relay_vxlan udp rss csum capture}
 DEMO_TUNNEL_MODES_4=${DEMO_TUNNEL_MODES_4:-off gso gro on}
 DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off on}
 DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4}
@@ -60,6 +61,7 @@ here=$(dirname "$0")
 . "$here/demo-report.sh"
 . "$here/demo-plot.sh"
 . "$here/demo-capture.sh"
+. "$here/demo-p22.sh"
 
 demo_cleanup() {
 	trap - EXIT INT TERM
@@ -139,6 +141,7 @@ if [ $live = 1 ]; then
 		{ HAVE_RELAY=0; note "this build's softoffload has no 'relay' command: the relay rows fail"; }
 	want tunnel && run_step tunnel "throughput through the tunnel and kernel VXLAN"
 	want relay && run_step relay "the relay: software LRO for a NIC without it"
+	want relay_vxlan && run_step relay_vxlan "the relay with VXLAN frames: VXLAN LRO"
 	want udp && run_step udp "UDP segmentation"
 	want rss && run_step rss "RSS over the tunnel's queues"
 	csum_rows >"$WORK/csum.jsonl" 2>/dev/null
@@ -152,6 +155,7 @@ if [ $live = 1 ]; then
 	say "================ results ($DEMO_RUNS x $DEMO_SECS s per row; load average at start $DEMO_LOAD) ================"
 	want tunnel && report_tunnel
 	want relay && report_relay
+	want relay_vxlan && report_relay_vxlan
 	want udp && report_udp
 	want rss && report_rss
 	want csum && report_csum

@@ -98,7 +98,7 @@ report_relay_vxlan() {
 		"   \(.mode): the VXLAN device above received \(.vxlan_rx.packets) packets of" +
 		" \(.vxlan_rx.avg_bytes) bytes on average" +
 		(([.counters.relay.ports[]? | select(.kind == "tap") | .gro.tun_super_pkts // 0] | add) as $t |
-		 if $t then ", \($t) tunnel super-packets written to the TAP" else "" end)' "$OUT/rows.jsonl"
+		 if $t > 0 then ", \($t) tunnel super-packets written to the TAP" else "" end)' "$OUT/rows.jsonl"
 	say "   verdict: relay with VXLAN frames, offloads ${r} without (target >= 3x: $(verdict_ge "$r" 3));" \
 		"the kernel's own GRO on that veth: ${kg:-n/a} Gbit/s"
 }

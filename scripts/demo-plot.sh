@@ -106,6 +106,10 @@ plots() {
 		plot_bars relay "One TCP stream, veth without offloads -> AF_PACKET -> softoffload relay -> TAP" \
 			"$DEMO_SECS" || _ok=1
 	fi
+	if want relay_vxlan; then
+		plot_bars relay-vxlan "One TCP stream over kernel VXLAN: veth without offloads -> relay -> TAP" \
+			"$DEMO_SECS" || _ok=1
+	fi
 	if want rss; then
 		plot_bars rss "iperf3 -P 4 through softoffload tunnel: --queues 1 vs 2" "$DEMO_RSS_SECS" || _ok=1
 	fi

@@ -1,4 +1,4 @@
-/* Description: TUN/TAP port with UDP-tunnel GSO (the 24-byte virtio header of Linux 6.17+) and without, on a SOCK_SEQPACKET socket pair standing in for the TUN queue: VXLAN/Geneve super-packets (IPv4 and IPv6 outer, outer checksum zero or offloaded) cut into valid wire-size tunnel segments (SEGMENT) or handed whole with their tunnel fields (SUPER); GRO's VXLAN super-packets written whole behind a 24-byte header that Linux's rules accept; with the 12-byte header: tunnel headers dropped by reason, VXLAN frames written as they came, never as a tunnel super-packet; the offload bits that say which. */
+/* Description: TUN/TAP port with UDP-tunnel GSO (the 24-byte virtio header of Linux 6.17+) and without, on a SOCK_SEQPACKET socket pair standing in for the TUN queue: VXLAN/Geneve super-packets (IPv4 and IPv6 outer, outer checksum zero or offloaded) cut into valid wire-size tunnel segments (SEGMENT) or handed whole with their tunnel fields (SUPER); GRO's VXLAN super-packets written whole behind a 24-byte header that Linux's rules accept; with the 12-byte header: tunnel headers dropped by reason, VXLAN frames written as they came, never as a tunnel super-packet; IP-in-IP (no virtio GSO type) never coalesced; the offload bits that say which. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -252,9 +252,10 @@ test_no_tnl(void **state)
 	fix_close(&f);
 }
 
-/* @n VXLAN segments of one inner TCP flow, 1000 payload bytes each, into segs[]. */
+/* @n tunnel segments (VXLAN, Geneve or IP-in-IP: @type) of one inner
+ * IPv4 TCP flow, 1000 payload bytes each, into segs[]. */
 static void
-mk_segments(struct sofl_port_pkt *pk, struct iovec *v, int n, int ocsum)
+mk_segments(struct sofl_port_pkt *pk, struct iovec *v, int n, int ocsum, int type)
 {
 	static uint8_t inner[2048];
 	struct t_spec in, out;
@@ -271,11 +272,11 @@ mk_segments(struct sofl_port_pkt *pk, struct iovec *v, int n, int ocsum)
 		in.pay_off = (uint32_t)i * 1000;
 		in.ip_id = (uint16_t)(7 + i);
 		k = t_build(inner, sizeof(inner), &in);
-		t_spec_init(&out, 4, 17);
-		out.dport = 4789;
+		t_spec_init(&out, 4, type == SOFL_ENCAP_IPIP ? 4 : 17);
+		out.dport = type == SOFL_ENCAP_GENEVE ? 6081 : 4789;
 		out.sport = 49152;
 		out.udp_zero_csum = !ocsum;
-		t_encap_init(&e, SOFL_ENCAP_VXLAN, 42);
+		t_encap_init(&e, type, 42);
 		v[i].iov_base = segs[i];
 		v[i].iov_len = t_build_encap(segs[i], sizeof(segs[i]), &out, &e, inner, k);
 		pk[i].iov = &v[i];
@@ -300,17 +301,18 @@ test_write_tnl_super(void **state)
 	struct sofl_pkt p;
 	struct fix f;
 	ssize_t r;
-	int ocsum;
+	int k;
 	(void)state;
 
-	for (ocsum = 0; ocsum < 2; ocsum++) {
+	for (k = 0; k < 4; k++) {
+		int ocsum = k & 1, type = k & 2 ? SOFL_ENCAP_GENEVE : SOFL_ENCAP_VXLAN;
 		size_t want = 0;
 		int i;
 
 		sofl_tun_config_init(&c);
 		c.tap = 1;
 		fix_open(&f, &c, TNL_OFF);
-		mk_segments(pk, v, 8, ocsum);
+		mk_segments(pk, v, 8, ocsum, type);
 		for (i = 0; i < 8; i++)
 			want += i ? pk[i].len - (14 + 20 + 8 + 8 + 14 + 20 + 20) : pk[i].len;
 		assert_int_equal(sofl_port_send(f.port, pk, 8), 8);
@@ -359,7 +361,7 @@ test_write_no_tnl(void **state)
 	sofl_tun_config_init(&c);
 	c.tap = 1;
 	fix_open(&f, &c, PLAIN);
-	mk_segments(pk, v, 8, 0);
+	mk_segments(pk, v, 8, 0, SOFL_ENCAP_VXLAN);
 	assert_int_equal(sofl_port_send(f.port, pk, 8), 8);
 	for (i = 0; i < 8; i++) {
 		r = read(f.sp[1], wire, sizeof(wire));
@@ -404,6 +406,42 @@ test_write_no_tnl(void **state)
 	}
 }
 
+/* IP-in-IP has no virtio GSO type: a TAP's GRO leaves its frames as they
+ * came, with or without the 24-byte header (one write each, no GSO). */
+static void
+test_write_ipip(void **state)
+{
+	struct sofl_port_pkt pk[8];
+	struct iovec v[8];
+	struct sofl_tun_config c;
+	struct sofl_vnet_hdr h;
+	struct fix f;
+	unsigned off;
+	ssize_t r;
+	int i, k;
+	(void)state;
+
+	for (k = 0; k < 2; k++) {
+		off = k ? TNL_OFF : PLAIN;
+		sofl_tun_config_init(&c);
+		c.tap = 1;
+		fix_open(&f, &c, off);
+		mk_segments(pk, v, 8, 0, SOFL_ENCAP_IPIP);
+		assert_int_equal(sofl_port_send(f.port, pk, 8), 8);
+		for (i = 0; i < 8; i++) {
+			size_t hs = k ? SOFL_VNET_HDR_TNL_LEN : SOFL_VNET_HDR_MRG_LEN;
+
+			r = read(f.sp[1], wire, sizeof(wire));
+			assert_int_equal(r, (ssize_t)(hs + pk[i].len));
+			sofl_vnet_decode(&h, wire, (size_t)r, hs, 0);
+			assert_int_equal(h.gso_type, SOFL_GSO_NONE);
+			assert_memory_equal(wire + hs, segs[i], pk[i].len);
+		}
+		assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);
+		fix_close(&f);
+	}
+}
+
 int
 main(void)
 {
@@ -413,6 +451,7 @@ main(void)
 		cmocka_unit_test(test_no_tnl),
 		cmocka_unit_test(test_write_tnl_super),
 		cmocka_unit_test(test_write_no_tnl),
+		cmocka_unit_test(test_write_ipip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,8 @@ struct tun_port {
 	uint32_t gin_cap;
 	struct iovec wv[IOV_MAX];	/* one writev */
 	uint8_t vh[VNET_TNL_LEN];
+	struct sofl_pkt_config pcfg;	/* the default GRO's parse config (kept: the
+					 * engine config points to it) */
 };
 
 static int tun_recv(struct sofl_port *, struct sofl_port_pkt **);
@@ -134,7 +136,6 @@ static int
 tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
 {
 	struct sofl_gro_config g;
-	struct sofl_pkt_config pc;
 
 	if (c->gro) {
 		g = *c->gro;
@@ -147,11 +148,11 @@ tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
 		 * VXLAN/Geneve with the 24-byte header, IP-in-IP never (no
 		 * virtio GSO type); else those frames are coalesced as what
 		 * they are without the tunnel (UDP datagrams, with USO) */
-		sofl_pkt_config_init(&pc);
-		pc.flags |= SOFL_PKT_F_NO_IPIP;
+		sofl_pkt_config_init(&t->pcfg);
+		t->pcfg.flags |= SOFL_PKT_F_NO_IPIP;
 		if (!(t->base.offloads & SOFL_PORT_OFF_F_UDP_TNL))
-			pc.n_udp = 0;
-		g.parse = &pc;
+			t->pcfg.n_udp = 0;
+		g.parse = &t->pcfg;
 	}
 	/* sends are synchronous: every flow is completed by the end of the
 	 * call, nothing held across calls (the packets are the caller's) */

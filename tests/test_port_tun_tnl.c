@@ -213,6 +213,51 @@ test_read_super(void **state)
 	fix_close(&f);
 }
 
+/* 24-byte headers the kernel must not send (offsets that do not fit the
+ * packet, both family bits, no NEEDS_CSUM, the outer checksum flag without
+ * its feature, a truncated header) are dropped as VNET, counted, and the
+ * port goes on with the next read; SUPER mode checks them too. */
+static void
+test_read_bad_tnl(void **state)
+{
+	struct sofl_tun_config c;
+	struct sofl_port_stats st;
+	struct sofl_port_pkt *pk;
+	struct sofl_vnet_hdr h, bad;
+	struct fix f;
+	size_t len;
+	int k, mode;
+	(void)state;
+
+	for (mode = 0; mode < 2; mode++) {
+		sofl_tun_config_init(&c);
+		c.tap = 1;
+		c.rx_mode = mode ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
+		/* without _CSUM: the kernel never sets UDP_TUNNEL_CSUM then */
+		fix_open(&f, &c, PLAIN | SOFL_PORT_OFF_F_UDP_TNL);
+		len = mk_super(frame, 4, SOFL_ENCAP_VXLAN, 4, 5000, 0, &h);
+		for (k = 0; k < 5; k++) {
+			bad = h;
+			switch (k) {
+			case 0: bad.outer_th_offset += 4; break;
+			case 1: bad.inner_nh_offset = (uint16_t)(bad.outer_th_offset + 4); break;
+			case 2: bad.gso_type |= SOFL_VNET_GSO_UDP_TUNNEL; break;
+			case 3: bad.flags = 0; break;
+			case 4: bad.flags |= SOFL_VNET_HDR_F_UDP_TUNNEL_CSUM; break;
+			}
+			kernel_sends(&f, &bad, SOFL_VNET_HDR_TNL_LEN, frame, len);
+		}
+		/* a read shorter than the 24-byte header */
+		assert_int_equal(write(f.sp[1], wire, 20), 20);
+		kernel_sends(&f, &h, SOFL_VNET_HDR_TNL_LEN, frame, len);
+		assert_int_equal(sofl_port_recv(f.port, &pk), mode ? 1 : 5);
+		sofl_port_get_stats(f.port, &st, sizeof(st));
+		assert_int_equal(st.rx_drop[SOFL_PORT_DROP_VNET], 6);
+		assert_int_equal(st.rx_super, 1);
+		fix_close(&f);
+	}
+}
+
 /* Without UDP-tunnel GSO (the default: a 12-byte header): a header with
  * tunnel bits is one the kernel cannot send, dropped as VNET; the port
  * goes on.  The tunnel bits alone (no TSO/USO, which Linux requires) are
@@ -448,6 +493,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_segments),
 		cmocka_unit_test(test_read_super),
+		cmocka_unit_test(test_read_bad_tnl),
 		cmocka_unit_test(test_no_tnl),
 		cmocka_unit_test(test_write_tnl_super),
 		cmocka_unit_test(test_write_no_tnl),

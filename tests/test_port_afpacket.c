@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <linux/if_packet.h>
 #include "helpers.h"
+#include "helpers_encap.h"
 #include "softoffload/port.h"
 #include "softoffload/csum.h"
 #include "port/port_impl.h"
@@ -575,6 +576,90 @@ test_tx_segment_v6_pieces(void **state)
 	tx_segmented(6, 1);
 }
 
+/* A UDP-tunnel super-packet with its 24-byte header's fields, as a TAP with
+ * UDP-tunnel GSO hands it over (VXLAN, IPv4 outer without checksum; Geneve,
+ * IPv6 outer with it): cut in software into wire-size tunnel segments whose
+ * inner and outer checksums and lengths are right. */
+static void
+test_tx_segment_tunnel(void **state)
+{
+	static uint8_t f[70000], inner[66000];
+	int k;
+	(void)state;
+
+	for (k = 0; k < 2; k++) {
+		struct sofl_port *p = make(SOFL_PORT_RX_SEGMENT, SOFL_PORT_OFF_F_VNET | SOFL_PORT_OFF_F_GSO);
+		struct sent *s = sent_new();
+		struct sofl_port_pkt pk;
+		struct sofl_port_stats st;
+		struct t_spec in, out;
+		struct t_encap e;
+		struct sofl_pkt q;
+		struct iovec v;
+		size_t n, len;
+		int i, segs = (20000 + 1399) / 1400;
+
+		port_afpacket_tx_hook(p, hook, s);
+		t_spec_init(&in, 4, 6);
+		in.pay_len = 20000;
+		in.csum = T_CSUM_PARTIAL;
+		n = t_build(inner, sizeof(inner), &in);
+		t_spec_init(&out, k ? 6 : 4, 17);
+		out.dport = k ? 6081 : 4789;
+		out.udp_zero_csum = 1;
+		t_encap_init(&e, k ? SOFL_ENCAP_GENEVE : SOFL_ENCAP_VXLAN, 42);
+		len = t_build_encap(f, sizeof(f), &out, &e, inner, n);
+		assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
+		if (k) {	/* the outer checksum field holds the pseudo-header sum */
+			uint32_t ul = (uint32_t)(len - q.outer_l4_off);
+
+			sofl_put16(f + q.outer_l4_off + 6,
+				   sofl_csum_fold(sofl_csum_pseudo_v6(out.src, out.dst, 17, ul)));
+			assert_int_equal(sofl_pkt_parse(&q, f, len, SOFL_LINK_ETH), 0);
+		}
+		memset(&pk, 0, sizeof(pk));
+		assert_int_equal(sofl_vnet_from_pkt(&pk.vnet, &q, 1400, SOFL_VNET_F_TUNNEL |
+						    SOFL_VNET_F_TUNNEL_CSUM | SOFL_VNET_F_MK_CSUM), 0);
+		assert_true(pk.vnet.gso_type & SOFL_VNET_GSO_UDP_TUNNEL);
+		v = (struct iovec){ f, len };
+		pk.iov = &v;
+		pk.iovcnt = 1;
+		pk.len = (uint32_t)len;
+		pk.flags = SOFL_PORT_PKT_F_VNET;
+		assert_int_equal(sofl_port_send(p, &pk, 1), 1);
+		assert_int_equal(s->n, segs);
+		for (i = 0; i < segs; i++) {
+			enum sofl_csum_state ip, l4;
+			struct sofl_pkt r;
+			uint32_t ul;
+
+			assert_true(zero_vh(s->vh[i]));
+			assert_int_equal(sofl_pkt_parse(&r, s->frame[i], s->len[i], SOFL_LINK_ETH), 0);
+			assert_true(r.layers & SOFL_LAYER_ENCAP);
+			assert_int_equal(r.pay_len, i < segs - 1 ? 1400 : 20000 - 1400 * (segs - 1));
+			sofl_csum_pkt_check(&r, &ip, &l4);
+			assert_int_equal(l4, SOFL_CSUM_VALID);
+			ul = (uint32_t)(s->len[i] - r.outer_l4_off);
+			assert_int_equal(sofl_get16(s->frame[i] + r.outer_l4_off + 4), ul);
+			if (k) {
+				const uint8_t *o6 = s->frame[i] + 14;
+
+				assert_int_equal(sofl_csum_fold(sofl_csum_add(
+					sofl_csum_pseudo_v6(o6 + 8, o6 + 24, 17, ul),
+					s->frame[i] + r.outer_l4_off, ul)), 0xffff);
+			} else {
+				assert_int_equal(sofl_get16(s->frame[i] + r.outer_l4_off + 6), 0);
+			}
+		}
+		sofl_port_get_stats(p, &st, sizeof(st));
+		assert_int_equal(st.tx_super, 1);
+		assert_int_equal(st.tx_segs, (uint64_t)segs);
+		assert_int_equal(st.tx_drop[SOFL_PORT_DROP_VNET], 0);
+		sofl_port_close(p);
+		free(s);
+	}
+}
+
 static void
 test_tx_tso(void **state)
 {
@@ -798,6 +883,7 @@ main(void)
 		cmocka_unit_test(test_tx_plain),
 		cmocka_unit_test(test_tx_segment_v4),
 		cmocka_unit_test(test_tx_segment_v6_pieces),
+		cmocka_unit_test(test_tx_segment_tunnel),
 		cmocka_unit_test(test_tx_tso),
 		cmocka_unit_test(test_tx_tso_refused),
 		cmocka_unit_test(test_tx_nobufs),

@@ -79,6 +79,19 @@ test_negotiate(void **state)
 		assert_int_equal(hdr_size(p), got ? 24 : 12);
 		sofl_port_close(p);
 	}
+	/* a raw-IP TUN: not asked (offsets count from an Ethernet header) */
+	{
+		struct sofl_tun_config c;
+		struct sofl_port *p = NULL;
+
+		sofl_tun_config_init(&c);
+		c.name = "sotnl2";
+		c.offloads = SOFL_TUN_WANT_F_ALL | SOFL_TUN_WANT_F_UDP_TNL | SOFL_TUN_WANT_F_UDP_TNL_CSUM;
+		assert_int_equal(sofl_tun_open(&c, &p), 0);
+		assert_int_equal(sofl_port_offloads(p) & TNL_BITS, 0);
+		assert_int_equal(hdr_size(p), 12);
+		sofl_port_close(p);
+	}
 }
 
 /* /proc/net/dev: the device's received packets and receive errors. */

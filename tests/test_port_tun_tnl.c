@@ -292,8 +292,16 @@ test_no_tnl(void **state)
 	fix_close(&f);
 
 	sofl_tun_config_init(&c);
+	c.tap = 1;
 	fix_open(&f, &c, SOFL_PORT_OFF_F_CSUM | SOFL_PORT_OFF_F_UDP_TNL);
 	assert_int_equal(sofl_port_offloads(f.port) & SOFL_PORT_OFF_F_UDP_TNL, 0);
+	fix_close(&f);
+	/* nor on a raw-IP TUN, whose offsets Linux counts from an Ethernet
+	 * header that is not there */
+	sofl_tun_config_init(&c);
+	fix_open(&f, &c, TNL_OFF);
+	assert_int_equal(sofl_port_offloads(f.port) & (SOFL_PORT_OFF_F_UDP_TNL |
+						       SOFL_PORT_OFF_F_UDP_TNL_CSUM), 0);
 	fix_close(&f);
 }
 

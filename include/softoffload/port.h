@@ -326,8 +326,8 @@ SOFL_API const char *sofl_port_kind(const struct sofl_port *port);
 #define SOFL_TUN_WANT_F_ALL   0x0f	/* the plain offloads (the default); the
 					 * tunnel ones below are asked for by name */
 #define SOFL_TUN_WANT_F_UDP_TNL 0x10	/* UDP-tunnel GSO (TUN_F_UDP_TUNNEL_GSO, Linux
-					 * 6.17+; needs TSO or USO granted): a 24-byte
-					 * virtio header; see sofl_tun_open() */
+					 * 6.17+; TAP only; needs TSO or USO granted): a
+					 * 24-byte virtio header; see sofl_tun_open() */
 #define SOFL_TUN_WANT_F_UDP_TNL_CSUM 0x20 /* ... and TUN_F_UDP_TUNNEL_GSO_CSUM (implies
 					 * SOFL_TUN_WANT_F_UDP_TNL) */
 
@@ -373,8 +373,9 @@ SOFL_API void sofl_tun_config_init(struct sofl_tun_config *cfg);
  * same), then probes TUNSETOFFLOAD: CSUM first, then TSO4|TSO6, ECN, and
  * USO4|USO6 together, keeping what the kernel accepts.  With
  * SOFL_TUN_WANT_F_UDP_TNL (opt-in: the default header stays 12 bytes, what
- * every older program and a device shared with one expects) and TSO or USO
- * granted, the header is set to 24 bytes (virtio_net_hdr_v1_hash_tunnel)
+ * every older program and a device shared with one expects), a TAP (Linux
+ * measures the tunnel offsets from an Ethernet header, which a raw-IP TUN
+ * lacks: not asked there) and TSO or USO granted, the header is set to 24 bytes (virtio_net_hdr_v1_hash_tunnel)
  * and TUN_F_UDP_TUNNEL_GSO (| _CSUM with SOFL_TUN_WANT_F_UDP_TNL_CSUM) is
  * asked for; a kernel without them (before 6.17: EINVAL) gets the 12-byte
  * header back and the port works as without the bits.  Granted:

@@ -185,8 +185,9 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 	t->base.ops = c.tap ? &tap_ops : &tun_ops;
 	t->base.fd = fd;
 	t->base.quiet = c.quiet;
-	/* the tunnel bits mean the 24-byte header: only with a plain GSO */
-	if (!(offloads & SOFL_PORT_OFF_F_UDP_TNL) ||
+	/* the tunnel bits mean the 24-byte header: only with a plain GSO, and
+	 * on a TAP (see negotiate_tnl) */
+	if (!(offloads & SOFL_PORT_OFF_F_UDP_TNL) || !c.tap ||
 	    !(offloads & (SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO)))
 		offloads &= ~(unsigned)(SOFL_PORT_OFF_F_UDP_TNL | SOFL_PORT_OFF_F_UDP_TNL_CSUM);
 	t->base.offloads = c.vnet_hdr ? offloads | SOFL_PORT_OFF_F_VNET : 0;
@@ -251,11 +252,15 @@ set_vnet_size(int fd, int sz)
  * super-packet is ever read with a 12-byte one: tun_put_user() would drop
  * it), then TUN_F_UDP_TUNNEL_GSO with _CSUM, then without; a kernel that
  * knows neither (EINVAL: before 6.17) gets the 12-byte header back.
+ * TAP only: the header's offsets count from an Ethernet header
+ * (virtio_net_hdr_tnl_to_skb() wants outer_th_offset >= ETH_HLEN + the
+ * outer IP header, on a raw-IP TUN too), so a TUN's outer UDP header at 20
+ * or 40 can be described neither way.
  * @return the SOFL_PORT_OFF_F_UDP_TNL* bits granted. */
 static unsigned
-negotiate_tnl(int fd, unsigned want, unsigned f, unsigned off)
+negotiate_tnl(int fd, int tap, unsigned want, unsigned f, unsigned off)
 {
-	if (!(want & (SOFL_TUN_WANT_F_UDP_TNL | SOFL_TUN_WANT_F_UDP_TNL_CSUM)) ||
+	if (!tap || !(want & (SOFL_TUN_WANT_F_UDP_TNL | SOFL_TUN_WANT_F_UDP_TNL_CSUM)) ||
 	    !(off & (SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6 | SOFL_PORT_OFF_F_USO)))
 		return 0;
 	if (!set_vnet_size(fd, VNET_TNL_LEN))
@@ -275,7 +280,7 @@ negotiate_tnl(int fd, unsigned want, unsigned f, unsigned off)
  * the largest accepted set, then the UDP-tunnel ones when asked for.
  * @return SOFL_PORT_OFF_F_* */
 static unsigned
-negotiate(int fd, unsigned want)
+negotiate(int fd, int tap, unsigned want)
 {
 	unsigned f = 0, off = 0;
 
@@ -298,7 +303,7 @@ negotiate(int fd, unsigned want)
 		off |= SOFL_PORT_OFF_F_USO;
 	}
 	try_offload(fd, f);
-	return off | negotiate_tnl(fd, want, f, off);
+	return off | negotiate_tnl(fd, tap, want, f, off);
 }
 
 /* Sets the 12-byte header, little-endian.  @return 0 or -1 (errno). */
@@ -359,7 +364,7 @@ sofl_tun_open(const struct sofl_tun_config *cfg, struct sofl_port **out)
 	if (c.vnet_hdr) {
 		if (set_vnet(fd) < 0)
 			goto sys;
-		off = negotiate(fd, c.offloads);
+		off = negotiate(fd, c.tap, c.offloads);
 	} else if (c.fd < 0) {
 		try_offload(fd, 0);
 	}

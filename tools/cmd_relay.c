@@ -101,7 +101,7 @@ usage(FILE *f)
 	    "for the MTU: 2 KB each at 1500).  --busy-poll US: after traffic, keep polling\n"
 	    "without sleeping for US microseconds (default 0).  --tun-mac: source address of the\n"
 	    "frames made from a TUN's packets (default: the other port's MAC).  --tunnel-gso\n"
-	    "on (default with --offload on): a TUN/TAP negotiates UDP-tunnel GSO (Linux 6.17+,\n"
+	    "on (default with --offload on): a TAP negotiates UDP-tunnel GSO (Linux 6.17+,\n"
 	    "24-byte virtio header), so VXLAN/Geneve frames are coalesced into tunnel\n"
 	    "super-packets towards it and its tunnel super-packets are read whole (cut for an\n"
 	    "AF_PACKET port); off, or a kernel without it: not.  SIGINT/SIGTERM end it.\n");

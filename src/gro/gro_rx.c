@@ -473,14 +473,15 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int s
 			if (fi != NIL) {
 				const struct flow *f = &g->flows[fi];
 				/* a train when the next input looks like the next
-				 * segment, else a weave (interleaved flows); a tunnel
-				 * flow's segments one at a time (their loops do not
-				 * check the outer header) */
-				if (f->mk & MK_T)
-					j = i + (size_t)fast_one(g, fi, &in[i]);
-				else if (i + 1 < n && in[i + 1].len == in[i].len &&
+				 * segment (a tunnel flow's too), else a weave
+				 * (interleaved flows; a tunnel flow's segments one
+				 * at a time: the weaves do not check the outer
+				 * header) */
+				if (i + 1 < n && in[i + 1].len == in[i].len &&
 				    ((in[i + 1].flags & SOFL_GRO_F_HASH) ? in[i + 1].hash : 0) == f->hash)
 					j = fast_train(g, in, i, n, fi);
+				else if (f->mk & MK_T)
+					j = i + (size_t)fast_one(g, fi, &in[i]);
 				else if (!cold && (cold = !weave_worth(in, i, n, f->hash)) == 0)
 					j = fast_weave(g, in, i, n, fi);
 				else

@@ -508,6 +508,11 @@ void sofl_gro_set_isa(struct sofl_gro *g, int level);
  * bucket): the most entries a lookup walks.  O(buckets), for tests. */
 uint32_t sofl_gro_chain_max(const struct sofl_gro *g);
 
+/* sofl_gro_fast_counts() : the segments the fast paths merged (*segs) and
+ * the trains and weaves' strands that merged (*runs) since the engine was
+ * created, so that a test knows which path its inputs took. */
+void sofl_gro_fast_counts(const struct sofl_gro *g, uint64_t *segs, uint64_t *runs);
+
 /* sofl_gro_set_rule() : the bits of header byte @byte that must not differ
  * between merged segments, for tests of the rules' single definition: @hdr
  * 4 the IPv4 header (byte < 20, gro_ip4_rule), 6 the IPv6 header (byte < 8,

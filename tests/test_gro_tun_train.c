@@ -419,26 +419,30 @@ test_tun_train_random(void **state)
 
 /* One flow's full-size segments in order, rx hash, checksums flagged: the
  * tunnel flow's segments go by trains (every segment after the first
- * merged by the fast paths), into one super-packet per poll, the same as
+ * merged by the fast paths; the LRU table's, found by the frame's hash,
+ * one at a time), into one super-packet per poll, the same as
  * the general path's; headers too long for a compare mask (128 bytes: an
  * outer IPv6 header's VXLAN with timestamps, Geneve with 40 option bytes)
  * get no fast merge at all */
 static void
 test_tun_train_taken(void **state)
 {
-	const struct how h = { SOFL_GRO_TABLE_LINUX, 0, 0, 0 };
 	uint64_t rng = 1;
 	size_t si;
+	int lru;
 
 	(void)state;
+	for (lru = 0; lru < 2; lru++)
 	for (si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
+		const struct how h = { lru ? SOFL_GRO_TABLE_LRU : SOFL_GRO_TABLE_LINUX, 0, 0, 0 };
 		struct shape sh = shapes[si];
 		struct stream s;
 		uint64_t segs, runs;
 
 		sh.flows = 1;
 		sh.mss = 500;		/* 95 segments fit 65535 */
-		make_stream(&s, &sh, &rng, 0, sh.ocsum ? 2 : 1, 1);
+		/* the LRU table without an rx hash: the frame's (raw_tun_hash) */
+		make_stream(&s, &sh, &rng, 0, sh.ocsum ? 2 : 1, !lru);
 		memset(s.brk, 0, sizeof(s.brk));
 		segs = check_stream(&s, &h, &runs);
 		if (hdr_len(&sh) > 128) {
@@ -447,7 +451,8 @@ test_tun_train_taken(void **state)
 			/* all but the first (and the second of fixed outer IDs,
 			 * whose mode the general way latches) */
 			assert_int_equal(segs, (uint64_t)s.n - (sh.ofixed ? 2 : 1));
-			assert_int_equal(runs, 1);	/* one train */
+			assert_int_equal(runs, lru ? 0 : 1);	/* one train (the LRU
+								 * table: one at a time) */
 		}
 		stream_free(&s);
 	}

@@ -275,7 +275,8 @@ struct hbatch {
 	unsigned n4, n6;
 };
 
-/* An input's hash known before parsing: the rx hash (1, in *h), or its
+/* An input's hash known before parsing: the rx hash or a tunnel frame's
+ * (raw_tun_hash) (1, in *h), or its
  * flow key read from the frame for @hb (3, input @i; hb_hash() hashes it),
  * or 2 (IPv4, neither TCP nor UDP with UDP GRO on: *h is the IP header's
  * offset, for fast_other4), or 0: the input is to be classified (parsed,
@@ -295,6 +296,10 @@ fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h,
 	if (in->flags & GRO_F_PARSED)
 		return 0;	/* classify() hashes its parse */
 	k = raw_key_msg(g, in->data, in->len, m, &last);
+	if (k == 1) {	/* a tunnel frame, hashed */
+		*h = (uint32_t)last;
+		return 1;
+	}
 	if (k == 4) {
 		hb->w4[hb->n4] = m[0];
 		hb->l4[hb->n4] = last;

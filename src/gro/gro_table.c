@@ -14,8 +14,11 @@ gro_key_hash(const struct sofl_gro *g, const struct sofl_pkt *q)
 			      q->key.proto, q->key.flow_label, vlans);
 
 	h = sofl_siphash13(g->hkey, m, nw, last);
-	if (q->layers & SOFL_LAYER_ENCAP)	/* a tunnel flow */
-		h = tun_key_fold(g, h, q->data + q->outer_l3_off, q->outer_ipv, q->vni);
+	if (q->layers & SOFL_LAYER_ENCAP) {	/* a tunnel flow: tun_fold_msg */
+		nw = tun_fold_msg(m, &last, (uint32_t)(h ^ h >> 32), q->data + q->outer_l3_off,
+				  q->outer_ipv, q->vni);
+		h = sofl_siphash13(g->hkey, m, nw, last);
+	}
 	return (uint32_t)(h ^ h >> 32);
 }
 

@@ -122,15 +122,16 @@ fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, 
 	return -1;
 }
 
-/* gro_key_hash()'s second step for a tunnel flow: the inner key's hash @h
- * with the outer addresses (the outer IP header @o, version @ov) and the
- * VNI @vni, so that tenants' equal inner flows (one VNI each) spread over
- * buckets; the flow's hash (both steps' for a tunnel flow) is that of
- * tun_key_fold() or of the inner key alone, folded to 32 bits */
-HOT uint64_t
-tun_key_fold(const struct sofl_gro *g, uint64_t h, const uint8_t *o, unsigned ov, uint32_t vni)
+/* gro_key_hash()'s second step for a tunnel flow: the message of the
+ * inner key's hash @h (32 bits, as a plain flow's) with the outer addresses
+ * (the outer IP header @o, version @ov) and the VNI @vni, so that tenants'
+ * equal inner flows (one VNI each) spread over buckets; a tunnel flow's
+ * hash is this message's.  Built here for the parse (gro_key_hash) and the
+ * frame (hb_hash's batches) alike.  @return the whole words in m (2 or 5),
+ * *last the last block. */
+HOT unsigned
+tun_fold_msg(uint64_t *m, uint64_t *last, uint32_t h, const uint8_t *o, unsigned ov, uint32_t vni)
 {
-	uint64_t m[5];
 	unsigned nw;
 
 	if (ov == 4) {
@@ -144,11 +145,20 @@ tun_key_fold(const struct sofl_gro *g, uint64_t h, const uint8_t *o, unsigned ov
 		nw = 4;
 	}
 	m[nw++] = h;
-	return sofl_siphash13(g->hkey, m, nw, sofl_sip_last((uint64_t)vni, nw * 8u + 4u));
+	*last = sofl_sip_last((uint64_t)vni, nw * 8u + 4u);
+	return nw;
 }
 
-/* gro_key_hash() of a tunnel frame straight from its bytes (raw_key_msg's
- * LRU table fast path, for tunnels), for the layouts that dominate: the
+/* A tunnel frame's outer values for tun_fold_msg (raw_tun_key) */
+struct tkey {
+	const uint8_t *o;	/* the outer IP header */
+	uint32_t vni;
+	unsigned ov;		/* its version; 0: not a tunnel frame */
+};
+
+/* gro_key_hash()'s messages of a tunnel frame straight from its bytes
+ * (raw_key_msg's LRU table fast path, for tunnels), for the layouts that
+ * dominate: the
  * outer IP header at @l3 (fast_l3's layouts: no VLAN tag, IPv4 without
  * options, version @v) not a fragment, carrying UDP to a VXLAN port of the
  * engine's table (the parser's VXLAN header: flags 0x08, reserved bits
@@ -158,17 +168,18 @@ tun_key_fold(const struct sofl_gro *g, uint64_t h, const uint8_t *o, unsigned ov
  * TCP.  The parse of such a frame has exactly these key fields, outer
  * addresses and VNI.  (A hash only chooses which held flow the fast path
  * compares the frame with, whose masked headers then decide; a frame the
- * parser takes otherwise is classified with its own.)  1 with the hash in
- * *h, 0: another layout. */
+ * parser takes otherwise is classified with its own.)  @return the inner
+ * key's message (key_msg: its words in m, *last), 4 or 6 by its IP
+ * version, with the outer values in *t (tun_fold_msg's), or 0: another
+ * layout. */
 HOT int
-raw_tun_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, unsigned v, uint32_t l3,
-	     uint32_t *h)
+raw_tun_key(const struct sofl_gro *g, const uint8_t *d, uint32_t len, unsigned v, uint32_t l3,
+	    uint64_t *m, uint64_t *last, struct tkey *t)
 {
 	const uint8_t *o = d + l3, *u, *ip;
 	const uint32_t ol = v == 4 ? 20u : 40u;
 	uint32_t io = l3 + ol, vni = 0;
-	uint64_t m[5], last, x;
-	unsigned iv, nw;
+	unsigned iv;
 	int proto = v == 4 ? o[9] : o[6];
 
 	if (v == 4 && ((o[6] & 0x3f) | o[7]))
@@ -206,15 +217,16 @@ raw_tun_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, unsigned 
 	}
 	ip = d + io;
 	if (iv == 4 && ip[0] == 0x45 && !(ip[6] & 0x3f) && !ip[7] && ip[9] == 6)
-		nw = key_msg(m, &last, ip + 12, ip + 16, 4, sofl_get32(ip + 20), 6, 0, 0);
+		key_msg(m, last, ip + 12, ip + 16, 4, sofl_get32(ip + 20), 6, 0, 0);
 	else if (iv == 6 && (ip[0] >> 4) == 6 && ip[6] == 6)
-		nw = key_msg(m, &last, ip + 8, ip + 24, 6, sofl_get32(ip + 40), 6,
-			     sofl_get32(ip) & 0x000fffff, 0);
+		key_msg(m, last, ip + 8, ip + 24, 6, sofl_get32(ip + 40), 6,
+			sofl_get32(ip) & 0x000fffff, 0);
 	else
 		return 0;
-	x = tun_key_fold(g, sofl_siphash13(g->hkey, m, nw, last), o, v, vni);
-	*h = (uint32_t)(x ^ x >> 32);
-	return 1;
+	t->o = o;
+	t->ov = v;
+	t->vni = vni;
+	return (int)iv;
 }
 
 /* gro_key_hash()'s message straight from the frame, for the layouts that
@@ -226,17 +238,19 @@ raw_tun_hash(const struct sofl_gro *g, const uint8_t *d, uint32_t len, unsigned 
  * decides nothing.)  @return 4 or 6 (the IP version) with the message in
  * m and *last, 0 for any other layout (the caller parses), or 2: IPv4
  * that is neither TCP nor UDP with UDP GRO on, *last the IP header's
- * offset, or 1: a tunnel frame of raw_tun_hash's layouts, its hash in
- * *last. */
+ * offset.  A tunnel frame of raw_tun_key's layouts: 4 or 6 with its inner
+ * key's message and t->ov set (else 0). */
 HOT int
-raw_key_msg(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint64_t *m, uint64_t *last)
+raw_key_msg(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint64_t *m, uint64_t *last,
+	    struct tkey *t)
 {
 	const uint8_t *ip;
 	unsigned v;
 	int l3 = fast_l3(g, d, len, 40 + 4, &v);
 	unsigned p;
-	uint32_t h;
+	int k;
 
+	t->ov = 0;
 	if (l3 < 0)
 		return 0;
 	ip = d + l3;
@@ -244,10 +258,8 @@ raw_key_msg(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint64_t *
 	/* UDP to a port of the tunnel table (its low 6 bits first), IP-in-IP */
 	if (((p == 17 && ((g->tport_bits >> (ip[v == 4 ? 23 : 43] & 63)) & 1)) ||
 	     ((p == 4 || p == 41) && g->ipip)) &&
-	    raw_tun_hash(g, d, len, v, (uint32_t)l3, &h)) {
-		*last = h;
-		return 1;
-	}
+	    (k = raw_tun_key(g, d, len, v, (uint32_t)l3, m, last, t)) != 0)
+		return k;
 	if (v == 4 && ip[9] != 6 && (ip[9] != 17 || !g->cfg.udp)) {
 		*last = (uint32_t)l3;	/* for fast_other4() */
 		return 2;	/* nothing to coalesce: see gro_rx_chunk() */

@@ -199,8 +199,9 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	ip = d + l3;
 	if (!fast_ip_ok(d, len, l3, v, &end))
 		return 0;
-	if (v == 4 && ip[9] != 6)
-		return (int)fast_bypass_run(g, in, 0, run);	/* <= max_batch */
+	if (v == 4 && ip[9] != 6)	/* (a tunnel frame would end the run at once) */
+		return tun_maybe4(g, g->tport_bits, g->ipip, ip, end - l3 - 20) ? 0 :
+		       (int)fast_bypass_run(g, in, 0, run);	/* <= max_batch */
 	if (v == 6 && ip[6] != 6)
 		return 0;	/* UDP, extension headers: the general way */
 	l3len = v == 4 ? 20 : 40;

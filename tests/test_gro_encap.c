@@ -513,9 +513,9 @@ test_lru_tables(void **st)
 }
 
 /* A plain flow and a VXLAN flow interleaved, each with its rx hash: the
- * fast path's weaves take both, the tunnel one with its outer header's
- * tests (an outer ID gap ends its super-packet); both tables, the same
- * outputs with the fast paths off */
+ * fast path's weaves take the plain one, never the tunnel one (its outer
+ * header is checked by fast_one only); both tables, the same outputs with
+ * the fast paths off */
 static void
 test_mixed_weave(void **st)
 {

@@ -12,8 +12,7 @@
  * lengths and checksums, outer UDP length and checksum field), length,
  * segments, reason, GSO type and size, checksum state and offsets, virtio
  * header, cookies, and every counter.  Streams of full-size segments in
- * order must take the trains, flows in turn the weaves (the fast paths'
- * count says so). */
+ * order must take the trains (the fast paths' count says so). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -141,8 +140,6 @@ add_pkt(struct stream *s, const struct shape *sh, int f, uint32_t seq, uint16_t 
 /* A random stream of @sh: runs of one flow's segments, events with odds
  * 1 in @odds (0: none), flags by @fmode (0 none, 1 inner checksums
  * verified, 2 and outer, 3 mixed), with an rx hash when @hashed */
-static int rr;	/* make_stream: the flows in turn, one segment each (weaves) */
-
 static void
 make_stream(struct stream *s, const struct shape *sh, uint64_t *rng, int odds, int fmode,
 	    int hashed)
@@ -158,9 +155,9 @@ make_stream(struct stream *s, const struct shape *sh, uint64_t *rng, int odds, i
 		oid[f] = (uint16_t)(0xfff0 + 0x300 * f);	/* (wraps within a train) */
 	}
 	while (s->n < NPK - 1) {
-		int run = rr ? 1 : 1 + (int)(t_rand(rng) % 14);
+		int run = 1 + (int)(t_rand(rng) % 14);
 
-		f = rr ? s->n % sh->flows : (int)(t_rand(rng) % (uint64_t)sh->flows);
+		f = (int)(t_rand(rng) % (uint64_t)sh->flows);
 		for (k = 0; k < run && s->n < NPK - 1; k++) {
 			enum ev ev = odds && t_rand(rng) % (uint64_t)odds == 0 ?
 					     (enum ev)(1 + t_rand(rng) % (EV__N - 1)) : EV_NONE;
@@ -400,7 +397,6 @@ test_tun_train_random(void **state)
 	int fmode, hashed, odds;
 
 	(void)state;
-	for (rr = 0; rr < 2; rr++)
 	for (si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++)
 		for (fmode = 0; fmode < 4; fmode++)
 			for (hashed = 0; hashed < 2; hashed++)
@@ -462,47 +458,12 @@ test_tun_train_taken(void **state)
 	}
 }
 
-/* Two and three flows in turn, rx hash, checksums flagged: a tunnel
- * flow's segments go by weaves (the strands' merges counted as runs), the
- * general path's outputs */
-static void
-test_tun_weave_taken(void **state)
-{
-	const struct how h = { SOFL_GRO_TABLE_LINUX, 0, 0, 0 };
-	uint64_t rng = 2;
-	size_t si;
-
-	(void)state;
-	rr = 1;
-	for (si = 0; si < sizeof(shapes) / sizeof(shapes[0]); si++) {
-		struct shape sh = shapes[si];
-		struct stream s;
-		uint64_t segs, runs;
-
-		sh.flows = sh.flows < 2 ? 2 : sh.flows;
-		sh.mss = 500;
-		make_stream(&s, &sh, &rng, 0, sh.ocsum ? 2 : 1, 1);
-		memset(s.brk, 0, sizeof(s.brk));
-		segs = check_stream(&s, &h, &runs);
-		if (hdr_len(&sh) > 128) {
-			assert_int_equal(segs, 0);
-		} else {
-			/* all but each flow's first (and second, fixed outer IDs) */
-			assert_int_equal(segs, (uint64_t)(s.n - sh.flows * (sh.ofixed ? 2 : 1)));
-			assert_true(runs >= 1);
-		}
-		stream_free(&s);
-	}
-	rr = 0;
-}
-
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tun_train_taken),
 		cmocka_unit_test(test_tun_train_random),
-		cmocka_unit_test(test_tun_weave_taken),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

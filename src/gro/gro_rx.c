@@ -572,11 +572,15 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int s
 			if (fi != NIL) {
 				const struct flow *f = &g->flows[fi];
 				/* a train when the next input looks like the next
-				 * segment, else a weave (interleaved flows), a
-				 * tunnel flow's as a plain one's */
-				if (i + 1 < n &&	/* (a tunnel's: the hash field first) */
-				    (!(f->mk & MK_T) || in[i + 1].hash == f->hash) &&
-				    next_same(in, i, f->hash))
+				 * segment (a tunnel flow's too), else a weave
+				 * (interleaved flows; a tunnel flow's segments one
+				 * at a time: the weaves do not check the outer
+				 * header) */
+				if (f->mk & MK_T)	/* (the hash field first: flows in turn) */
+					j = i + 1 < n && in[i + 1].hash == f->hash &&
+					    next_same(in, i, f->hash) ? fast_train(g, in, i, n, fi) :
+					    i + (size_t)fast_one(g, fi, &in[i]);
+				else if (i + 1 < n && next_same(in, i, f->hash))
 					j = fast_train(g, in, i, n, fi);
 				else if (!cold && (cold = !weave_worth(in, i, n, f->hash)) == 0)
 					j = fast_weave(g, in, i, n, fi);

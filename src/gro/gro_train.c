@@ -538,10 +538,6 @@ struct strand {
 	uint16_t seqo, l3;
 	int v4;
 	struct swck ck;
-	/* a tunnel flow's (train_loop's tests): its state, the outer IPv4
-	 * ID's offset (0: IPv6), a non-zero outer UDP checksum's (0: none) */
-	struct tflow *tf;
-	uint16_t oido, ocko;
 };
 
 /* A strand for held flow @fi (fast_same passed: its mask is set) */
@@ -549,14 +545,10 @@ HOT void
 strand_open(const struct sofl_gro *g, struct strand *s, uint32_t fi)
 {
 	const struct flow *f = &g->flows[fi];
-	struct tflow *t = (f->mk & MK_T) ? &g->tun[fi] : NULL;
 
-	train_begin(g, f, &s->r, t);
-	s->tf = t;
-	s->oido = (uint16_t)(t && t->ov == 4 ? t->o3 + 4u : 0u);
-	s->ocko = (uint16_t)(t && t->o4 && t->ocsum ? t->o4 + 6u : 0u);
+	train_begin(g, f, &s->r, NULL);
 	s->t = fhdr(f);
-	s->m = g->mask_b[f->mk & ~MK_T];
+	s->m = g->mask_b[f->mk];
 	s->h = f->hash;
 	s->fi = fi;
 	s->full = (uint32_t)f->hdr_len + f->mss;
@@ -568,18 +560,14 @@ strand_open(const struct sofl_gro *g, struct strand *s, uint32_t fi)
 }
 
 #if GRO_AVX2
-/* masked headers equal, in 32-byte words from memory (32 <= hl <= 128:
- * the fourth word for a tunnel's headers) */
+/* masked headers equal, in 32-byte words from memory (32 <= hl <= 96) */
 static inline __attribute__((target("avx2"))) int
 same_masked_y(const uint8_t *t, const uint8_t *d, const uint8_t *m, uint32_t hl)
 {
 #define YL(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define YX(o) _mm256_and_si256(YL(m + (o)), _mm256_xor_si256(YL(t + (o)), YL(d + (o))))
-	const uint32_t o1 = hl < 64 ? hl - 32 : 32, o2 = hl <= 96 ? hl - 32 : 64;
+	const uint32_t o1 = hl < 64 ? hl - 32 : 32, o2 = hl - 32;
 	__m256i x = _mm256_or_si256(_mm256_or_si256(YX(0), YX(o1)), YX(o2));
-
-	if (hl > 96)
-		x = _mm256_or_si256(x, YX(hl - 32));
 
 	return _mm256_testz_si256(x, x);
 #undef YX
@@ -596,7 +584,7 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 {
 	struct strand s[WEAVE], *st;
 	const uint16_t idm = rule_id_mask(g);
-	uint32_t fs = g->free_seg, last = fi, done = NIL, nip = 0, nl4 = 0, nout = 0;
+	uint32_t fs = g->free_seg, last = fi, done = NIL, nip = 0, nl4 = 0;
 	int k = 1, x;
 
 	strand_open(g, &s[0], fi);
@@ -611,7 +599,8 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 				;
 			if (x == k) {	/* another held flow's next segment? */
 				if (k == WEAVE || !d || (fi = fast_find(g, p, h)) == NIL ||
-				    (y && g->flows[fi].hdr_len < 32))
+				    (g->flows[fi].mk & MK_T) ||	/* (fast_one's) */
+				    (y && (g->flows[fi].hdr_len < 32 || g->flows[fi].hdr_len > 96)))
 					break;	/* (the 32-byte compare's lengths) */
 				strand_open(g, &s[k++], fi);
 			}
@@ -631,21 +620,10 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 		if (!rule_seq_ok(sofl_get32(d + st->seqo), st->r.seq) ||
 		    (st->v4 && !rule_id_ok(sofl_get16(d + st->l3 + 4), st->r.id, idm)))
 			break;
-		if (st->tf) {	/* train_loop's tunnel tests */
-			const uint32_t ck = SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK |
-					    (st->ocko ? SOFL_GRO_F_OUTER_CSUM_OK : 0u);
-
-			if ((st->ocko && !sofl_get16(d + st->ocko)) ||
-			    (st->oido && !rule_id_ok(sofl_get16(d + st->oido), st->r.oid, idm)) ||
-			    ((p->flags & ck) != ck &&
-			     !sw_csums_tun(g, st->fi, &st->ck, d, p->len, p->flags, &nip, &nl4, &nout)))
-				break;
-		} else if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
-			   (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) &&
-			   !sw_csums(g, st->fi, &st->ck, d, p->flags, &nip, &nl4)) {
+		if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+		    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) &&
+		    !sw_csums(g, st->fi, &st->ck, d, p->flags, &nip, &nl4))
 			break;
-		}
-		st->r.oid = (uint16_t)(st->r.oid + st->r.oidinc);	/* (0 + 0: plain) */
 		train_push(g, &st->r, &fs, p, d[st->seqo + 9]);	/* (fs shared) */
 		if (st->first == NIL)
 			st->first = st->r.tail;
@@ -660,10 +638,9 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	g->free_seg = fs;
 	g->st.csum_sw_ip += nip;
 	g->st.csum_sw_l4 += nl4;
-	g->st.csum_sw_outer += nout;
 	for (x = 0; x < k; x++)
 		if (s[x].first != NIL)
-			train_commit(g, &g->flows[s[x].fi], &s[x].r, s[x].first, s[x].tf);
+			train_commit(g, &g->flows[s[x].fi], &s[x].r, s[x].first, NULL);
 	g->last_fi = last;
 	*donep = done;
 	return i;
@@ -687,7 +664,7 @@ fast_weave(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 #if GRO_AVX2
 	const uint32_t hl = g->flows[fi].hdr_len;
 
-	if (g->isa && hl >= 32)	/* (hl <= MASK_LEN: a mask) */
+	if (g->isa && hl >= 32 && hl <= 96)
 		i = weave_avx2(g, in, i, n, fi, &done);
 	else
 #endif

@@ -396,7 +396,8 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		segs[si].cookie = p->cookie;
 		seq += mss;
 		id = (uint16_t)(id + idinc);
-		oid = (uint16_t)(oid + oidinc);
+		if (tun)
+			oid = (uint16_t)(oid + oidinc);
 		fl = d[seqo + 9];	/* the flags byte (13) */
 		if (fl & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
 			p++;
@@ -490,11 +491,12 @@ train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const stru
  * completes the flow (#24).  A tunnel flow's train (its mask's MK_T) takes
  * its outer header's tests too (train_add, train_more_tun).  @return the
  * index of the first input not merged (i: none was). */
-size_t
-fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+HOT size_t
+fast_train_x(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
+	     const int tun)
 {
 	struct flow *f = &g->flows[fi];
-	struct tflow *t = (f->mk & MK_T) ? &g->tun[fi] : NULL;	/* (fast_same passed: a mask) */
+	struct tflow *t = tun ? &g->tun[fi] : NULL;
 	struct train r;
 
 	train_begin(g, f, &r, t);
@@ -515,6 +517,24 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 		gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
 	}
 	return i;
+}
+
+/* fast_train_x() of a tunnel flow, out of line */
+static __attribute__((noinline)) size_t
+fast_train_tun(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+{
+	return fast_train_x(g, in, i, n, fi, 1);
+}
+
+/* fast_train_x() for held flow @fi, plain or tunnel (its mask's MK_T:
+ * fast_same passed, so it has a mask), the plain one without the
+ * tunnel's tests */
+size_t
+fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+{
+	if (__builtin_expect(g->flows[fi].mk & MK_T, 0))
+		return fast_train_tun(g, in, i, n, fi);
+	return fast_train_x(g, in, i, n, fi, 0);
 }
 
 /* ---- weaves ----

@@ -267,6 +267,13 @@ sofl_gro_set_rule(struct sofl_gro *g, unsigned hdr, unsigned byte, uint8_t mask)
 	return 0;
 }
 
+void
+sofl_gro_fast_counts(const struct sofl_gro *g, uint64_t *segs, uint64_t *runs)
+{
+	*segs = g->fast_segs;
+	*runs = g->fast_runs;
+}
+
 uint32_t
 sofl_gro_chain_max(const struct sofl_gro *g)
 {

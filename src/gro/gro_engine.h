@@ -143,6 +143,27 @@ struct dlist {
 	uint32_t head, tail;
 };
 
+/* A chunk's tunnel frames hashed from their bytes (the LRU table without
+ * an rx hash: raw_tun_key, tun_fold_msg), in two batches: the inner keys
+ * (w4: IPv4, w6: IPv6), then each inner hash with its outer values (f4,
+ * f6 by the outer IP version); o, vni, ov by input.  Scratch of
+ * gro_rx.c's hb_hash, in the engine rather than on the stack of the loop
+ * plain frames take. */
+#define TB_N 32	/* RX_CHUNK */
+struct tbatch {
+	uint64_t w4[TB_N], l4[TB_N], w6[5][TB_N], l6[TB_N];
+	uint32_t h4[TB_N], h6[TB_N];
+	uint8_t i4[TB_N], i6[TB_N];
+	unsigned n4, n6;
+	const uint8_t *o[TB_N];
+	uint32_t vni[TB_N];
+	uint8_t ov[TB_N];
+	uint64_t f4[2][TB_N], fl4[TB_N], f6[5][TB_N], fl6[TB_N];
+	uint32_t fh4[TB_N], fh6[TB_N];
+	uint8_t fi4[TB_N], fi6[TB_N];
+	unsigned nf4, nf6;
+};
+
 struct sofl_gro {
 	struct sofl_gro_config cfg;
 	struct sofl_gro_rule *rules;
@@ -212,6 +233,7 @@ struct sofl_gro {
 	uint32_t ntport;	/* UDP tunnel ports in tport */
 	uint16_t tport[SOFL_PKT_UDP_ENCAP_MAX];
 	int ipip;		/* IP-in-IP parsed into */
+	struct tbatch tb;	/* the LRU table's tunnel frames hashed (gro_rx.c) */
 };
 
 /* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so
@@ -326,6 +348,7 @@ struct hinfo {
 #define SINK(g) ((g)->seg_cap)
 
 #define RX_CHUNK 32	/* inputs classified (and bucket heads prefetched) ahead of the rules */
+_Static_assert(TB_N == RX_CHUNK, "struct tbatch holds a chunk");
 #define PF_BYTES (1u << 20)	/* flow table size from which entries are prefetched */
 
 /* Pseudo-header sum (folded, not complemented) from the addresses in the IP
@@ -507,6 +530,11 @@ void sofl_gro_set_isa(struct sofl_gro *g, int level);
 /* sofl_gro_chain_max() : the longest bucket chain (held flows sharing a
  * bucket): the most entries a lookup walks.  O(buckets), for tests. */
 uint32_t sofl_gro_chain_max(const struct sofl_gro *g);
+
+/* sofl_gro_fast_counts() : the segments the fast paths merged (*segs) and
+ * the trains and weaves' strands that merged (*runs) since the engine was
+ * created, so that a test knows which path its inputs took. */
+void sofl_gro_fast_counts(const struct sofl_gro *g, uint64_t *segs, uint64_t *runs);
 
 /* sofl_gro_set_rule() : the bits of header byte @byte that must not differ
  * between merged segments, for tests of the rules' single definition: @hdr

@@ -199,8 +199,9 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	ip = d + l3;
 	if (!fast_ip_ok(d, len, l3, v, &end))
 		return 0;
-	if (v == 4 && ip[9] != 6)
-		return (int)fast_bypass_run(g, in, 0, run);	/* <= max_batch */
+	if (v == 4 && ip[9] != 6)	/* (a tunnel frame would end the run at once) */
+		return tun_maybe4(g, g->tport_bits, g->ipip, ip, end - l3 - 20) ? 0 :
+		       (int)fast_bypass_run(g, in, 0, run);	/* <= max_batch */
 	if (v == 6 && ip[6] != 6)
 		return 0;	/* UDP, extension headers: the general way */
 	l3len = v == 4 ? 20 : 40;
@@ -267,7 +268,7 @@ fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 }
 
 /* A chunk's flow keys read from the frames, hashed together (IPv4 and
- * IPv6 apart, eight at a time with AVX-512) */
+ * IPv6 apart, eight at a time with AVX-512); tunnel frames' in g->tb */
 struct hbatch {
 	uint64_t w4[RX_CHUNK], l4[RX_CHUNK], w6[5][RX_CHUNK], l6[RX_CHUNK];
 	uint32_t h4[RX_CHUNK], h6[RX_CHUNK];
@@ -275,16 +276,41 @@ struct hbatch {
 	unsigned n4, n6;
 };
 
+/* A tunnel frame's inner key's message (@k 4 or 6: its words in @m, @last;
+ * raw_tun_key) and outer values @t for input @i into g->tb */
+static __attribute__((noinline)) void
+tb_add(struct sofl_gro *g, int k, const uint64_t *m, uint64_t last, const struct tkey *t, size_t i)
+{
+	struct tbatch *tb = &g->tb;
+	unsigned j;
+
+	if (k == 4) {
+		tb->w4[tb->n4] = m[0];
+		tb->l4[tb->n4] = last;
+		tb->i4[tb->n4++] = (uint8_t)i;
+	} else {
+		for (j = 0; j < 5; j++)
+			tb->w6[j][tb->n6] = m[j];
+		tb->l6[tb->n6] = last;
+		tb->i6[tb->n6++] = (uint8_t)i;
+	}
+	tb->o[i] = t->o;
+	tb->vni[i] = t->vni;
+	tb->ov[i] = (uint8_t)t->ov;
+}
+
 /* An input's hash known before parsing: the rx hash (1, in *h), or its
- * flow key read from the frame for @hb (3, input @i; hb_hash() hashes it),
+ * flow key read from the frame for @hb (3, input @i; hb_hash() hashes it;
+ * a tunnel frame's for g->tb),
  * or 2 (IPv4, neither TCP nor UDP with UDP GRO on: *h is the IP header's
  * offset, for fast_other4), or 0: the input is to be classified (parsed,
  * or its parse taken: an input that comes with one is not read here). */
 HOT int
-fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h,
+fast_hash(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h,
 	  struct hbatch *hb, size_t i)
 {
 	uint64_t m[5], last;
+	struct tkey t;
 	unsigned j;
 	int k;
 
@@ -294,7 +320,11 @@ fast_hash(const struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t *h,
 	}
 	if (in->flags & GRO_F_PARSED)
 		return 0;	/* classify() hashes its parse */
-	k = raw_key_msg(g, in->data, in->len, m, &last);
+	k = raw_key_msg(g, in->data, in->len, m, &last, &t);
+	if (__builtin_expect(t.ov != 0, 0)) {
+		tb_add(g, k, m, last, &t, i);
+		return 3;
+	}
 	if (k == 4) {
 		hb->w4[hb->n4] = m[0];
 		hb->l4[hb->n4] = last;
@@ -328,6 +358,64 @@ hb_put(const struct sofl_gro *g, struct rxq *x, const uint8_t *idx, const uint32
 		if (pf)
 			__builtin_prefetch(&g->head[r->b]);
 	}
+}
+
+/* Inner hashes @h of tunnel inputs @idx (@n) with their outer values into
+ * g->tb's second batch (tun_fold_msg) */
+static void
+tb_fold(struct sofl_gro *g, const uint8_t *idx, const uint32_t *h, unsigned n)
+{
+	struct tbatch *tb = &g->tb;
+	uint64_t m[5], last;
+	unsigned j, k, nw;
+
+	for (j = 0; j < n; j++) {
+		const unsigned i = idx[j];
+
+		nw = tun_fold_msg(m, &last, h[j], tb->o[i], tb->ov[i], tb->vni[i]);
+		if (tb->ov[i] == 4) {
+			for (k = 0; k < nw; k++)
+				tb->f4[k][tb->nf4] = m[k];
+			tb->fl4[tb->nf4] = last;
+			tb->fi4[tb->nf4++] = (uint8_t)i;
+		} else {
+			for (k = 0; k < nw; k++)
+				tb->f6[k][tb->nf6] = m[k];
+			tb->fl6[tb->nf6] = last;
+			tb->fi6[tb->nf6++] = (uint8_t)i;
+		}
+	}
+}
+
+/* The tunnel frames of g->tb hashed into their inputs' @x (@pf: see
+ * hb_put): the inner keys, then with the outer values */
+static __attribute__((noinline)) void
+tb_hash(struct sofl_gro *g, struct rxq *x, int pf)
+{
+	struct tbatch *tb = &g->tb;
+	const uint64_t *w4[1] = { tb->w4 };
+	const uint64_t *w6[5] = { tb->w6[0], tb->w6[1], tb->w6[2], tb->w6[3], tb->w6[4] };
+	const uint64_t *f4[2] = { tb->f4[0], tb->f4[1] };
+	const uint64_t *f6[5] = { tb->f6[0], tb->f6[1], tb->f6[2], tb->f6[3], tb->f6[4] };
+
+	tb->nf4 = tb->nf6 = 0;
+	if (tb->n4) {
+		sofl_siphash13_x(g->hkey, w4, 1, tb->l4, tb->h4, tb->n4, g->isa);
+		tb_fold(g, tb->i4, tb->h4, tb->n4);
+	}
+	if (tb->n6) {
+		sofl_siphash13_x(g->hkey, w6, 5, tb->l6, tb->h6, tb->n6, g->isa);
+		tb_fold(g, tb->i6, tb->h6, tb->n6);
+	}
+	if (tb->nf4) {
+		sofl_siphash13_x(g->hkey, f4, 2, tb->fl4, tb->fh4, tb->nf4, g->isa);
+		hb_put(g, x, tb->fi4, tb->fh4, tb->nf4, pf);
+	}
+	if (tb->nf6) {
+		sofl_siphash13_x(g->hkey, f6, 5, tb->fl6, tb->fh6, tb->nf6, g->isa);
+		hb_put(g, x, tb->fi6, tb->fh6, tb->nf6, pf);
+	}
+	tb->n4 = tb->n6 = 0;
 }
 
 /* The hashes of @hb into their inputs' @x (@pf: see hb_put) */
@@ -395,6 +483,8 @@ rx_chunk(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n)
 	}
 	if (hb.n4 + hb.n6)
 		hb_hash(g, &hb, x, pf);
+	if (__builtin_expect(g->tb.n4 + g->tb.n6 != 0, 0))
+		tb_hash(g, x, pf);
 	for (i = 0; pf && i < n && i < RX_AHEAD; i++)
 		entry_prefetch(g, &x[i]);
 	for (i = 0; i < n; i++) {
@@ -453,6 +543,15 @@ fast_holds(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 	return i;
 }
 
+/* in[i + 1] (i + 1 < n) has in[i]'s length and rx hash @h: it looks like
+ * the next segment of in[i]'s flow (a train) */
+HOT int
+next_same(const struct sofl_gro_in *in, size_t i, uint32_t h)
+{
+	return in[i + 1].len == in[i].len &&
+	       ((in[i + 1].flags & SOFL_GRO_F_HASH) ? in[i + 1].hash : 0) == h;
+}
+
 /* The Linux table (64 flows) stays in cache: no look-ahead, each input in
  * turn; with the fast path, an input that continues a held flow (found by
  * its rx hash, known without parsing) starts a train or a weave of merges,
@@ -473,13 +572,15 @@ rx_linux(struct sofl_gro *g, const struct sofl_gro_in *in, size_t n, const int s
 			if (fi != NIL) {
 				const struct flow *f = &g->flows[fi];
 				/* a train when the next input looks like the next
-				 * segment, else a weave (interleaved flows); a tunnel
-				 * flow's segments one at a time (their loops do not
-				 * check the outer header) */
-				if (f->mk & MK_T)
-					j = i + (size_t)fast_one(g, fi, &in[i]);
-				else if (i + 1 < n && in[i + 1].len == in[i].len &&
-				    ((in[i + 1].flags & SOFL_GRO_F_HASH) ? in[i + 1].hash : 0) == f->hash)
+				 * segment (a tunnel flow's too), else a weave
+				 * (interleaved flows; a tunnel flow's segments one
+				 * at a time: the weaves do not check the outer
+				 * header) */
+				if (f->mk & MK_T)	/* (the hash field first: flows in turn) */
+					j = i + 1 < n && in[i + 1].hash == f->hash &&
+					    next_same(in, i, f->hash) ? fast_train(g, in, i, n, fi) :
+					    i + (size_t)fast_one(g, fi, &in[i]);
+				else if (i + 1 < n && next_same(in, i, f->hash))
 					j = fast_train(g, in, i, n, fi);
 				else if (!cold && (cold = !weave_worth(in, i, n, f->hash)) == 0)
 					j = fast_weave(g, in, i, n, fi);

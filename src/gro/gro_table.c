@@ -14,23 +14,10 @@ gro_key_hash(const struct sofl_gro *g, const struct sofl_pkt *q)
 			      q->key.proto, q->key.flow_label, vlans);
 
 	h = sofl_siphash13(g->hkey, m, nw, last);
-	if (q->layers & SOFL_LAYER_ENCAP) {
-		/* a tunnel flow: the outer addresses and the VNI too, so that
-		 * tenants' equal inner flows (one VNI each) spread over buckets */
-		const uint8_t *o = q->data + q->outer_l3_off;
-
-		if (q->outer_ipv == 4) {
-			m[0] = ld64(o + 12);
-			nw = 1;
-		} else {
-			m[0] = ld64(o + 8);
-			m[1] = ld64(o + 16);
-			m[2] = ld64(o + 24);
-			m[3] = ld64(o + 32);
-			nw = 4;
-		}
-		m[nw++] = h;
-		h = sofl_siphash13(g->hkey, m, nw, sofl_sip_last((uint64_t)q->vni, nw * 8u + 4u));
+	if (q->layers & SOFL_LAYER_ENCAP) {	/* a tunnel flow: tun_fold_msg */
+		nw = tun_fold_msg(m, &last, (uint32_t)(h ^ h >> 32), q->data + q->outer_l3_off,
+				  q->outer_ipv, q->vni);
+		h = sofl_siphash13(g->hkey, m, nw, last);
 	}
 	return (uint32_t)(h ^ h >> 32);
 }

@@ -122,6 +122,113 @@ fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, 
 	return -1;
 }
 
+/* gro_key_hash()'s second step for a tunnel flow: the message of the
+ * inner key's hash @h (32 bits, as a plain flow's) with the outer addresses
+ * (the outer IP header @o, version @ov) and the VNI @vni, so that tenants'
+ * equal inner flows (one VNI each) spread over buckets; a tunnel flow's
+ * hash is this message's.  Built here for the parse (gro_key_hash) and the
+ * frame (hb_hash's batches) alike.  @return the whole words in m (2 or 5),
+ * *last the last block. */
+HOT unsigned
+tun_fold_msg(uint64_t *m, uint64_t *last, uint32_t h, const uint8_t *o, unsigned ov, uint32_t vni)
+{
+	unsigned nw;
+
+	if (ov == 4) {
+		m[0] = ld64(o + 12);
+		nw = 1;
+	} else {
+		m[0] = ld64(o + 8);
+		m[1] = ld64(o + 16);
+		m[2] = ld64(o + 24);
+		m[3] = ld64(o + 32);
+		nw = 4;
+	}
+	m[nw++] = h;
+	*last = sofl_sip_last((uint64_t)vni, nw * 8u + 4u);
+	return nw;
+}
+
+/* A tunnel frame's outer values for tun_fold_msg (raw_tun_key) */
+struct tkey {
+	const uint8_t *o;	/* the outer IP header */
+	uint32_t vni;
+	unsigned ov;		/* its version; 0: not a tunnel frame */
+};
+
+/* gro_key_hash()'s messages of a tunnel frame straight from its bytes
+ * (raw_key_msg's LRU table fast path, for tunnels), for the layouts that
+ * dominate: the
+ * outer IP header at @l3 (fast_l3's layouts: no VLAN tag, IPv4 without
+ * options, version @v) not a fragment, carrying UDP to a VXLAN port of the
+ * engine's table (the parser's VXLAN header: flags 0x08, reserved bits
+ * zero) or to a Geneve port (version 0, not OAM, protocol 0x6558), inner
+ * Ethernet without a VLAN tag, or IP-in-IP while it is parsed into; the
+ * inner packet IPv4 without options, not a fragment, or IPv6, carrying
+ * TCP.  The parse of such a frame has exactly these key fields, outer
+ * addresses and VNI.  (A hash only chooses which held flow the fast path
+ * compares the frame with, whose masked headers then decide; a frame the
+ * parser takes otherwise is classified with its own.)  @return the inner
+ * key's message (key_msg: its words in m, *last), 4 or 6 by its IP
+ * version, with the outer values in *t (tun_fold_msg's), or 0: another
+ * layout. */
+HOT int
+raw_tun_key(const struct sofl_gro *g, const uint8_t *d, uint32_t len, unsigned v, uint32_t l3,
+	    uint64_t *m, uint64_t *last, struct tkey *t)
+{
+	const uint8_t *o = d + l3, *u, *ip;
+	const uint32_t ol = v == 4 ? 20u : 40u;
+	uint32_t io = l3 + ol, vni = 0;
+	unsigned iv;
+	int proto = v == 4 ? o[9] : o[6];
+
+	if (v == 4 && ((o[6] & 0x3f) | o[7]))
+		return 0;	/* a fragment */
+	if (proto == 17) {
+		int type;
+
+		if (len < io + 8 + 8 + PK_ETH_HLEN + 40 + 20)
+			return 0;
+		u = d + io;
+		type = pk_udp_encap(g->pcp, sofl_get16(u + 2));
+		if (type == SOFL_ENCAP_VXLAN) {
+			if (u[8] != 0x08 || (u[9] | u[10] | u[11] | u[15]))
+				return 0;
+			io += 16;
+		} else if (type == SOFL_ENCAP_GENEVE) {
+			if ((u[8] >> 6) || (u[9] & 0x80) || sofl_get16(u + 10) != PK_ETH_P_TEB)
+				return 0;
+			io += 16 + (uint32_t)(u[8] & 0x3f) * 4;
+			if (len < io + PK_ETH_HLEN + 40 + 20)
+				return 0;
+		} else {
+			return 0;
+		}
+		vni = (uint32_t)u[12] << 16 | (uint32_t)u[13] << 8 | u[14];
+		iv = sofl_get16(d + io + 12) == PK_ETH_P_IP ? 4 :
+		     sofl_get16(d + io + 12) == PK_ETH_P_IPV6 ? 6 : 0;
+		io += PK_ETH_HLEN;
+	} else if ((proto == 4 || proto == 41) && g->ipip) {
+		if (len < io + 40 + 20)
+			return 0;
+		iv = proto == 4 ? 4 : 6;
+	} else {
+		return 0;
+	}
+	ip = d + io;
+	if (iv == 4 && ip[0] == 0x45 && !(ip[6] & 0x3f) && !ip[7] && ip[9] == 6)
+		key_msg(m, last, ip + 12, ip + 16, 4, sofl_get32(ip + 20), 6, 0, 0);
+	else if (iv == 6 && (ip[0] >> 4) == 6 && ip[6] == 6)
+		key_msg(m, last, ip + 8, ip + 24, 6, sofl_get32(ip + 40), 6,
+			sofl_get32(ip) & 0x000fffff, 0);
+	else
+		return 0;
+	t->o = o;
+	t->ov = v;
+	t->vni = vni;
+	return (int)iv;
+}
+
 /* gro_key_hash()'s message straight from the frame, for the layouts that
  * dominate (Ethernet without a VLAN tag or raw IP; IPv4 without options
  * carrying TCP or UDP, not a fragment; IPv6 with TCP or UDP next): the
@@ -131,17 +238,28 @@ fast_l3(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t min, 
  * decides nothing.)  @return 4 or 6 (the IP version) with the message in
  * m and *last, 0 for any other layout (the caller parses), or 2: IPv4
  * that is neither TCP nor UDP with UDP GRO on, *last the IP header's
- * offset. */
+ * offset.  A tunnel frame of raw_tun_key's layouts: 4 or 6 with its inner
+ * key's message and t->ov set (else 0). */
 HOT int
-raw_key_msg(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint64_t *m, uint64_t *last)
+raw_key_msg(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint64_t *m, uint64_t *last,
+	    struct tkey *t)
 {
 	const uint8_t *ip;
 	unsigned v;
 	int l3 = fast_l3(g, d, len, 40 + 4, &v);
+	unsigned p;
+	int k;
 
+	t->ov = 0;
 	if (l3 < 0)
 		return 0;
 	ip = d + l3;
+	p = v == 4 ? ip[9] : ip[6];
+	/* UDP to a port of the tunnel table (its low 6 bits first), IP-in-IP */
+	if (((p == 17 && ((g->tport_bits >> (ip[v == 4 ? 23 : 43] & 63)) & 1)) ||
+	     ((p == 4 || p == 41) && g->ipip)) &&
+	    (k = raw_tun_key(g, d, len, v, (uint32_t)l3, m, last, t)) != 0)
+		return k;
 	if (v == 4 && ip[9] != 6 && (ip[9] != 17 || !g->cfg.udp)) {
 		*last = (uint32_t)l3;	/* for fast_other4() */
 		return 2;	/* nothing to coalesce: see gro_rx_chunk() */

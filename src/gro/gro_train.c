@@ -7,39 +7,47 @@
 #include "gro_fast.h"
 
 #if GRO_AVX2
-/* A train's compare in 32-byte words (train_more_avx2, train_more_avx512):
- * the first segment's headers and the mask at 0, o1 and o2 = hl - 32
- * (32 <= hl <= 96), loaded once per train. */
+/* A train's compare in 32-byte words (train_more_avx2): the first
+ * segment's headers and the mask at 0, o1 and o2 = hl - 32 (32 <= hl <=
+ * 96), or with @w4 (a tunnel's headers, 96 < hl <= MASK_LEN) at 0, 32, 64
+ * and o3 = hl - 32, loaded once per train. */
 struct ycmp {
-	__m256i t0, t1, t2, m0, m1, m2;
-	uint32_t o1, o2;
+	__m256i t0, t1, t2, t3, m0, m1, m2, m3;
+	uint32_t o1, o2, o3;
 };
 
-static inline __attribute__((target("avx2"))) void
-ycmp_init(struct ycmp *y, const uint8_t *t, const uint8_t *m, uint32_t hl)
-{
 #define YL(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
-	y->o1 = hl < 64 ? hl - 32 : 32;
-	y->o2 = hl - 32;
+static inline __attribute__((target("avx2"))) void
+ycmp_init(struct ycmp *y, const uint8_t *t, const uint8_t *m, uint32_t hl, const int w4)
+{
+	y->o1 = w4 || hl >= 64 ? 32 : hl - 32;
+	y->o2 = w4 ? 64 : hl - 32;
+	y->o3 = hl - 32;
 	y->t0 = YL(t);
 	y->t1 = YL(t + y->o1);
 	y->t2 = YL(t + y->o2);
 	y->m0 = YL(m);
 	y->m1 = YL(m + y->o1);
 	y->m2 = YL(m + y->o2);
+	if (w4) {
+		y->t3 = YL(t + y->o3);
+		y->m3 = YL(m + y->o3);
+	}
 }
 
 /* masked headers equal */
 static inline __attribute__((target("avx2"))) int
-ycmp_same(const struct ycmp *y, const uint8_t *d)
+ycmp_same(const struct ycmp *y, const uint8_t *d, const int w4)
 {
 	__m256i x = _mm256_and_si256(y->m0, _mm256_xor_si256(y->t0, YL(d)));
 
 	x = _mm256_or_si256(x, _mm256_and_si256(y->m1, _mm256_xor_si256(y->t1, YL(d + y->o1))));
 	x = _mm256_or_si256(x, _mm256_and_si256(y->m2, _mm256_xor_si256(y->t2, YL(d + y->o2))));
+	if (w4)
+		x = _mm256_or_si256(x, _mm256_and_si256(y->m3, _mm256_xor_si256(y->t3, YL(d + y->o3))));
 	return _mm256_testz_si256(x, x);
-#undef YL
 }
+#undef YL
 #endif
 
 #if GRO_AVX2
@@ -110,26 +118,55 @@ sw_csums(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d
 	return sw_csums_c(g, fi, c, d, fl, nip, nl4);
 }
 
+/* sw_csums() for a segment @d (@len bytes) of tunnel flow @fi: the outer
+ * checksums first (tun_fast_csums: the outer IPv4 header's, a non-zero
+ * outer UDP checksum, each unless flagged verified), then the inner ones;
+ * the outer ones counted in @nip and @nout when all pass */
+static __attribute__((noinline)) int
+sw_csums_tun(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_t *d, uint32_t len,
+	     uint32_t fl, uint32_t *nip, uint32_t *nl4, uint32_t *nout)
+{
+	uint32_t oip, oout;
+
+	if (!tun_fast_csums(g, &g->tun[fi], d, len, fl, &oip, &oout))
+		return 0;
+	if ((fl & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !sw_csums_c(g, fi, c, d, fl, nip, nl4))
+		return 0;
+	*nip += oip;
+	*nout += oout;
+	return 1;
+}
+
 /* A train's running state: the flow's fields, kept in registers (through
  * the flow they would be reloaded after every store into a segment) */
 struct train {
 	uint32_t seq, iplen, tail, fs, cnt, max, mss, hl;
 	uint16_t id, idinc;
+	uint16_t oid, oidinc;	/* a tunnel flow's outer IPv4 ID (#14 on the outer header) */
 	uint8_t flags;
 };
 
 /* A train's state from held flow @f (the free segments from the engine).
  * Its segments are full-size, so the size limit and the segment cap are
- * one limit, max (rule_run_limit). */
+ * one limit, max (rule_run_limit).  @t: @f's tunnel state (a tunnel flow
+ * whose mask is set), else NULL: the size limit is the outer IP header's
+ * (as fast_one_x's), the bytes before the inner one taken off the limit,
+ * and the outer IPv4 ID follows its own mode. */
 HOT void
-train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r)
+train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r, const struct tflow *t)
 {
+	const uint32_t before = t ? (uint32_t)(f->l3_off - t->o3) : 0u;
+
 	r->seq = f->next_seq;
 	r->iplen = f->ip_len;
 	r->tail = f->seg_tail;
 	r->fs = g->free_seg;
 	r->cnt = f->count;
-	r->max = rule_run_limit(g, f->ip_len, f->count, f->mss);
+	r->max = rule_run_limit(g, f->ip_len + before, f->count, f->mss);
+	r->max = r->max > before ? r->max - before : 0;
+	r->oid = t ? t->next_oid : 0;
+	r->oidinc = t ? rule_id_next(0, t->ofixed) : 0;
 	r->mss = f->mss;
 	r->hl = f->hdr_len;
 	r->id = f->next_id;
@@ -138,10 +175,16 @@ train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r)
 }
 
 /* The state of a train that merged at least one segment back into its flow
- * @f, @first its first new segment (the free segments are the caller's) */
+ * @f, @first its first new segment (the free segments are the caller's);
+ * @t: @f's tunnel state, or NULL (train_begin) */
 HOT void
-train_commit(struct sofl_gro *g, struct flow *f, const struct train *r, uint32_t first)
+train_commit(struct sofl_gro *g, struct flow *f, const struct train *r, uint32_t first,
+	     struct tflow *t)
 {
+	if (t) {
+		t->next_oid = r->oid;
+		g->st.tun_in += r->cnt - f->count;	/* (classify_tun counts the others) */
+	}
 	g->segs[r->tail].next = NIL;
 	if (f->seg_head == NIL)
 		f->seg_head = first;
@@ -179,61 +222,89 @@ train_push(struct sofl_gro *g, struct train *r, uint32_t *fs, const struct sofl_
 }
 
 /* Appends @p (which passed fast_same's test) to the train; 0 if it does not
- * fit (#26) or its checksums send it the general way. */
+ * fit (#26) or its checksums send it the general way (@t: a tunnel flow's
+ * state: its outer checksums too, as fast_one_x's). */
 HOT int
-train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *p)
+train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *p,
+	  const struct tflow *t)
 {
+	uint32_t nip = 0, nout = 0;
+
 	if (r->iplen + r->mss > r->max)
+		return 0;
+	if (t && !tun_fast_csums(g, t, p->data, p->len, p->flags, &nip, &nout))
 		return 0;
 	if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
 	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, p->data, p->flags))
 		return 0;
+	if (t) {
+		g->st.csum_sw_ip += nip;
+		g->st.csum_sw_outer += nout;
+		r->oid = (uint16_t)(r->oid + r->oidinc);
+	}
 	train_push(g, r, &r->fs, p, ((const uint8_t *)p->data)[f->l4_off + 13]);
 	return 1;
 }
 
 /* An input's flags and rx hash as a train's flow @fi needs them (@h its
- * hash; @c, @nip, @nl4: sw_csums): the usual case — hash, both checksums
- * verified — in one compare. */
+ * hash; @c, @nip, @nl4: sw_csums): the usual case — hash, the checksums
+ * verified — in one compare.  @ock: a tunnel flow's outer checksum flag
+ * (SOFL_GRO_F_OUTER_CSUM_OK when its outer UDP checksum is not zero, else
+ * 0), @nout its count (sw_csums_tun); -1: not a tunnel flow. */
 HOT int
 train_flags_ok(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *p, const uint8_t *d,
-	       uint32_t h, const struct swck *c, uint32_t *nip, uint32_t *nl4)
+	       uint32_t h, const struct swck *c, uint32_t *nip, uint32_t *nl4, const int ock,
+	       uint32_t *nout)
 {
-	const uint32_t all = SOFL_GRO_F_HASH | SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
+	const uint32_t ck = SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK | (ock > 0 ? (uint32_t)ock : 0u);
+	const uint32_t all = SOFL_GRO_F_HASH | ck;
 
 	if ((p->flags & all) == all)
 		return p->hash == h;
 	if (((p->flags & SOFL_GRO_F_HASH) ? p->hash : 0) != h)
 		return 0;
-	return (p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) ==
-	       (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) || sw_csums(g, fi, c, d, p->flags, nip, nl4);
+	if ((p->flags & ck) == ck)
+		return 1;
+	return ock >= 0 ? sw_csums_tun(g, fi, c, d, p->len, p->flags, nip, nl4, nout) :
+			  sw_csums(g, fi, c, d, p->flags, nip, nl4);
 }
 
 /* The rest of a train, from in[i] on: fast_same's test with the first
  * segment's headers and the mask in registers (@nck 16-byte words: 5 for
- * headers up to 80 bytes, 6 up to 96; 0: compared from memory), @v4 the
- * flow's IP version is 4, @pre (train_more_avx2 only) a train of inputs
- * flagged verified: one that is not ends it (the caller's way takes it),
- * so the loop holds no software checksum path, and an input's length,
- * flags and rx hash are one compare.  The size limit (#26) is turned into
+ * headers up to 80 bytes, 6 up to 96; 32 or 128: 32-byte words, AVX2,
+ * headers up to 96 or 128 bytes; 0: compared from memory), @v4 the flow's
+ * IP version is 4, @pre (train_more_avx2 only) a train of inputs flagged
+ * verified: one that is not ends it (the caller's way takes it), so the
+ * loop holds no software checksum path, and an input's length, flags and
+ * rx hash are one compare.  @tun: a tunnel flow (fast_same_x's tunnel
+ * tests too: tun_fast_same's outer IPv4 ID and non-zero outer checksum,
+ * the outer checksums verified by sw_csums_tun or flagged).  The size limit (#26) is turned into
  * a segment count once; the train's state is in locals (registers: the
  * loop walks a pointer, its offsets are address-sized, the count and IP
  * length follow from the inputs taken) written back at the end.  @return
  * the index of the first input not merged. */
 HOT size_t
 train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const struct sofl_gro_in *in,
-	   size_t i, size_t n, const int nck, const int v4, const int pre)
+	   size_t i, size_t n, const int nck, const int v4, const int pre, const int tun)
 {
 	struct train r = *rp;
-	const uint8_t *t = fhdr(f), *m = g->mask_b[f->mk];
+	const uint8_t *t = fhdr(f), *m = g->mask_b[tun ? f->mk & ~MK_T : f->mk];
 	const uint32_t hl = r.hl, full = hl + r.mss, h = f->hash, mss = r.mss;
 	const size_t idoff = f->l3_off + 4u, seqo = f->l4_off + 4u;	/* (address offsets) */
 	const uint32_t fi = (uint32_t)(f - g->flows);
 	const uint16_t idm = rule_id_mask(g), idinc = r.idinc;
 	uint32_t room = r.iplen < r.max ? (r.max - r.iplen) / r.mss : 0, nip = 0, nl4 = 0;
 	uint32_t seq = r.seq, fs = r.fs, si = r.tail;
-	uint16_t id = r.id;
+	uint16_t id = r.id, oid = r.oid;
 	uint8_t fl = r.flags;
+	/* a tunnel flow's outer header: its IPv4 ID (0: IPv6), the UDP checksum
+	 * that must stay non-zero (0: zero, in the mask, or IP-in-IP) */
+	const struct tflow *const tf = tun ? &g->tun[fi] : NULL;
+	const size_t oido = tun && tf->ov == 4 ? tf->o3 + 4u : 0;
+	const size_t ocko = tun && tf->o4 && tf->ocsum ? tf->o4 + 6u : 0;
+	const int ock = tun ? (ocko ? SOFL_GRO_F_OUTER_CSUM_OK : 0) : -1;
+	const uint16_t oidinc = r.oidinc;
+	uint32_t nout = 0;
 	struct seg *const segs = g->segs;
 	const struct sofl_gro_in *p = in + i, *const p0 = p, *const pend = n - i < room ? in + n :
 								     p + room;
@@ -256,14 +327,15 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	struct ycmp y;
 	/* @pre: the frame length, the checksum flags and the first input's
 	 * HASH flag, and its hash */
-	const uint32_t kf = SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK | SOFL_GRO_F_HASH;
+	const uint32_t kf = SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK | SOFL_GRO_F_HASH |
+			    (ock > 0 ? (uint32_t)ock : 0u);
 	const uint32_t hf = i < n ? in[i].flags & SOFL_GRO_F_HASH : 0;
 	const __m128i km = _mm_setr_epi32(-1, (int)kf, hf ? -1 : 0, 0);
 	const __m128i ke = _mm_setr_epi32((int)full, (int)(kf & ~SOFL_GRO_F_HASH) | (int)hf,
 					  hf ? (int)h : 0, 0);
 
-	if (nck == 32)
-		ycmp_init(&y, t, m, hl);
+	if (nck == 32 || nck == 128)
+		ycmp_init(&y, t, m, hl, nck == 128);
 #endif
 	/* a train of inputs flagged verified needs no layout (if one is not,
 	 * len 0 sends it to fast_csums) */
@@ -282,8 +354,8 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		if (p->len != full || !d)
 			break;
 #if GRO_AVX2
-		if (nck == 32) {
-			if (!ycmp_same(&y, d))
+		if (nck == 32 || nck == 128) {
+			if (!ycmp_same(&y, d, nck == 128))
 				break;
 		} else
 #endif
@@ -309,7 +381,10 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		if (!rule_seq_ok(sofl_get32(d + seqo), seq) ||
 		    (v4 && !rule_id_ok(sofl_get16(d + idoff), id, idm)))
 			break;
-		if (!pre && !train_flags_ok(g, fi, p, d, h, &c, &nip, &nl4))
+		if (tun && ((ocko && !sofl_get16(d + ocko)) ||
+			    (oido && !rule_id_ok(sofl_get16(d + oido), oid, idm))))
+			break;
+		if (!pre && !train_flags_ok(g, fi, p, d, h, &c, &nip, &nl4, ock, &nout))
 			break;
 		/* train_push: the free list's head entry, already linked from
 		 * the train's tail (the last entry taken, whose next is the
@@ -321,6 +396,8 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		segs[si].cookie = p->cookie;
 		seq += mss;
 		id = (uint16_t)(id + idinc);
+		if (tun)
+			oid = (uint16_t)(oid + oidinc);
 		fl = d[seqo + 9];	/* the flags byte (13) */
 		if (fl & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
 			p++;
@@ -331,11 +408,13 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	r.iplen += seq - r.seq;
 	r.seq = seq;
 	r.id = id;
+	r.oid = oid;
 	r.fs = fs;
 	r.tail = si;
 	r.flags = fl;
 	g->st.csum_sw_ip += nip;
 	g->st.csum_sw_l4 += nl4;
+	g->st.csum_sw_outer += nout;
 	*rp = r;
 	return (size_t)(p - in);
 }
@@ -348,10 +427,40 @@ train_more_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
 		const struct sofl_gro_in *in, size_t i, size_t n)
 {
 	if (f->ipv == 4)
-		return train_loop(g, f, r, in, i, n, 32, 1, 1);
-	return train_loop(g, f, r, in, i, n, 32, 0, 1);
+		return train_loop(g, f, r, in, i, n, 32, 1, 1, 0);
+	return train_loop(g, f, r, in, i, n, 32, 0, 1, 0);
+}
+
+/* train_more_tun() on a CPU with AVX2, inputs flagged verified: headers of
+ * 32..96 bytes (IP-in-IP) or 97..MASK_LEN (VXLAN, Geneve) */
+static __attribute__((noinline, target("avx2"))) size_t
+train_more_tun_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
+		    const struct sofl_gro_in *in, size_t i, size_t n)
+{
+	if (r->hl > 96)
+		return train_loop(g, f, r, in, i, n, 128, f->ipv == 4, 1, 1);
+	return train_loop(g, f, r, in, i, n, 32, f->ipv == 4, 1, 1);
 }
 #endif
+
+/* train_more() for a tunnel flow (its mask's MK_T) */
+static __attribute__((noinline)) size_t
+train_more_tun(struct sofl_gro *g, const struct flow *f, struct train *r,
+	       const struct sofl_gro_in *in, size_t i, size_t n)
+{
+	const struct tflow *t = &g->tun[f - g->flows];
+	const uint32_t ck = SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK |
+			    (t->o4 && t->ocsum ? SOFL_GRO_F_OUTER_CSUM_OK : 0u);
+
+#if GRO_AVX2
+	_Static_assert(MASK_LEN <= 128, "train_loop's 32-byte words cover a mask");
+	if (g->isa && r->hl >= 32 && r->hl <= MASK_LEN && (in[i].flags & ck) == ck)
+		return train_more_tun_avx2(g, f, r, in, i, n);
+#else
+	(void)ck;
+#endif
+	return train_loop(g, f, r, in, i, n, 0, f->ipv == 4, 0, 1);
+}
 
 static __attribute__((noinline)) size_t
 train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
@@ -361,43 +470,46 @@ train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const stru
 	 * loop holding the headers in vector registers a spill and reload
 	 * each time, and the compare from memory costs less */
 	if (!(in[i].flags & SOFL_GRO_F_CSUM_OK))
-		return f->ipv == 4 ? train_loop(g, f, r, in, i, n, 0, 1, 0) :
-				     train_loop(g, f, r, in, i, n, 0, 0, 0);
+		return f->ipv == 4 ? train_loop(g, f, r, in, i, n, 0, 1, 0, 0) :
+				     train_loop(g, f, r, in, i, n, 0, 0, 0, 0);
 #if GRO_AVX2
 	if (g->isa && r->hl >= 32 && r->hl <= 96 && (in[i].flags & SOFL_GRO_F_IPCSUM_OK))
 		return train_more_avx2(g, f, r, in, i, n);
 #endif
 	if (f->ipv == 4)
-		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1, 0) :
-		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1, 0) :
-				     train_loop(g, f, r, in, i, n, 0, 1, 0);
-	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0, 0) :
-	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0, 0) :
-			     train_loop(g, f, r, in, i, n, 0, 0, 0);
+		return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 1, 0, 0) :
+		       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 1, 0, 0) :
+				     train_loop(g, f, r, in, i, n, 0, 1, 0, 0);
+	return r->hl <= 80 ? train_loop(g, f, r, in, i, n, 5, 0, 0, 0) :
+	       r->hl <= 96 ? train_loop(g, f, r, in, i, n, 6, 0, 0, 0) :
+			     train_loop(g, f, r, in, i, n, 0, 0, 0, 0);
 }
 
 /* A train: in[i..n) merged into held flow @fi for as long as each input
  * continues it, the flow's state in registers and written back once.
  * in[i] passed fast_same already.  A PSH/FIN segment ends the train and
- * completes the flow (#24).  @return the index of the first input not
- * merged (i: none was). */
-size_t
-fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+ * completes the flow (#24).  A tunnel flow's train (its mask's MK_T) takes
+ * its outer header's tests too (train_add, train_more_tun).  @return the
+ * index of the first input not merged (i: none was). */
+HOT size_t
+fast_train_x(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
+	     const int tun)
 {
 	struct flow *f = &g->flows[fi];
+	struct tflow *t = tun ? &g->tun[fi] : NULL;
 	struct train r;
 
-	train_begin(g, f, &r);
-	if (!train_add(g, f, &r, &in[i]))
+	train_begin(g, f, &r, t);
+	if (!train_add(g, f, &r, &in[i], t))
 		return i;
 	i++;
 	/* the rest only for a train (W2-like interleaving stops here) */
 	if (i < n && !(r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) &&
 	    ((in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0) == f->hash &&
 	    in[i].len == r.hl + r.mss)
-		i = train_more(g, f, &r, in, i, n);
+		i = t ? train_more_tun(g, f, &r, in, i, n) : train_more(g, f, &r, in, i, n);
 	/* a flow without segments had its first one linked from the sink */
-	train_commit(g, f, &r, g->segs[SINK(g)].next);
+	train_commit(g, f, &r, g->segs[SINK(g)].next, t);
 	g->free_seg = r.fs;
 	g->last_fi = fi;
 	if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
@@ -405,6 +517,24 @@ fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 		gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
 	}
 	return i;
+}
+
+/* fast_train_x() of a tunnel flow, out of line */
+static __attribute__((noinline)) size_t
+fast_train_tun(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+{
+	return fast_train_x(g, in, i, n, fi, 1);
+}
+
+/* fast_train_x() for held flow @fi, plain or tunnel (its mask's MK_T:
+ * fast_same passed, so it has a mask), the plain one without the
+ * tunnel's tests */
+size_t
+fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+{
+	if (__builtin_expect(g->flows[fi].mk & MK_T, 0))
+		return fast_train_tun(g, in, i, n, fi);
+	return fast_train_x(g, in, i, n, fi, 0);
 }
 
 /* ---- weaves ----
@@ -436,7 +566,7 @@ strand_open(const struct sofl_gro *g, struct strand *s, uint32_t fi)
 {
 	const struct flow *f = &g->flows[fi];
 
-	train_begin(g, f, &s->r);
+	train_begin(g, f, &s->r, NULL);
 	s->t = fhdr(f);
 	s->m = g->mask_b[f->mk];
 	s->h = f->hash;
@@ -530,7 +660,7 @@ weave_loop(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n,
 	g->st.csum_sw_l4 += nl4;
 	for (x = 0; x < k; x++)
 		if (s[x].first != NIL)
-			train_commit(g, &g->flows[s[x].fi], &s[x].r, s[x].first);
+			train_commit(g, &g->flows[s[x].fi], &s[x].r, s[x].first, NULL);
 	g->last_fi = last;
 	*donep = done;
 	return i;

@@ -16,7 +16,6 @@
 #define VXLAN_F_I       0x08	/* RFC 7348 §5: the I flag, the only one defined */
 #define GENEVE_HLEN     8
 #define GENEVE_O        0x80	/* RFC 8926 §3.4: control (OAM) packet */
-#define ETH_P_TEB       0x6558	/* transparent Ethernet bridging */
 
 int
 sofl_pkt_config_check(const struct sofl_pkt_config *cfg)
@@ -134,7 +133,7 @@ sofl_pkt_encap(struct sofl_pkt *p, const struct sofl_pkt_config *cfg, int fast)
 			if (elen > end - eo)
 				return fail(p, type, flags, eo, elen, eo, SOFL_ENCAP_ERR_GENEVE_OPTLEN, 0);
 			proto = sofl_get16(h + 2);
-			if (proto == ETH_P_TEB)
+			if (proto == PK_ETH_P_TEB)
 				eth = 1;
 			else if (proto == PK_ETH_P_IP)
 				v = 4;

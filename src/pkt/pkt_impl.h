@@ -66,6 +66,7 @@ void sofl_pkt_tcp_options(struct sofl_pkt *p);
 #define PK_ETH_P_IPV6 0x86DD
 #define PK_ETH_P_8021Q  0x8100
 #define PK_ETH_P_8021AD 0x88A8
+#define PK_ETH_P_TEB    0x6558	/* transparent Ethernet bridging (Geneve) */
 
 #define PK_FAST static inline __attribute__((always_inline))
 

@@ -137,13 +137,13 @@ sofl_csum_ok_inline(uint32_t sum, const void *buf, size_t len)
  * sofl_csum_add(sum, src, len).  dst and src must not overlap. */
 SOFL_API uint32_t sofl_csum_copy(void *dst, const void *src, size_t len, uint32_t sum);
 
-/* sofl_csum_fold() : folds a sum to 16 bits (end-around carry), NOT complemented.
- * (sum plus sum rotated by 16 holds hi + lo + the carry out of lo + hi in
- * its upper half: the two-step fold's result for every 32-bit sum, in three
- * instructions instead of six.) */
+/* sofl_csum_fold() : folds a sum to 16 bits (end-around carry), NOT complemented. */
 static inline uint16_t
 sofl_csum_fold(uint32_t sum)
 {
+	/* sum plus sum rotated by 16 holds hi + lo + the carry out of lo + hi
+	 * in its upper half: the two-step fold's result for every 32-bit sum,
+	 * in three instructions instead of six */
 	uint32_t u = sum + (sum >> 16 | sum << 16);
 
 	return (uint16_t)(u >> 16);

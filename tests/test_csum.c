@@ -612,6 +612,60 @@ test_impls_verify(void **state)
 	free(b);
 }
 
+/* Packet-sized buffers (257..1536 bytes: the AVX-512 kernel's packet sum,
+ * four-way up to 20 vectors of its aligned region, eight-way beyond) at
+ * every alignment: random lengths and every length whose aligned region is
+ * 19..21 vectors, random and extreme contents (all 0xFF, 0x8000 and 0x7FFF
+ * words: the signed-lane extremes), a random seed sum; every implementation
+ * against the naive reference. */
+static void
+test_impls_packet_sizes(void **state)
+{
+	enum { N = 1536 + 128 };
+	uint8_t *b = aligned_alloc(64, N);
+	uint64_t r = 2525;
+	size_t i, al, len, k;
+	int im, fillk;
+	(void)state;
+
+	assert_non_null(b);
+	for (fillk = 0; fillk < 4; fillk++) {
+		for (i = 0; i < N; i++) {
+			switch (fillk) {
+			case 0: b[i] = (uint8_t)t_rand(&r); break;
+			case 1: b[i] = 0xff; break;
+			case 2: b[i] = i & 1 ? 0x00 : 0x80; break;
+			default: b[i] = i & 1 ? 0xff : 0x7f; break;
+			}
+		}
+		for (im = 0; im <= SOFL_CSUM_AVX512; im++) {
+			if (!impl_ok(im))
+				continue;
+			use(im);
+			for (al = 0; al < 64; al++)
+				for (k = 0; k < 3 * 64 + 40; k++) {
+					uint32_t seed = (uint32_t)t_rand(&r);
+					uint16_t want, got;
+
+					/* regions of 19, 20 and 21 vectors, then random lengths */
+					len = k < 3 * 64 ? 19 * 64 - al + k - 63 :
+							   257 + (size_t)(t_rand(&r) % 1280);
+					if (len < 257 || len > 1536)
+						continue;
+					want = fold16((uint64_t)seed + ref_fold(b + al, len));
+					got = sofl_csum_fold((sofl_csum_add)(seed, b + al, len));
+					if (got != want || sofl_csum_ok(seed, b + al, len) !=
+							   (sofl_csum_fold(sofl_csum_add(seed, b + al, len)) == 0xffff)) {
+						fprintf(stderr, "impl %s fill %d len %zu align %zu seed %08x: %04x != %04x\n",
+							sofl_csum_impl_name(), fillk, len, al, seed, got, want);
+						fail();
+					}
+				}
+		}
+	}
+	free(b);
+}
+
 /* Nothing is read outside the buffer: buffers that end at, or start right
  * after, a PROT_NONE page fault on any stray access. */
 static void
@@ -779,6 +833,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_impls_guard_pages),
 		cmocka_unit_test(test_impls_aligned_loads),
 		cmocka_unit_test(test_impls_verify),
+		cmocka_unit_test(test_impls_packet_sizes),
 		cmocka_unit_test(test_inline_path),
 		cmocka_unit_test(test_impl_selection),
 	};

@@ -141,9 +141,12 @@ SOFL_API uint32_t sofl_csum_copy(void *dst, const void *src, size_t len, uint32_
 static inline uint16_t
 sofl_csum_fold(uint32_t sum)
 {
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
+	/* sum plus sum rotated by 16 holds hi + lo + the carry out of lo + hi
+	 * in its upper half: the two-step fold's result for every 32-bit sum,
+	 * in three instructions instead of six */
+	uint32_t u = sum + (sum >> 16 | sum << 16);
+
+	return (uint16_t)(u >> 16);
 }
 
 /* sofl_csum_combine() : ones'-complement addition of two sums (never loses a carry). */

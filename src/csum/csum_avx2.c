@@ -109,7 +109,7 @@ sum_long(const unsigned char *p, unsigned char *d, size_t len, int copy)
 	return total;
 }
 
-uint32_t
+__attribute__((aligned(64))) uint32_t
 sofl_csum_avx2(uint32_t sum, const void *buf, size_t len)
 {
 	if (len < SHORT)

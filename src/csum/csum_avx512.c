@@ -437,8 +437,10 @@ _Static_assert(SOFL_PKT_MIN == SHORT_MAX + 1 && SOFL_PKT_MAX == MID, "sofl_pkt_s
 _Static_assert(SHORT_MAX == 256, "sum_short() sums at most four vectors");
 
 /* Beyond MID: out of line (a tail jump), which keeps the code of the
- * blocks and their branches off the short and packet-sized paths. */
-static __attribute__((noinline)) VNNI uint32_t
+ * blocks and their branches off the short and packet-sized paths.  Its
+ * entry 64-byte aligned: where the link put it moved the 9000-byte sum by
+ * about 1%. */
+static __attribute__((noinline, aligned(64))) VNNI uint32_t
 big_sum(uint32_t sum, const unsigned char *p, size_t len)
 {
 	if (len > BLOCK * 64)

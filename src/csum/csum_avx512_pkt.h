@@ -39,13 +39,19 @@ sofl_lanes_sum_rot(__m512i v, unsigned r)
 /* sofl_pkt_sum(): the sum of p[0..len) for SOFL_PKT_LEN(len), the way
  * csum_avx512.c's aligned_sum() reads a buffer (see there)
  * (any alignment: an aligned buffer has k = 0 and an unmasked head).  The
- * same sum with less around it, for what a packet verifier waits on: four
- * accumulators, the middle vectors four at a time and at most three after
- * them, then the masked tail vector — no other branches.  gcc rematerialises
- * step()'s two constants before each use and copies accumulators around
- * vpdpwssd's tied operand (block4's loop: four register copies per four
- * vectors); here the constants stay in registers and the dot product is one
- * instruction: two per 64 bytes. */
+ * same sum with less around it, for what a packet verifier waits on: the
+ * head and the masked tail vector first (their masks computed while the
+ * middle is read), then the middle vectors four at a time into four
+ * accumulators, or eight at a time into eight when the buffer spans more
+ * than PKT_ACC8 vectors (shorter chains of 4-cycle dot products for
+ * full-size packets; the four-way loop has less to set up and reduce for
+ * shorter ones).  gcc rematerialises step()'s two constants before each use
+ * and copies accumulators around vpdpwssd's tied operand (block4's loop:
+ * four register copies per four vectors); here the constants are made once
+ * from a zeroed register (vpternlogd, shifts: no general-purpose register,
+ * which keeps the callers free of callee-saved registers and of the stack
+ * frame gcc then adds to realign for 512-bit values) and the dot product is
+ * one instruction: two per 64 bytes. */
 static inline __attribute__((always_inline)) SOFL_PKT_TARGET __m512i
 sofl_pstep_(__m512i acc, __m512i x, __m512i flip, __m512i one)
 {
@@ -53,6 +59,9 @@ sofl_pstep_(__m512i acc, __m512i x, __m512i flip, __m512i one)
 	__asm__("vpdpwssd %2, %1, %0" : "+v"(acc) : "v"(x), "v"(one));
 	return acc;
 }
+
+/* vectors (of the 64-byte aligned region) from which the eight-way loop runs */
+#define SOFL_PKT_ACC8 20
 
 #define SOFL_PVEC_(acc, at) (acc = sofl_pstep_(acc, _mm512_load_si512((const void *)(at)), flip, one))
 static inline __attribute__((always_inline)) SOFL_PKT_TARGET uint64_t
@@ -62,27 +71,53 @@ sofl_pkt_sum(const unsigned char *p, size_t len)
 	const unsigned char *a = (const unsigned char *)((uintptr_t)p & ~(uintptr_t)63), *q = a + 64;
 	const unsigned char *last = a + ((take - 1) & ~(size_t)63);	/* the tail vector */
 	const __m512i z = _mm512_setzero_si512();
-	__m512i flip = _mm512_set1_epi16((short)0x8000), one = _mm512_set1_epi16(1);
-	__m512i a0, a1 = z, a2 = z, a3 = z;
-	const unsigned r = (unsigned)(k & 1) * 8;
+	__m512i m1, flip, one, a0, a1 = z, a2 = z, a3;
 
-	__asm__("" : "+v"(flip), "+v"(one));	/* made once, kept in registers */
-	/* the head vector, with 65536 per vector as in aligned_sum() */
+	__asm__("vpternlogd $0xff, %1, %1, %0" : "=v"(m1) : "v"(z));	/* all ones */
+	flip = _mm512_slli_epi16(m1, 15);
+	one = _mm512_srli_epi16(m1, 15);
+	/* the head vector, with 65536 per vector as in aligned_sum(), and the
+	 * tail vector: 1 to 64 bytes */
 	a0 = sofl_pstep_(_mm512_set1_epi32((int)(((take + 63) / 64) << 16)),
-		   _mm512_maskz_loadu_epi8(~0ULL << k, a), flip, one);
-	for (; last - q >= 256; q += 256) {
-		SOFL_PVEC_(a0, q); SOFL_PVEC_(a1, q + 64); SOFL_PVEC_(a2, q + 128); SOFL_PVEC_(a3, q + 192);
+			 _mm512_maskz_loadu_epi8(~0ULL << k, a), flip, one);
+	a3 = sofl_pstep_(z, _mm512_maskz_loadu_epi8(_bzhi_u64(~0ULL, (unsigned)(take - (size_t)(last - a))),
+						    last), flip, one);
+	if (take > SOFL_PKT_ACC8 * 64) {
+		__m512i a4 = z, a5 = z, a6 = z, a7 = z;
+
+		for (; last - q >= 512; q += 512) {
+			SOFL_PVEC_(a0, q); SOFL_PVEC_(a1, q + 64); SOFL_PVEC_(a2, q + 128);
+			SOFL_PVEC_(a3, q + 192); SOFL_PVEC_(a4, q + 256); SOFL_PVEC_(a5, q + 320);
+			SOFL_PVEC_(a6, q + 384); SOFL_PVEC_(a7, q + 448);
+		}
+		if (last - q >= 256) {
+			SOFL_PVEC_(a1, q); SOFL_PVEC_(a2, q + 64); SOFL_PVEC_(a3, q + 128);
+			SOFL_PVEC_(a4, q + 192);
+			q += 256;
+		}
+		if (last - q >= 128) {
+			SOFL_PVEC_(a5, q); SOFL_PVEC_(a6, q + 64);
+			q += 128;
+		}
+		if (last > q)
+			SOFL_PVEC_(a7, q);
+		a0 = _mm512_add_epi32(_mm512_add_epi32(a0, a4), _mm512_add_epi32(a5, a6));
+		a1 = _mm512_add_epi32(a1, a7);
+	} else {
+		for (; last - q >= 256; q += 256) {
+			SOFL_PVEC_(a0, q); SOFL_PVEC_(a1, q + 64); SOFL_PVEC_(a2, q + 128);
+			SOFL_PVEC_(a3, q + 192);
+		}
+		if (last - q >= 128) {
+			SOFL_PVEC_(a0, q); SOFL_PVEC_(a1, q + 64);
+			q += 128;
+		}
+		if (last > q)
+			SOFL_PVEC_(a2, q);
 	}
-	if (last - q >= 128) {
-		SOFL_PVEC_(a0, q); SOFL_PVEC_(a1, q + 64);
-		q += 128;
-	}
-	if (last > q)
-		SOFL_PVEC_(a2, q);
-	/* the tail vector: 1 to 64 bytes */
-	a3 = sofl_pstep_(a3, _mm512_maskz_loadu_epi8(_bzhi_u64(~0ULL, (unsigned)(take - (size_t)(last - a))),
-					     last), flip, one);
-	return sofl_lanes_sum_rot(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)), r);
+	/* (the rotation from p itself, not kept from k: one register less) */
+	return sofl_lanes_sum_rot(_mm512_add_epi32(_mm512_add_epi32(a0, a1), _mm512_add_epi32(a2, a3)),
+				  (unsigned)((uintptr_t)p & 1) * 8);
 }
 #undef SOFL_PVEC_
 

@@ -134,6 +134,13 @@ $(KTEST_BIN): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(KTEST_LOBJ) $
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BENCH_LOBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LOBJ) $(STATIC) -lm
 
+# The naive one-packet-per-call tunnel make demo's small-packets experiment
+# compares the tunnel with (bench/tunnel/: no library, not run by make bench)
+PLAIN_TUN := $(BUILD)/bench/plain_tun
+benches: $(PLAIN_TUN)
+$(PLAIN_TUN): $(BUILD)/bench/tunnel/plain_tun.o
+	$(CC) $(LDFLAGS) -o $@ $<
+
 # Side-by-side benchmark against DPDK 22.11 (bench/dpdk/): `make bench-dpdk`,
 # built only when pkg-config finds libdpdk (scripts/deps.sh bench installs it);
 # `make bench` then runs it with the others.  The DPDK-side files get DPDK's

@@ -39,7 +39,7 @@ if [ "${DEMO_LONG:-0}" = 1 ]; then
 fi
 DEMO_RUNS=${DEMO_RUNS:-3}
 DEMO_SECS=${DEMO_SECS:-5}
-DEMO_STEPS=${DEMO_STEPS:-tunnel relay udp rss csum capture}
+DEMO_STEPS=${DEMO_STEPS:-tunnel relay udp rss small-packets csum capture}
 DEMO_TUNNEL_MODES_4=${DEMO_TUNNEL_MODES_4:-off gso gro on}
 DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off on}
 DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4}
@@ -60,6 +60,7 @@ here=$(dirname "$0")
 . "$here/demo-report.sh"
 . "$here/demo-plot.sh"
 . "$here/demo-capture.sh"
+. "$here/demo-s25.sh"
 
 demo_cleanup() {
 	trap - EXIT INT TERM
@@ -141,6 +142,7 @@ if [ $live = 1 ]; then
 	want relay && run_step relay "the relay: software LRO for a NIC without it"
 	want udp && run_step udp "UDP segmentation"
 	want rss && run_step rss "RSS over the tunnel's queues"
+	want small-packets && run_step small_packets "small packets: packets per second through each path"
 	csum_rows >"$WORK/csum.jsonl" 2>/dev/null
 else
 	note "live experiments skipped: $why"
@@ -154,6 +156,7 @@ if [ $live = 1 ]; then
 	want relay && report_relay
 	want udp && report_udp
 	want rss && report_rss
+	want small-packets && report_small_packets
 	want csum && report_csum
 fi
 

@@ -82,8 +82,8 @@ small_row() {
 		 delivered: ($s.packets - $s.lost_packets),
 		 pps: ((($s.packets - $s.lost_packets) / $s.seconds) | round),
 		 sent_pps: (($s.packets / $s.seconds) | round),
-		 cpu_s: {tunnel: (if $np > 0 then ticks($p0; $p1; 0) + ticks($p0; $p1; 1) else null end),
-			 machine: ticks($m0; $m1; 0)}}' "$WORK/$_sr_tag.json" >>"$OUT/rows.jsonl" ||
+		 cpu_s: {tunnel: (if $np > 0 then ((ticks($p0; $p1; 0) + ticks($p0; $p1; 1)) * 100 | round) / 100 else null end),
+			 machine: ((ticks($m0; $m1; 0) * 100 | round) / 100)}}' "$WORK/$_sr_tag.json" >>"$OUT/rows.jsonl" ||
 		row_fail small-packets "$1" 4 "iperf3 output unreadable"
 }
 

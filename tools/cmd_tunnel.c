@@ -78,16 +78,19 @@ usage(FILE *f)
 "  --src-ports MIN-MAX  VXLAN/Geneve: outer UDP source ports, one sending\n"
 "                  socket each; a flow's port from the hash of its inner\n"
 "                  headers (default 49152-49167)\n"
-"  --udp-csum on|off  VXLAN/Geneve: outer UDP checksum (default on; off\n"
-"                  sends without UDP_SEGMENT, which Linux refuses without\n"
-"                  checksums, and accepts zero-checksum IPv6 datagrams)\n"
+"  --udp-csum on|off  VXLAN/Geneve: outer UDP checksum (default on: sent,\n"
+"                  and with the socket filter required of what arrives, so\n"
+"                  that the inner checksums need no second pass; off: sent\n"
+"                  without, and without UDP_SEGMENT, which Linux refuses\n"
+"                  without checksums; zero-checksum datagrams accepted, IPv6\n"
+"                  ones too, and the inner checksums verified by GRO)\n"
 "  --socket-filter on|off  drop datagrams whose header is malformed in the\n"
 "                  kernel, before they take room in the receive buffer\n"
 "                  (default on; the kernel counts them with the receive\n"
 "                  buffer drops, \"rcvbuf-full\"; off: every datagram is\n"
 "                  checked here and counted by reason)\n"
-"  --trust-inner   VXLAN/Geneve: treat inner checksums as verified (default:\n"
-"                  verified by GRO in software, as the outer checksum may be 0)\n"
+"  --trust-inner   VXLAN/Geneve: treat inner checksums as verified even when\n"
+"                  the outer checksum may have been 0\n"
 "  --mtu N         inner MTU, set on the TUN/TAP (default 1500 minus the\n"
 "                  outer headers: 1472/1452 for ip, 1450/1430 for VXLAN and\n"
 "                  Geneve, 1464/1444 for Geneve with IP, over IPv4/IPv6)\n"
@@ -433,7 +436,7 @@ open_tun(const struct tn_opts *o, struct tn_worker *w)
 static int
 attach_filter(const struct tn_opts *o, int fd)
 {
-	struct sock_filter p[16];
+	struct sock_filter p[24];
 	struct sock_fprog prog;
 	unsigned n = 0, i, drop;
 	uint32_t vni = o->vni << 8;
@@ -441,6 +444,12 @@ attach_filter(const struct tn_opts *o, int fd)
 #define INS(code, k) (p[n++] = (struct sock_filter)BPF_STMT(code, k))
 #define JMP(code, k, t, f) (p[n++] = (struct sock_filter)BPF_JUMP(code, k, t, f))
 	/* jump offsets to "drop" are patched below (0xff marks them) */
+	if (o->encap != TN_ENCAP_IP && o->udp_csum) {
+		/* --udp-csum on: the outer checksum is required (the kernel
+		 * verified it, and it covers every inner byte) */
+		INS(BPF_LD | BPF_H | BPF_ABS, 6);
+		JMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0xff, 0);
+	}
 	switch (o->encap) {
 	case TN_ENCAP_VXLAN:
 		INS(BPF_LD | BPF_W | BPF_LEN, 0);
@@ -568,6 +577,10 @@ open_udp_encap(const struct tn_opts *o, struct tn_worker *w)
 	}
 	w->rule.encap = o->encap;
 	w->rule.inner_eth = o->inner_eth;
+	/* inner checksums: covered by the outer one when the filter requires
+	 * it (Linux's UDP GRO merges only datagrams with a checksum, so a
+	 * train's first header speaks for all: udp_gro_receive_segment()) */
+	w->trust = o->trust_inner || (o->udp_csum && o->filter);
 	w->rule.vni = o->vni;
 	if (!(w->out = calloc((size_t)TN_MAX_BATCH * o->nremotes + o->nremotes, sizeof(*w->out))))
 		return cli_error("out of memory"), -1;

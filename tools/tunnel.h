@@ -39,6 +39,7 @@ struct tn_worker {
 	int started, failed;
 	struct sockaddr_storage *dst;	/* the peer's N ports */
 	struct tn_rx_rule rule;
+	int trust;			/* inner checksums covered by the outer one */
 	struct tn_mac_table *macs;	/* VXLAN/Geneve with several remotes */
 	struct sofl_port_pkt in[TN_MAX_BATCH];
 	struct sofl_port_pkt *out;	/* TN_MAX_BATCH * nremotes (flooding) */

@@ -246,10 +246,9 @@ eth_udp_to_tun(struct tn_worker *w)
 			tn_mac_learn(w->macs, (const uint8_t *)v->iov_base + 6, q);
 		w->in[k] = pk[i];
 		w->in[k].addr = NULL;
-		/* the outer checksum may have been 0 (VXLAN over IPv4 sends it so
-		 * by default): the inner checksums are verified, by GRO or by the
-		 * kernel behind the TAP, unless the user vouches for them */
-		if (o->trust_inner)
+		/* trusted when the outer checksum was required (it covers them),
+		 * else verified by GRO or by the kernel behind the TAP */
+		if (w->trust)
 			w->in[k].flags |= SOFL_PORT_PKT_F_CSUM_OK;
 		if (++k == TN_MAX_BATCH) {
 			sofl_port_send(w->tun, w->in, (size_t)k);

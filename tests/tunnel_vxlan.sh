@@ -15,6 +15,9 @@
 #     address that is not the remote: each dropped, counted by its reason,
 #     never written to the TAP (with --socket-filter off; with it on, the
 #     kernel drops them at the socket);
+#   - two remotes (two kernel VXLAN devices behind one softoffload
+#     endpoint): broadcasts flooded to both, the inner MACs learned, unicast
+#     frames sent only to the remote their MAC lives behind;
 #   - Geneve (Linux here has no geneve module: softoffload on both ends),
 #     Ethernet and IP payloads, and a Geneve datagram with the C bit
 #     (critical options) dropped and counted.
@@ -28,7 +31,9 @@ set -u
 TL_A=t22a$TL_ID
 TL_B=t22b$TL_ID
 tl_require
-trap tl_cleanup EXIT INT TERM
+TL_C=t22c$TL_ID
+cleanup() { ip netns del "$TL_C" 2>/dev/null; tl_cleanup; }
+trap cleanup EXIT INT TERM
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 expect() {
@@ -177,8 +182,39 @@ for fam in 4 6; do
 	    bad "$MODE: the vxlan device counted receive errors"
 done
 
-# ---- bad input from the underlay (underlay IPv4, the kernel device gone) ----
+# ---- two remotes: flooding and MAC learning ----
+MODE="vxlan, two remotes"
+kernel_vxlan 4
+ip netns add "$TL_C"
+ip link add "vc$TL_ID" type veth peer name "vd$TL_ID"
+ip link set "vc$TL_ID" netns "$TL_A"
+ip link set "vd$TL_ID" netns "$TL_C"
+ip -n "$TL_C" link set lo up
+ip -n "$TL_A" link set "vc$TL_ID" up
+ip -n "$TL_C" link set "vd$TL_ID" up
+ip -n "$TL_C" addr add 198.18.20.3/32 dev "vd$TL_ID"
+ip -n "$TL_A" route add 198.18.20.3/32 dev "vc$TL_ID"
+ip -n "$TL_C" route add 198.18.20.1/32 dev "vd$TL_ID"
+ip netns exec "$TL_A" ethtool -K "vc$TL_ID" tso off gso off tx-udp-segmentation off gro on tx off >/dev/null 2>&1
+ip netns exec "$TL_C" ethtool -K "vd$TL_ID" tso off gso off tx-udp-segmentation off gro on tx off >/dev/null 2>&1
+ip -n "$TL_C" link add "$VX" type vxlan id 42 dstport 4789 local 198.18.20.3 remote $A4 dev "vd$TL_ID"
+ip -n "$TL_C" link set "$VX" mtu 1450 up
+ip -n "$TL_C" addr add 198.18.21.3/24 dev "$VX"
+start_sofl 4 --encap vxlan --vni 42 --remote 198.18.20.3:4789 || bad "$MODE: tunnel did not start"
+ip netns exec "$TL_A" ping -c 2 -i 0.2 -W 2 $IB4 >/dev/null || bad "$MODE: ping B"
+ip netns exec "$TL_A" ping -c 2 -i 0.2 -W 2 198.18.21.3 >/dev/null || bad "$MODE: ping C"
+c0=$(ip -n "$TL_C" -s link show "$VX" | awk '/RX:/ { getline; print $2; exit }')
+r=$(iperf "$TL_A" "$TL_B" $IB4) || bad "$MODE: iperf3 to B failed"
+c1=$(ip -n "$TL_C" -s link show "$VX" | awk '/RX:/ { getline; print $2; exit }')
+echo "$MODE: to B $(echo "$r" | cut -d" " -f3) Gbit/s; C's VXLAN device received $((c1 - c0)) packets meanwhile"
+[ $((c1 - c0)) -lt 100 ] || bad "$MODE: C received $((c1 - c0)) packets of the stream to B (not learned?)"
+file_check "$TL_C" "$TL_A" $IA4
+tl_stop A || bad "$MODE: A exited $?"
+expect A 'd["macs_learned"] >= 2 and d["flooded"] > 0' 'd'
 ip -n "$TL_B" link del "$VX"
+ip -n "$TL_C" link del "$VX"
+
+# ---- bad input from the underlay (underlay IPv4, the kernel device gone) ----
 inject() {	# PROTO: sends the crafted datagrams from B (and 198.18.20.9)
 	ip netns exec "$TL_B" python3 - "$1" <<'PY'
 import socket, struct, sys

@@ -17,7 +17,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <linux/filter.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -46,7 +45,7 @@ usage(FILE *f)
 "usage: softoffload tunnel --tun NAME --local ADDR:PORT --remote ADDR:PORT\n"
 "                          [--encap ip|vxlan|geneve] [--vni N] [--inner eth|ip]\n"
 "                          [--src-ports MIN-MAX] [--udp-csum on|off]\n"
-"                          [--socket-filter on|off] [--trust-inner]\n"
+"                          [--trust-inner]\n"
 "                          [--offload on|off|gso|gro] [--mtu N] [--queues N]\n"
 "                          [--stats-interval S] [--json] [--verify-inner]\n"
 "                          [--txqueuelen N] [--duration S]\n"
@@ -78,19 +77,12 @@ usage(FILE *f)
 "  --src-ports MIN-MAX  VXLAN/Geneve: outer UDP source ports, one sending\n"
 "                  socket each; a flow's port from the hash of its inner\n"
 "                  headers (default 49152-49167)\n"
-"  --udp-csum on|off  VXLAN/Geneve: outer UDP checksum (default on: sent,\n"
-"                  and with the socket filter required of what arrives, so\n"
-"                  that the inner checksums need no second pass; off: sent\n"
-"                  without, and without UDP_SEGMENT, which Linux refuses\n"
-"                  without checksums; zero-checksum datagrams accepted, IPv6\n"
-"                  ones too, and the inner checksums verified by GRO)\n"
-"  --socket-filter on|off  drop datagrams whose header is malformed in the\n"
-"                  kernel, before they take room in the receive buffer\n"
-"                  (default on; the kernel counts them with the receive\n"
-"                  buffer drops, \"rcvbuf-full\"; off: every datagram is\n"
-"                  checked here and counted by reason)\n"
-"  --trust-inner   VXLAN/Geneve: treat inner checksums as verified even when\n"
-"                  the outer checksum may have been 0\n"
+"  --udp-csum on|off  VXLAN/Geneve: outer UDP checksum (default on; off:\n"
+"                  sent without, and without UDP_SEGMENT, which Linux refuses\n"
+"                  without checksums; zero-checksum IPv6 datagrams accepted)\n"
+"  --trust-inner   VXLAN/Geneve: treat the inner checksums as verified (the\n"
+"                  outer one covered them; default: GRO verifies them, as a\n"
+"                  datagram's outer checksum may have been 0)\n"
 "  --mtu N         inner MTU, set on the TUN/TAP (default 1500 minus the\n"
 "                  outer headers: 1472/1452 for ip, 1450/1430 for VXLAN and\n"
 "                  Geneve, 1464/1444 for Geneve with IP, over IPv4/IPv6)\n"
@@ -213,7 +205,7 @@ parse_ports(const char *val, struct tn_opts *o)
 }
 
 enum { O_TUN = 0x100, O_LOCAL, O_REMOTE, O_OFFLOAD, O_MTU, O_QUEUES, O_INTERVAL,
-       O_TXQLEN, O_DURATION, O_ENCAP, O_VNI, O_INNER, O_SPORTS, O_UDPCSUM, O_FILTER };
+       O_TXQLEN, O_DURATION, O_ENCAP, O_VNI, O_INNER, O_SPORTS, O_UDPCSUM };
 
 /* checks between options; defaults that depend on others */
 static int
@@ -281,7 +273,6 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 		{ "inner", required_argument, NULL, O_INNER },
 		{ "src-ports", required_argument, NULL, O_SPORTS },
 		{ "udp-csum", required_argument, NULL, O_UDPCSUM },
-		{ "socket-filter", required_argument, NULL, O_FILTER },
 		{ NULL, 0, NULL, 0 }
 	};
 	const struct cli_num nums[] = {
@@ -298,7 +289,6 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 	o->txqlen = 5000;
 	o->inner_eth = 1;
 	o->udp_csum = 1;
-	o->filter = 1;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, ":h", lopts)) != -1) {
 		const char *val = optarg;
@@ -340,10 +330,6 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 			break;
 		case O_UDPCSUM:
 			if ((err = parse_word("--udp-csum", val, onoff, 2, &o->udp_csum)))
-				return err;
-			break;
-		case O_FILTER:
-			if ((err = parse_word("--socket-filter", val, onoff, 2, &o->filter)))
 				return err;
 			break;
 		case O_VNI:
@@ -428,79 +414,6 @@ open_tun(const struct tn_opts *o, struct tn_worker *w)
 	return 0;
 }
 
-/* The classic BPF program that drops, in the kernel, datagrams whose tunnel
- * header is not one the tunnel takes (tunnel_hdr.c says the rules; here only
- * the first datagram of a UDP_GRO train is seen, and user space checks every
- * one again).  Offsets from the UDP header (the socket filter of a UDP
- * socket runs with skb->data there: udp_queue_rcv_one_skb()). */
-static int
-attach_filter(const struct tn_opts *o, int fd)
-{
-	struct sock_filter p[24];
-	struct sock_fprog prog;
-	unsigned n = 0, i, drop;
-	uint32_t vni = o->vni << 8;
-
-#define INS(code, k) (p[n++] = (struct sock_filter)BPF_STMT(code, k))
-#define JMP(code, k, t, f) (p[n++] = (struct sock_filter)BPF_JUMP(code, k, t, f))
-	/* jump offsets to "drop" are patched below (0xff marks them) */
-	if (o->encap != TN_ENCAP_IP && o->udp_csum) {
-		/* --udp-csum on: the outer checksum is required (the kernel
-		 * verified it, and it covers every inner byte) */
-		INS(BPF_LD | BPF_H | BPF_ABS, 6);
-		JMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0xff, 0);
-	}
-	switch (o->encap) {
-	case TN_ENCAP_VXLAN:
-		INS(BPF_LD | BPF_W | BPF_LEN, 0);
-		JMP(BPF_JMP | BPF_JGE | BPF_K, 8 + TN_VXLAN_HLEN + 14, 0, 0xff);
-		INS(BPF_LD | BPF_W | BPF_ABS, 8);
-		JMP(BPF_JMP | BPF_JEQ | BPF_K, 0x08000000u, 0, 0xff);
-		INS(BPF_LD | BPF_W | BPF_ABS, 12);
-		JMP(BPF_JMP | BPF_JEQ | BPF_K, vni, 0, 0xff);
-		break;
-	case TN_ENCAP_GENEVE:
-		INS(BPF_LD | BPF_W | BPF_LEN, 0);
-		JMP(BPF_JMP | BPF_JGE | BPF_K, 8 + TN_GENEVE_HLEN + (o->inner_eth ? 14 : 20), 0,
-		    0xff);
-		INS(BPF_LD | BPF_H | BPF_ABS, 8);	/* version, O, C bits */
-		JMP(BPF_JMP | BPF_JSET | BPF_K, 0xc0c0, 0xff, 0);
-		INS(BPF_LD | BPF_H | BPF_ABS, 10);
-		if (o->inner_eth) {
-			JMP(BPF_JMP | BPF_JEQ | BPF_K, TN_ETH_TEB, 0, 0xff);
-		} else {
-			JMP(BPF_JMP | BPF_JEQ | BPF_K, 0x0800, 1, 0);
-			JMP(BPF_JMP | BPF_JEQ | BPF_K, 0x86DD, 0, 0xff);
-		}
-		INS(BPF_LD | BPF_W | BPF_ABS, 12);
-		INS(BPF_ALU | BPF_AND | BPF_K, 0xffffff00u);
-		JMP(BPF_JMP | BPF_JEQ | BPF_K, vni, 0, 0xff);
-		break;
-	default:
-		INS(BPF_LD | BPF_W | BPF_LEN, 0);
-		JMP(BPF_JMP | BPF_JGE | BPF_K, 8 + 20, 0, 0xff);
-		INS(BPF_LD | BPF_B | BPF_ABS, 8);
-		INS(BPF_ALU | BPF_AND | BPF_K, 0xf0);
-		JMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 1, 0);
-		JMP(BPF_JMP | BPF_JEQ | BPF_K, 0x60, 0, 0xff);
-		break;
-	}
-	INS(BPF_RET | BPF_K, 0xffffffffu);
-	drop = n;
-	INS(BPF_RET | BPF_K, 0);
-#undef INS
-#undef JMP
-	for (i = 0; i < drop; i++) {
-		if (p[i].jt == 0xff)
-			p[i].jt = (uint8_t)(drop - i - 1);
-		if (p[i].jf == 0xff)
-			p[i].jf = (uint8_t)(drop - i - 1);
-	}
-	prog.len = (unsigned short)n;
-	prog.filter = p;
-	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
-}
-
 static void
 udp_mode(const struct tn_opts *o, struct sofl_udp_config *c)
 {
@@ -577,10 +490,7 @@ open_udp_encap(const struct tn_opts *o, struct tn_worker *w)
 	}
 	w->rule.encap = o->encap;
 	w->rule.inner_eth = o->inner_eth;
-	/* inner checksums: covered by the outer one when the filter requires
-	 * it (Linux's UDP GRO merges only datagrams with a checksum, so a
-	 * train's first header speaks for all: udp_gro_receive_segment()) */
-	w->trust = o->trust_inner || (o->udp_csum && o->filter);
+	w->trust = o->trust_inner;
 	w->rule.vni = o->vni;
 	if (!(w->out = calloc((size_t)TN_MAX_BATCH * o->nremotes + o->nremotes, sizeof(*w->out))))
 		return cli_error("out of memory"), -1;
@@ -622,8 +532,6 @@ open_udp(const struct tn_opts *o, struct tn_worker *w)
 		}
 		w->rule.encap = TN_ENCAP_IP;
 	}
-	if (err == 0 && o->filter && attach_filter(o, sofl_port_fd(w->udp)) < 0)
-		return cli_error("--socket-filter: %s", strerror(errno)), -1;
 	return err;
 }
 

@@ -23,7 +23,7 @@ struct tn_opts {
 	struct sockaddr_storage local, remote[TN_MAX_REMOTES];
 	socklen_t local_len, remote_len;
 	unsigned nremotes;
-	int mode, json, verify_inner, trust_inner, encap, inner_eth, udp_csum, filter;
+	int mode, json, verify_inner, trust_inner, encap, inner_eth, udp_csum;
 	uint32_t vni;
 	unsigned sport_min, sport_max;	/* Ethernet encaps: outer source ports [min, max] */
 	unsigned mtu, queues, interval, duration, txqlen;

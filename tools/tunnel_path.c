@@ -304,8 +304,11 @@ tn_worker_main(void *arg)
 			break;
 		}
 		r = poll(pf, 2, 200);
-		if (r < 0 && errno != EINTR) {
+		if (r < 0 && errno != EINTR && errno != ENOMEM && errno != EAGAIN) {
+			/* never silently: a worker that stops stops the tunnel */
+			cli_error("queue %u: poll: %s", w->idx, strerror(errno));
 			w->failed = 1;
+			cli_stop = 1;
 			break;
 		}
 	}

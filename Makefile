@@ -279,6 +279,10 @@ fuzz-bins: $(FUZZ_BIN) $(BUILD)/fuzz/seeds
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(STATIC)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC)
 
+# the tunnel's receive checks live in tools/ (tunnel_hdr.c)
+$(BUILD)/fuzz/fuzz_tunnel_rx: $(BUILD)/fuzz/fuzz_tunnel_rx.o $(BUILD)/tools/tunnel_hdr.o $(STATIC)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^
+
 $(BUILD)/fuzz/seeds: $(BUILD)/fuzz/seeds.o $(BUILD)/tests/helpers.o $(BUILD)/tests/encap_build.o \
 	$(BUILD)/tests/helpers_encap.o $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $^

@@ -451,7 +451,7 @@ ns_malformed(void **state)
 
 /* A frame whose EtherType says IPv4/IPv6 but that ends before the fixed IP
  * header (a bare 14-byte Ethernet header first of all) is dropped as a
- * runt: passed on, it became an empty (or headless) packet that the TUN
+ * runt, one whose IP version is not the EtherType's as ip-version: passed on, it became an empty (or headless) packet that the TUN
  * refused (counted there as a bad virtio header).  Exactly the fixed
  * header (20 / 40 bytes) is passed on: judging the IP header is the L3
  * side's job. */
@@ -479,6 +479,17 @@ runt(void **state)
 	}
 	assert_int_equal(stats(l2).eth_drop[SOFL_L2_DROP_RUNT], 20 + 40);
 	assert_int_equal(stats(l2).eth_drop[SOFL_L2_DROP_SHORT], 0);
+	/* an IP version that is not the EtherType's: the TUN would refuse it
+	 * (a version it does not know) or take it as the other family */
+	len = ip4_frame(f, 10);
+	f[14] = 0x65;
+	assert_int_equal(eth_in(l2, f, len, &r), SOFL_L2_DROP);
+	f[14] = 0x15;
+	assert_int_equal(eth_in(l2, f, len, &r), SOFL_L2_DROP);
+	len = ip6_frame(f, 10);
+	f[14] = 0x45;
+	assert_int_equal(eth_in(l2, f, len, &r), SOFL_L2_DROP);
+	assert_int_equal(stats(l2).eth_drop[SOFL_L2_DROP_IP_VERSION], 3);
 	assert_string_equal(sofl_l2_drop_name(SOFL_L2_DROP_RUNT), "runt");
 	assert_balanced(l2);
 	sofl_l2_destroy(l2);

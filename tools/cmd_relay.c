@@ -310,7 +310,8 @@ l2_dir_get(const struct relay *r, int i, struct l2_dir *o)
 		o->arp_replies = s.arp_replies;
 		o->nd_adverts = s.nd_adverts;
 		o->malformed = s.eth_drop[SOFL_L2_DROP_NS_MALFORMED] +
-			       s.eth_drop[SOFL_L2_DROP_NS_CSUM] + s.eth_drop[SOFL_L2_DROP_VNET];
+			       s.eth_drop[SOFL_L2_DROP_NS_CSUM] + s.eth_drop[SOFL_L2_DROP_VNET] +
+			       s.eth_drop[SOFL_L2_DROP_IP_VERSION];
 	} else {
 		o->no_peer = s.ip_drop[SOFL_L2_DROP_NO_PEER];
 		o->short_hdr = s.ip_drop[SOFL_L2_DROP_NO_ROOM];

@@ -436,6 +436,11 @@ eth_one(struct sofl_l2 *l2, struct sofl_port_pkt *p, struct sofl_l2_reply *reply
 	 * would become an empty packet that the L3 side refuses */
 	if (p->len - SOFL_L2_ETH_HLEN < (type == ETHERTYPE_IPV4 ? 20u : 40u))
 		return drop(l2->st.eth_drop, SOFL_L2_DROP_RUNT);
+	/* the L3 side tells IPv4 from IPv6 by the version alone (a TUN
+	 * refuses any other, EINVAL): it must be the EtherType's */
+	if (v->iov_len > SOFL_L2_ETH_HLEN &&
+	    f[SOFL_L2_ETH_HLEN] >> 4 != (type == ETHERTYPE_IPV4 ? 4 : 6))
+		return drop(l2->st.eth_drop, SOFL_L2_DROP_IP_VERSION);
 	if (p->flags & SOFL_PORT_PKT_F_VNET) {
 		if (p->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM) {
 			if (p->vnet.csum_start < SOFL_L2_ETH_HLEN)

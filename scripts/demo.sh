@@ -39,7 +39,7 @@ if [ "${DEMO_LONG:-0}" = 1 ]; then
 fi
 DEMO_RUNS=${DEMO_RUNS:-3}
 DEMO_SECS=${DEMO_SECS:-5}
-DEMO_STEPS=${DEMO_STEPS:-tunnel relay udp rss csum capture}
+DEMO_STEPS=${DEMO_STEPS:-tunnel relay burst udp rss csum capture}
 DEMO_TUNNEL_MODES_4=${DEMO_TUNNEL_MODES_4:-off gso gro on}
 DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off on}
 DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4}
@@ -60,6 +60,7 @@ here=$(dirname "$0")
 . "$here/demo-report.sh"
 . "$here/demo-plot.sh"
 . "$here/demo-capture.sh"
+. "$here/demo-h24.sh"
 
 demo_cleanup() {
 	trap - EXIT INT TERM
@@ -139,6 +140,7 @@ if [ $live = 1 ]; then
 		{ HAVE_RELAY=0; note "this build's softoffload has no 'relay' command: the relay rows fail"; }
 	want tunnel && run_step tunnel "throughput through the tunnel and kernel VXLAN"
 	want relay && run_step relay "the relay: software LRO for a NIC without it"
+	want burst && run_step burst "bursts through a live relay vs the kernel's GRO"
 	want udp && run_step udp "UDP segmentation"
 	want rss && run_step rss "RSS over the tunnel's queues"
 	csum_rows >"$WORK/csum.jsonl" 2>/dev/null
@@ -152,6 +154,7 @@ if [ $live = 1 ]; then
 	say "================ results ($DEMO_RUNS x $DEMO_SECS s per row; load average at start $DEMO_LOAD) ================"
 	want tunnel && report_tunnel
 	want relay && report_relay
+	want burst && report_burst
 	want udp && report_udp
 	want rss && report_rss
 	want csum && report_csum

@@ -27,7 +27,8 @@
 
 #define BURSTS 16		/* receive batches per port per wake-up */
 /* --gro-flush-timeout default, microseconds: how long a TUN/TAP port keeps
- * a flow whose burst was read in pieces (port.h, held sends).  A 64 KB
+ * a flow whose burst was read in pieces after the last packet that came
+ * (port.h, held sends; 4 x that after its first at most).  A 64 KB
  * burst takes 53 us at 10 Gbit/s, but a burst sent by a program on a busy
  * host, and the relay's own wake-up, can take several hundred: with 200 us
  * tests/relay_burst.sh still saw bursts split on a loaded 2-core machine,
@@ -110,9 +111,10 @@ usage(FILE *f)
 	    "after S seconds.  --ring-slots: AF_PACKET receive ring slots (default 4096, sized\n"
 	    "for the MTU: 2 KB each at 1500).  --busy-poll US: after traffic, keep polling\n"
 	    "without sleeping for US microseconds (default 0).  --gro-flush-timeout US: a TUN/TAP\n"
-	    "keeps a flow whose burst was read in pieces for up to US microseconds after its\n"
-	    "first packet, so that the rest joins it (default 1000, 0: every read's flows are\n"
-	    "written at its end; what it costs: a burst that ends without PSH waits that long).\n"
+	    "keeps a flow whose burst was read in pieces until nothing came for US microseconds\n"
+	    "(4 x US at most), so that the rest joins it (default 1000; 0: every read's flows\n"
+	    "are written at its end; what it costs: a burst that ends without PSH waits that\n"
+	    "long).\n"
 	    "--tun-mac: source address of the frames made from a TUN's packets (default: the\n"
 	    "other port's MAC).  SIGINT/SIGTERM end it.\n");
 	return f == stdout ? 0 : 2;

@@ -551,15 +551,19 @@ SOFL_API int sofl_afpacket_sync_stats(struct sofl_port *port);
  * driver's NAPI poll has the same problem, and Linux's answer is
  * gro_flush_timeout (with napi_defer_hard_irqs): at the end of a poll,
  * GRO keeps what it holds and a timer polls again later (net/core/dev.c
- * napi_complete_done(), net/core/gro.c).  The same here: with a flush
- * timeout of T microseconds, a send of fewer than the port's GRO batch
- * (256 packets: a read that drained its source) keeps each flow it could
- * not complete for up to T after the flow's first packet, so the rest of
- * the burst, sent by the next call, joins it.  A flow is written
+ * napi_complete_done(), net/core/gro.c): after a poll that did work it
+ * keeps what GRO holds (only what was held since an earlier jiffy is
+ * completed) and arms a timer of gro_flush_timeout; the timer's poll, if
+ * it finds nothing new, completes everything.  The same here: with a
+ * flush timeout of T microseconds, a send of fewer than the port's GRO
+ * batch (256 packets: a read that drained its source) keeps each flow it
+ * could not complete until no send came for T (the rest of the burst,
+ * sent by the next calls, joins it), and never longer than 4 T after the
+ * flow's first packet (the age bound, Linux's jiffy).  A flow is written
  *   - when the GRO engine completes it as it always does (a segment that
  *     ends it: PSH, FIN, a gap in sequence, a different size, 64 KB...);
  *   - at the first sofl_port_send() or sofl_port_flush() at or past its
- *     deadline (T after its first packet);
+ *     deadline (T after the last send, or 4 T after its first packet);
  *   - at the end of a send of a full batch (256 packets or more: the
  *     caller is busy, more is coming anyway), or before a packet that
  *     cannot be coalesced (a super-packet, a packet of several pieces),
@@ -571,7 +575,8 @@ SOFL_API int sofl_afpacket_sync_stats(struct sofl_port *port);
  * 2 KB are held; a send with a larger one completes everything, as a full
  * batch does); a flow whose burst ends without PSH (rare for TCP: a
  * sender sets PSH on the last segment of each write) reaches the device
- * up to T later.  Full batches hold nothing and copy nothing.  Packets a
+ * up to T after the last send (4 T at most).  Full batches hold nothing
+ * and copy nothing.  Packets a
  * send holds count as accepted by it; a write fault at the flush is
  * counted in tx_drop.
  *
@@ -643,16 +648,18 @@ SOFL_API int sofl_port_set_flush_timeout(struct sofl_port *port, uint32_t usec);
 
 /* sofl_port_next_deadline() :
  * When the port next has something to write by its flush timeout:
- * *deadline_ns = the earliest held flow's deadline, on CLOCK_MONOTONIC in
- * nanoseconds (it may have passed: flush now).  Any port type (ports that
- * hold nothing always answer 0).
+ * *deadline_ns = the earlier of the last send + T and the oldest held
+ * flow's first packet + 4 T, on CLOCK_MONOTONIC in nanoseconds (it may
+ * have passed: flush now).  Any port type (ports that hold nothing always
+ * answer 0).
  * @return 1 (something held, *deadline_ns set), 0 (nothing held,
  *         *deadline_ns = UINT64_MAX), SOFL_E_INVAL (NULL argument). */
 SOFL_API int sofl_port_next_deadline(const struct sofl_port *port, uint64_t *deadline_ns);
 
 /* sofl_port_flush() :
- * Writes the held flows whose deadline is at or before @now_ns
- * (CLOCK_MONOTONIC nanoseconds), or all of them with SOFL_PORT_FLUSH_ALL.
+ * Writes what is due at @now_ns (CLOCK_MONOTONIC nanoseconds): every held
+ * flow when no send came for the timeout, else the flows past their age
+ * bound; all of them with SOFL_PORT_FLUSH_ALL.
  * Any port type (nothing held: nothing to do).  Owner thread only.
  * @return the packets written (0: none due), SOFL_E_INVAL (NULL), or
  *         SOFL_E_SYS for a fault of the descriptor itself; write faults of

@@ -65,8 +65,11 @@ struct tun_port {
 #define HOLD_SLOT	2048u			/* bytes of one held packet at most */
 #define HOLD_COOKIE	(1ull << 63)
 
+#define HOLD_AGE	4u			/* a flow is held HOLD_AGE x the timeout at most */
+
 struct tun_hold {
 	uint32_t us;			/* the flush timeout */
+	uint64_t last_ns;		/* the last send that could hold (CLOCK_MONOTONIC) */
 	uint32_t nslots, nfree;
 	uint8_t *mem;			/* nslots * HOLD_SLOT */
 	struct sofl_port_pkt *pk;	/* per slot: the packet as given (flags) */
@@ -768,6 +771,12 @@ tun_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n)
 	int sent = 0, hold = may_hold(t, pkts, n);
 	uint64_t now = t->hold ? mono_ns() : 0;
 
+	/* idle for the timeout since the last send: what is held is complete
+	 * (the flush the caller's timer would have made) */
+	if (t->hold && now - t->hold->last_ns >= (uint64_t)t->hold->us * 1000)
+		hold_flush_all(t);
+	if (hold)
+		t->hold->last_ns = now;
 	while (i < n) {
 		if (!t->tx_gro || !eligible(&pkts[i])) {
 			hold_flush_all(t);
@@ -841,7 +850,8 @@ sofl_port_set_flush_timeout(struct sofl_port *port, uint32_t usec)
 		hold_free(h);
 		return err;
 	}
-	if ((err = sofl_gro_set_flush_timeout(port->gro, usec)) < 0) {
+	/* the engine's timeout is the age bound; the idle rule is the port's */
+	if ((err = sofl_gro_set_flush_timeout(port->gro, usec * HOLD_AGE)) < 0) {
 		hold_free(h);
 		return err;
 	}
@@ -860,6 +870,8 @@ SOFL_API int
 sofl_port_next_deadline(const struct sofl_port *port, uint64_t *deadline_ns)
 {
 	const struct tun_port *t;
+	uint64_t idle;
+	int r;
 
 	if (!port || !deadline_ns)
 		return SOFL_E_INVAL;
@@ -867,7 +879,13 @@ sofl_port_next_deadline(const struct sofl_port *port, uint64_t *deadline_ns)
 	t = port->ops->recv == tun_recv ? (const struct tun_port *)port : NULL;
 	if (!t || !t->hold)
 		return 0;
-	return sofl_gro_next_deadline(port->gro, deadline_ns);
+	/* the earlier of: idle for the timeout, the oldest flow's age bound */
+	if ((r = sofl_gro_next_deadline(port->gro, deadline_ns)) != 1)
+		return r;
+	idle = t->hold->last_ns + (uint64_t)t->hold->us * 1000;
+	if (idle < *deadline_ns)
+		*deadline_ns = idle;
+	return 1;
 }
 
 SOFL_API int
@@ -880,7 +898,13 @@ sofl_port_flush(struct sofl_port *port, uint64_t now_ns)
 		return SOFL_E_INVAL;
 	if (!t || !t->hold || !sofl_gro_held(port->gro))
 		return 0;
-	if (now_ns == SOFL_PORT_FLUSH_ALL)
+	/* idle for the timeout: everything (Linux: the timer's poll found no
+	 * work); else the flows past their age bound (Linux: what was held
+	 * since an earlier jiffy, napi_gro_flush(n, true)) */
+	if (now_ns < t->hold->last_ns)
+		now_ns = t->hold->last_ns;	/* a clock read before our last send */
+	if (now_ns == SOFL_PORT_FLUSH_ALL ||
+	    now_ns - t->hold->last_ns >= (uint64_t)t->hold->us * 1000)
 		sofl_gro_flush(port->gro);
 	else
 		sofl_gro_poll_end(port->gro, now_ns);

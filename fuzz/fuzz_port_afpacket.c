@@ -23,7 +23,8 @@
  * SUPER, or SEGMENT with each head/tail area combination) and kept; only
  * their offload bits are set per input.  Making one per input (a 512 KB
  * heap ring of 64 KB slots, the send arrays) cost more than the input
- * itself: 200-500 inputs/s under ASan.  A kept port is left as a fresh one
+ * itself: 200-500 inputs/s under ASan (377/s measured against ~60,000/s
+ * kept, same corpus, 20 s each).  A kept port is left as a fresh one
  * is after every input: every slot given back (checked), nothing pending. */
 #include <stdint.h>
 #include <stdlib.h>

@@ -12,7 +12,12 @@
  *   - every packet's iovecs hold exactly .len bytes plus its head/tail areas;
  *   - in SEGMENT mode, a packet cut from a GSO frame parses and its
  *     TCP/UDP checksum verifies (the wire must carry valid packets);
- *   - the send accounts for every packet (sent + dropped). */
+ *   - the send accounts for every packet (sent + dropped).
+ * Bit 4: the send goes to a port with held sends (a flush timeout of 1 s:
+ * flows stay held across inputs, their packets copied into the port while
+ * the input buffer is freed after each input, so a reference kept to it is
+ * a use after free); bit 5 then flushes everything after the send.
+ * Checked there: what the sends took is what was written plus what is held. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(c) do { if (!(c)) __builtin_trap(); } while (0)
 
-static struct sofl_port *rx[8], *tx[2];
+static struct sofl_port *rx[8], *tx[2], *txh[2];
+static uint64_t taken[2];
 static uint8_t flat[70000];
 
 static struct sofl_port *
@@ -97,6 +103,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			tx[opts & 1] = make(opts & 1, dup(fd));
 		close(fd);
 	}
+	if ((data[0] & 16) && !txh[opts & 1]) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		CHECK(fd >= 0);
+		txh[opts & 1] = make(opts & 1, fd);
+		CHECK(sofl_port_set_flush_timeout(txh[opts & 1], 1000000) == 0);
+	}
 	link = opts & 1 ? SOFL_LINK_ETH : SOFL_LINK_RAW;
 	buf = malloc(size - 1 ? size - 1 : 1);
 	CHECK(buf);
@@ -110,6 +123,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_pkt(&pk[i], link, cut);
 		if (opts & 8)
 			pk[i].flags &= ~SOFL_PORT_PKT_F_CSUM_OK;
+	}
+	if (data[0] & 16) {
+		struct sofl_port *h = txh[opts & 1];
+		uint64_t d;
+
+		sent = sofl_port_send(h, pk, (size_t)n);
+		CHECK(sent >= 0 && sent <= n);
+		taken[opts & 1] += (uint64_t)sent;
+		if (data[0] & 32) {
+			CHECK(sofl_port_flush(h, SOFL_PORT_FLUSH_ALL) >= 0);
+			CHECK(sofl_port_next_deadline(h, &d) == 0);
+		}
+		sofl_port_get_stats(h, &s1, sizeof(s1));
+		/* /dev/null takes every write: nothing dropped after the take */
+		CHECK(s1.tx_pkts + sofl_gro_held(h->gro) == taken[opts & 1]);
+		free(buf);
+		return 0;
 	}
 	sofl_port_get_stats(tx[opts & 1], &s0, sizeof(s0));
 	sent = sofl_port_send(tx[opts & 1], pk, (size_t)n);

@@ -39,7 +39,7 @@ if [ "${DEMO_LONG:-0}" = 1 ]; then
 fi
 DEMO_RUNS=${DEMO_RUNS:-3}
 DEMO_SECS=${DEMO_SECS:-5}
-DEMO_STEPS=${DEMO_STEPS:-tunnel vxlan relay udp rss small-packets csum capture}
+DEMO_STEPS=${DEMO_STEPS:-tunnel vxlan relay burst udp rss small-packets csum capture}
 DEMO_TUNNEL_MODES_4=${DEMO_TUNNEL_MODES_4:-off gso gro on}
 DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off on}
 DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4}
@@ -62,6 +62,7 @@ here=$(dirname "$0")
 . "$here/demo-capture.sh"
 . "$here/demo-t22.sh"
 . "$here/demo-s25.sh"
+. "$here/demo-h24.sh"
 
 demo_cleanup() {
 	trap - EXIT INT TERM
@@ -142,6 +143,7 @@ if [ $live = 1 ]; then
 	want tunnel && run_step tunnel "throughput through the tunnel and kernel VXLAN"
 	want vxlan && run_step vxlan "softoffload VXLAN endpoint against the kernel's"
 	want relay && run_step relay "the relay: software LRO for a NIC without it"
+	want burst && run_step burst "bursts through a live relay vs the kernel's GRO"
 	want udp && run_step udp "UDP segmentation"
 	want rss && run_step rss "RSS over the tunnel's queues"
 	want small-packets && run_step small_packets "small packets: packets per second through each path"
@@ -157,6 +159,7 @@ if [ $live = 1 ]; then
 	want tunnel && report_tunnel
 	want vxlan && report_vxlan
 	want relay && report_relay
+	want burst && report_burst
 	want udp && report_udp
 	want rss && report_rss
 	want small-packets && report_small_packets

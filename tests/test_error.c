@@ -83,7 +83,8 @@
 	X(SOFL_E_CFG_ROOM) \
 	X(SOFL_E_CFG_NAME) \
 	X(SOFL_E_CFG_BATCH) \
-	X(SOFL_E_CFG_ADDR)
+	X(SOFL_E_CFG_ADDR) \
+	X(SOFL_E_CFG_FLUSH_TIMEOUT)
 
 /* @return the enumerator's name, or NULL for an int that is not one */
 static const char *

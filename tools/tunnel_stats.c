@@ -19,16 +19,9 @@ static uint64_t
 tun_kernel_drops(const char *name)
 {
 	char path[96];
-	unsigned long long v = 0;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_dropped", name);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
+	return cli_read_u64(path);	/* no FILE: called at every report */
 }
 
 static void

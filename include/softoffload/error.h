@@ -104,6 +104,7 @@ enum sofl_err {
 	SOFL_E_CFG_NAME        = -102, /* port: interface name missing (AF_PACKET) or too long */
 	SOFL_E_CFG_BATCH       = -103, /* port: a batch, ring or buffer size out of its range */
 	SOFL_E_CFG_ADDR        = -104, /* port: address missing, too long, or of another family */
+	SOFL_E_CFG_FLUSH_TIMEOUT = -125, /* port: flush timeout above SOFL_PORT_FLUSH_TIMEOUT_MAX */
 };
 
 /* How much a library message matters (the @level of a sofl_log_fn). */

@@ -343,7 +343,8 @@ struct sofl_tun_config {
 	const struct sofl_gro_config *gro; /* NULL: GRO defaults for a TUN (raw IP or
 				 * Ethernet from .tap, pseudo-header checksums, UDP
 				 * super-packets when USO was accepted); copied; its
-				 * flush_timeout_us is ignored (sends hold nothing) */
+				 * flush_timeout_us is ignored (sends hold nothing
+				 * unless sofl_port_set_flush_timeout(), below) */
 	const struct sofl_rss *rss;	/* non-NULL: every received packet gets the
 				 * Toeplitz hash of its flow in .hash (SOFL_PORT_PKT_F_HASH),
 				 * from the parse the port does anyway (a plain packet is
@@ -538,6 +539,132 @@ SOFL_API int sofl_afpacket_mac(const struct sofl_port *port, uint8_t mac[6]);
  * reading the final counters.  Owner thread only.
  * @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KIND, SOFL_E_SYS. */
 SOFL_API int sofl_afpacket_sync_stats(struct sofl_port *port);
+
+/* ---------------------------------------------------------------------- */
+/* Held sends: a flush timeout (NAPI's gro_flush_timeout)                  */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * By default a TUN/TAP port completes every flow by the end of each
+ * sofl_port_send(): a burst that reaches the caller in two reads (the
+ * program woke on its first frame) leaves as two super-packets.  A NIC
+ * driver's NAPI poll has the same problem, and Linux's answer is
+ * gro_flush_timeout (with napi_defer_hard_irqs): at the end of a poll,
+ * GRO keeps what it holds and a timer polls again later (net/core/dev.c
+ * napi_complete_done(), net/core/gro.c): after a poll that did work it
+ * keeps what GRO holds (only what was held since an earlier jiffy is
+ * completed) and arms a timer of gro_flush_timeout; the timer's poll, if
+ * it finds nothing new, completes everything.  The same here: with a
+ * flush timeout of T microseconds, a send of fewer than the port's GRO
+ * batch (256 packets: a read that drained its source) keeps each flow it
+ * could not complete until no send came for T (the rest of the burst,
+ * sent by the next calls, joins it), and never longer than 4 T after the
+ * flow's first packet (the age bound, Linux's jiffy).  A flow is written
+ *   - when the GRO engine completes it as it always does (a segment that
+ *     ends it: PSH, FIN, a gap in sequence, a different size, 64 KB...);
+ *   - at the first sofl_port_send() or sofl_port_flush() at or past its
+ *     deadline (T after the last send, or 4 T after its first packet);
+ *   - at the end of a send of a full batch (256 packets or more: the
+ *     caller is busy, more is coming anyway), or before a packet that
+ *     cannot be coalesced (a super-packet, a packet of several pieces),
+ *     so the order on the device is the order of the sends;
+ *   - at sofl_port_flush(port, SOFL_PORT_FLUSH_ALL) and sofl_port_close().
+ * The caller's event loop waits for input with sofl_port_next_deadline()
+ * as its timeout and calls sofl_port_flush() when it passes (see the
+ * HowTo).  Cost: a held packet is copied into the port (packets of up to
+ * 2 KB are held; a send with a larger one completes everything, as a full
+ * batch does); a flow whose burst ends without PSH (rare for TCP: a
+ * sender sets PSH on the last segment of each write) reaches the device
+ * up to T after the last send (4 T at most).  Full batches hold nothing
+ * and copy nothing.  Packets a
+ * send holds count as accepted by it; a write fault at the flush is
+ * counted in tx_drop.
+ *
+ * HowTo (the event loop of a relay from @src to TUN/TAP @dst)
+ *   ```c
+ *   #define _GNU_SOURCE                 // ppoll(): a timeout in nanoseconds
+ *   #include <poll.h>
+ *   #include <stdint.h>
+ *   #include <time.h>
+ *   #include <softoffload/port.h>
+ *
+ *   static uint64_t
+ *   mono_ns(void)
+ *   {
+ *       struct timespec t;
+ *
+ *       clock_gettime(CLOCK_MONOTONIC, &t);
+ *       return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+ *   }
+ *
+ *   int
+ *   relay(struct sofl_port *src, struct sofl_port *dst)
+ *   {
+ *       struct pollfd pf = { .fd = sofl_port_fd(src), .events = POLLIN };
+ *       struct sofl_port_pkt *pk;
+ *       uint64_t d, now;
+ *       int n, err;
+ *
+ *       if ((err = sofl_port_set_flush_timeout(dst, 50)) < 0)   // 50 us
+ *           return err;
+ *       for (;;) {
+ *           struct timespec ts = { 1, 0 }, *tp = &ts;
+ *
+ *           if (sofl_port_next_deadline(dst, &d) == 1) {         // held flows
+ *               now = mono_ns();
+ *               d = d > now ? d - now : 0;
+ *               ts.tv_sec = (time_t)(d / 1000000000u);
+ *               ts.tv_nsec = (long)(d % 1000000000u);
+ *           }
+ *           if (ppoll(&pf, 1, tp, NULL) < 0)
+ *               break;
+ *           if ((n = sofl_port_recv(src, &pk)) < 0)
+ *               return n;
+ *           if (n > 0 && (err = sofl_port_send(dst, pk, (size_t)n)) < 0)
+ *               return err;
+ *           if ((err = sofl_port_flush(dst, mono_ns())) < 0)    // what is due
+ *               return err;
+ *       }
+ *       return sofl_port_flush(dst, SOFL_PORT_FLUSH_ALL);
+ *   }
+ *   ```
+ */
+
+#define SOFL_PORT_FLUSH_TIMEOUT_MAX	1000000u	/* microseconds (1 s) */
+#define SOFL_PORT_FLUSH_ALL		UINT64_MAX	/* sofl_port_flush(): everything */
+
+/* sofl_port_set_flush_timeout() :
+ * Sets the port's flush timeout to @usec microseconds (0, the default:
+ * every send completes what it coalesced; see above).  What is held is
+ * written first.  The first non-zero timeout allocates the port's room
+ * for held packets (512 packets of 2 KB, about 1 MB); 0 frees it.
+ * Owner thread only.
+ * @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KIND (not a TUN/TAP port),
+ *         SOFL_E_NOTSUP (the port does not coalesce: opened without
+ *         vnet_hdr or tx_gro), SOFL_E_CFG_FLUSH_TIMEOUT (@usec above
+ *         SOFL_PORT_FLUSH_TIMEOUT_MAX), SOFL_E_NOMEM, SOFL_E_SYS (a fault
+ *         of the descriptor while writing what was held). */
+SOFL_API int sofl_port_set_flush_timeout(struct sofl_port *port, uint32_t usec);
+
+/* sofl_port_next_deadline() :
+ * When the port next has something to write by its flush timeout:
+ * *deadline_ns = the earlier of the last send + T and the oldest held
+ * flow's first packet + 4 T, on CLOCK_MONOTONIC in nanoseconds (it may
+ * have passed: flush now).  Any port type (ports that hold nothing always
+ * answer 0).
+ * @return 1 (something held, *deadline_ns set), 0 (nothing held,
+ *         *deadline_ns = UINT64_MAX), SOFL_E_INVAL (NULL argument). */
+SOFL_API int sofl_port_next_deadline(const struct sofl_port *port, uint64_t *deadline_ns);
+
+/* sofl_port_flush() :
+ * Writes what is due at @now_ns (CLOCK_MONOTONIC nanoseconds): every held
+ * flow when no send came for the timeout, else the flows past their age
+ * bound; all of them with SOFL_PORT_FLUSH_ALL.
+ * Any port type (nothing held: nothing to do).  Owner thread only.
+ * @return the packets written (0: none due), SOFL_E_INVAL (NULL), or
+ *         SOFL_E_SYS for a fault of the descriptor itself; write faults of
+ *         single packets are counted in tx_drop, as sofl_port_send()'s. */
+SOFL_API int sofl_port_flush(struct sofl_port *port, uint64_t now_ns);
 
 #ifdef __cplusplus
 }

@@ -73,6 +73,7 @@ sofl_strerror(int err)
 	case SOFL_E_CFG_NAME:       return "config: interface name missing or too long";
 	case SOFL_E_CFG_BATCH:      return "config: batch, ring or buffer size out of range";
 	case SOFL_E_CFG_ADDR:       return "config: address missing, too long, or of another family";
+	case SOFL_E_CFG_FLUSH_TIMEOUT: return "config: flush timeout above 1 s (SOFL_PORT_FLUSH_TIMEOUT_MAX)";
 	case SOFL_E_CFG_RULES:      return "config: flow rules missing, or a rule's family or prefix invalid";
 	}
 	return "unknown error";

@@ -15,12 +15,15 @@
  *   the I/O thread checks the replay window, writes what passed to the TUN
  *   (GRO coalesces it), gives the batch back.
  *
- * Datagram: [type 1][flags][0][0][counter, 8 bytes big-endian]
- *           [inner packet, encrypted][16-byte tag]
- * The 12 header bytes are the AEAD's associated data; the nonce is 4 zero
- * bytes and the counter.  Keys: HKDF-SHA256(key file, salt, "a->b" or
- * "b->a" and the cipher's name), one per direction.  See README.md for
- * what this protects against and what it does not.
+ * Datagram: [type 1][flags][0][0][session, 4 bytes][counter, 8 bytes]
+ *           [inner packet, encrypted][16-byte tag]        (big-endian)
+ * The 16 header bytes are the AEAD's associated data; the nonce is the
+ * session and the counter.  A sender's session is the second it started in
+ * (it waits that second out before sending, so two runs never share one);
+ * its key is HKDF-SHA256(key file, salt, "a->b" or "b->a", the cipher, the
+ * session): a restart never reuses a key with a nonce, and a receiver
+ * follows the newest session that authenticates, never an older one.  See
+ * README.md for what this protects against and what it does not.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -34,13 +37,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <softoffload/port.h>
 
-#define HDR	12		/* type, flags, 2 zero bytes, 64-bit counter */
+#define HDR	16		/* type, flags, 2 zero bytes, session, counter */
 #define TAG	16
 #define KEEP	8		/* batches in flight per direction */
 #define MAX_PKTS 2048		/* packets per batch: the UDP port's max_pkts (TUN: 256) */
@@ -56,12 +60,18 @@ struct job {
 	int n, dir;
 	uint64_t first;		/* TX: the counter of pk[0] */
 	uint64_t ctr[MAX_PKTS];	/* RX: each datagram's counter, or UINT64_MAX: rejected */
+	uint32_t ses[MAX_PKTS];	/* RX: its session */
 	atomic_int done;
 };
 
 static struct {
 	const EVP_CIPHER *cipher;
-	uint8_t key[2][32];	/* [TX] seals, [RX] opens */
+	const char *cipher_name;
+	uint8_t psk[1024];
+	size_t psk_len;
+	const char *label[2];	/* HKDF info: [TX] this side's direction, [RX] the peer's */
+	uint32_t session;	/* this sender's */
+	uint32_t cur;		/* the peer's session the replay window belongs to */
 	struct sofl_port *tun, *udp;
 	int efd;		/* workers -> I/O thread: "a job is done" */
 	uint64_t max_packets;
@@ -99,16 +109,19 @@ die(const char *what, int err)
 
 /* ---- keys: HKDF-SHA256 from the pre-shared key, one per direction ---- */
 
+/* The key of direction @dir (TX, RX) for @session. */
 static void
-derive(const uint8_t *psk, size_t psk_len, const char *info, uint8_t out[32])
+derive(int dir, uint32_t session, uint8_t out[32])
 {
 	EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
 	EVP_KDF_CTX *kc = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
 	OSSL_PARAM p[5];
 	static char salt[] = "softoffload examples/vpn v1";
+	char info[64];
 
+	snprintf(info, sizeof(info), "%s %s %u", g.label[dir], g.cipher_name, session);
 	p[0] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, "SHA256", 0);
-	p[1] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)psk, psk_len);
+	p[1] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, g.psk, g.psk_len);
 	p[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, salt, sizeof(salt) - 1);
 	p[3] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info,
 						 strlen(info));
@@ -122,24 +135,22 @@ derive(const uint8_t *psk, size_t psk_len, const char *info, uint8_t out[32])
 }
 
 static void
-load_keys(const char *file, char side, const char *cipher_name)
+load_psk(const char *file, char side)
 {
-	uint8_t psk[1024];
-	char info[2][64];
-	size_t n;
 	FILE *f = fopen(file, "rb");
 
-	if (!f || (n = fread(psk, 1, sizeof(psk), f)) < 32) {
+	if (!f || (g.psk_len = fread(g.psk, 1, sizeof(g.psk), f)) < 32) {
 		fprintf(stderr, "vpn: %s: need a key file of at least 32 bytes\n", file);
 		exit(1);
 	}
 	fclose(f);
 	/* side a seals with "a->b" and opens with "b->a"; side b the reverse */
-	snprintf(info[TX], sizeof(info[TX]), "%s %s", side == 'a' ? "a->b" : "b->a", cipher_name);
-	snprintf(info[RX], sizeof(info[RX]), "%s %s", side == 'a' ? "b->a" : "a->b", cipher_name);
-	derive(psk, n, info[TX], g.key[TX]);
-	derive(psk, n, info[RX], g.key[RX]);
-	memset(psk, 0, sizeof(psk));
+	g.label[TX] = side == 'a' ? "a->b" : "b->a";
+	g.label[RX] = side == 'a' ? "b->a" : "a->b";
+	/* this run's session: the current second, waited out (see the top) */
+	g.session = (uint32_t)time(NULL);
+	while ((uint32_t)time(NULL) == g.session)
+		usleep(20000);
 }
 
 /* ---- the AEAD, in place ---- */
@@ -152,11 +163,11 @@ put64(uint8_t *b, uint64_t v)
 }
 
 static uint64_t
-get64(const uint8_t *b)
+getn(const uint8_t *b, int n)
 {
 	uint64_t v = 0;
 
-	for (int i = 0; i < 8; i++)
+	for (int i = 0; i < n; i++)
 		v = v << 8 | b[i];
 	return v;
 }
@@ -168,7 +179,7 @@ seal(EVP_CIPHER_CTX *c, const uint8_t *h, uint8_t *p, int len, uint8_t *tag)
 	uint8_t nonce[12] = { 0 };
 	int l, l2;
 
-	memcpy(nonce + 4, h + 4, 8);
+	memcpy(nonce, h + 4, 12);
 	return EVP_EncryptInit_ex(c, NULL, NULL, NULL, nonce) == 1 &&
 	       EVP_EncryptUpdate(c, NULL, &l, h, HDR) == 1 &&
 	       EVP_EncryptUpdate(c, p, &l, p, len) == 1 &&
@@ -183,7 +194,7 @@ open_dgram(EVP_CIPHER_CTX *c, uint8_t *d, int len)
 	uint8_t nonce[12] = { 0 };
 	int l, l2, body = len - HDR - TAG;
 
-	memcpy(nonce + 4, d + 4, 8);
+	memcpy(nonce, d + 4, 12);
 	return EVP_DecryptInit_ex(c, NULL, NULL, NULL, nonce) == 1 &&
 	       EVP_DecryptUpdate(c, NULL, &l, d, HDR) == 1 &&
 	       EVP_DecryptUpdate(c, d + HDR, &l, d + HDR, body) == 1 &&
@@ -200,10 +211,10 @@ do_tx(EVP_CIPHER_CTX *c, struct job *j)
 		struct sofl_port_pkt *pk = &j->pk[i];
 		uint8_t *h = pk->iov[0].iov_base, *p = pk->iov[1].iov_base;
 
+		put64(h, g.session);	/* h[0..3] 0, h[4..7] the session */
 		h[0] = 1;
 		h[1] = pk->flags & SOFL_PORT_PKT_F_CSUM_OK ? F_CSUM : 0;
-		h[2] = h[3] = 0;
-		put64(h + 4, j->first + (uint64_t)i);
+		put64(h + 8, j->first + (uint64_t)i);
 		if (!seal(c, h, p, (int)pk->len, pk->iov[2].iov_base)) {
 			fprintf(stderr, "vpn: EVP seal failed\n");
 			exit(1);
@@ -214,23 +225,30 @@ do_tx(EVP_CIPHER_CTX *c, struct job *j)
 /* A worker's share of an RX job: every datagram opened in place (or its
  * counter marked rejected); the replay window is the I/O thread's. */
 static void
-do_rx(EVP_CIPHER_CTX *c, struct job *j)
+do_rx(EVP_CIPHER_CTX *c, uint32_t *ses, struct job *j)
 {
 	for (int i = 0; i < j->n; i++) {
 		struct iovec *v = &j->pk[i].iov[0];
-		uint8_t *d = v->iov_base;
+		uint8_t *d = v->iov_base, key[32];
 
 		j->ctr[i] = UINT64_MAX;
 		if (j->pk[i].iovcnt != 1 || v->iov_len < HDR + TAG + 20 || d[0] != 1 || d[2] ||
-		    d[3] || get64(d + 4) >= g.max_packets) {
+		    d[3] || getn(d + 8, 8) >= g.max_packets) {
 			atomic_fetch_add(&g.malformed, 1);
 			continue;
+		}
+		j->ses[i] = (uint32_t)getn(d + 4, 4);
+		if (j->ses[i] != *ses) {	/* another session: its key (an HKDF) */
+			derive(RX, j->ses[i], key);
+			if (EVP_DecryptInit_ex(c, NULL, NULL, key, NULL) != 1)
+				exit(1);
+			*ses = j->ses[i];
 		}
 		if (!open_dgram(c, d, (int)v->iov_len)) {
 			atomic_fetch_add(&g.auth_fail, 1);
 			continue;
 		}
-		j->ctr[i] = get64(d + 4);
+		j->ctr[i] = getn(d + 8, 8);
 	}
 }
 
@@ -239,11 +257,13 @@ worker(void *arg)
 {
 	EVP_CIPHER_CTX *c[2] = { EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_new() };
 	uint64_t one = 1;
+	uint32_t rx_ses = 0;	/* the session c[RX] has the key of (0: none) */
+	uint8_t key[32];
 
 	(void)arg;
-	if (!c[TX] || !c[RX] ||
-	    EVP_EncryptInit_ex(c[TX], g.cipher, NULL, g.key[TX], NULL) != 1 ||
-	    EVP_DecryptInit_ex(c[RX], g.cipher, NULL, g.key[RX], NULL) != 1) {
+	derive(TX, g.session, key);
+	if (!c[TX] || !c[RX] || EVP_EncryptInit_ex(c[TX], g.cipher, NULL, key, NULL) != 1 ||
+	    EVP_DecryptInit_ex(c[RX], g.cipher, NULL, NULL, NULL) != 1) {
 		fprintf(stderr, "vpn: EVP init failed\n");
 		exit(1);
 	}
@@ -264,7 +284,7 @@ worker(void *arg)
 		if (j->dir == TX)
 			do_tx(c[TX], j);
 		else
-			do_rx(c[RX], j);
+			do_rx(c[RX], &rx_ses, j);
 		atomic_store_explicit(&j->done, 1, memory_order_release);
 		if (write(g.efd, &one, sizeof(one)) < 0)
 			perror("vpn: eventfd");
@@ -349,7 +369,12 @@ complete(int dir)
 
 				if (j->ctr[i] == UINT64_MAX)
 					continue;
-				if (!replay_ok(j->ctr[i])) {
+				if (j->ses[i] > g.cur) {	/* the peer restarted */
+					g.cur = j->ses[i];
+					g.top = 0;
+					memset(g.win, 0, sizeof(g.win));
+				}
+				if (j->ses[i] < g.cur || !replay_ok(j->ctr[i])) {
 					g.replayed++;
 					continue;
 				}
@@ -465,7 +490,8 @@ main(int argc, char **argv)
 		g.cipher = EVP_chacha20_poly1305();
 	else
 		usage();
-	load_keys(keyf, (char)side, cipher);
+	g.cipher_name = cipher;
+	load_psk(keyf, (char)side);
 
 	/* the TUN: packets one piece each, with room for header and tag */
 	sofl_tun_config_init(&tc);

@@ -3,11 +3,12 @@
 # IPv4 underlay, ChaCha20-Poly1305 over IPv6): a 2 MB file each way over
 # inner IPv4 and inner IPv6, compared by sha256; then, with side A stopped,
 # datagrams captured on the wire are replayed (two far behind the window,
-# two inside it), tampered with (a ciphertext byte, a tag byte, the
-# authenticated flags byte, the counter) and cut short, and side A is
+# two inside it), tampered with (a ciphertext byte, a tag byte, and the
+# authenticated flags, session and counter) and cut short, and side A is
 # restarted with a wrong key: B must count each (replayed, auth-fail,
 # malformed) and write none of them to its TUN (its interface counters do
-# not move).  Root; exit 77 without the tools.
+# not move); A restarted with the right key (a new session) gets through.
+# Root; exit 77 without the tools.
 #   ns A: veth 198.18.40.1/24 2001:2:40::1   tun 198.18.41.1/24 2001:2:41::1
 #   ns B: veth 198.18.40.2/24 2001:2:40::2   tun 198.18.41.2/24 2001:2:41::2
 set -u
@@ -177,7 +178,7 @@ old, new = dgrams(sys.argv[3]), dgrams(sys.argv[4])
 assert len(old) == 2 and len(new) == 2, (len(old), len(new))
 for d in old + new: s.sendto(d, (dst, 5400))                    # 4 replays
 d = bytearray(new[1])
-for pos in (30, len(d) - 1, 1, 11):     # ciphertext, tag, flags (AAD), counter
+for pos in (40, len(d) - 1, 1, 7, 15):  # ciphertext, tag, flags, session, counter
     t = bytearray(d); t[pos] ^= 0x01; s.sendto(bytes(t), (dst, 5400))
 s.sendto(d[:20], (dst, 5400))                                   # a runt
 ' "$SRC" "$DST" "$DIR/old.pcap" "$DIR/new.pcap" || bad "$CIPHER: injecting failed"
@@ -189,10 +190,15 @@ s.sendto(d[:20], (dst, 5400))                                   # a runt
 	sleep 0.3
 	after=$(ip netns exec "$B" cat "$tunb")
 	[ "$before" = "$after" ] || bad "$CIPHER: B's TUN received $((after - before)) packets from rejected datagrams"
+	# A restarted with the right key: a new session, which B follows
+	start a $FAM $CIPHER "$DIR/key" || bad "$CIPHER: vpn did not restart"
+	ip netns exec "$A" ping -c 2 -i 0.2 -W 2 198.18.41.2 >/dev/null ||
+	    bad "$CIPHER: ping A -> B failed after A restarted"
+	stop a
 	stop b
 	rep=$(count b replayed) auth=$(count b auth-fail) mal=$(count b malformed)
 	[ "$rep" = 4 ] || bad "$CIPHER: B counted $rep replayed, expected 4"
-	[ "${auth:-0}" -ge 7 ] || bad "$CIPHER: B counted $auth auth-fail, expected 4 tampered + >= 3 wrong key"
+	[ "${auth:-0}" -ge 8 ] || bad "$CIPHER: B counted $auth auth-fail, expected 5 tampered + >= 3 wrong key"
 	[ "$mal" = 1 ] || bad "$CIPHER: B counted $mal malformed, expected 1 (the runt)"
 	echo "$CIPHER: $(cat "$DIR/b.out")"
 	SUM="$SUM $CIPHER: replayed $rep auth-fail $auth malformed $mal;"

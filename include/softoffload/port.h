@@ -67,9 +67,20 @@
  *   (an AEAD tag) that costs no second copy.  The caller fills them and sets
  *   their iov_len to what it used (0 is fine); sofl_port_send() sends every
  *   iovec of a packet, in order.  @len counts only the packet between them.
+ *   Between the areas lie, per rx_mode: SEGMENT, 1 piece for a packet the
+ *   port did not touch, 2 (headers in the port's scratch, payload in the
+ *   read buffer) for a segment it cut or a checksum it completed; CONTIG,
+ *   always 1, adjacent to both areas (head + packet + tail is one buffer:
+ *   one-shot AEAD in place, at the cost of one fused copy+checksum,
+ *   bench/bench_port_rx); SUPER, 1; UDP, 1 (the datagram).
  *   On send, the packets are the caller's and are only read; the call is
  *   synchronous: when it returns, the kernel has taken (copied) or refused
- *   every byte, and the caller may reuse the buffers.
+ *   every byte, and the caller may reuse the buffers.  What is sent is the
+ *   iovecs: every byte of every iovec, head and tail areas included (a UDP
+ *   datagram is their sum; UDP_SEGMENT runs are grouped by it).  @len is
+ *   only counted (tx_bytes); set it to the bytes you want counted (the
+ *   ports never size anything from it).  Received packets kept past the
+ *   next receive: "Kept batches" below.
  *
  * Errors and faults
  *   Creation and argument errors are negative SOFL_E* codes (sofl_strerror);
@@ -547,7 +558,14 @@ struct sofl_udp_config {
 	uint32_t max_pkts;	/* datagrams per sofl_port_recv() after splitting
 				 * (0: 64 * rx_batch): SOFL_UDP_MAX_PKTS_* */
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
-	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default */
+	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default.  The
+				 * default (net.core.rmem_default, 208 KB) drops
+				 * under a 10 Gbit/s tunnel's bursts (counted
+				 * rcvbuf-full); `softoffload tunnel` uses 16 MB
+				 * receive, 4 MB send (docs/tunnel.md).  Without
+				 * CAP_NET_ADMIN Linux caps both at net.core.
+				 * [rw]mem_max: the open then logs what it got
+				 * (SOFL_LOG_WARN, sofl_set_log(), unless .quiet) */
 	int fd;			/* -1 (default): create; else a UDP socket to adopt */
 	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
 	uint16_t headroom;	/* bytes of writable head area per received datagram (0),

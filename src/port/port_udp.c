@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "softoffload/port.h"
 #include "base/cfg.h"
+#include "base/log.h"
 #include "port_impl.h"
 
 #ifndef UDP_SEGMENT
@@ -195,11 +196,26 @@ fail:
 	return err;
 }
 
+/* Sets a socket buffer to @bytes: the FORCE option (CAP_NET_ADMIN), else the
+ * plain one, which Linux caps at net.core.[rw]mem_max (sock_setsockopt());
+ * a buffer smaller than asked is not silent: logged (sofl_set_log) unless
+ * @quiet.  Linux doubles the value it stores (the bookkeeping overhead), so
+ * what it reads back is compared with twice the request. */
 static void
-set_buf(int fd, int force, int plain, int bytes)
+set_buf(int fd, int force, int plain, int bytes, const char *name, int quiet)
 {
-	if (bytes > 0 && setsockopt(fd, SOL_SOCKET, force, &bytes, sizeof(bytes)) < 0)
+	socklen_t sl = sizeof(int);
+	int got = 0;
+
+	if (bytes <= 0)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, force, &bytes, sizeof(bytes)) < 0)
 		setsockopt(fd, SOL_SOCKET, plain, &bytes, sizeof(bytes));
+	if (!quiet && getsockopt(fd, SOL_SOCKET, plain, &got, &sl) == 0 &&
+	    (got < 0 || got / 2 < bytes))
+		sofl_log(SOFL_LOG_WARN, "udp: %s of %d bytes asked, the kernel gave %d "
+			 "(net.core.%s; CAP_NET_ADMIN sets more)", name, bytes, got / 2,
+			 plain == SO_RCVBUF ? "rmem_max" : "wmem_max");
 }
 
 /* Probes UDP_SEGMENT and UDP_GRO on @fd as asked.  @return SOFL_PORT_OFF_F_* */
@@ -242,8 +258,8 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 		if (c.reuseport &&
 		    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
 			goto sys;
-		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, c.sndbuf);
-		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, c.rcvbuf);
+		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, c.sndbuf, "SO_SNDBUF", c.quiet);
+		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, c.rcvbuf, "SO_RCVBUF", c.quiet);
 		if (c.local && bind(fd, c.local, c.local_len) < 0)
 			goto sys;
 		if (c.connect && connect(fd, c.remote, c.remote_len) < 0)

@@ -234,11 +234,11 @@ soak: cli
 # the build is part of the demo's 4 minutes: two jobs (the machine class
 # has 2 vCPUs)
 demo: deps-demo
-	$(MAKE) -j2 lib cli benches
+	$(MAKE) -j2 lib cli benches examples
 	BUILD=$(BUILD) scripts/demo.sh
 
 demo-long: deps-demo
-	$(MAKE) -j2 lib cli benches
+	$(MAKE) -j2 lib cli benches examples
 	DEMO_LONG=1 BUILD=$(BUILD) scripts/demo.sh
 
 install: lib cli

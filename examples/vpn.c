@@ -79,8 +79,9 @@ static struct {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct job *queue[2 * KEEP];
-	unsigned qhead, qlen;
+	unsigned qhead, qlen, idle;	/* idle: workers waiting for a job */
 	int stop;
+	struct crypto *self;	/* the I/O thread's, for jobs no worker is free for */
 	/* per direction, the jobs in flight, oldest first (I/O thread) */
 	struct job *ring[2][KEEP];
 	unsigned rhead[2], rlen[2];
@@ -252,27 +253,56 @@ do_rx(EVP_CIPHER_CTX *c, uint32_t *ses, struct job *j)
 	}
 }
 
-static void *
-worker(void *arg)
+/* A thread's AEAD contexts: [TX] keyed once, [RX] for the session @rx_ses. */
+struct crypto {
+	EVP_CIPHER_CTX *c[2];
+	uint32_t rx_ses;	/* 0: none yet */
+};
+
+static void
+crypto_init(struct crypto *k)
 {
-	EVP_CIPHER_CTX *c[2] = { EVP_CIPHER_CTX_new(), EVP_CIPHER_CTX_new() };
-	uint64_t one = 1;
-	uint32_t rx_ses = 0;	/* the session c[RX] has the key of (0: none) */
 	uint8_t key[32];
 
-	(void)arg;
 	derive(TX, g.session, key);
-	if (!c[TX] || !c[RX] || EVP_EncryptInit_ex(c[TX], g.cipher, NULL, key, NULL) != 1 ||
-	    EVP_DecryptInit_ex(c[RX], g.cipher, NULL, NULL, NULL) != 1) {
+	k->c[TX] = EVP_CIPHER_CTX_new();
+	k->c[RX] = EVP_CIPHER_CTX_new();
+	k->rx_ses = 0;
+	if (!k->c[TX] || !k->c[RX] ||
+	    EVP_EncryptInit_ex(k->c[TX], g.cipher, NULL, key, NULL) != 1 ||
+	    EVP_DecryptInit_ex(k->c[RX], g.cipher, NULL, NULL, NULL) != 1) {
 		fprintf(stderr, "vpn: EVP init failed\n");
 		exit(1);
 	}
+}
+
+static void
+run_job(struct crypto *k, struct job *j)
+{
+	if (j->dir == TX)
+		do_tx(k->c[TX], j);
+	else
+		do_rx(k->c[RX], &k->rx_ses, j);
+	atomic_store_explicit(&j->done, 1, memory_order_release);
+}
+
+static void *
+worker(void *arg)
+{
+	struct crypto k;
+	uint64_t one = 1;
+
+	(void)arg;
+	crypto_init(&k);
 	for (;;) {
 		struct job *j;
 
 		pthread_mutex_lock(&g.mu);
-		while (g.qlen == 0 && !g.stop)
+		while (g.qlen == 0 && !g.stop) {
+			g.idle++;
 			pthread_cond_wait(&g.cv, &g.mu);
+			g.idle--;
+		}
 		if (g.qlen == 0) {
 			pthread_mutex_unlock(&g.mu);
 			break;
@@ -281,16 +311,12 @@ worker(void *arg)
 		g.qhead = (g.qhead + 1) % (2 * KEEP);
 		g.qlen--;
 		pthread_mutex_unlock(&g.mu);
-		if (j->dir == TX)
-			do_tx(c[TX], j);
-		else
-			do_rx(c[RX], &rx_ses, j);
-		atomic_store_explicit(&j->done, 1, memory_order_release);
+		run_job(&k, j);
 		if (write(g.efd, &one, sizeof(one)) < 0)
 			perror("vpn: eventfd");
 	}
-	EVP_CIPHER_CTX_free(c[TX]);
-	EVP_CIPHER_CTX_free(c[RX]);
+	EVP_CIPHER_CTX_free(k.c[TX]);
+	EVP_CIPHER_CTX_free(k.c[RX]);
 	return NULL;
 }
 
@@ -343,6 +369,13 @@ submit(int dir, struct sofl_port_pkt *pk, int n)
 	}
 	g.rlen[dir]++;
 	pthread_mutex_lock(&g.mu);
+	if (g.qlen >= g.idle) {
+		/* every worker is busy: rather than wait for one, the I/O thread
+		 * does this job itself (order is kept by the ring either way) */
+		pthread_mutex_unlock(&g.mu);
+		run_job(g.self, j);
+		return;
+	}
 	g.queue[(g.qhead + g.qlen) % (2 * KEEP)] = j;
 	g.qlen++;
 	pthread_cond_signal(&g.cv);
@@ -450,6 +483,7 @@ main(int argc, char **argv)
 	struct sofl_udp_config uc;
 	struct sofl_port_stats ts, us;
 	static struct job jobs[2][KEEP];
+	static struct crypto self;
 	pthread_t th[64];
 	uint32_t mtu, underlay = 1500;
 	int workers = 2, side = 0, err, i, d;
@@ -528,6 +562,8 @@ main(int argc, char **argv)
 
 	if ((g.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0)
 		die("eventfd", SOFL_E_SYS);
+	crypto_init(&self);
+	g.self = &self;
 	pthread_mutex_init(&g.mu, NULL);
 	pthread_cond_init(&g.cv, NULL);
 	for (d = 0; d < 2; d++)
@@ -564,6 +600,8 @@ main(int argc, char **argv)
 			if (n > 0)
 				submit(d, pk, n);
 		}
+		complete(TX);	/* what the I/O thread did itself */
+		complete(RX);
 	}
 
 	pthread_mutex_lock(&g.mu);

@@ -357,8 +357,9 @@ submit(int dir, struct sofl_port_pkt *pk, int n)
 	j->dir = dir;
 	atomic_store(&j->done, 0);
 	if (dir == TX) {
-		if (g.tx_next + (uint64_t)n >= g.max_packets) {
-			fprintf(stderr, "vpn: the counter reached its limit: restart with a new key\n");
+		if (g.tx_next + (uint64_t)n > g.max_packets) {	/* never past the limit */
+			fprintf(stderr, "vpn: the counter reached its limit: stopping (a restart "
+				"starts a new session, hence a new key)\n");
 			g.exhausted += (unsigned long)n;
 			sofl_port_give_back(j->b);
 			quit = 1;

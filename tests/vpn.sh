@@ -203,5 +203,33 @@ s.sendto(d[:20], (dst, 5400))                                   # a runt
 	echo "$CIPHER: $(cat "$DIR/b.out")"
 	SUM="$SUM $CIPHER: replayed $rep auth-fail $auth malformed $mal;"
 done
+# the counter's limit: A stops by itself before it would pass it
+CIPHER=limit FAM=4
+start a 4 aes-256-gcm "$DIR/key" && start b 4 aes-256-gcm "$DIR/key" || bad "limit: vpn did not start"
+kill -TERM "$PID_a" 2>/dev/null; wait "$PID_a"
+PIDS=$(echo "$PIDS" | sed "s/ $PID_a\b//")
+ip netns exec "$A" "$VPN" --side a --tun ta$ID --local 198.18.40.1:5400 --remote 198.18.40.2:5400 \
+    --key "$DIR/key" --max-packets 30 >"$DIR/a.out" 2>"$DIR/a.err" &
+PID_a=$!
+PIDS="$PIDS $PID_a"
+i=0
+until ip -n "$A" link show ta$ID 2>/dev/null | grep -q ",UP" || [ $i -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+ip -n "$A" addr add 198.18.41.1/24 dev ta$ID
+ip netns exec "$A" ping -c 60 -i 0.02 -W 1 198.18.41.2 >/dev/null 2>&1
+i=0
+while kill -0 "$PID_a" 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$PID_a" 2>/dev/null; then
+	bad "limit: vpn --max-packets 30 still runs after 60 packets"
+	stop a
+else
+	wait "$PID_a"
+	PIDS=$(echo "$PIDS" | sed "s/ $PID_a\b//")
+fi
+stop b
+sealed=$(count a sealed) exh=$(count a exhausted) opened=$(count b opened)
+[ "${sealed:-99}" -le 30 ] && [ "${exh:-0}" -gt 0 ] ||
+    bad "limit: A sealed $sealed, exhausted $exh (expected <= 30, > 0)"
+[ "${opened:-99}" -le 30 ] || bad "limit: B opened $opened (expected <= 30)"
+grep -q "reached its limit" "$DIR/a.err" || bad "limit: A did not say why it stopped"
 [ $fail = 0 ] || exit 1
-echo "summary: 2 ciphers x 4 file transfers (inner IPv4 and IPv6, both ways) sha256-equal;$SUM none written to the TUN"
+echo "summary: 2 ciphers x 4 file transfers (inner IPv4 and IPv6, both ways) sha256-equal;$SUM none written to the TUN; --max-packets 30 stopped A after $sealed"

@@ -220,6 +220,9 @@ do_tx(EVP_CIPHER_CTX *c, struct job *j)
 			fprintf(stderr, "vpn: EVP seal failed\n");
 			exit(1);
 		}
+		/* header, packet and tag lie back to back: send them as one piece */
+		pk->iov[0].iov_len = HDR + pk->len + TAG;
+		pk->iovcnt = 1;
 	}
 }
 

@@ -449,7 +449,9 @@ struct sofl_tun_config {
 				 * SOFL_TUN_RX_READS_* */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
-	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped (TOO_BIG) */
+	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped
+				 * (TOO_BIG); the interface's own MTU is
+				 * sofl_tun_set_mtu()'s */
 	int fd;			/* -1 (default): open /dev/net/tun; else an already
 				 * attached TUN/TAP queue to adopt (the port closes it) */
 	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */

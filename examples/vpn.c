@@ -28,6 +28,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -434,37 +435,28 @@ complete(int dir)
 	}
 }
 
-/* "IP:PORT" or "[IPv6]:PORT" */
+/* "IP:PORT" or "[IPv6]:PORT" into @ss.  @return its length, 0 if not one. */
 static socklen_t
 parse_addr(const char *s, struct sockaddr_storage *ss)
 {
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+				  .ai_socktype = SOCK_DGRAM }, *ai;
+	const char *port = strrchr(s, ':');
 	char host[128];
-	const char *colon = strrchr(s, ':');
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-	size_t hl;
+	int n = port ? (int)(port - s) : 0;
+	socklen_t len;
 
-	memset(ss, 0, sizeof(*ss));
-	if (!colon || (hl = (size_t)(colon - s)) >= sizeof(host))
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
+		s++, n -= 2;
+	if (n <= 0 || n >= (int)sizeof(host))
 		return 0;
-	if (s[0] == '[' && hl >= 2 && s[hl - 1] == ']') {
-		memcpy(host, s + 1, hl - 2);
-		host[hl - 2] = 0;
-	} else {
-		memcpy(host, s, hl);
-		host[hl] = 0;
-	}
-	if (inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons((uint16_t)atoi(colon + 1));
-		return sizeof(*a4);
-	}
-	if (inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons((uint16_t)atoi(colon + 1));
-		return sizeof(*a6);
-	}
-	return 0;
+	memcpy(host, s, (size_t)n);
+	host[n] = 0;
+	if (getaddrinfo(host, port + 1, &hints, &ai) != 0)
+		return 0;
+	memcpy(ss, ai->ai_addr, len = ai->ai_addrlen);
+	freeaddrinfo(ai);
+	return len;
 }
 
 static void

@@ -1,7 +1,8 @@
 /* libFuzzer harness: the TUN/TAP port's receive path and its write path.
  *
  * Input: byte 0 = options (bit 0 TAP (Ethernet) else TUN (raw IP), bit 1
- * rx mode SUPER, bit 2 head/tail areas of 24/16 bytes, bit 3 write back
+ * rx mode SUPER, bit 2 head/tail areas of 24/16 bytes (bits 1 and 2: rx
+ * mode CONTIG with them), bit 3 write back
  * without "checksum known good"); then what a read() of a TUN with
  * IFF_VNET_HDR returns: the 12-byte virtio header and the frame (in an
  * exact-size heap buffer, so an overread is caught).
@@ -10,8 +11,9 @@
  * on /dev/null with sofl_port_send() (GRO, virtio headers, writev).
  * Checked, beyond "no crash, no overread":
  *   - every packet's iovecs hold exactly .len bytes plus its head/tail areas;
- *   - in SEGMENT mode, a packet cut from a GSO frame parses and its
- *     TCP/UDP checksum verifies (the wire must carry valid packets);
+ *   - in SEGMENT and CONTIG mode, a packet cut from a GSO frame parses and
+ *     its TCP/UDP checksum verifies (the wire must carry valid packets);
+ *   - in CONTIG mode, a packet is one piece adjacent to its areas;
  *   - the send accounts for every packet (sent + dropped).
  * Bit 4: the send goes to a port with held sends (a flush timeout of 1 s:
  * flows stay held across inputs, their packets copied into the port while
@@ -43,8 +45,9 @@ make(unsigned opts, int fd)
 
 	sofl_tun_config_init(&c);
 	c.tap = opts & 1;
-	c.rx_mode = opts & 2 ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
-	if ((opts & 4) && !(opts & 2)) {
+	c.rx_mode = (opts & 6) == 6 ? SOFL_PORT_RX_CONTIG :
+		    opts & 2 ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
+	if (opts & 4) {
 		c.headroom = 24;
 		c.tailroom = 16;
 	}
@@ -56,7 +59,7 @@ make(unsigned opts, int fd)
 }
 
 static void
-check_pkt(const struct sofl_port_pkt *pk, int link, int cut)
+check_pkt(const struct sofl_port_pkt *pk, int link, int cut, int contig)
 {
 	uint32_t i, first = pk->headroom ? 1 : 0, last = pk->iovcnt - (pk->tailroom ? 1 : 0);
 	enum sofl_csum_state ip, l4;
@@ -74,6 +77,11 @@ check_pkt(const struct sofl_port_pkt *pk, int link, int cut)
 		n += pk->iov[i].iov_len;
 	}
 	CHECK(n == pk->len);
+	if (contig) {
+		CHECK(last - first == 1);
+		CHECK((uint8_t *)pk->iov[0].iov_base + pk->headroom == pk->iov[1].iov_base);
+		CHECK((uint8_t *)pk->iov[1].iov_base + pk->len == pk->iov[2].iov_base);
+	}
 	if (!cut)
 		return;
 	CHECK(sofl_pkt_parse(&p, flat, n, (enum sofl_link)link) == 0);
@@ -118,9 +126,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	n = port_tun_rx_buf(rx[opts & 7], &pk, buf, size - 1);
 	CHECK(n >= 0);
 	sofl_port_get_stats(rx[opts & 7], &s1, sizeof(s1));
-	cut = s1.rx_super > s0.rx_super && !(opts & 2);
+	cut = s1.rx_super > s0.rx_super && (opts & 6) != 2;
 	for (i = 0; i < n; i++) {
-		check_pkt(&pk[i], link, cut);
+		check_pkt(&pk[i], link, cut, (opts & 6) == 6);
 		if (opts & 8)
 			pk[i].flags &= ~SOFL_PORT_PKT_F_CSUM_OK;
 	}

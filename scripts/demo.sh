@@ -14,6 +14,8 @@
 #   3. rss      iperf3 -P 4 through the tunnel, --queues 1 vs 2
 #   4. csum     the checksum counters of the tunnel runs (no traffic of its own)
 #   5. capture  the capture walk-through: csum, csum --fix, gro, rss on a capture
+#   6. vpn      examples/vpn (AES-256-GCM, ChaCha20-Poly1305) and wireguard-go
+#               (scripts/demo-v23.sh)
 # Then a table per experiment with its verdict, $OUT/results.json and
 # $OUT/*.png (gnuplot).  Without root or namespaces only step 5 runs, on a
 # synthetic capture, and says why.  See docs/demo.md.
@@ -21,7 +23,7 @@
 # Environment: BUILD (default build), DEMO_OUT (default $BUILD/demo),
 # DEMO_RUNS (3) x DEMO_SECS (5): the runs of each row (intervals of one
 # iperf3 run); DEMO_LONG=1 (make demo-long): 5 x 10 s and every row;
-# DEMO_STEPS (default "tunnel relay udp rss csum capture"); DEMO_UDP_SECS
+# DEMO_STEPS (default "tunnel relay udp rss csum capture vpn"); DEMO_UDP_SECS
 # (0.4: seconds per UDP cell); DEMO_RSS_SECS (3: the RSS rows' runs).  Each step is bounded in time; a failing step
 # prints "step failed: ..." and the others still run.  Ctrl-C removes the
 # namespaces and kills only the processes the demo started (by PID).
@@ -39,7 +41,7 @@ if [ "${DEMO_LONG:-0}" = 1 ]; then
 fi
 DEMO_RUNS=${DEMO_RUNS:-3}
 DEMO_SECS=${DEMO_SECS:-5}
-DEMO_STEPS=${DEMO_STEPS:-tunnel vxlan relay burst udp rss small-packets csum capture}
+DEMO_STEPS=${DEMO_STEPS:-tunnel vxlan relay burst udp rss small-packets csum capture vpn}
 DEMO_TUNNEL_MODES_4=${DEMO_TUNNEL_MODES_4:-off gso gro on}
 DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off on}
 DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4}
@@ -63,6 +65,7 @@ here=$(dirname "$0")
 . "$here/demo-t22.sh"
 . "$here/demo-s25.sh"
 . "$here/demo-h24.sh"
+. "$here/demo-v23.sh"	# 6. vpn: examples/vpn against wireguard-go
 
 demo_cleanup() {
 	trap - EXIT INT TERM
@@ -147,6 +150,7 @@ if [ $live = 1 ]; then
 	want udp && run_step udp "UDP segmentation"
 	want rss && run_step rss "RSS over the tunnel's queues"
 	want small-packets && run_step small_packets "small packets: packets per second through each path"
+	want vpn && run_step vpn "examples/vpn and wireguard-go"
 	csum_rows >"$WORK/csum.jsonl" 2>/dev/null
 else
 	note "live experiments skipped: $why"
@@ -164,6 +168,7 @@ if [ $live = 1 ]; then
 	want rss && report_rss
 	want small-packets && report_small_packets
 	want csum && report_csum
+	want vpn && report_vpn
 fi
 
 if want capture; then

@@ -67,9 +67,20 @@
  *   (an AEAD tag) that costs no second copy.  The caller fills them and sets
  *   their iov_len to what it used (0 is fine); sofl_port_send() sends every
  *   iovec of a packet, in order.  @len counts only the packet between them.
+ *   Between the areas lie, per rx_mode: SEGMENT, 1 piece for a packet the
+ *   port did not touch, 2 (headers in the port's scratch, payload in the
+ *   read buffer) for a segment it cut or a checksum it completed; CONTIG,
+ *   always 1, adjacent to both areas (head + packet + tail is one buffer:
+ *   one-shot AEAD in place, at the cost of one fused copy+checksum,
+ *   bench/bench_port_rx); SUPER, 1; UDP, 1 (the datagram).
  *   On send, the packets are the caller's and are only read; the call is
  *   synchronous: when it returns, the kernel has taken (copied) or refused
- *   every byte, and the caller may reuse the buffers.
+ *   every byte, and the caller may reuse the buffers.  What is sent is the
+ *   iovecs: every byte of every iovec, head and tail areas included (a UDP
+ *   datagram is their sum; UDP_SEGMENT runs are grouped by it).  @len is
+ *   only counted (tx_bytes); set it to the bytes you want counted (the
+ *   ports never size anything from it).  Received packets kept past the
+ *   next receive: "Kept batches" below.
  *
  * Errors and faults
  *   Creation and argument errors are negative SOFL_E* codes (sofl_strerror);
@@ -230,11 +241,27 @@ struct sofl_port_stats {
 #define SOFL_AFPACKET_TX_BATCH_MIN	1
 #define SOFL_AFPACKET_TX_BATCH_MAX	65536
 
-/* Receive modes (config .rx_mode of ports that read virtio headers) */
+/* Receive modes (config .rx_mode of ports that read virtio headers).
+ * SEGMENT and CONTIG never set SOFL_PORT_PKT_F_VNET on a received packet:
+ * what the header asked for (a cut, a checksum) is done; only SUPER hands
+ * packets on with .vnet. */
 enum sofl_port_rx_mode {
-	SOFL_PORT_RX_SEGMENT = 0,	/* super-packets segmented to wire size, checksums complete */
+	SOFL_PORT_RX_SEGMENT = 0,	/* super-packets segmented to wire size, checksums complete;
+					 * zero copy: a segment is its headers (port scratch) and
+					 * its payload (the read buffer), so with head/tail room a
+					 * packet is up to 4 iovecs */
 	SOFL_PORT_RX_SUPER = 1,		/* packets as the kernel gave them, .vnet filled */
+	SOFL_PORT_RX_CONTIG = 2,	/* as SEGMENT, but every packet copied into one piece
+					 * (GSO's fused copy+checksum for what is cut or
+					 * checksummed, memcpy for the rest), adjacent to its
+					 * head and tail areas: iov[0] (headroom, if any),
+					 * iov[1] the packet, iov[2] (tailroom, if any) lie
+					 * back to back in memory, so head + packet + tail is
+					 * one buffer (one-shot AEAD in place).  TUN/TAP only */
 };
+
+/* sofl_port_set_keep() bound: batches a caller may hold at once per port */
+#define SOFL_PORT_KEEP_MAX	1024
 
 struct sofl_port;
 
@@ -298,9 +325,95 @@ SOFL_API int sofl_port_get_gro_stats(const struct sofl_port *port, struct sofl_g
 SOFL_API int sofl_port_reset_stats(struct sofl_port *port);
 
 /* sofl_port_close() : closes the descriptor and frees the port (NULL is
- * fine).  Packets from its last receive become invalid.  A TUN/TAP the port
- * created (not persistent) disappears when its last queue is closed. */
+ * fine).  Packets from its last receive become invalid, and so does every
+ * batch kept from it (sofl_port_keep()): give them back, or at least stop
+ * using them, first.  A TUN/TAP the port created (not persistent)
+ * disappears when its last queue is closed. */
 SOFL_API void sofl_port_close(struct sofl_port *port);
+
+/*
+ * Kept batches: received packets that leave the thread.
+ *
+ * A received batch normally lives until the next sofl_port_recv().  A port
+ * given a pool with sofl_port_set_keep(port, N) lets its caller take the
+ * batch the last receive returned (sofl_port_keep()): its packets, their
+ * iovec arrays, the header scratch, head/tail areas and read buffers they
+ * point into become the caller's, unchanged (the same pointers), and the
+ * port goes on receiving into storage of its pool.  The caller may hand the
+ * batch to other threads (encrypt, decrypt, write elsewhere), modify it in
+ * place, send it on any port, and gives it back with sofl_port_give_back()
+ * from any thread; the port reuses it for a later receive.  No copy, no
+ * allocation: the pool (N batches' worth of the port's receive memory) is
+ * allocated by sofl_port_set_keep().  Like an AF_XDP fill ring or an
+ * io_uring buffer ring the pool is bounded: when all N are held,
+ * sofl_port_keep() refuses (SOFL_E_PORT_HELD, counted as .refused) and the
+ * batch stays the port's, valid until the next receive as always: process
+ * it there, or give a kept batch back first (back-pressure is the caller's:
+ * stop receiving while every batch is out).
+ *
+ * Lifetime rules:
+ *   - sofl_port_keep() takes the batch of the last sofl_port_recv() (the
+ *     array it set *pkts to); call it before the next receive.  Keeping an
+ *     empty batch is allowed (it holds no packets).
+ *   - A kept batch is valid until sofl_port_give_back(); after that the
+ *     caller must not touch its packets or bytes (the port may already be
+ *     receiving into them).  Give each batch back once.
+ *   - sofl_port_close() frees the pool: kept batches become invalid with it.
+ *   - sofl_port_keep(), sofl_port_set_keep() and sofl_port_recv() run on
+ *     the port's thread; sofl_port_give_back(), sofl_port_batch_pkts() and
+ *     sofl_port_get_keep_stats() on any thread.
+ * Ports: TUN/TAP (any rx_mode) and UDP; an AF_PACKET port (whose packets
+ * point into the kernel's ring) says SOFL_E_NOTSUP.
+ */
+struct sofl_port_batch;
+
+/* Counters of a port's kept batches (sofl_port_get_keep_stats()) */
+struct sofl_port_keep_stats {
+	uint64_t kept;		/* batches taken by sofl_port_keep() */
+	uint64_t given_back;	/* batches given back */
+	uint64_t refused;	/* sofl_port_keep() calls refused: all max_kept held */
+	uint64_t held;		/* held now */
+	uint64_t held_max;	/* most held at once */
+	uint64_t max_kept;	/* the pool's size (sofl_port_set_keep()) */
+};
+
+/* sofl_port_set_keep() :
+ * Gives @port a pool of @max_kept batches that callers may keep
+ * (0: none, the default; SOFL_PORT_KEEP_MAX at most), each as much memory
+ * as the port's own receive batch (a TUN: rx_reads * 64 KB of read buffers
+ * plus the batch's arrays; UDP: rx_batch * rx_buf).  Setup call of the
+ * owner thread: allocates (a second call replaces the pool).
+ * @return 0, SOFL_E_INVAL (NULL), SOFL_E_NOTSUP (an AF_PACKET port),
+ *         SOFL_E_CFG_BATCH (above SOFL_PORT_KEEP_MAX), SOFL_E_PORT_KEEP_BUSY
+ *         (batches of the old pool still held), SOFL_E_NOMEM. */
+SOFL_API int sofl_port_set_keep(struct sofl_port *port, uint32_t max_kept);
+
+/* sofl_port_keep() :
+ * Takes the batch the last sofl_port_recv() returned (see "Kept batches"
+ * above) and sets *batch to it.  Owner thread.  O(max_kept), no system call.
+ * @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KEEP_OFF (no pool),
+ *         SOFL_E_PORT_HELD (every batch of the pool is held: counted, the
+ *         batch stays the port's); *batch NULL on error. */
+SOFL_API int sofl_port_keep(struct sofl_port *port, struct sofl_port_batch **batch);
+
+/* sofl_port_batch_pkts() :
+ * Sets *pkts to the kept batch's packets (the array sofl_port_recv() gave)
+ * and returns their count, or SOFL_E_INVAL (NULL).  Any thread. */
+SOFL_API int sofl_port_batch_pkts(const struct sofl_port_batch *batch,
+				  struct sofl_port_pkt **pkts);
+
+/* sofl_port_give_back() :
+ * Gives a kept batch back to its port (NULL is fine; a batch not held is
+ * ignored).  Any thread; the caller's writes to the batch happen before the
+ * port's reuse of it (release/acquire).  The batch is invalid afterwards. */
+SOFL_API void sofl_port_give_back(struct sofl_port_batch *batch);
+
+/* sofl_port_get_keep_stats() :
+ * Copies the first @size bytes of the kept-batch counters into *s (pass
+ * sizeof(*s); all 0 for a port without a pool).  Any thread.  @return 0,
+ * SOFL_E_INVAL (@s NULL: nothing written; @port NULL: *s zeroed). */
+SOFL_API int sofl_port_get_keep_stats(const struct sofl_port *port,
+				      struct sofl_port_keep_stats *s, size_t size);
 
 /* sofl_port_drop_name() : short static name of a drop reason ("vnet",
  * "malformed", "too-big", ...), "?" for unknown values.  Never NULL. */
@@ -336,7 +449,9 @@ struct sofl_tun_config {
 				 * SOFL_TUN_RX_READS_* */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
-	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped (TOO_BIG) */
+	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped
+				 * (TOO_BIG); the interface's own MTU is
+				 * sofl_tun_set_mtu()'s */
 	int fd;			/* -1 (default): open /dev/net/tun; else an already
 				 * attached TUN/TAP queue to adopt (the port closes it) */
 	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
@@ -383,6 +498,44 @@ SOFL_API int sofl_tun_name(const struct sofl_port *port, const char **name);
  * (not a TUN/TAP port); *created is 0 on error (when @created is not NULL). */
 SOFL_API int sofl_tun_created(const struct sofl_port *port, int *created);
 
+/* sofl_tun_set_mtu(), sofl_tun_set_txqueuelen(), sofl_tun_set_up() :
+ * Set the MTU (SIOCSIFMTU, 1..65535), the transmit queue length
+ * (SIOCSIFTXQLEN, the packets the kernel queues toward this port; 5000
+ * kept a 10 Gbit/s TCP stream free of drops in `softoffload tunnel`, the
+ * default 500 did not) or the up/down state (IFF_UP; a new TUN is down, and
+ * a write to a down TUN is dropped as SOFL_PORT_DROP_DOWN) of @port's
+ * interface, as `ip link set` does.  They need CAP_NET_ADMIN; they do not
+ * change the port's own .mtu (the drop limit of sofl_tun_config).  Setup
+ * calls (one socket and ioctl each), any thread.
+ * @return 0, SOFL_E_INVAL (NULL port, mtu 0 or above 65535, qlen above
+ *         INT32_MAX), SOFL_E_PORT_KIND (not a TUN/TAP), SOFL_E_SYS (errno
+ *         of the ioctl: EPERM, EINVAL for an MTU the device refuses...). */
+SOFL_API int sofl_tun_set_mtu(const struct sofl_port *port, uint32_t mtu);
+SOFL_API int sofl_tun_set_txqueuelen(const struct sofl_port *port, uint32_t qlen);
+SOFL_API int sofl_tun_set_up(const struct sofl_port *port, int up);
+
+/* Encapsulations (sofl_tun_inner_mtu()): what goes between the outer UDP
+ * header and the caller's own head area */
+enum sofl_tun_encap {
+	SOFL_TUN_ENCAP_UDP = 0,		/* nothing: the inner IP packet (a TUN's) */
+	SOFL_TUN_ENCAP_VXLAN = 1,	/* 8-byte VXLAN header + inner Ethernet (a TAP's) */
+	SOFL_TUN_ENCAP_GENEVE = 2,	/* 8-byte Geneve header, no options + inner Ethernet */
+};
+
+/* sofl_tun_inner_mtu() :
+ * The MTU to give the inner interface so that one inner packet, put in
+ * @encap with @headroom bytes before it and @tailroom after (a VPN's header
+ * and AEAD tag), inside UDP over @family (AF_INET: 20-byte header, AF_INET6:
+ * 40, no options or extension headers) fits an underlay of @underlay_mtu
+ * bytes unfragmented: underlay_mtu - IP - 8 - encap - headroom - tailroom.
+ * E.g. 1500, AF_INET, UDP, 16, 16 -> 1440; AF_INET6 -> 1420.  (An IPv6
+ * inner network needs 1280 or more: RFC 8200.)  Pure, any thread.
+ * @return 0 (*inner set), SOFL_E_INVAL (NULL @inner, family not
+ *         AF_INET/AF_INET6, unknown encap, a size above 65535),
+ *         SOFL_E_TUN_MTU (less than 68 bytes left); *inner 0 on error. */
+SOFL_API int sofl_tun_inner_mtu(uint32_t underlay_mtu, int family, enum sofl_tun_encap encap,
+				uint32_t headroom, uint32_t tailroom, uint32_t *inner);
+
 /* ---------------------------------------------------------------------- */
 /* UDP                                                                      */
 /* ---------------------------------------------------------------------- */
@@ -408,9 +561,19 @@ struct sofl_udp_config {
 	uint32_t max_pkts;	/* datagrams per sofl_port_recv() after splitting
 				 * (0: 64 * rx_batch): SOFL_UDP_MAX_PKTS_* */
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
-	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default */
+	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default.  The
+				 * default (net.core.rmem_default, 208 KB) drops
+				 * under a 10 Gbit/s tunnel's bursts (counted
+				 * rcvbuf-full); `softoffload tunnel` uses 16 MB
+				 * receive, 4 MB send (docs/tunnel.md).  Without
+				 * CAP_NET_ADMIN Linux caps both at net.core.
+				 * [rw]mem_max: the open then logs what it got
+				 * (SOFL_LOG_WARN, sofl_set_log(), unless .quiet) */
 	int fd;			/* -1 (default): create; else a UDP socket to adopt */
 	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
+	uint16_t headroom;	/* bytes of writable head area per received datagram (0),
+				 * iov[0] as on a TUN (0.4.0) */
+	uint16_t tailroom;	/* bytes of writable tail area per received datagram (0) */
 };
 
 /* sofl_udp_config_init() : defaults (see each field). */

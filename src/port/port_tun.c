@@ -116,7 +116,8 @@ tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 			    offsetof(struct sofl_tun_config, rss) + sizeof(c->rss));
 	if (err)
 		return err;
-	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER)
+	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER &&
+	    c->rx_mode != SOFL_PORT_RX_CONTIG)
 		return SOFL_E_CFG_RX_MODE;
 	if (c->rx_mode == SOFL_PORT_RX_SUPER && (c->headroom || c->tailroom))
 		return SOFL_E_CFG_ROOM;
@@ -226,7 +227,14 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 				 c.headroom, c.tailroom)) < 0)
 		goto fail;
 	t->q.rss = c.rss;
-	if (t->vnet && c.rx_mode == SOFL_PORT_RX_SEGMENT)
+	if (c.rx_mode == SOFL_PORT_RX_CONTIG && (err = port_rxq_set_contig(&t->q)) < 0)
+		goto fail;
+	/* kept batches (port.c): the batch and the read buffers it points into */
+	t->base.rxq = &t->q;
+	t->base.rxbuf = t->buf;
+	t->base.nrxbuf = t->nbufs;
+	t->base.rxbuf_size = RX_BUF;
+	if (t->vnet && c.rx_mode != SOFL_PORT_RX_SUPER)
 		t->base.offloads |= SOFL_PORT_OFF_F_GSO;
 	if (t->vnet && c.tx_gro) {
 		if ((err = tun_gro_create(t, &c)) < 0)
@@ -491,6 +499,7 @@ tun_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
 		}
 	}
 	count_rx(t);
+	port->rx_used = bi;	/* buf[0..bi) hold this batch's bytes (kept batches) */
 	*pkts = t->q.pkt;
 	return (int)t->q.n;
 }

@@ -28,7 +28,8 @@ DEMO_SMALL_STREAMS=${DEMO_SMALL_STREAMS:-8}
 DEMO_SMALL_LEN=${DEMO_SMALL_LEN:-128}
 DEMO_SMALL_SECS=${DEMO_SMALL_SECS:-3}
 OFF_SAYS="--offload off: no virtio header, no GSO/GRO/checksum offload, wire-size packets only;
-   one packet per read() from the TUN, per recvmsg() from the socket, per send()/write()"
+   one read()/write() per packet on the TUN (no batched read), up to 64 reads per wake-up;
+   recvmmsg()/sendmmsg() on the socket, one datagram per packet: batched syscalls, no offload"
 
 # plain_up : the plain tunnel in both namespaces on sofl0, addressed as
 # tunnel_up addresses it.  PIDs in TUN_PIDS.

@@ -63,7 +63,8 @@ usage(FILE *f)
 "  --offload on    TSO/USO from the TUN cut by GSO and sent with UDP_SEGMENT;\n"
 "                  UDP_GRO receives coalesced by GRO into TUN super-packets\n"
 "                  (default)\n"
-"  --offload off   one packet per read/write/send/receive, no virtio header\n"
+"  --offload off   no offloads: one packet per read/write and per datagram,\n"
+"                  no virtio header; syscalls batched (recvmmsg/sendmmsg)\n"
 "  --offload gso   only the sending half (TUN -> peer) uses offloads\n"
 "  --offload gro   only the receiving half (peer -> TUN) uses offloads\n"
 "  --remote A:P    the peer; VXLAN/Geneve: up to %d remotes (repeat the\n"
@@ -398,7 +399,7 @@ open_tun(const struct tn_opts *o, struct tn_worker *w)
 	switch (o->mode) {
 	case MODE_OFF:
 		c.vnet_hdr = 0;
-		c.rx_reads = 1;
+		c.rx_reads = 64;	/* no offload, but up to 64 read()s per wake-up */
 		break;
 	case MODE_GSO:
 		c.tx_gro = 0;
@@ -422,7 +423,7 @@ udp_mode(const struct tn_opts *o, struct sofl_udp_config *c)
 	switch (o->mode) {
 	case MODE_OFF:
 		c->gso = c->gro = 0;
-		c->rx_batch = 1;
+		c->rx_batch = 64;	/* recvmmsg() and sendmmsg(), one datagram a packet */
 		c->rx_buf = 65536;
 		break;
 	case MODE_GSO:

@@ -3,6 +3,7 @@
 #
 #   make                 library (static + shared), CLI, tests, benchmarks
 #   make check           install missing Debian packages (as root), run every test
+#   make examples        the example programs of examples/ (examples/README.md)
 #   make check-sanitize  the unit tests under -fsanitize=address,undefined
 #   make coverage        line coverage of src/ by the unit tests (gcovr), in
 #                        build-cov/; fails below COVERAGE_MIN
@@ -82,7 +83,7 @@ CLI       := $(BUILD)/softoffload
 PCAP_LIBS := -lpcap
 CMOCKA    := -lcmocka
 
-.PHONY: all lib cli tests benches check check-sanitize coverage lint bench demo demo-long install uninstall clean deps deps-demo fuzz
+.PHONY: all lib cli tests benches examples check check-sanitize coverage lint bench demo demo-long install uninstall clean deps deps-demo fuzz
 all: lib cli tests benches
 
 lib: $(STATIC) $(SHARED) $(BUILD)/softoffload.pc
@@ -134,6 +135,13 @@ $(KTEST_BIN): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(KTEST_LOBJ) $
 $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BENCH_LOBJ) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_LOBJ) $(STATIC) -lm
 
+# The naive one-packet-per-call tunnel make demo's small-packets experiment
+# compares the tunnel with (bench/tunnel/: no library, not run by make bench)
+PLAIN_TUN := $(BUILD)/bench/plain_tun
+benches: $(PLAIN_TUN)
+$(PLAIN_TUN): $(BUILD)/bench/tunnel/plain_tun.o
+	$(CC) $(LDFLAGS) -o $@ $<
+
 # Side-by-side benchmark against DPDK 22.11 (bench/dpdk/): `make bench-dpdk`,
 # built only when pkg-config finds libdpdk (scripts/deps.sh bench installs it);
 # `make bench` then runs it with the others.  The DPDK-side files get DPDK's
@@ -176,6 +184,20 @@ bench-dpdk:
 	@echo "bench-dpdk: libdpdk not found by pkg-config (scripts/deps.sh bench installs it)"
 endif
 
+# examples/ (examples/README.md): one program per file, built as a user
+# would build it (-std=c11 -Wall -Wextra -Werror, the installed headers, the
+# static library).  Only examples link OpenSSL (vpn: libcrypto, libssl-dev),
+# never the library.  make check builds them; tests/vpn.sh runs vpn.
+EX_SRC    := $(wildcard examples/*.c)
+EX_BIN    := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
+EX_LIBS_vpn := -lcrypto
+examples: $(EX_BIN)
+
+$(BUILD)/examples/%: examples/%.c $(STATIC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -Wall -Wextra -Werror $(CFLAGS) -Iinclude $(LDFLAGS) -o $@ $< $(STATIC) \
+	    $(EX_LIBS_$*) -lpthread
+
 deps:
 	@scripts/deps.sh check
 
@@ -183,7 +205,7 @@ deps-demo:
 	@scripts/deps.sh demo
 
 check: deps
-	$(MAKE) all
+	$(MAKE) all examples
 	BUILD=$(BUILD) scripts/run-tests.sh
 
 check-sanitize: deps
@@ -219,11 +241,11 @@ soak: cli
 # the build is part of the demo's 4 minutes: two jobs (the machine class
 # has 2 vCPUs)
 demo: deps-demo
-	$(MAKE) -j2 lib cli benches
+	$(MAKE) -j2 lib cli benches examples
 	BUILD=$(BUILD) scripts/demo.sh
 
 demo-long: deps-demo
-	$(MAKE) -j2 lib cli benches
+	$(MAKE) -j2 lib cli benches examples
 	DEMO_LONG=1 BUILD=$(BUILD) scripts/demo.sh
 
 install: lib cli
@@ -271,6 +293,10 @@ fuzz-bins: $(FUZZ_BIN) $(BUILD)/fuzz/seeds
 
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/fuzz_%.o $(STATIC)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $< $(STATIC)
+
+# the tunnel's receive checks live in tools/ (tunnel_hdr.c)
+$(BUILD)/fuzz/fuzz_tunnel_rx: $(BUILD)/fuzz/fuzz_tunnel_rx.o $(BUILD)/tools/tunnel_hdr.o $(STATIC)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^
 
 $(BUILD)/fuzz/seeds: $(BUILD)/fuzz/seeds.o $(BUILD)/tests/helpers.o $(BUILD)/tests/encap_build.o \
 	$(BUILD)/tests/helpers_encap.o $(STATIC)

@@ -491,6 +491,45 @@ port_tun_tnl_seeds(void)
 		put(w, sizeof(w), f, len);
 		w[0] = 16 | 2 | 1;
 		put(w, sizeof(w), f, len);
+/* fuzz_tunnel_rx: mode, gso_size (LE16), then the frame under a VXLAN or
+ * Geneve header (VNI 42) for Ethernet frames, bare (ip) or under Geneve for
+ * IP packets; a two-datagram train of each too. */
+static void
+tunnel_rx_seed(const uint8_t *f, size_t len, int link)
+{
+	static const uint8_t vx[8] = { 0x08, 0, 0, 0, 0, 0, 42, 0 };
+	static const uint8_t gn_eth[8] = { 0, 0, 0x65, 0x58, 0, 0, 42, 0 };
+	uint8_t gn_ip[8] = { 0, 0, 0x08, 0x00, 0, 0, 42, 0 };
+	uint8_t w[3 + 2 * (8 + 1600)];
+	const uint8_t *hdr[2];
+	uint8_t mode[2];
+	size_t hl, d, k, m;
+
+	if (len > 1600 || !len)
+		return;
+	if (link == SOFL_LINK_ETH) {
+		hdr[0] = vx, mode[0] = 1;
+		hdr[1] = gn_eth, mode[1] = 2;
+	} else {
+		if ((f[0] >> 4) == 6)
+			gn_ip[2] = 0x86, gn_ip[3] = 0xdd;
+		hdr[0] = NULL, mode[0] = 0;
+		hdr[1] = gn_ip, mode[1] = 3;
+	}
+	for (m = 0; m < 2; m++) {
+		hl = hdr[m] ? 8 : 0;
+		d = hl + len;
+		for (k = 0; k < 2; k++) {
+			w[0] = mode[m];
+			w[1] = (uint8_t)(k ? d : 0);
+			w[2] = (uint8_t)(k ? d >> 8 : 0);
+			if (hl)
+				memcpy(w + 3, hdr[m], hl);
+			memcpy(w + 3 + hl, f, len);
+			if (k)
+				memcpy(w + 3 + d, w + 3, d);
+			put(w, 3 + (k + 1) * d, NULL, 0);
+		}
 	}
 }
 
@@ -608,6 +647,8 @@ main(int argc, char **argv)
 		} else if (!strcmp(argv[1], "fuzz_port_tun") ||
 			   !strcmp(argv[1], "fuzz_port_udp")) {
 			port_tun_udp_seed(argv[1][10] == 't', f, len, link);
+		} else if (!strcmp(argv[1], "fuzz_tunnel_rx")) {
+			tunnel_rx_seed(f, len, link);
 		} else {
 			fprintf(stderr, "seeds: no seeds for %s\n", argv[1]);
 			return 0;

@@ -15,6 +15,8 @@
 #   3. rss      iperf3 -P 4 through the tunnel, --queues 1 vs 2
 #   4. csum     the checksum counters of the tunnel runs (no traffic of its own)
 #   5. capture  the capture walk-through: csum, csum --fix, gro, rss on a capture
+#   6. vpn      examples/vpn (AES-256-GCM, ChaCha20-Poly1305) and wireguard-go
+#               (scripts/demo-v23.sh)
 # Then a table per experiment with its verdict, $OUT/results.json and
 # $OUT/*.png (gnuplot).  Without root or namespaces only step 5 runs, on a
 # synthetic capture, and says why.  See docs/demo.md.
@@ -22,7 +24,8 @@
 # Environment: BUILD (default build), DEMO_OUT (default $BUILD/demo),
 # DEMO_RUNS (3) x DEMO_SECS (5): the runs of each row (intervals of one
 # iperf3 run); DEMO_LONG=1 (make demo-long): 5 x 10 s and every row;
-# DEMO_STEPS (default "tunnel relay relay_vxlan udp rss csum capture"); DEMO_UDP_SECS
+# DEMO_STEPS (default "tunnel vxlan relay relay_vxlan burst udp rss small-packets csum
+# capture vpn"); DEMO_UDP_SECS
 # (0.4: seconds per UDP cell); DEMO_RSS_SECS (3: the RSS rows' runs).  Each step is bounded in time; a failing step
 # prints "step failed: ..." and the others still run.  Ctrl-C removes the
 # namespaces and kills only the processes the demo started (by PID).
@@ -40,7 +43,7 @@ if [ "${DEMO_LONG:-0}" = 1 ]; then
 fi
 DEMO_RUNS=${DEMO_RUNS:-3}
 DEMO_SECS=${DEMO_SECS:-5}
-DEMO_STEPS=${DEMO_STEPS:-tunnel relay relay_vxlan udp rss csum capture}
+DEMO_STEPS=${DEMO_STEPS:-tunnel vxlan relay relay_vxlan burst udp rss small-packets csum capture vpn}
 DEMO_TUNNEL_MODES_4=${DEMO_TUNNEL_MODES_4:-off gso gro on}
 DEMO_TUNNEL_MODES_6=${DEMO_TUNNEL_MODES_6:-off on}
 DEMO_VXLAN_FAMILIES=${DEMO_VXLAN_FAMILIES:-4}
@@ -62,6 +65,10 @@ here=$(dirname "$0")
 . "$here/demo-plot.sh"
 . "$here/demo-capture.sh"
 . "$here/demo-p22.sh"
+. "$here/demo-t22.sh"
+. "$here/demo-s25.sh"
+. "$here/demo-h24.sh"
+. "$here/demo-v23.sh"	# 6. vpn: examples/vpn against wireguard-go
 
 demo_cleanup() {
 	trap - EXIT INT TERM
@@ -140,10 +147,14 @@ if [ $live = 1 ]; then
 	"$CLI" relay --help >/dev/null 2>&1 ||
 		{ HAVE_RELAY=0; note "this build's softoffload has no 'relay' command: the relay rows fail"; }
 	want tunnel && run_step tunnel "throughput through the tunnel and kernel VXLAN"
+	want vxlan && run_step vxlan "softoffload VXLAN endpoint against the kernel's"
 	want relay && run_step relay "the relay: software LRO for a NIC without it"
 	want relay_vxlan && run_step relay_vxlan "the relay with VXLAN frames: VXLAN LRO"
+	want burst && run_step burst "bursts through a live relay vs the kernel's GRO"
 	want udp && run_step udp "UDP segmentation"
 	want rss && run_step rss "RSS over the tunnel's queues"
+	want small-packets && run_step small_packets "small packets: packets per second through each path"
+	want vpn && run_step vpn "examples/vpn and wireguard-go"
 	csum_rows >"$WORK/csum.jsonl" 2>/dev/null
 else
 	note "live experiments skipped: $why"
@@ -154,11 +165,15 @@ if [ $live = 1 ]; then
 	say ""
 	say "================ results ($DEMO_RUNS x $DEMO_SECS s per row; load average at start $DEMO_LOAD) ================"
 	want tunnel && report_tunnel
+	want vxlan && report_vxlan
 	want relay && report_relay
 	want relay_vxlan && report_relay_vxlan
+	want burst && report_burst
 	want udp && report_udp
 	want rss && report_rss
+	want small-packets && report_small_packets
 	want csum && report_csum
+	want vpn && report_vpn
 fi
 
 if want capture; then

@@ -10,6 +10,8 @@ pkgs="$pkgs jq gnuplot-nox"  # tests/demo.sh
 pkgs="$pkgs python3"  # tests/tunnel.sh, tests/soak.sh, tests/cli_gso.sh: traffic helpers
 pkgs="$pkgs abigail-tools"  # tests/abi_check.sh: abidiff against the last release
 pkgs="$pkgs cppcheck gcovr"  # make lint, make coverage
+pkgs="$pkgs libssl-dev"  # make examples: examples/vpn.c (OpenSSL EVP; the library never links it)
+pkgs="$pkgs wireguard-go wireguard-tools"  # tests/demo.sh, make demo: the vpn experiment's reference
 case $what in
 demo)  pkgs="$pkgs ethtool gnuplot-nox tcpdump jq" ;;
 bench) pkgs="$pkgs libdpdk-dev" ;;

@@ -66,6 +66,12 @@ for m in off on kernel-gro; do check_row relay $m 4; done
 check_row rss on 4 1
 check_row rss on 4 2
 for m in off on; do check_row csum $m 4; check_row csum $m 6; done
+for m in on off plain kernel-vxlan; do check_row small-packets $m 4; done
+for m in off plain; do check_row tunnel-baseline $m 4; done
+bad=$(jq -c '[.experiments[] | select(.name == "small-packets") |
+	select((.pps > 0 and .sent >= .delivered and .delivered > 0 and .secs > 0) | not) | .mode]' "$J")
+[ "$bad" = "[]" ] || fail "small-packets rows without packets delivered: $bad"
+for m in aes-256-gcm chacha20-poly1305 wireguard-go; do check_row vpn $m 4; done
 for m in single sendmmsg udpseg uso; do
 	n=$(jq --arg m "$m" '[.experiments[] | select(.name == "udp-segmentation" and .mode == $m and .error == null)] | length' "$J")
 	[ "$n" = 2 ] || fail "udp-segmentation $m: $n rows, expected 2"
@@ -89,7 +95,7 @@ bad=$(jq -c 'def supers: [paths(numbers) as $p | select($p | map(tostring) | joi
 	[.experiments[] | select(.name == "relay" and .mode == "on") | select((.counters.relay | supers) > 0 | not) | ["relay"]]' "$J")
 [ "$bad" = "[]" ] || fail "offload counters zero for: $bad"
 bad=$(jq -c 'def supers: [paths(numbers) as $p | select($p | map(tostring) | join(".") | test("super")) | getpath($p)] | add // 0;
-	[.experiments[] | select(.mode == "off" and .name == "tunnel") | select((.counters.a | supers) + (.counters.b | supers) > 0) | .family]' "$J")
+	[.experiments[] | select(.mode == "off" and (.name == "tunnel" or .name == "tunnel-baseline")) | select((.counters.a | supers) + (.counters.b | supers) > 0) | .family]' "$J")
 [ "$bad" = "[]" ] || fail "super-packets counted with --offload off: IPv$bad"
 
 # UDP rows: udpgso_bench_tx's columns positive, the receiver got the bytes
@@ -102,7 +108,7 @@ for p in tunnel relay rss udp-segmentation; do
 	f=$T/out/$p.png
 	[ -s "$f" ] && [ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "$p.png not written"
 done
-for h in "== 1. throughput" "== 1b. relay" "== 2. UDP segmentation" "== 3. RSS" "== 4. checksum" "== 5. the capture"; do
+for h in "== 1. throughput" "== 1b. relay" "== 2. UDP segmentation" "== 3. RSS" "== 4. checksum" "== 5. the capture" "== 6. VPN" "== small packets" "== the baseline"; do
 	grep -q "^$h" "$T/demo.log" || fail "no table \"$h\" on stdout"
 done
 grep -q "offload on / off: IPv4 [0-9.]*x" "$T/demo.log" || fail "no on/off ratio"

@@ -83,7 +83,12 @@
 	X(SOFL_E_CFG_ROOM) \
 	X(SOFL_E_CFG_NAME) \
 	X(SOFL_E_CFG_BATCH) \
-	X(SOFL_E_CFG_ADDR)
+	X(SOFL_E_CFG_ADDR) \
+	X(SOFL_E_PORT_HELD) \
+	X(SOFL_E_PORT_KEEP_OFF) \
+	X(SOFL_E_PORT_KEEP_BUSY) \
+	X(SOFL_E_TUN_MTU) \
+	X(SOFL_E_CFG_FLUSH_TIMEOUT)
 
 /* @return the enumerator's name, or NULL for an int that is not one */
 static const char *

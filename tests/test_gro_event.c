@@ -9,7 +9,8 @@
  * Buffers are recycled by cookie the moment they leave (released outputs,
  * sofl_gro_discard) and poisoned: an output still pointing into one fails
  * its payload check.  Also: the flush order of held_cookies, NOSPC and
- * INVAL paths, the NAPI mode's deadline, saturation. */
+ * INVAL paths, the NAPI mode's deadline, saturation; switching a running
+ * engine between the modes (sofl_gro_set_flush_timeout). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -729,6 +730,71 @@ test_saturate(void **state)
 	sofl_gro_destroy(g);
 }
 
+/* sofl_gro_set_flush_timeout(): NAPI -> timeout -> NAPI on a running
+ * engine, both tables; refused while something is held; statistics kept. */
+static void
+test_set_timeout(void **state)
+{
+	static uint8_t seg[4][1600];
+	struct sofl_gro_config cfg;
+	struct sofl_gro_in in[4];
+	struct sofl_gro_stats st;
+	const struct sofl_gro_out *o;
+	struct sofl_gro *g;
+	uint64_t d;
+	int table, k;
+
+	(void)state;
+	for (k = 0; k < 4; k++) {
+		struct t_spec s;
+
+		t_spec_init(&s, 4, 6);
+		s.seq = 1 + (uint32_t)k * MSS;
+		s.pay_len = MSS;
+		s.pay_off = (uint32_t)k * MSS;
+		memset(&in[k], 0, sizeof(in[k]));
+		in[k].data = seg[k];
+		in[k].len = (uint32_t)t_build(seg[k], sizeof(seg[k]), &s);
+		in[k].cookie = (uint64_t)k;
+	}
+	assert_int_equal(sofl_gro_set_flush_timeout(NULL, 1), SOFL_E_INVAL);
+	for (table = SOFL_GRO_TABLE_LINUX; table <= SOFL_GRO_TABLE_LRU; table++) {
+		sofl_gro_config_init(&cfg);
+		cfg.table = table;
+		assert_int_equal(sofl_gro_create(&cfg, &g), 0);
+		/* NAPI: held until this poll's end, and no change meanwhile */
+		assert_int_equal(sofl_gro_receive(g, in, 2, 0), 2);
+		assert_int_equal(sofl_gro_set_flush_timeout(g, 10), SOFL_E_GRO_HELD);
+		assert_int_equal(sofl_gro_poll_end(g, 0), 1);
+		sofl_gro_release(g);
+		/* timeout mode: held across poll ends until 10 us after the hold */
+		assert_int_equal(sofl_gro_set_flush_timeout(g, 10), 0);
+		assert_int_equal(sofl_gro_receive(g, in, 2, 5000), 2);
+		assert_int_equal(sofl_gro_poll_end(g, 5000), 0);
+		sofl_gro_release(g);
+		assert_int_equal(sofl_gro_next_deadline(g, &d), 1);
+		assert_true(d == 15000);
+		assert_int_equal(sofl_gro_receive(g, in + 2, 2, 9000), 2);
+		assert_int_equal(sofl_gro_poll_end(g, 14999), 0);
+		assert_int_equal(sofl_gro_poll_end(g, 15000), 1);
+		assert_int_equal(sofl_gro_outputs(g, &o), 1);
+		assert_int_equal(o[0].segs, 4);
+		sofl_gro_release(g);
+		/* back to NAPI */
+		assert_int_equal(sofl_gro_set_flush_timeout(g, 0), 0);
+		assert_int_equal(sofl_gro_receive(g, in, 1, 0), 1);
+		assert_int_equal(sofl_gro_next_deadline(g, &d), 1);
+		assert_true(d == 0);
+		assert_int_equal(sofl_gro_poll_end(g, 0), 1);
+		sofl_gro_release(g);
+		assert_int_equal(sofl_gro_get_stats(g, &st, sizeof(st)), 0);
+		assert_int_equal(st.pkts_in, 7);
+		assert_int_equal(st.flush[SOFL_GRO_FLUSH_TIMEOUT], 1);
+		assert_int_equal(st.flush[SOFL_GRO_FLUSH_POLL], 2);
+		sofl_gro_destroy(g);
+	}
+}
+
 int
 main(void)
 {
@@ -740,6 +806,7 @@ main(void)
 		cmocka_unit_test(test_discard_reuse),
 		cmocka_unit_test(test_discard_room),
 		cmocka_unit_test(test_saturate),
+		cmocka_unit_test(test_set_timeout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

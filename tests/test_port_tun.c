@@ -1,4 +1,4 @@
-/* Description: TUN/TAP port without a device: a SOCK_SEQPACKET socket pair stands in for the TUN queue (one message per packet, as read()/writev() on a TUN): super-packets cut into valid wire-size segments with head/tail areas, bad virtio headers dropped by reason, packets as they are (SUPER), GRO-coalesced writes with their virtio header, plain mode, the GSO-write EINVAL fallback (an eventfd refuses the write). */
+/* Description: TUN/TAP port without a device: a SOCK_SEQPACKET socket pair stands in for the TUN queue (one message per packet, as read()/writev() on a TUN): super-packets cut into valid wire-size segments with head/tail areas, bad virtio headers dropped by reason, packets as they are (SUPER), GRO-coalesced writes with their virtio header, held sends (a flush timeout: a burst in three sends written as one super-packet at its deadline), plain mode, the GSO-write EINVAL fallback (an eventfd refuses the write). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -364,6 +364,153 @@ test_write_coalesced(void **state)
 	fix_close(&f);
 }
 
+/* Fills pk[0..n) with segments @first.. of one flow in segs[]. */
+static void
+held_segs(uint8_t (*segs)[2000], struct sofl_port_pkt *pk, struct iovec *v, uint32_t first,
+	  uint32_t n)
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++) {
+		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, first + k) };
+		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_F_CSUM_OK };
+	}
+}
+
+/* Reads one message and checks it is segments @first..@first+@n of the
+ * flow (one super-packet when n > 1). */
+static void
+held_expect(struct fix *f, uint32_t first, uint32_t n)
+{
+	static uint8_t ref[2000];
+	struct sofl_vnet_hdr h;
+	ssize_t r;
+	uint32_t k;
+
+	r = read(f->sp[1], wire, sizeof(wire));
+	assert_int_equal(r, 12 + 40 + 1000 * (ssize_t)n);
+	assert_int_equal(sofl_vnet_decode(&h, wire, (size_t)r, 12, 0), 12);
+	assert_int_equal(h.gso_type, n > 1 ? SOFL_GSO_TCPV4 : SOFL_GSO_NONE);
+	for (k = 0; k < n; k++) {
+		segment(ref, 4, first + k);
+		assert_memory_equal(wire + 12 + 40 + 1000 * k, ref + 40, 1000);
+	}
+}
+
+/* Held sends (sofl_port_set_flush_timeout): a burst given in three sends
+ * leaves as one super-packet, at its deadline (the timeout after the last
+ * send) or at a flush, from the
+ * port's copies (the caller's buffers are scribbled over in between); a
+ * packet that cannot be coalesced writes what is held first; a full batch
+ * holds nothing; close writes what is held; the argument errors. */
+static void
+test_write_held(void **state)
+{
+	static uint8_t segs[256][2000];
+	static struct sofl_port_pkt pk[256];
+	static struct iovec v[256];
+	struct sofl_tun_config c;
+	struct sofl_port_stats st;
+	struct sofl_gro_stats g;
+	struct sofl_vnet_hdr sh;
+	struct fix f;
+	uint64_t d, d2;
+	uint32_t k;
+	(void)state;
+
+	sofl_tun_config_init(&c);
+	fix_open(&f, &c);
+	assert_int_equal(sofl_port_next_deadline(f.port, &d), 0);
+	assert_true(d == UINT64_MAX);
+	assert_int_equal(sofl_port_set_flush_timeout(f.port, SOFL_PORT_FLUSH_TIMEOUT_MAX + 1),
+			 SOFL_E_CFG_FLUSH_TIMEOUT);
+	assert_int_equal(sofl_port_set_flush_timeout(NULL, 1), SOFL_E_INVAL);
+	assert_int_equal(sofl_port_next_deadline(NULL, &d), SOFL_E_INVAL);
+	assert_int_equal(sofl_port_flush(NULL, 0), SOFL_E_INVAL);
+	assert_int_equal(sofl_port_set_flush_timeout(f.port, SOFL_PORT_FLUSH_TIMEOUT_MAX), 0);
+
+	/* three sends of one burst: nothing written until the flush */
+	held_segs(segs, pk, v, 0, 3);
+	assert_int_equal(sofl_port_send(f.port, pk, 3), 3);
+	memset(segs, 0xee, 3 * sizeof(segs[0]));	/* the caller's buffers are free */
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);
+	assert_int_equal(sofl_port_next_deadline(f.port, &d), 1);
+	assert_true(d != UINT64_MAX && d > 0);
+	held_segs(segs, pk, v, 3, 4);
+	assert_int_equal(sofl_port_send(f.port, pk, 4), 4);
+	held_segs(segs, pk, v, 7, 3);
+	assert_int_equal(sofl_port_send(f.port, pk, 3), 3);
+	memset(segs, 0xee, 3 * sizeof(segs[0]));
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);
+	assert_int_equal(sofl_port_next_deadline(f.port, &d2), 1);
+	assert_true(d2 > d);			/* idle for the timeout after the last send */
+	assert_int_equal(sofl_port_flush(f.port, d2 - 1), 0);	/* not due yet */
+	assert_int_equal(sofl_port_flush(f.port, d), 0);	/* a caller's older clock */
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);
+	assert_int_equal(sofl_port_flush(f.port, d2), 10);	/* due */
+	held_expect(&f, 0, 10);
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);
+	assert_int_equal(sofl_port_next_deadline(f.port, &d), 0);
+	sofl_port_get_stats(f.port, &st, sizeof(st));
+	assert_int_equal(st.tx_calls, 1);
+	assert_int_equal(st.tx_pkts, 10);
+	assert_int_equal(sofl_port_get_gro_stats(f.port, &g, sizeof(g)), 0);
+	assert_int_equal(g.flush[SOFL_GRO_FLUSH_EXPLICIT], 1);	/* the port's idle flush */
+
+	/* a packet that cannot be coalesced (a super-packet) goes after what
+	 * is held */
+	held_segs(segs, pk, v, 10, 2);
+	assert_int_equal(sofl_port_send(f.port, pk, 2), 2);
+	v[2] = (struct iovec){ segs[2], segment(segs[2], 4, 40) };
+	pk[2] = (struct sofl_port_pkt){ .iov = &v[2], .iovcnt = 1, .len = (uint32_t)v[2].iov_len,
+		.flags = SOFL_PORT_PKT_F_VNET };
+	assert_int_equal(sofl_port_send(f.port, &pk[2], 1), 1);
+	held_expect(&f, 10, 2);
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), 12 + 1040);
+	assert_int_equal(sofl_vnet_decode(&sh, wire, 12 + 1040, 12, 0), 12);
+	assert_int_equal(sofl_port_next_deadline(f.port, &d), 0);
+
+	/* a full batch (the GRO batch, 256) holds nothing, what was held
+	 * joins it: 12..267 in 64 KB super-packets (43 + 43 + ...) */
+	held_segs(segs, pk, v, 12, 1);
+	assert_int_equal(sofl_port_send(f.port, pk, 1), 1);
+	for (k = 0; k < 256; k++) {
+		v[k] = (struct iovec){ segs[k], segment(segs[k], 4, 13 + k) };
+		pk[k] = (struct sofl_port_pkt){ .iov = &v[k], .iovcnt = 1,
+			.len = (uint32_t)v[k].iov_len, .flags = SOFL_PORT_PKT_F_CSUM_OK };
+	}
+	assert_int_equal(sofl_port_send(f.port, pk, 256), 256);
+	assert_int_equal(sofl_port_next_deadline(f.port, &d), 0);
+	for (k = 0; k < 257; k += 65) {
+		uint32_t n = 257 - k < 65 ? 257 - k : 65;
+
+		held_expect(&f, 12 + k, n);
+	}
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);
+
+	/* back to 0: what is held is written; close writes what is held */
+	held_segs(segs, pk, v, 300, 2);
+	assert_int_equal(sofl_port_send(f.port, pk, 2), 2);
+	assert_int_equal(sofl_port_set_flush_timeout(f.port, 0), 0);
+	held_expect(&f, 300, 2);
+	assert_int_equal(sofl_port_set_flush_timeout(f.port, 50), 0);
+	held_segs(segs, pk, v, 400, 3);
+	assert_int_equal(sofl_port_send(f.port, pk, 3), 3);
+	assert_int_equal(read(f.sp[1], wire, sizeof(wire)), -1);
+	sofl_port_close(f.port);
+	held_expect(&f, 400, 3);
+	close(f.sp[1]);
+
+	/* a port that does not coalesce */
+	sofl_tun_config_init(&c);
+	c.vnet_hdr = 0;
+	fix_open(&f, &c);
+	assert_int_equal(sofl_port_set_flush_timeout(f.port, 50), SOFL_E_NOTSUP);
+	assert_int_equal(sofl_port_flush(f.port, SOFL_PORT_FLUSH_ALL), 0);
+	fix_close(&f);
+}
+
 /* Plain mode: no header either way, the packet unchanged. */
 static void
 test_plain(void **state)
@@ -609,6 +756,7 @@ main(void)
 		cmocka_unit_test(test_read_super),
 		cmocka_unit_test(test_read_batch_full),
 		cmocka_unit_test(test_write_coalesced),
+		cmocka_unit_test(test_write_held),
 		cmocka_unit_test(test_plain),
 		cmocka_unit_test(test_write_einval_fallback),
 		cmocka_unit_test(test_api_edges),

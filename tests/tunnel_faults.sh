@@ -1,17 +1,25 @@
 #!/bin/sh
-# softoffload tunnel under faults: each must leave the tunnel running, the
-# data that TCP carries intact, and its counters saying what happened.
+# softoffload tunnel under faults, in every --encap mode (ip, vxlan,
+# geneve, softoffload at both ends): each must leave the tunnel running,
+# the data that TCP carries intact, and its counters saying what happened.
 #   1. the peer stopped and restarted in the middle of a TCP transfer (its
-#      TUN persistent, so the connection survives): ICMP port unreachable
-#      comes back as ECONNREFUSED, counted as "refused" drops;
-#   2. a flood of malformed datagrams at the tunnel's port (not IP, wrong
-#      lengths, short, and IP packets with bad TCP checksums) from the peer's
-#      address and from another (198.18.0.9), during a TCP transfer: counted as inner
-#      drops, peer drops, and (with --verify-inner) GRO's l4-csum bypasses;
+#      TUN/TAP persistent, so the connection survives); with --encap ip (a
+#      connected socket) ICMP port unreachable comes back as ECONNREFUSED,
+#      counted as "refused" drops;
+#   2. a flood of malformed datagrams at the tunnel's port during a TCP
+#      transfer, from the peer's address and from another (198.18.0.9):
+#      --encap ip: not IP, wrong lengths, short, IP packets with bad TCP
+#      checksums; vxlan/geneve: every malformed header kind, short inner
+#      frames, and frames with bad TCP checksums in valid headers: each
+#      counted by its reason (and bad checksums as GRO's l4-csum bypasses
+#      when checksums are verified);
 #   3. a full socket buffer: the receiving tunnel stopped (SIGSTOP) while a
 #      UDP flood comes in, so its receive buffer overflows: counted as
-#      rcvbuf-full drops (SO_RXQ_OVFL), and TCP works again afterwards.
-# Root; exit 77 without the tools.
+#      rcvbuf-full drops (SO_RXQ_OVFL), and TCP works again afterwards;
+#   4. the TUN/TAP deleted under a running tunnel: it exits 1 and says the
+#      device was deleted (not a misleading "Resource temporarily
+#      unavailable").
+# Root; exit 77 without the tools.  TL_ENCAPS limits the modes.
 set -u
 . "$(dirname "$0")/tunnel.lib"
 tl_require
@@ -20,54 +28,36 @@ tl_underlay
 fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 expect() {
-	v=$(tl_json "$1" "$2") || { bad "$1: cannot read counters"; return; }
+	v=$(tl_json "$1" "$2") || { bad "$MODE: $1: cannot read counters"; return; }
 	[ "$v" = True ] || bad "$MODE: $1: $2 is false ($(tl_json "$1" "$3" 2>/dev/null))"
 }
 alive() {
 	eval "p=\$TL_PID_$1"
 	kill -0 "$p" 2>/dev/null || bad "$MODE: tunnel $1 died ($(cat "$TL_DIR/$1.err"))"
 }
+ip -n "$TL_A" addr add 198.18.0.9/32 dev "va$TL_ID"
+ip -n "$TL_B" route add 198.18.0.9/32 dev "vb$TL_ID"
 
-# --- 1. peer stopped and restarted mid-run ---
-MODE="peer restart"
-ip -n "$TL_B" tuntap add dev "tB$TL_ID" mode tun
-tl_start A 4 && tl_start B 4 || bad "$MODE: tunnel did not start"
-ip netns exec "$TL_B" iperf3 -s -1 -B 198.18.1.2 -p 5201 >/dev/null 2>&1 &
-spid=$!; TL_PIDS="$TL_PIDS $spid"
-sleep 0.3
-ip netns exec "$TL_A" iperf3 -c 198.18.1.2 -p 5201 -t 5 -J >"$TL_DIR/ip.json" 2>&1 &
-cpid=$!; TL_PIDS="$TL_PIDS $cpid"
-sleep 1.5
-tl_stop B || bad "$MODE: B exited $? on SIGTERM"
-ip -n "$TL_B" link show "tB$TL_ID" >/dev/null 2>&1 || bad "$MODE: B removed a TUN it had not created"
-sleep 1
-alive A
-# restart B on the same (persistent, already configured) TUN
-ip netns exec "$TL_B" "$SOFL" tunnel --tun "tB$TL_ID" --local 198.18.0.2:4789 \
-    --remote 198.18.0.1:4789 --json >"$TL_DIR/B.json" 2>"$TL_DIR/B.err" &
-TL_PID_B=$!; TL_PIDS="$TL_PIDS $TL_PID_B"
-wait "$cpid" || bad "$MODE: iperf3 failed across the restart ($(tail -3 "$TL_DIR/ip.json"))"
-wait "$spid"
-alive A
-tl_stop A; tl_stop B
-expect A 'd["udp"]["tx_drop"].get("refused", 0) > 0' 'd["udp"]'
-expect A 'd["udp"]["tx_pkts"] > 10000' 'd["udp"]'
-expect B 'd["udp"]["rx_pkts"] > 1000 and d["tun"]["tx_pkts"] > 1000' 'd'
-ip -n "$TL_B" link del "tB$TL_ID"
+# iperf_bg: a 3 s TCP transfer A -> B in the background (spid, cpid)
+iperf_bg() {
+	ip netns exec "$TL_B" iperf3 -s -1 -B 198.18.1.2 -p 5201 >/dev/null 2>&1 &
+	spid=$!; TL_PIDS="$TL_PIDS $spid"
+	sleep 0.3
+	ip netns exec "$TL_A" iperf3 -c 198.18.1.2 -p 5201 -t "$1" -J >"$TL_DIR/ip.json" 2>&1 &
+	cpid=$!; TL_PIDS="$TL_PIDS $cpid"
+}
+got_through() {
+	python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))["end"]; sys.exit(0 if d["sum_received"]["bytes"] > 1000000 else 1)' \
+	    "$TL_DIR/ip.json" || bad "$MODE: TCP did not get through"
+}
 
-# --- 2. malformed flood (unconnected sockets: --queues 2) ---
-for verify in "" --verify-inner; do
-MODE="malformed flood $verify"
-tl_start A 4 --queues 2 $verify && tl_start B 4 --queues 2 $verify || bad "$MODE: tunnel did not start"
-ip -n "$TL_A" addr add 198.18.0.9/32 dev "va$TL_ID" 2>/dev/null
-ip -n "$TL_B" route add 198.18.0.9/32 dev "vb$TL_ID" 2>/dev/null
-ip netns exec "$TL_B" iperf3 -s -1 -B 198.18.1.2 -p 5201 >/dev/null 2>&1 &
-spid=$!; TL_PIDS="$TL_PIDS $spid"
-sleep 0.3
-ip netns exec "$TL_A" iperf3 -c 198.18.1.2 -p 5201 -t 3 -J >"$TL_DIR/ip.json" 2>&1 &
-cpid=$!; TL_PIDS="$TL_PIDS $cpid"
-ip netns exec "$TL_A" python3 - <<'PY'
-import os, socket, struct
+# flood ENCAP: 20000 rounds of malformed datagrams at B's port(s) from the
+# peer's address, one in ten also from 198.18.0.9
+flood() {
+	ip netns exec "$TL_A" python3 - "$1" <<'PY'
+import os, socket, struct, sys
+enc = sys.argv[1]
 def sock(src):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((src, 0))
@@ -84,34 +74,109 @@ def ip4(payload, tot=None, proto=6):
     h = h[:10] + struct.pack("!H", csum(h)) + h[12:]     # a valid IP header
     return h + payload
 tcp_bad = struct.pack("!HHIIBBHHH", 40000, 5201, 1, 1, 0x50, 0x10, 512, 0xdead, 0) + b"x" * 100
-kinds = [lambda: os.urandom(100) if os.urandom(1)[0] & 1 else b"\x00" * 64,   # not IP
-         lambda: ip4(b"y" * 50, tot=999),                                  # bad length
-         lambda: b"\x45\x00",                                              # short
-         lambda: ip4(tcp_bad)]                                             # bad TCP checksum
+eth = lambda p: b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x09" + b"\x08\x00" + p
+vx = lambda flags=0x08000000, vni=42: struct.pack("!II", flags, vni << 8)
+gnv = lambda b0=0, b1=0, proto=0x6558, vni=42: struct.pack("!BBHI", b0, b1, proto, vni << 8)
+if enc == "ip":
+    ports = (4789, 4790)
+    kinds = [lambda: os.urandom(100) if os.urandom(1)[0] & 1 else b"\x00" * 64,   # not IP
+             lambda: ip4(b"y" * 50, tot=999),                                  # bad length
+             lambda: b"\x45\x00",                                              # short
+             lambda: ip4(tcp_bad)]                                             # bad TCP checksum
+elif enc == "vxlan":
+    ports = (4789,)
+    kinds = [lambda: vx(flags=0) + eth(ip4(tcp_bad)),                          # I flag clear
+             lambda: vx(flags=0x08000001) + eth(ip4(tcp_bad)),                 # reserved bit
+             lambda: vx(vni=43) + eth(ip4(tcp_bad)),                           # not our VNI
+             lambda: vx()[:6],                                                 # short header
+             lambda: vx() + b"\x00" * 9,                                       # short frame
+             lambda: os.urandom(64),                                           # noise
+             lambda: vx() + eth(ip4(tcp_bad))]                                 # bad TCP checksum
+else:
+    ports = (4789,)
+    kinds = [lambda: gnv(b0=1, b1=0x40) + b"\x01\x02\x83\x00" + eth(ip4(tcp_bad)),  # critical option
+             lambda: gnv(b1=0x80) + eth(ip4(tcp_bad)),                         # OAM
+             lambda: gnv(b0=0x40) + eth(ip4(tcp_bad)),                         # version 1
+             lambda: gnv(proto=0x0800) + ip4(tcp_bad),                         # IP inside, not ours
+             lambda: gnv(vni=43) + eth(ip4(tcp_bad)),                          # not our VNI
+             lambda: gnv(b0=4) + b"\x00" * 8,                                  # options past the end
+             lambda: gnv() + b"\x00" * 9,                                      # short frame
+             lambda: gnv(b0=1) + b"\x01\x02\x03\x00" + eth(ip4(tcp_bad))]      # a non-critical option, bad checksum
 for i in range(20000):
-    d = kinds[i % 4]()
-    for port in (4789, 4790):
+    d = kinds[i % len(kinds)]()
+    for port in ports:
         peer.sendto(d, ("198.18.0.2", port))
     if i % 10 == 0:
         stranger.sendto(d, ("198.18.0.2", 4789))
 PY
-wait "$cpid" || bad "$MODE: iperf3 failed during the flood"
+}
+
+for TL_ENCAP in ${TL_ENCAPS:-ip vxlan geneve}; do
+if [ $TL_ENCAP = ip ]; then devmode=tun; else devmode=tap; fi
+
+# --- 1. peer stopped and restarted mid-run ---
+MODE="$TL_ENCAP: peer restart"
+ip -n "$TL_B" tuntap add dev "tB$TL_ID" mode $devmode
+tl_start A 4 && tl_start B 4 || bad "$MODE: tunnel did not start"
+iperf_bg 5
+sleep 1.5
+tl_stop B || bad "$MODE: B exited $? on SIGTERM"
+ip -n "$TL_B" link show "tB$TL_ID" >/dev/null 2>&1 || bad "$MODE: B removed a TUN it had not created"
+sleep 1
+alive A
+# restart B on the same (persistent, already configured) TUN/TAP
+ip netns exec "$TL_B" "$SOFL" tunnel --tun "tB$TL_ID" --local 198.18.0.2:4789 \
+    --remote 198.18.0.1:4789 $(tl_encap_args) --json >"$TL_DIR/B.json" 2>"$TL_DIR/B.err" &
+TL_PID_B=$!; TL_PIDS="$TL_PIDS $TL_PID_B"
+wait "$cpid" || bad "$MODE: iperf3 failed across the restart ($(tail -3 "$TL_DIR/ip.json"))"
 wait "$spid"
-alive B
+alive A
 tl_stop A; tl_stop B
-expect B 'd["inner_drop"]["not_ip"] > 0 and d["inner_drop"]["bad_len"] > 0 and d["inner_drop"]["short"] > 0' 'd["inner_drop"]'
-expect B 'd["udp"]["rx_drop"].get("peer", 0) > 0' 'd["udp"]'
-if [ -n "$verify" ]; then
-	expect B 'd["gro"]["bypass"]["l4-csum"] >= 5000 and d["tun"]["csum_sw_verify"] > 0' 'd["gro"]'
-fi
-python3 -c 'import json,sys
-d=json.load(open(sys.argv[1]))["end"]; sys.exit(0 if d["sum_received"]["bytes"] > 1000000 else 1)' \
-    "$TL_DIR/ip.json" || bad "$MODE: TCP did not get through"
+[ $TL_ENCAP = ip ] && expect A 'd["udp"]["tx_drop"].get("refused", 0) > 0' 'd["udp"]'
+expect A 'd["udp"]["tx_pkts"] > 10000' 'd["udp"]'
+expect B 'd["udp"]["rx_pkts"] > 1000 and d["tun"]["tx_pkts"] > 1000' 'd'
+ip -n "$TL_B" link del "tB$TL_ID"
+
+# --- 2. malformed flood (--encap ip: unconnected sockets, --queues 2) ---
+if [ $TL_ENCAP = ip ]; then q="--queues 2"; else q=""; fi
+for run in plain verify; do
+	case $run in
+	plain) opts="" ;;
+	verify) [ $TL_ENCAP = ip ] || continue; opts="--verify-inner" ;;
+	esac
+	MODE="$TL_ENCAP: malformed flood $opts"
+	tl_start A 4 $q $opts && tl_start B 4 $q $opts || bad "$MODE: tunnel did not start"
+	iperf_bg 3
+	flood $TL_ENCAP
+	wait "$cpid" || bad "$MODE: iperf3 failed during the flood"
+	wait "$spid"
+	alive B
+	tl_stop A; tl_stop B
+	case $TL_ENCAP in
+	ip)
+		expect B 'd["inner_drop"]["not_ip"] > 0 and d["inner_drop"]["bad_len"] > 0 and d["inner_drop"]["short"] > 0' 'd["inner_drop"]'
+		expect B 'd["udp"]["rx_drop"].get("peer", 0) > 0' 'd["udp"]' ;;
+	vxlan)
+		expect B 'all(d["encap_drop"][k] > 0 for k in ("vxlan_flags", "vni", "hdr_short", "eth_short", "unknown_remote"))' 'd["encap_drop"]' ;;
+	geneve)
+		expect B 'all(d["encap_drop"][k] > 0 for k in ("geneve_critical", "geneve_oam", "geneve_version", "geneve_proto", "vni", "hdr_short", "eth_short", "unknown_remote"))' 'd["encap_drop"]' ;;
+	esac
+	case $TL_ENCAP-$run in
+	ip-verify|vxlan-plain|geneve-plain)
+		# checksums verified (--verify-inner; vxlan/geneve by default):
+		# the bad ones bypass GRO
+		expect B 'd["gro"]["bypass"]["l4-csum"] >= 2000 and d["tun"]["csum_sw_verify"] > 0' 'd["gro"]' ;;
+	esac
+	got_through
 done
 
 # --- 3. full receive buffer ---
-MODE="full rcvbuf"
+MODE="$TL_ENCAP: full rcvbuf"
 tl_start A 4 && tl_start B 4 || bad "$MODE: tunnel did not start"
+# wait for the path (vxlan/geneve: ARP through the tunnel) before stopping B
+ip netns exec "$TL_A" ping -c 1 -W 3 198.18.1.2 >/dev/null 2>&1 ||
+	ip netns exec "$TL_A" python3 -c 'import socket,time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.connect(("198.18.1.2", 9)); s.send(b"x"); time.sleep(1)'
 kill -STOP "$TL_PID_B"
 ip netns exec "$TL_A" python3 - <<'PY'
 import socket, time
@@ -133,5 +198,21 @@ tl_stop A; tl_stop B
 expect B 'd["udp"]["rx_drop"].get("rcvbuf-full", 0) > 0' 'd["udp"]'
 expect B 'd["tun"]["tx_pkts"] > 1000' 'd["tun"]'
 
-[ $fail = 0 ] && echo "tunnel faults: all checks passed"
+# --- 4. the TUN/TAP deleted under the tunnel ---
+MODE="$TL_ENCAP: device deleted"
+tl_start A 4 && tl_start B 4 || bad "$MODE: tunnel did not start"
+ip netns exec "$TL_A" ping -c 1 -W 2 198.18.1.2 >/dev/null 2>&1
+ip -n "$TL_A" link del "tA$TL_ID"
+i=0
+while kill -0 "$TL_PID_A" 2>/dev/null && [ $i -lt 50 ]; do i=$((i + 1)); sleep 0.1; done
+tl_stop A
+rc=$?
+[ $rc = 1 ] || bad "$MODE: exit status $rc after its device was deleted, expected 1"
+grep -q "device was deleted" "$TL_DIR/A.err" ||
+	bad "$MODE: stderr does not say the device was deleted: $(cat "$TL_DIR/A.err")"
+grep -q "temporarily unavailable" "$TL_DIR/A.err" && bad "$MODE: EAGAIN reported: $(cat "$TL_DIR/A.err")"
+tl_stop B
+done
+
+[ $fail = 0 ] && echo "summary: tunnel faults (peer restart, malformed flood, full buffer, device deleted) in encap modes ${TL_ENCAPS:-ip vxlan geneve}: all checks passed"
 exit $fail

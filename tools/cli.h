@@ -135,6 +135,11 @@ void cli_port_offloads_json(struct cli_json *j, const char *key, unsigned off);
 void cli_port_counters_json(struct cli_json *j, const struct sofl_port_stats *s);
 /* One counter line of the text output: "\t<n> <what>\n". */
 void cli_line(FILE *f, unsigned long long n, const char *what);
+/* The unsigned number in sysfs/procfs file @path, or 0 when it cannot be
+ * read.  No allocation (open/read/close into the stack, no FILE): a
+ * periodic report calls it, and under ASan every fopen()'s FILE and buffer
+ * went to the quarantine (~10 kB/s of growth at --stats-interval 1). */
+unsigned long long cli_read_u64(const char *path);
 /* A port's non-zero drop counters as text lines, reason by reason:
  * "\t<n> <rx>: <reason>" (receive) then "\t<n> <tx>: <reason>" (send). */
 void cli_port_drops(FILE *f, const struct sofl_port_stats *s, const char *rx, const char *tx);

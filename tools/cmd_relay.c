@@ -26,6 +26,16 @@
 #include "softoffload/l2.h"
 
 #define BURSTS 16		/* receive batches per port per wake-up */
+/* --gro-flush-timeout default, microseconds: how long a TUN/TAP port keeps
+ * a flow whose burst was read in pieces after the last packet that came
+ * (port.h, held sends; 4 x that after its first at most).  A 64 KB
+ * burst takes 53 us at 10 Gbit/s, but a burst sent by a program on a busy
+ * host, and the relay's own wake-up, can take several hundred: with 200 us
+ * tests/relay_burst.sh still saw bursts split on a loaded 2-core machine,
+ * with 1000 none.  It is also what a flow whose burst ends without PSH
+ * waits at most (pure ACKs and PSH segments are written at once); Linux
+ * bounds what it keeps across polls by one jiffy (1-4 ms). */
+#define RELAY_HOLD_US 1000
 
 enum kind { K_TUN, K_TAP, K_AFP };
 
@@ -52,6 +62,7 @@ struct l2_dir {
 	uint64_t arp_replies;	/* L2 -> tun: ARP requests for the TUN's addresses answered */
 	uint64_t nd_adverts;	/* L2 -> tun: neighbour solicitations answered */
 	uint64_t malformed;	/* invalid solicitations, virtio headers, IP versions */
+	uint64_t runt;		/* L2 -> tun: IP EtherType but no IP header after it */
 };
 
 #define MAX_ADDRS SOFL_L2_ADDRS_MAX
@@ -74,6 +85,7 @@ struct relay {
 	int json;
 	uint32_t ring_slots;	/* 0: the port's default */
 	uint32_t busy_us;	/* --busy-poll */
+	uint32_t hold_us;	/* --gro-flush-timeout (RELAY_HOLD_US) */
 	uint8_t tun_mac[6];	/* --tun-mac: source of frames from a TUN */
 	int have_tun_mac;
 	struct tun_addrs ta;
@@ -91,6 +103,7 @@ usage(FILE *f)
 	    "                         [--stats-interval S] [--time S] [--promisc] [--qdisc-bypass]\n"
 	    "                         [--ring-slots N] [--busy-poll US] [--tun-mac MAC]\n"
 	    "                         [--tunnel-gso on|off]\n"
+	    "                         [--gro-flush-timeout US]\n"
 	    "ports: tun:NAME  tap:NAME  afpacket:IFNAME\n"
 	    "Forwards both ways.  --offload on (default): AF_PACKET ring with virtio headers,\n"
 	    "GRO towards a TUN/TAP, GSO and checksums towards an AF_PACKET device without TSO;\n"
@@ -105,6 +118,13 @@ usage(FILE *f)
 	    "24-byte virtio header), so VXLAN/Geneve frames are coalesced into tunnel\n"
 	    "super-packets towards it and its tunnel super-packets are read whole (cut for an\n"
 	    "AF_PACKET port); off, or a kernel without it: not.  SIGINT/SIGTERM end it.\n");
+	    "without sleeping for US microseconds (default 0).  --gro-flush-timeout US: a TUN/TAP\n"
+	    "keeps a flow whose burst was read in pieces until nothing came for US microseconds\n"
+	    "(4 x US at most), so that the rest joins it (default 1000; 0: every read's flows\n"
+	    "are written at its end; what it costs: a burst that ends without PSH waits that\n"
+	    "long).\n"
+	    "--tun-mac: source address of the frames made from a TUN's packets (default: the\n"
+	    "other port's MAC).  SIGINT/SIGTERM end it.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -298,10 +318,12 @@ l2_dir_get(const struct relay *r, int i, struct l2_dir *o)
 			    s.eth_drop[SOFL_L2_DROP_ARP_NOT_REQUEST] +
 			    s.eth_drop[SOFL_L2_DROP_ARP_NOT_MINE];
 		o->short_hdr = s.eth_drop[SOFL_L2_DROP_SHORT];
+		o->runt = s.eth_drop[SOFL_L2_DROP_RUNT];
 		o->arp_replies = s.arp_replies;
 		o->nd_adverts = s.nd_adverts;
 		o->malformed = s.eth_drop[SOFL_L2_DROP_NS_MALFORMED] +
-			       s.eth_drop[SOFL_L2_DROP_NS_CSUM] + s.eth_drop[SOFL_L2_DROP_VNET];
+			       s.eth_drop[SOFL_L2_DROP_NS_CSUM] + s.eth_drop[SOFL_L2_DROP_VNET] +
+			       s.eth_drop[SOFL_L2_DROP_IP_VERSION];
 	} else {
 		o->no_peer = s.ip_drop[SOFL_L2_DROP_NO_PEER];
 		o->short_hdr = s.ip_drop[SOFL_L2_DROP_NO_ROOM];
@@ -409,6 +431,8 @@ print_dir(const struct relay *r, int i)
 	if (a.malformed)
 		line(a.malformed, "packets dropped: malformed (neighbour solicitation, "
 		     "virtio header or IP version)");
+	if (a.runt)
+		line(a.runt, "frames dropped: runt (IPv4/IPv6 EtherType, no IP header after it)");
 	if (a.arp_replies)
 		line(a.arp_replies, "ARP requests answered for the TUN");
 	if (a.nd_adverts)
@@ -451,6 +475,7 @@ json_dir(struct cli_json *j, const struct relay *r, int i)
 	cli_json_u64(j, "arp_replies", a.arp_replies);
 	cli_json_u64(j, "nd_adverts", a.nd_adverts);
 	cli_json_u64(j, "malformed", a.malformed);
+	cli_json_u64(j, "runt", a.runt);
 	cli_json_end(j);
 }
 
@@ -493,14 +518,76 @@ report(struct relay *r, int final)
 
 /* ---- main loop ---- */
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The wait for input: @tmo_ms (0: none), shortened to the earliest
+ * deadline of what the ports hold (a flush timeout of microseconds:
+ * ppoll's nanoseconds, not poll's milliseconds). */
+static void
+wait_time(const struct relay *r, int tmo_ms, struct timespec *ts)
+{
+	uint64_t t = (uint64_t)tmo_ms * 1000000u, d, now;
+	int i;
+
+	for (i = 0; i < 2 && t > 0; i++)
+		if (sofl_port_next_deadline(r->e[i].port, &d) == 1) {
+			now = mono_ns();
+			d = d > now ? d - now : 0;
+			if (d < t)
+				t = d;
+		}
+	ts->tv_sec = (time_t)(t / 1000000000u);
+	ts->tv_nsec = (long)(t % 1000000000u);
+}
+
+/* Writes what the ports hold that is due (their flush timeout). */
+static int
+flush_due(struct relay *r)
+{
+	uint64_t now = mono_ns();
+	int i, err;
+
+	for (i = 0; i < 2; i++)
+		if ((err = sofl_port_flush(r->e[i].port, now)) < 0)
+			return cli_lib_error(err, "relay: %s", r->e[i].spec);
+	return 0;
+}
+
+/* --gro-flush-timeout on the TUN/TAP ports that coalesce (offload on) */
+static int
+set_hold(struct relay *r)
+{
+	int i, err;
+
+	for (i = 0; i < 2; i++) {
+		if (r->e[i].kind == K_AFP || !r->offload)
+			continue;
+		err = sofl_port_set_flush_timeout(r->e[i].port, r->hold_us);
+		if (err < 0 && err != SOFL_E_NOTSUP)
+			return cli_lib_error(err, "relay: %s: --gro-flush-timeout %u",
+					     r->e[i].spec, r->hold_us);
+	}
+	return 0;
+}
+
 static int
 run(struct relay *r)
 {
 	struct pollfd pf[2];
+	struct timespec ts;
 	double next = r->interval > 0 ? r->interval : -1;
 	int i, b, got, tmo, busy[2], moved;
 	double last_busy = 0;
 
+	if (set_hold(r))
+		return 2;
 	for (i = 0; i < 2; i++) {
 		pf[i].fd = sofl_port_fd(r->e[i].port);
 		pf[i].events = POLLIN;
@@ -520,7 +607,10 @@ run(struct relay *r)
 		tmo = 200;
 		if (r->busy_us && elapsed(r) - last_busy < r->busy_us / 1e6)
 			tmo = 0;
-		if (poll(pf, 2, tmo) < 0) {
+		/* held flows (--gro-flush-timeout): wake at the earliest
+		 * deadline, as the NAPI timer of gro_flush_timeout does */
+		wait_time(r, tmo, &ts);
+		if (ppoll(pf, 2, &ts, NULL) < 0) {
 			if (errno == EINTR)
 				continue;
 			return cli_error("relay: poll: %s", strerror(errno));
@@ -543,6 +633,8 @@ run(struct relay *r)
 			}
 		if (moved)
 			last_busy = elapsed(r);
+		if (flush_due(r))
+			return 2;
 	}
 	return 0;
 }
@@ -592,6 +684,7 @@ cmd_relay(int argc, char **argv)
 		{ "qdisc-bypass", no_argument, NULL, 'q' },
 		{ "ring-slots", required_argument, NULL, 'r' },
 		{ "busy-poll", required_argument, NULL, 'b' },
+		{ "gro-flush-timeout", required_argument, NULL, 'g' },
 		{ "tun-mac", required_argument, NULL, 'm' },
 		{ "tunnel-gso", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
@@ -600,6 +693,7 @@ cmd_relay(int argc, char **argv)
 	struct relay r;
 	const struct cli_num nums[] = {
 		{ 'b', "--busy-poll", 0, 1000000, &r.busy_us },
+		{ 'g', "--gro-flush-timeout", 0, SOFL_PORT_FLUSH_TIMEOUT_MAX, &r.hold_us },
 		{ 'r', "--ring-slots", 1, 65536, &r.ring_slots },
 	};
 	int c, promisc = 0, bypass = 0, rc, i;
@@ -607,6 +701,7 @@ cmd_relay(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.offload = 1;
 	r.tnl_gso = 1;
+	r.hold_us = RELAY_HOLD_US;
 	r.ta.when = -1;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, ":h", opts)) != -1) {

@@ -1,7 +1,10 @@
 /* Helpers shared by the CLI subcommands (cli.h): options and operands, JSON,
  * the ports' counters, signals, errors. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -382,6 +385,25 @@ cli_lib_error(int err, const char *fmt, ...)
 		fprintf(stderr, ": %s", strerror(e));
 	fputc('\n', stderr);
 	return 2;
+}
+
+unsigned long long
+cli_read_u64(const char *path)
+{
+	char b[32];
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	do
+		r = read(fd, b, sizeof(b) - 1);
+	while (r < 0 && errno == EINTR);
+	close(fd);
+	if (r <= 0)
+		return 0;
+	b[r] = 0;
+	return strtoull(b, NULL, 10);
 }
 
 void

@@ -99,11 +99,16 @@ enum sofl_err {
 	SOFL_E_CFG_MAX_HELD    = -97, /* max_held above 2^26 */
 	SOFL_E_CFG_MAX_SEGS    = -98, /* max_segs above 65535 */
 	SOFL_E_CFG_RULES       = -99, /* n_rules without rules, or a rule with a bad family or prefix */
-	SOFL_E_CFG_RX_MODE     = -100, /* port: rx_mode not SOFL_PORT_RX_SEGMENT or _SUPER */
+	SOFL_E_CFG_RX_MODE     = -100, /* port: rx_mode not SOFL_PORT_RX_SEGMENT, _SUPER or _CONTIG */
 	SOFL_E_CFG_ROOM        = -101, /* port: headroom/tailroom with rx_mode SUPER */
 	SOFL_E_CFG_NAME        = -102, /* port: interface name missing (AF_PACKET) or too long */
 	SOFL_E_CFG_BATCH       = -103, /* port: a batch, ring or buffer size out of its range */
 	SOFL_E_CFG_ADDR        = -104, /* port: address missing, too long, or of another family */
+	SOFL_E_PORT_HELD       = -115, /* port: every batch it may lend is held (sofl_port_keep) */
+	SOFL_E_PORT_KEEP_OFF   = -116, /* port: sofl_port_keep() before sofl_port_set_keep() */
+	SOFL_E_PORT_KEEP_BUSY  = -117, /* port: sofl_port_set_keep() while batches are held */
+	SOFL_E_TUN_MTU         = -118, /* port: inner MTU below 68 (sofl_tun_inner_mtu) */
+	SOFL_E_CFG_FLUSH_TIMEOUT = -125, /* port: flush timeout above SOFL_PORT_FLUSH_TIMEOUT_MAX */
 };
 
 /* How much a library message matters (the @level of a sofl_log_fn). */

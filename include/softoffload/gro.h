@@ -552,6 +552,18 @@ SOFL_API int sofl_gro_receive(struct sofl_gro *g, const struct sofl_gro_in *in, 
  * or SOFL_E_INVAL (@g NULL). */
 SOFL_API int sofl_gro_poll_end(struct sofl_gro *g, uint64_t now_ns);
 
+/* sofl_gro_set_flush_timeout() :
+ * Changes cfg.flush_timeout_us of a running engine (as writing
+ * /sys/class/net/DEV/gro_flush_timeout does): 0 turns the NAPI mode back
+ * on, anything else the timeout mode.  Only while nothing is held (call
+ * sofl_gro_flush(), take the outputs and release first); max_held stays
+ * what sofl_gro_create() made of cfg.max_held (left 0 without a timeout:
+ * max_batch, so set cfg.max_held there when a timeout will come later and
+ * more should be held).  Statistics and the hash key are kept.
+ * @return 0, SOFL_E_GRO_HELD (packets held: nothing changed), SOFL_E_INVAL
+ *         (@g NULL).  Same thread as the engine's other calls. */
+SOFL_API int sofl_gro_set_flush_timeout(struct sofl_gro *g, uint32_t usec);
+
 /* sofl_gro_flush() : completes every held flow now (reason EXPLICIT).
  * @return the number of outputs pending, or SOFL_E_INVAL (@g NULL). */
 SOFL_API int sofl_gro_flush(struct sofl_gro *g);

@@ -154,7 +154,13 @@ enum sofl_l2_drop {
 	SOFL_L2_DROP_NO_PEER,		/* L3 side: no peer MAC learned or set yet */
 	SOFL_L2_DROP_NO_ROOM,		/* L3 side: no head area of SOFL_L2_ETH_HLEN bytes,
 					 * or no packet bytes after it */
-	SOFL_L2_DROP_IP_VERSION,	/* L3 side: IP version neither 4 nor 6 */
+	SOFL_L2_DROP_IP_VERSION,	/* L3 side: IP version neither 4 nor 6;
+					 * Ethernet side: IP version not the
+					 * EtherType's (4 for IPv4, 6 for IPv6) */
+	SOFL_L2_DROP_RUNT,		/* Ethernet side: IPv4/IPv6 EtherType but fewer
+					 * bytes after the Ethernet header than the
+					 * fixed IP header (20 / 40): a packet no L3
+					 * device takes (a TUN refuses an empty one) */
 	SOFL_L2_DROP__MAX = 16		/* room to grow; names for unused slots are "?" */
 };
 

@@ -67,9 +67,20 @@
  *   (an AEAD tag) that costs no second copy.  The caller fills them and sets
  *   their iov_len to what it used (0 is fine); sofl_port_send() sends every
  *   iovec of a packet, in order.  @len counts only the packet between them.
+ *   Between the areas lie, per rx_mode: SEGMENT, 1 piece for a packet the
+ *   port did not touch, 2 (headers in the port's scratch, payload in the
+ *   read buffer) for a segment it cut or a checksum it completed; CONTIG,
+ *   always 1, adjacent to both areas (head + packet + tail is one buffer:
+ *   one-shot AEAD in place, at the cost of one fused copy+checksum,
+ *   bench/bench_port_rx); SUPER, 1; UDP, 1 (the datagram).
  *   On send, the packets are the caller's and are only read; the call is
  *   synchronous: when it returns, the kernel has taken (copied) or refused
- *   every byte, and the caller may reuse the buffers.
+ *   every byte, and the caller may reuse the buffers.  What is sent is the
+ *   iovecs: every byte of every iovec, head and tail areas included (a UDP
+ *   datagram is their sum; UDP_SEGMENT runs are grouped by it).  @len is
+ *   only counted (tx_bytes); set it to the bytes you want counted (the
+ *   ports never size anything from it).  Received packets kept past the
+ *   next receive: "Kept batches" below.
  *
  * Errors and faults
  *   Creation and argument errors are negative SOFL_E* codes (sofl_strerror);
@@ -235,11 +246,27 @@ struct sofl_port_stats {
 #define SOFL_AFPACKET_TX_BATCH_MIN	1
 #define SOFL_AFPACKET_TX_BATCH_MAX	65536
 
-/* Receive modes (config .rx_mode of ports that read virtio headers) */
+/* Receive modes (config .rx_mode of ports that read virtio headers).
+ * SEGMENT and CONTIG never set SOFL_PORT_PKT_F_VNET on a received packet:
+ * what the header asked for (a cut, a checksum) is done; only SUPER hands
+ * packets on with .vnet. */
 enum sofl_port_rx_mode {
-	SOFL_PORT_RX_SEGMENT = 0,	/* super-packets segmented to wire size, checksums complete */
+	SOFL_PORT_RX_SEGMENT = 0,	/* super-packets segmented to wire size, checksums complete;
+					 * zero copy: a segment is its headers (port scratch) and
+					 * its payload (the read buffer), so with head/tail room a
+					 * packet is up to 4 iovecs */
 	SOFL_PORT_RX_SUPER = 1,		/* packets as the kernel gave them, .vnet filled */
+	SOFL_PORT_RX_CONTIG = 2,	/* as SEGMENT, but every packet copied into one piece
+					 * (GSO's fused copy+checksum for what is cut or
+					 * checksummed, memcpy for the rest), adjacent to its
+					 * head and tail areas: iov[0] (headroom, if any),
+					 * iov[1] the packet, iov[2] (tailroom, if any) lie
+					 * back to back in memory, so head + packet + tail is
+					 * one buffer (one-shot AEAD in place).  TUN/TAP only */
 };
+
+/* sofl_port_set_keep() bound: batches a caller may hold at once per port */
+#define SOFL_PORT_KEEP_MAX	1024
 
 struct sofl_port;
 
@@ -303,9 +330,95 @@ SOFL_API int sofl_port_get_gro_stats(const struct sofl_port *port, struct sofl_g
 SOFL_API int sofl_port_reset_stats(struct sofl_port *port);
 
 /* sofl_port_close() : closes the descriptor and frees the port (NULL is
- * fine).  Packets from its last receive become invalid.  A TUN/TAP the port
- * created (not persistent) disappears when its last queue is closed. */
+ * fine).  Packets from its last receive become invalid, and so does every
+ * batch kept from it (sofl_port_keep()): give them back, or at least stop
+ * using them, first.  A TUN/TAP the port created (not persistent)
+ * disappears when its last queue is closed. */
 SOFL_API void sofl_port_close(struct sofl_port *port);
+
+/*
+ * Kept batches: received packets that leave the thread.
+ *
+ * A received batch normally lives until the next sofl_port_recv().  A port
+ * given a pool with sofl_port_set_keep(port, N) lets its caller take the
+ * batch the last receive returned (sofl_port_keep()): its packets, their
+ * iovec arrays, the header scratch, head/tail areas and read buffers they
+ * point into become the caller's, unchanged (the same pointers), and the
+ * port goes on receiving into storage of its pool.  The caller may hand the
+ * batch to other threads (encrypt, decrypt, write elsewhere), modify it in
+ * place, send it on any port, and gives it back with sofl_port_give_back()
+ * from any thread; the port reuses it for a later receive.  No copy, no
+ * allocation: the pool (N batches' worth of the port's receive memory) is
+ * allocated by sofl_port_set_keep().  Like an AF_XDP fill ring or an
+ * io_uring buffer ring the pool is bounded: when all N are held,
+ * sofl_port_keep() refuses (SOFL_E_PORT_HELD, counted as .refused) and the
+ * batch stays the port's, valid until the next receive as always: process
+ * it there, or give a kept batch back first (back-pressure is the caller's:
+ * stop receiving while every batch is out).
+ *
+ * Lifetime rules:
+ *   - sofl_port_keep() takes the batch of the last sofl_port_recv() (the
+ *     array it set *pkts to); call it before the next receive.  Keeping an
+ *     empty batch is allowed (it holds no packets).
+ *   - A kept batch is valid until sofl_port_give_back(); after that the
+ *     caller must not touch its packets or bytes (the port may already be
+ *     receiving into them).  Give each batch back once.
+ *   - sofl_port_close() frees the pool: kept batches become invalid with it.
+ *   - sofl_port_keep(), sofl_port_set_keep() and sofl_port_recv() run on
+ *     the port's thread; sofl_port_give_back(), sofl_port_batch_pkts() and
+ *     sofl_port_get_keep_stats() on any thread.
+ * Ports: TUN/TAP (any rx_mode) and UDP; an AF_PACKET port (whose packets
+ * point into the kernel's ring) says SOFL_E_NOTSUP.
+ */
+struct sofl_port_batch;
+
+/* Counters of a port's kept batches (sofl_port_get_keep_stats()) */
+struct sofl_port_keep_stats {
+	uint64_t kept;		/* batches taken by sofl_port_keep() */
+	uint64_t given_back;	/* batches given back */
+	uint64_t refused;	/* sofl_port_keep() calls refused: all max_kept held */
+	uint64_t held;		/* held now */
+	uint64_t held_max;	/* most held at once */
+	uint64_t max_kept;	/* the pool's size (sofl_port_set_keep()) */
+};
+
+/* sofl_port_set_keep() :
+ * Gives @port a pool of @max_kept batches that callers may keep
+ * (0: none, the default; SOFL_PORT_KEEP_MAX at most), each as much memory
+ * as the port's own receive batch (a TUN: rx_reads * 64 KB of read buffers
+ * plus the batch's arrays; UDP: rx_batch * rx_buf).  Setup call of the
+ * owner thread: allocates (a second call replaces the pool).
+ * @return 0, SOFL_E_INVAL (NULL), SOFL_E_NOTSUP (an AF_PACKET port),
+ *         SOFL_E_CFG_BATCH (above SOFL_PORT_KEEP_MAX), SOFL_E_PORT_KEEP_BUSY
+ *         (batches of the old pool still held), SOFL_E_NOMEM. */
+SOFL_API int sofl_port_set_keep(struct sofl_port *port, uint32_t max_kept);
+
+/* sofl_port_keep() :
+ * Takes the batch the last sofl_port_recv() returned (see "Kept batches"
+ * above) and sets *batch to it.  Owner thread.  O(max_kept), no system call.
+ * @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KEEP_OFF (no pool),
+ *         SOFL_E_PORT_HELD (every batch of the pool is held: counted, the
+ *         batch stays the port's); *batch NULL on error. */
+SOFL_API int sofl_port_keep(struct sofl_port *port, struct sofl_port_batch **batch);
+
+/* sofl_port_batch_pkts() :
+ * Sets *pkts to the kept batch's packets (the array sofl_port_recv() gave)
+ * and returns their count, or SOFL_E_INVAL (NULL).  Any thread. */
+SOFL_API int sofl_port_batch_pkts(const struct sofl_port_batch *batch,
+				  struct sofl_port_pkt **pkts);
+
+/* sofl_port_give_back() :
+ * Gives a kept batch back to its port (NULL is fine; a batch not held is
+ * ignored).  Any thread; the caller's writes to the batch happen before the
+ * port's reuse of it (release/acquire).  The batch is invalid afterwards. */
+SOFL_API void sofl_port_give_back(struct sofl_port_batch *batch);
+
+/* sofl_port_get_keep_stats() :
+ * Copies the first @size bytes of the kept-batch counters into *s (pass
+ * sizeof(*s); all 0 for a port without a pool).  Any thread.  @return 0,
+ * SOFL_E_INVAL (@s NULL: nothing written; @port NULL: *s zeroed). */
+SOFL_API int sofl_port_get_keep_stats(const struct sofl_port *port,
+				      struct sofl_port_keep_stats *s, size_t size);
 
 /* sofl_port_drop_name() : short static name of a drop reason ("vnet",
  * "malformed", "too-big", ...), "?" for unknown values.  Never NULL. */
@@ -348,14 +461,17 @@ struct sofl_tun_config {
 				 * SOFL_TUN_RX_READS_* */
 	uint16_t headroom;	/* bytes of writable head area per received packet (0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received packet (0) */
-	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped (TOO_BIG) */
+	uint32_t mtu;		/* 0: no limit; else segments/packets larger are dropped
+				 * (TOO_BIG); the interface's own MTU is
+				 * sofl_tun_set_mtu()'s */
 	int fd;			/* -1 (default): open /dev/net/tun; else an already
 				 * attached TUN/TAP queue to adopt (the port closes it) */
 	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
 	const struct sofl_gro_config *gro; /* NULL: GRO defaults for a TUN (raw IP or
 				 * Ethernet from .tap, pseudo-header checksums, UDP
 				 * super-packets when USO was accepted); copied; its
-				 * flush_timeout_us is ignored (sends hold nothing) */
+				 * flush_timeout_us is ignored (sends hold nothing
+				 * unless sofl_port_set_flush_timeout(), below) */
 	const struct sofl_rss *rss;	/* non-NULL: every received packet gets the
 				 * Toeplitz hash of its flow in .hash (SOFL_PORT_PKT_F_HASH),
 				 * from the parse the port does anyway (a plain packet is
@@ -408,6 +524,44 @@ SOFL_API int sofl_tun_name(const struct sofl_port *port, const char **name);
  * (not a TUN/TAP port); *created is 0 on error (when @created is not NULL). */
 SOFL_API int sofl_tun_created(const struct sofl_port *port, int *created);
 
+/* sofl_tun_set_mtu(), sofl_tun_set_txqueuelen(), sofl_tun_set_up() :
+ * Set the MTU (SIOCSIFMTU, 1..65535), the transmit queue length
+ * (SIOCSIFTXQLEN, the packets the kernel queues toward this port; 5000
+ * kept a 10 Gbit/s TCP stream free of drops in `softoffload tunnel`, the
+ * default 500 did not) or the up/down state (IFF_UP; a new TUN is down, and
+ * a write to a down TUN is dropped as SOFL_PORT_DROP_DOWN) of @port's
+ * interface, as `ip link set` does.  They need CAP_NET_ADMIN; they do not
+ * change the port's own .mtu (the drop limit of sofl_tun_config).  Setup
+ * calls (one socket and ioctl each), any thread.
+ * @return 0, SOFL_E_INVAL (NULL port, mtu 0 or above 65535, qlen above
+ *         INT32_MAX), SOFL_E_PORT_KIND (not a TUN/TAP), SOFL_E_SYS (errno
+ *         of the ioctl: EPERM, EINVAL for an MTU the device refuses...). */
+SOFL_API int sofl_tun_set_mtu(const struct sofl_port *port, uint32_t mtu);
+SOFL_API int sofl_tun_set_txqueuelen(const struct sofl_port *port, uint32_t qlen);
+SOFL_API int sofl_tun_set_up(const struct sofl_port *port, int up);
+
+/* Encapsulations (sofl_tun_inner_mtu()): what goes between the outer UDP
+ * header and the caller's own head area */
+enum sofl_tun_encap {
+	SOFL_TUN_ENCAP_UDP = 0,		/* nothing: the inner IP packet (a TUN's) */
+	SOFL_TUN_ENCAP_VXLAN = 1,	/* 8-byte VXLAN header + inner Ethernet (a TAP's) */
+	SOFL_TUN_ENCAP_GENEVE = 2,	/* 8-byte Geneve header, no options + inner Ethernet */
+};
+
+/* sofl_tun_inner_mtu() :
+ * The MTU to give the inner interface so that one inner packet, put in
+ * @encap with @headroom bytes before it and @tailroom after (a VPN's header
+ * and AEAD tag), inside UDP over @family (AF_INET: 20-byte header, AF_INET6:
+ * 40, no options or extension headers) fits an underlay of @underlay_mtu
+ * bytes unfragmented: underlay_mtu - IP - 8 - encap - headroom - tailroom.
+ * E.g. 1500, AF_INET, UDP, 16, 16 -> 1440; AF_INET6 -> 1420.  (An IPv6
+ * inner network needs 1280 or more: RFC 8200.)  Pure, any thread.
+ * @return 0 (*inner set), SOFL_E_INVAL (NULL @inner, family not
+ *         AF_INET/AF_INET6, unknown encap, a size above 65535),
+ *         SOFL_E_TUN_MTU (less than 68 bytes left); *inner 0 on error. */
+SOFL_API int sofl_tun_inner_mtu(uint32_t underlay_mtu, int family, enum sofl_tun_encap encap,
+				uint32_t headroom, uint32_t tailroom, uint32_t *inner);
+
 /* ---------------------------------------------------------------------- */
 /* UDP                                                                      */
 /* ---------------------------------------------------------------------- */
@@ -433,9 +587,19 @@ struct sofl_udp_config {
 	uint32_t max_pkts;	/* datagrams per sofl_port_recv() after splitting
 				 * (0: 64 * rx_batch): SOFL_UDP_MAX_PKTS_* */
 	int sndbuf;		/* SO_SNDBUF(FORCE) bytes, 0: system default */
-	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default */
+	int rcvbuf;		/* SO_RCVBUF(FORCE) bytes, 0: system default.  The
+				 * default (net.core.rmem_default, 208 KB) drops
+				 * under a 10 Gbit/s tunnel's bursts (counted
+				 * rcvbuf-full); `softoffload tunnel` uses 16 MB
+				 * receive, 4 MB send (docs/tunnel.md).  Without
+				 * CAP_NET_ADMIN Linux caps both at net.core.
+				 * [rw]mem_max: the open then logs what it got
+				 * (SOFL_LOG_WARN, sofl_set_log(), unless .quiet) */
 	int fd;			/* -1 (default): create; else a UDP socket to adopt */
 	int quiet;		/* 1: no log message for a fallback (sofl_set_log()) */
+	uint16_t headroom;	/* bytes of writable head area per received datagram (0),
+				 * iov[0] as on a TUN (0.4.0) */
+	uint16_t tailroom;	/* bytes of writable tail area per received datagram (0) */
 };
 
 /* sofl_udp_config_init() : defaults (see each field). */
@@ -564,6 +728,132 @@ SOFL_API int sofl_afpacket_mac(const struct sofl_port *port, uint8_t mac[6]);
  * reading the final counters.  Owner thread only.
  * @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KIND, SOFL_E_SYS. */
 SOFL_API int sofl_afpacket_sync_stats(struct sofl_port *port);
+
+/* ---------------------------------------------------------------------- */
+/* Held sends: a flush timeout (NAPI's gro_flush_timeout)                  */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * By default a TUN/TAP port completes every flow by the end of each
+ * sofl_port_send(): a burst that reaches the caller in two reads (the
+ * program woke on its first frame) leaves as two super-packets.  A NIC
+ * driver's NAPI poll has the same problem, and Linux's answer is
+ * gro_flush_timeout (with napi_defer_hard_irqs): at the end of a poll,
+ * GRO keeps what it holds and a timer polls again later (net/core/dev.c
+ * napi_complete_done(), net/core/gro.c): after a poll that did work it
+ * keeps what GRO holds (only what was held since an earlier jiffy is
+ * completed) and arms a timer of gro_flush_timeout; the timer's poll, if
+ * it finds nothing new, completes everything.  The same here: with a
+ * flush timeout of T microseconds, a send of fewer than the port's GRO
+ * batch (256 packets: a read that drained its source) keeps each flow it
+ * could not complete until no send came for T (the rest of the burst,
+ * sent by the next calls, joins it), and never longer than 4 T after the
+ * flow's first packet (the age bound, Linux's jiffy).  A flow is written
+ *   - when the GRO engine completes it as it always does (a segment that
+ *     ends it: PSH, FIN, a gap in sequence, a different size, 64 KB...);
+ *   - at the first sofl_port_send() or sofl_port_flush() at or past its
+ *     deadline (T after the last send, or 4 T after its first packet);
+ *   - at the end of a send of a full batch (256 packets or more: the
+ *     caller is busy, more is coming anyway), or before a packet that
+ *     cannot be coalesced (a super-packet, a packet of several pieces),
+ *     so the order on the device is the order of the sends;
+ *   - at sofl_port_flush(port, SOFL_PORT_FLUSH_ALL) and sofl_port_close().
+ * The caller's event loop waits for input with sofl_port_next_deadline()
+ * as its timeout and calls sofl_port_flush() when it passes (see the
+ * HowTo).  Cost: a held packet is copied into the port (packets of up to
+ * 2 KB are held; a send with a larger one completes everything, as a full
+ * batch does); a flow whose burst ends without PSH (rare for TCP: a
+ * sender sets PSH on the last segment of each write) reaches the device
+ * up to T after the last send (4 T at most).  Full batches hold nothing
+ * and copy nothing.  Packets a
+ * send holds count as accepted by it; a write fault at the flush is
+ * counted in tx_drop.
+ *
+ * HowTo (the event loop of a relay from @src to TUN/TAP @dst)
+ *   ```c
+ *   #define _GNU_SOURCE                 // ppoll(): a timeout in nanoseconds
+ *   #include <poll.h>
+ *   #include <stdint.h>
+ *   #include <time.h>
+ *   #include <softoffload/port.h>
+ *
+ *   static uint64_t
+ *   mono_ns(void)
+ *   {
+ *       struct timespec t;
+ *
+ *       clock_gettime(CLOCK_MONOTONIC, &t);
+ *       return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+ *   }
+ *
+ *   int
+ *   relay(struct sofl_port *src, struct sofl_port *dst)
+ *   {
+ *       struct pollfd pf = { .fd = sofl_port_fd(src), .events = POLLIN };
+ *       struct sofl_port_pkt *pk;
+ *       uint64_t d, now;
+ *       int n, err;
+ *
+ *       if ((err = sofl_port_set_flush_timeout(dst, 50)) < 0)   // 50 us
+ *           return err;
+ *       for (;;) {
+ *           struct timespec ts = { 1, 0 }, *tp = &ts;
+ *
+ *           if (sofl_port_next_deadline(dst, &d) == 1) {         // held flows
+ *               now = mono_ns();
+ *               d = d > now ? d - now : 0;
+ *               ts.tv_sec = (time_t)(d / 1000000000u);
+ *               ts.tv_nsec = (long)(d % 1000000000u);
+ *           }
+ *           if (ppoll(&pf, 1, tp, NULL) < 0)
+ *               break;
+ *           if ((n = sofl_port_recv(src, &pk)) < 0)
+ *               return n;
+ *           if (n > 0 && (err = sofl_port_send(dst, pk, (size_t)n)) < 0)
+ *               return err;
+ *           if ((err = sofl_port_flush(dst, mono_ns())) < 0)    // what is due
+ *               return err;
+ *       }
+ *       return sofl_port_flush(dst, SOFL_PORT_FLUSH_ALL);
+ *   }
+ *   ```
+ */
+
+#define SOFL_PORT_FLUSH_TIMEOUT_MAX	1000000u	/* microseconds (1 s) */
+#define SOFL_PORT_FLUSH_ALL		UINT64_MAX	/* sofl_port_flush(): everything */
+
+/* sofl_port_set_flush_timeout() :
+ * Sets the port's flush timeout to @usec microseconds (0, the default:
+ * every send completes what it coalesced; see above).  What is held is
+ * written first.  The first non-zero timeout allocates the port's room
+ * for held packets (512 packets of 2 KB, about 1 MB); 0 frees it.
+ * Owner thread only.
+ * @return 0, SOFL_E_INVAL (NULL), SOFL_E_PORT_KIND (not a TUN/TAP port),
+ *         SOFL_E_NOTSUP (the port does not coalesce: opened without
+ *         vnet_hdr or tx_gro), SOFL_E_CFG_FLUSH_TIMEOUT (@usec above
+ *         SOFL_PORT_FLUSH_TIMEOUT_MAX), SOFL_E_NOMEM, SOFL_E_SYS (a fault
+ *         of the descriptor while writing what was held). */
+SOFL_API int sofl_port_set_flush_timeout(struct sofl_port *port, uint32_t usec);
+
+/* sofl_port_next_deadline() :
+ * When the port next has something to write by its flush timeout:
+ * *deadline_ns = the earlier of the last send + T and the oldest held
+ * flow's first packet + 4 T, on CLOCK_MONOTONIC in nanoseconds (it may
+ * have passed: flush now).  Any port type (ports that hold nothing always
+ * answer 0).
+ * @return 1 (something held, *deadline_ns set), 0 (nothing held,
+ *         *deadline_ns = UINT64_MAX), SOFL_E_INVAL (NULL argument). */
+SOFL_API int sofl_port_next_deadline(const struct sofl_port *port, uint64_t *deadline_ns);
+
+/* sofl_port_flush() :
+ * Writes what is due at @now_ns (CLOCK_MONOTONIC nanoseconds): every held
+ * flow when no send came for the timeout, else the flows past their age
+ * bound; all of them with SOFL_PORT_FLUSH_ALL.
+ * Any port type (nothing held: nothing to do).  Owner thread only.
+ * @return the packets written (0: none due), SOFL_E_INVAL (NULL), or
+ *         SOFL_E_SYS for a fault of the descriptor itself; write faults of
+ *         single packets are counted in tx_drop, as sofl_port_send()'s. */
+SOFL_API int sofl_port_flush(struct sofl_port *port, uint64_t now_ns);
 
 #ifdef __cplusplus
 }

@@ -68,11 +68,16 @@ sofl_strerror(int err)
 	case SOFL_E_CFG_MAX_BATCH:  return "config: max_batch above 2^24";
 	case SOFL_E_CFG_MAX_HELD:   return "config: max_held above 2^26";
 	case SOFL_E_CFG_MAX_SEGS:   return "config: max_segs above 65535";
-	case SOFL_E_CFG_RX_MODE:    return "config: rx_mode must be SEGMENT or SUPER";
+	case SOFL_E_CFG_RX_MODE:    return "config: rx_mode must be SEGMENT, SUPER or CONTIG";
 	case SOFL_E_CFG_ROOM:       return "config: headroom/tailroom need rx_mode SEGMENT";
 	case SOFL_E_CFG_NAME:       return "config: interface name missing or too long";
 	case SOFL_E_CFG_BATCH:      return "config: batch, ring or buffer size out of range";
 	case SOFL_E_CFG_ADDR:       return "config: address missing, too long, or of another family";
+	case SOFL_E_PORT_HELD:      return "port: every batch it may lend is held";
+	case SOFL_E_PORT_KEEP_OFF:  return "port: keeping batches not enabled (sofl_port_set_keep)";
+	case SOFL_E_PORT_KEEP_BUSY: return "port: batches still held";
+	case SOFL_E_TUN_MTU:        return "port: encapsulation leaves an inner MTU below 68";
+	case SOFL_E_CFG_FLUSH_TIMEOUT: return "config: flush timeout above 1 s (SOFL_PORT_FLUSH_TIMEOUT_MAX)";
 	case SOFL_E_CFG_RULES:      return "config: flow rules missing, or a rule's family or prefix invalid";
 	}
 	return "unknown error";

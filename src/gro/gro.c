@@ -365,6 +365,20 @@ sofl_gro_poll_end(struct sofl_gro *g, uint64_t now_ns)
 }
 
 SOFL_API int
+sofl_gro_set_flush_timeout(struct sofl_gro *g, uint32_t usec)
+{
+	if (!g)
+		return SOFL_E_INVAL;
+	if (g->held_segs)
+		return SOFL_E_GRO_HELD;
+	g->cfg.flush_timeout_us = usec;
+	g->timeout_ns = (uint64_t)usec * 1000;
+	g->use_age = !g->lnx || g->timeout_ns;
+	g->age.head = g->age.tail = NIL;	/* nothing held: the list is empty */
+	return 0;
+}
+
+SOFL_API int
 sofl_gro_flush(struct sofl_gro *g)
 {
 	if (!g)

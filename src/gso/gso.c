@@ -16,6 +16,7 @@
 #include "csum/csum_impl.h"
 #include "hdr.h"
 #include "tun.h"
+#include "gso_room.h"
 
 #define IP4_DF 0x4000
 #define IP4_MF 0x2000
@@ -994,10 +995,13 @@ frag_id6(const struct sofl_gso_params *gp, const struct sofl_pkt *p)
 	return id;
 }
 
-SOFL_API int
-sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
-		 const struct iovec *in, int in_cnt, struct sofl_gso_out *out)
+/* sofl_gso_segment(), and gso_segment_room() (gso_room.h) with @head/@tail
+ * bytes of room around every COPY-mode segment. */
+static int
+segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p, const struct iovec *in,
+	int in_cnt, struct sofl_gso_out *out_in, uint32_t head, uint32_t tail)
 {
+	struct sofl_gso_out room, *out = out_in;
 	struct job j;
 	uint32_t k;
 	size_t used_iov = 0;
@@ -1009,6 +1013,17 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	err = plan(&j, gp, p, out->mode, in ? in_cnt : 0);
 	if (err)
 		return err;
+	if (head || tail) {
+		/* every segment's slot grows by the room; its frame starts
+		 * @head bytes into the slot */
+		if (out->mode != SOFL_GSO_COPY || !out->buf)
+			return SOFL_E_INVAL;
+		j.stride += head + tail;
+		room = *out;
+		room.buf += head;	/* the last frame still ends @tail before
+					 * out->buf + n * stride: buf_cap holds */
+		out = &room;
+	}
 	p = j.p;	/* the outer packet for a plain type on a tunnel parse */
 	end = j.kind == K_CSUM_AT ? j.cut_off + j.cut_len : p->ip_end;
 	if (in) {
@@ -1069,6 +1084,20 @@ sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 		}
 	}
 	return (int)j.n;
+}
+
+SOFL_API int
+sofl_gso_segment(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+		 const struct iovec *in, int in_cnt, struct sofl_gso_out *out)
+{
+	return segment(gp, p, in, in_cnt, out, 0, 0);
+}
+
+int
+gso_segment_room(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+		 struct sofl_gso_out *out, uint32_t head, uint32_t tail)
+{
+	return segment(gp, p, NULL, 0, out, head, tail);
 }
 
 SOFL_API int

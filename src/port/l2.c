@@ -97,6 +97,7 @@ static const char *const drop_names[SOFL_L2_DROP__MAX] = {
 	[SOFL_L2_DROP_NO_PEER] = "no-peer",
 	[SOFL_L2_DROP_NO_ROOM] = "no-room",
 	[SOFL_L2_DROP_IP_VERSION] = "ip-version",
+	[SOFL_L2_DROP_RUNT] = "runt",
 };
 
 SOFL_API const char *
@@ -431,6 +432,15 @@ eth_one(struct sofl_l2 *l2, struct sofl_port_pkt *p, struct sofl_l2_reply *reply
 				return r;
 		}
 	}
+	/* the fixed IP header must follow: a bare Ethernet header (14 bytes)
+	 * would become an empty packet that the L3 side refuses */
+	if (p->len - SOFL_L2_ETH_HLEN < (type == ETHERTYPE_IPV4 ? 20u : 40u))
+		return drop(l2->st.eth_drop, SOFL_L2_DROP_RUNT);
+	/* the L3 side tells IPv4 from IPv6 by the version alone (a TUN
+	 * refuses any other, EINVAL): it must be the EtherType's */
+	if (v->iov_len > SOFL_L2_ETH_HLEN &&
+	    f[SOFL_L2_ETH_HLEN] >> 4 != (type == ETHERTYPE_IPV4 ? 4 : 6))
+		return drop(l2->st.eth_drop, SOFL_L2_DROP_IP_VERSION);
 	if (p->flags & SOFL_PORT_PKT_F_VNET) {
 		if (p->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM) {
 			if (p->vnet.csum_start < SOFL_L2_ETH_HLEN)

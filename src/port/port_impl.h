@@ -30,6 +30,16 @@ struct sofl_port {
 	struct sofl_port_stats st;	/* updated through port_add() / port_drop() */
 	struct sofl_gro *gro;		/* the port's GRO engine, or NULL */
 	struct sofl_gro_stats gro_st;	/* mirror of gro's counters, see port_gro_mirror() */
+	/* Kept batches (sofl_port_keep, port.c): a type that supports them
+	 * sets rxq (its receive batch) and, when its packets point into read
+	 * buffers, rxbuf[0..nrxbuf) (pointers, each rxbuf_size bytes, swapped
+	 * with a kept batch's) and after every receive rx_used (buffers
+	 * 0..rx_used-1 hold the batch's bytes). */
+	struct port_rxq *rxq;
+	uint8_t **rxbuf;
+	uint32_t nrxbuf, rx_used;
+	size_t rxbuf_size;
+	struct port_keep *keep;		/* NULL until sofl_port_set_keep() */
 };
 
 /* The one rule for a count or size field of a port config (port.h): 0 is
@@ -115,6 +125,10 @@ struct port_rxq {
 	const struct sofl_rss *rss;	/* non-NULL: hash every packet added */
 	unsigned vnet_opts;		/* SOFL_VNET_F_TUNNEL(_CSUM) the port negotiated:
 					 * the features its virtio headers are checked with */
+	uint8_t *arena;			/* contiguous mode (port_rxq_set_contig): packets
+					 * copied here, each between its head and tail area */
+	size_t arena_used, arena_cap;
+	uint32_t iov_per_pkt;		/* port_rxq_init()'s arguments (port_rxq_clone) */
 };
 
 /* Allocates a batch of @cap packets (segments), with @iov_per_pkt iovecs
@@ -122,20 +136,33 @@ struct port_rxq {
 int port_rxq_init(struct port_rxq *q, uint32_t cap, uint32_t iov_per_pkt, size_t hdr_bytes,
 		  uint16_t headroom, uint16_t tailroom);
 void port_rxq_free(struct port_rxq *q);
+/* Gives @q an arena for rx_mode SOFL_PORT_RX_CONTIG: room for its cap
+ * packets of a 1500-byte MTU and two 64 KB frames, with their head and
+ * tail areas.  @return 0, SOFL_E_NOMEM. */
+int port_rxq_set_contig(struct port_rxq *q);
+/* Allocates @q as a second batch shaped like @src (same sizes, areas,
+ * arena, rss).  @return 0, SOFL_E_NOMEM. */
+int port_rxq_clone(struct port_rxq *q, const struct port_rxq *src);
 static inline void
 port_rxq_reset(struct port_rxq *q)
 {
 	q->n = 0;
 	q->niov = 0;
 	q->hdr_used = 0;
+	q->arena_used = 0;
 }
+/* Frees the kept-batch pool (sofl_port_close() calls it). */
+void port_keep_free(struct sofl_port *port);
 
 /* What port_rxq_add() did with a frame */
 #define PORT_RXQ_FULL	(-1000)		/* no room: keep the frame for the next batch */
 
 /*
  * Adds one received frame @frame/@len (@link) whose virtio header is @h
- * (NULL: none, a plain packet) to the batch: in @mode SEGMENT a GSO frame
+ * (NULL: none, a plain packet) to the batch: in @mode CONTIG as in SEGMENT
+ * but every packet copied into the arena (GSO's fused copy+checksum for a
+ * GSO or NEEDS_CSUM frame, memcpy for the others) between its head and tail
+ * areas; in @mode SEGMENT a GSO frame
  * is cut into segments (zero copy, checksums completed in software) and a
  * NEEDS_CSUM frame gets its checksum completed (its headers copied to
  * scratch); in mode SUPER the frame goes as it is with .vnet.  With

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/if_tun.h>
 #include "softoffload/port.h"
@@ -63,6 +64,27 @@ struct tun_port {
 	uint8_t vh[VNET_TNL_LEN];
 	struct sofl_pkt_config pcfg;	/* the default GRO's parse config (kept: the
 					 * engine config points to it) */
+	struct tun_hold *hold;		/* held sends (sofl_port_set_flush_timeout), or NULL */
+	struct sofl_gro_config gcfg;	/* the engine's config, for a re-creation */
+};
+
+/* Held sends: with a flush timeout, flows stay in the GRO engine across
+ * sofl_port_send() calls; the packets they hold are copied into slots of
+ * the port's own (the caller's buffers are free again when the call
+ * returns).  Cookies of slot packets carry HOLD_COOKIE. */
+#define HOLD_SLOT	2048u			/* bytes of one held packet at most */
+#define HOLD_COOKIE	(1ull << 63)
+
+#define HOLD_AGE	4u			/* a flow is held HOLD_AGE x the timeout at most */
+
+struct tun_hold {
+	uint32_t us;			/* the flush timeout */
+	uint64_t last_ns;		/* the last send that could hold (CLOCK_MONOTONIC) */
+	uint32_t nslots, nfree;
+	uint8_t *mem;			/* nslots * HOLD_SLOT */
+	struct sofl_port_pkt *pk;	/* per slot: the packet as given (flags) */
+	struct iovec *v;		/* per slot: its one iovec */
+	uint32_t *free;			/* free slot numbers (a stack) */
 };
 
 static int tun_recv(struct sofl_port *, struct sofl_port_pkt **);
@@ -104,7 +126,8 @@ tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 			    offsetof(struct sofl_tun_config, rss) + sizeof(c->rss));
 	if (err)
 		return err;
-	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER)
+	if (c->rx_mode != SOFL_PORT_RX_SEGMENT && c->rx_mode != SOFL_PORT_RX_SUPER &&
+	    c->rx_mode != SOFL_PORT_RX_CONTIG)
 		return SOFL_E_CFG_RX_MODE;
 	if (c->rx_mode == SOFL_PORT_RX_SUPER && (c->headroom || c->tailroom))
 		return SOFL_E_CFG_ROOM;
@@ -118,6 +141,18 @@ tun_config_copy(struct sofl_tun_config *c, const struct sofl_tun_config *in)
 }
 
 static void
+hold_free(struct tun_hold *h)
+{
+	if (!h)
+		return;
+	free(h->mem);
+	free(h->pk);
+	free(h->v);
+	free(h->free);
+	free(h);
+}
+
+static void
 tun_free(struct tun_port *t)
 {
 	uint32_t i;
@@ -127,6 +162,8 @@ tun_free(struct tun_port *t)
 			free(t->buf[i]);
 	free(t->buf);
 	free(t->gin);
+	hold_free(t->hold);
+	t->hold = NULL;
 	port_rxq_free(&t->q);
 	sofl_gro_destroy(t->base.gro);
 	t->base.gro = NULL;
@@ -159,6 +196,9 @@ tun_gro_create(struct tun_port *t, const struct sofl_tun_config *c)
 	g.flush_timeout_us = 0;
 	if (g.max_batch == 0)
 		g.max_batch = 256;
+	t->gcfg = g;
+	t->gcfg.rules = NULL;		/* not kept: a re-creation (held sends) needs none */
+	t->gcfg.n_rules = 0;
 	t->gin_cap = g.max_batch;
 	t->gin = calloc(t->gin_cap, sizeof(*t->gin));
 	if (!t->gin)
@@ -217,7 +257,14 @@ port_tun_make(const struct sofl_tun_config *cfg, int fd, unsigned offloads, cons
 	if (t->base.offloads & SOFL_PORT_OFF_F_UDP_TNL)
 		t->q.vnet_opts = SOFL_VNET_F_TUNNEL | (t->base.offloads & SOFL_PORT_OFF_F_UDP_TNL_CSUM ?
 						       SOFL_VNET_F_TUNNEL_CSUM : 0);
-	if (t->vnet && c.rx_mode == SOFL_PORT_RX_SEGMENT)
+	if (c.rx_mode == SOFL_PORT_RX_CONTIG && (err = port_rxq_set_contig(&t->q)) < 0)
+		goto fail;
+	/* kept batches (port.c): the batch and the read buffers it points into */
+	t->base.rxq = &t->q;
+	t->base.rxbuf = t->buf;
+	t->base.nrxbuf = t->nbufs;
+	t->base.rxbuf_size = RX_BUF;
+	if (t->vnet && c.rx_mode != SOFL_PORT_RX_SUPER)
 		t->base.offloads |= SOFL_PORT_OFF_F_GSO;
 	if (t->vnet && c.tx_gro) {
 		if ((err = tun_gro_create(t, &c)) < 0)
@@ -416,6 +463,8 @@ tun_close(struct sofl_port *port)
 {
 	struct tun_port *t = (struct tun_port *)port;
 
+	if (t->hold)
+		sofl_port_flush(port, SOFL_PORT_FLUSH_ALL);	/* nothing held is lost */
 	if (port->fd >= 0)
 		close(port->fd);
 	tun_free(t);
@@ -516,6 +565,7 @@ tun_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
 		}
 	}
 	count_rx(t);
+	port->rx_used = bi;	/* buf[0..bi) hold this batch's bytes (kept batches) */
 	*pkts = t->q.pkt;
 	return (int)t->q.n;
 }
@@ -579,6 +629,13 @@ write_one(struct tun_port *t, const struct sofl_port_pkt *pk)
 	return 1;
 }
 
+/* The packet of GRO input cookie @c: a held slot's, or @pkts[@c]. */
+static const struct sofl_port_pkt *
+cookie_pkt(const struct tun_port *t, const struct sofl_port_pkt *pkts, uint64_t c)
+{
+	return c & HOLD_COOKIE ? &t->hold->pk[(uint32_t)c] : &pkts[c];
+}
+
 /* Writes the input packets of GRO output @o one by one.  @return written. */
 static int
 write_parts(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct sofl_gro_out *o)
@@ -587,7 +644,7 @@ write_parts(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct s
 	int sent = 0;
 
 	for (k = 0; k < o->segs; k++)
-		sent += write_one(t, &pkts[o->cookies[k]]);
+		sent += write_one(t, cookie_pkt(t, pkts, o->cookies[k]));
 	return sent;
 }
 
@@ -636,14 +693,57 @@ write_out(struct tun_port *t, const struct sofl_port_pkt *pkts, const struct sof
 	return (int)o->segs;
 }
 
-/* Coalesces pkts[from..to) (each one contiguous piece) and writes the
- * outputs.  @return packets written. */
+/* Writes the engine's outputs, gives the held slots in them back and ends
+ * the cycle.  @return packets (inputs) written; with @callers only those
+ * of the caller's buffers (a send's count: held ones were counted by the
+ * send that took them). */
 static int
-gro_run(struct tun_port *t, const struct sofl_port_pkt *pkts, size_t from, size_t to)
+gro_write(struct tun_port *t, const struct sofl_port_pkt *pkts, int callers)
 {
 	const struct sofl_gro_out *o;
+	struct tun_hold *h = t->hold;
+	int n, j, w, sent = 0;
+	uint32_t k, held;
+
+	n = sofl_gro_outputs(t->base.gro, &o);
+	for (j = 0; j < n; j++) {
+		w = t->tx_gro ? write_out(t, pkts, &o[j]) : write_parts(t, pkts, &o[j]);
+		held = 0;
+		if (h)
+			for (k = 0; k < o[j].segs; k++)
+				if (o[j].cookies[k] & HOLD_COOKIE) {
+					h->free[h->nfree++] = (uint32_t)o[j].cookies[k];
+					held++;
+				}
+		if (callers)
+			w = w > (int)held ? w - (int)held : 0;
+		sent += w;
+	}
+	sofl_gro_release(t->base.gro);
+	return sent;
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Coalesces pkts[from..to) (each one contiguous piece) and writes the
+ * outputs.  @hold (held sends, the flush timeout): the packets are copied
+ * into free slots, and only the flows due by @now are completed; else
+ * everything is.  @return packets written, or with @hold taken (written
+ * or held). */
+static int
+gro_run(struct tun_port *t, const struct sofl_port_pkt *pkts, size_t from, size_t to,
+	uint64_t now, int hold)
+{
+	struct tun_hold *h = t->hold;
 	size_t i, k = 0;
-	int n, j, sent = 0;
+	int sent = 0;
 
 	for (i = from; i < to; i++) {
 		const struct iovec *v = port_pkt_flat(&pkts[i]);
@@ -658,19 +758,45 @@ gro_run(struct tun_port *t, const struct sofl_port_pkt *pkts, size_t from, size_
 			g->hash = pkts[i].hash;
 		}
 		g->cookie = i;
+		if (hold) {
+			uint32_t sl = h->free[--h->nfree];
+			uint8_t *m = h->mem + (size_t)sl * HOLD_SLOT;
+
+			memcpy(m, v->iov_base, v->iov_len);
+			h->v[sl] = (struct iovec){ m, v->iov_len };
+			h->pk[sl] = pkts[i];
+			h->pk[sl].iov = &h->v[sl];
+			h->pk[sl].iovcnt = 1;
+			h->pk[sl].headroom = h->pk[sl].tailroom = 0;
+			h->pk[sl].addr = NULL;
+			h->pk[sl].addrlen = 0;
+			g->data = m;
+			g->cookie = HOLD_COOKIE | sl;
+		}
 	}
-	if (sofl_gro_receive(t->base.gro, t->gin, k, 0) < 0) {
-		/* cannot happen with k <= max_batch after a release; write plainly */
-		for (i = from; i < to; i++)
-			sent += write_one(t, &pkts[i]);
+	if (sofl_gro_receive(t->base.gro, t->gin, k, now) < 0) {
+		/* cannot happen with k <= max_batch after a release (and, held
+		 * sends, at most max_held held); write what is held first, then
+		 * these plainly (the slots taken go back) */
+		if (h) {
+			sofl_gro_flush(t->base.gro);
+			gro_write(t, pkts, 1);
+		}
+		for (i = 0; i < k; i++) {
+			if (t->gin[i].cookie & HOLD_COOKIE)
+				h->free[h->nfree++] = (uint32_t)t->gin[i].cookie;
+			sent += write_one(t, &pkts[from + i]);
+		}
 		return sent;
 	}
-	sofl_gro_poll_end(t->base.gro, 0);
-	n = sofl_gro_outputs(t->base.gro, &o);
-	for (j = 0; j < n; j++)
-		sent += t->tx_gro ? write_out(t, pkts, &o[j]) : write_parts(t, pkts, &o[j]);
-	sofl_gro_release(t->base.gro);
-	return sent;
+	if (!h)
+		sofl_gro_poll_end(t->base.gro, 0);
+	else if (hold)
+		sofl_gro_poll_end(t->base.gro, now);
+	else
+		sofl_gro_flush(t->base.gro);
+	sent = gro_write(t, pkts, 1);
+	return hold ? (int)k : sent;
 }
 
 static int
@@ -679,27 +805,196 @@ eligible(const struct sofl_port_pkt *pk)
 	return !(pk->flags & SOFL_PORT_PKT_F_VNET) && port_pkt_flat(pk) != NULL;
 }
 
+/* Held sends: may the packets of this send be held (copied into slots)?
+ * Not for a full batch, a packet too big for a slot, or too few free
+ * slots (never with the engine's max_held = the batch: a safety net). */
 static int
-tun_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n)
+may_hold(const struct tun_port *t, const struct sofl_port_pkt *pkts, size_t n)
 {
-	struct tun_port *t = (struct tun_port *)port;
-	size_t i = 0, j;
-	int sent = 0;
+	size_t i, want = 0;
 
-	while (i < n) {
-		if (!t->tx_gro || !eligible(&pkts[i])) {
-			sent += write_one(t, &pkts[i++]);
+	if (!t->hold || n >= t->gin_cap)
+		return 0;
+	for (i = 0; i < n; i++) {
+		const struct iovec *v;
+
+		if (!eligible(&pkts[i]))
 			continue;
-		}
-		for (j = i; j < n && j - i < t->gin_cap && eligible(&pkts[j]); j++)
-			;
-		sent += gro_run(t, pkts, i, j);
-		i = j;
+		v = port_pkt_flat(&pkts[i]);
+		if (v->iov_len > HOLD_SLOT)
+			return 0;
+		want++;
 	}
+	return want <= t->hold->nfree;
+}
+
+/* Writes everything held (before a packet that is written alone, so the
+ * order on the device is the order of the sends).  @return written. */
+static int
+hold_flush_all(struct tun_port *t)
+{
+	if (!t->hold || !sofl_gro_held(t->base.gro))
+		return 0;
+	sofl_gro_flush(t->base.gro);
+	return gro_write(t, NULL, 0);
+}
+
+static void
+mirror(struct sofl_port *port)
+{
 	if (port->gro) {
 		port_gro_mirror(port);
 		__atomic_store_n(&port->st.csum_sw_verify,
 				 port->gro_st.csum_sw_l4 + port->gro_st.csum_sw_ip, __ATOMIC_RELAXED);
 	}
+}
+
+static int
+tun_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n)
+{
+	struct tun_port *t = (struct tun_port *)port;
+	size_t i = 0, j;
+	int sent = 0, hold = may_hold(t, pkts, n);
+	uint64_t now = t->hold ? mono_ns() : 0;
+
+	/* idle for the timeout since the last send: what is held is complete
+	 * (the flush the caller's timer would have made) */
+	if (t->hold && now - t->hold->last_ns >= (uint64_t)t->hold->us * 1000)
+		hold_flush_all(t);
+	if (hold)
+		t->hold->last_ns = now;
+	while (i < n) {
+		if (!t->tx_gro || !eligible(&pkts[i])) {
+			hold_flush_all(t);
+			sent += write_one(t, &pkts[i++]);
+			continue;
+		}
+		for (j = i; j < n && j - i < t->gin_cap && eligible(&pkts[j]); j++)
+			;
+		sent += gro_run(t, pkts, i, j, now, hold);
+		i = j;
+	}
+	if (t->hold && !hold)
+		hold_flush_all(t);	/* a full batch: nothing stays */
+	mirror(port);
+	return sent;
+}
+
+/* ---- held sends (port.h: sofl_port_set_flush_timeout) ---- */
+
+static struct tun_hold *
+hold_alloc(uint32_t nslots)
+{
+	struct tun_hold *h = calloc(1, sizeof(*h));
+	uint32_t i;
+
+	if (!h)
+		return NULL;
+	h->nslots = h->nfree = nslots;
+	h->mem = malloc((size_t)nslots * HOLD_SLOT);
+	h->pk = calloc(nslots, sizeof(*h->pk));
+	h->v = calloc(nslots, sizeof(*h->v));
+	h->free = calloc(nslots, sizeof(*h->free));
+	if (!h->mem || !h->pk || !h->v || !h->free) {
+		hold_free(h);
+		return NULL;
+	}
+	for (i = 0; i < nslots; i++)
+		h->free[i] = nslots - 1 - i;
+	return h;
+}
+
+static struct tun_port *
+tun_cast(struct sofl_port *port)
+{
+	return port && port->ops->recv == tun_recv ? (struct tun_port *)port : NULL;
+}
+
+SOFL_API int
+sofl_port_set_flush_timeout(struct sofl_port *port, uint32_t usec)
+{
+	struct tun_port *t = tun_cast(port);
+	struct tun_hold *h = NULL;
+	int err;
+
+	if (!port)
+		return SOFL_E_INVAL;
+	if (!t)
+		return SOFL_E_PORT_KIND;
+	if (!port->gro)
+		return SOFL_E_NOTSUP;
+	if (usec > SOFL_PORT_FLUSH_TIMEOUT_MAX)
+		return SOFL_E_CFG_FLUSH_TIMEOUT;
+	if (usec == (t->hold ? t->hold->us : 0))
+		return 0;
+	/* slots for what the engine may hold (max_held: one batch, as it
+	 * was created with; poll ends complete the oldest past it) and for
+	 * the next batch */
+	if (usec && !t->hold && !(h = hold_alloc(2 * t->gin_cap)))
+		return SOFL_E_NOMEM;
+	if ((err = sofl_port_flush(port, SOFL_PORT_FLUSH_ALL)) < 0) {
+		hold_free(h);
+		return err;
+	}
+	/* the engine's timeout is the age bound; the idle rule is the port's */
+	if ((err = sofl_gro_set_flush_timeout(port->gro, usec * HOLD_AGE)) < 0) {
+		hold_free(h);
+		return err;
+	}
+	if (!usec) {
+		hold_free(t->hold);
+		t->hold = NULL;
+		return 0;
+	}
+	if (h)
+		t->hold = h;
+	t->hold->us = usec;
+	return 0;
+}
+
+SOFL_API int
+sofl_port_next_deadline(const struct sofl_port *port, uint64_t *deadline_ns)
+{
+	const struct tun_port *t;
+	uint64_t idle;
+	int r;
+
+	if (!port || !deadline_ns)
+		return SOFL_E_INVAL;
+	*deadline_ns = UINT64_MAX;
+	t = port->ops->recv == tun_recv ? (const struct tun_port *)port : NULL;
+	if (!t || !t->hold)
+		return 0;
+	/* the earlier of: idle for the timeout, the oldest flow's age bound */
+	if ((r = sofl_gro_next_deadline(port->gro, deadline_ns)) != 1)
+		return r;
+	idle = t->hold->last_ns + (uint64_t)t->hold->us * 1000;
+	if (idle < *deadline_ns)
+		*deadline_ns = idle;
+	return 1;
+}
+
+SOFL_API int
+sofl_port_flush(struct sofl_port *port, uint64_t now_ns)
+{
+	struct tun_port *t = tun_cast(port);
+	int sent;
+
+	if (!port)
+		return SOFL_E_INVAL;
+	if (!t || !t->hold || !sofl_gro_held(port->gro))
+		return 0;
+	/* idle for the timeout: everything (Linux: the timer's poll found no
+	 * work); else the flows past their age bound (Linux: what was held
+	 * since an earlier jiffy, napi_gro_flush(n, true)) */
+	if (now_ns < t->hold->last_ns)
+		now_ns = t->hold->last_ns;	/* a clock read before our last send */
+	if (now_ns == SOFL_PORT_FLUSH_ALL ||
+	    now_ns - t->hold->last_ns >= (uint64_t)t->hold->us * 1000)
+		sofl_gro_flush(port->gro);
+	else
+		sofl_gro_poll_end(port->gro, now_ns);
+	sent = gro_write(t, NULL, 0);
+	mirror(port);
 	return sent;
 }

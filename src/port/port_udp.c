@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "softoffload/port.h"
 #include "base/cfg.h"
+#include "base/log.h"
 #include "port_impl.h"
 
 #ifndef UDP_SEGMENT
@@ -36,6 +37,7 @@
 #define GSO_MAX_SEGS	64	/* datagrams per UDP_SEGMENT send (UDP_MAX_SEGMENTS is
 				   128 from 6.11, 64 before) */
 #define RX_CTL		64	/* control bytes per received message */
+#define RX_ADDR(u, i)	((struct sockaddr_storage *)((u)->buf[i] + (u)->addr_off))
 #define TX_MSGS		256	/* messages per sendmmsg() */
 #define TX_IOVS		4096	/* iovecs per sendmmsg() */
 
@@ -48,10 +50,12 @@ struct udp_port {
 	struct sockaddr_storage remote;
 	socklen_t remote_len;
 	uint32_t nb, buf_size, max_dgram;
-	uint8_t *bufs;
+	uint32_t addr_off;		/* buf_size rounded up to 64: the address's offset */
+	uint8_t **buf;			/* nb buffers: buf_size bytes of datagrams, then the
+					 * sender's address (RX_ADDR), so that a kept batch
+					 * (port.c) takes its addresses along */
 	struct mmsghdr *rmsg;
 	struct iovec *riov;
-	struct sockaddr_storage *raddr;
 	uint8_t *rctl;
 	uint32_t ovfl;			/* SO_RXQ_OVFL count last seen */
 	struct port_rxq q;
@@ -120,10 +124,14 @@ udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 static void
 udp_free(struct udp_port *u)
 {
-	free(u->bufs);
+	uint32_t i;
+
+	if (u->buf)
+		for (i = 0; i < u->nb; i++)
+			free(u->buf[i]);
+	free(u->buf);
 	free(u->rmsg);
 	free(u->riov);
-	free(u->raddr);
 	free(u->rctl);
 	port_rxq_free(&u->q);
 }
@@ -162,17 +170,24 @@ port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 	u->nb = c.rx_batch;
 	u->buf_size = c.rx_buf;
 	err = SOFL_E_NOMEM;
-	u->bufs = aligned_alloc(64, (size_t)u->nb * u->buf_size);
+	u->buf = calloc(u->nb, sizeof(*u->buf));
 	u->rmsg = calloc(u->nb, sizeof(*u->rmsg));
 	u->riov = calloc(u->nb, sizeof(*u->riov));
-	u->raddr = calloc(u->nb, sizeof(*u->raddr));
 	u->rctl = calloc(u->nb, RX_CTL);
-	if (!u->bufs || !u->rmsg || !u->riov || !u->raddr || !u->rctl)
+	if (!u->buf || !u->rmsg || !u->riov || !u->rctl)
 		goto fail;
+	/* the address behind the datagram bytes, aligned */
+	u->addr_off = (u->buf_size + 63) & ~63u;
 	for (i = 0; i < u->nb; i++)
-		u->riov[i] = (struct iovec){ u->bufs + (size_t)i * u->buf_size, u->buf_size };
-	if ((err = port_rxq_init(&u->q, c.max_pkts, 1, 0, 0, 0)) < 0)
+		if (!(u->buf[i] = aligned_alloc(64, u->addr_off + sizeof(struct sockaddr_storage))))
+			goto fail;
+	if ((err = port_rxq_init(&u->q, c.max_pkts, 1, 0, c.headroom, c.tailroom)) < 0)
 		goto fail;
+	/* kept batches (port.c): the batch and the buffers it points into */
+	u->base.rxq = &u->q;
+	u->base.rxbuf = u->buf;
+	u->base.nrxbuf = u->nb;
+	u->base.rxbuf_size = u->addr_off + sizeof(struct sockaddr_storage);
 	*out = &u->base;
 	return 0;
 fail:
@@ -181,11 +196,26 @@ fail:
 	return err;
 }
 
+/* Sets a socket buffer to @bytes: the FORCE option (CAP_NET_ADMIN), else the
+ * plain one, which Linux caps at net.core.[rw]mem_max (sock_setsockopt());
+ * a buffer smaller than asked is not silent: logged (sofl_set_log) unless
+ * @quiet.  Linux doubles the value it stores (the bookkeeping overhead), so
+ * what it reads back is compared with twice the request. */
 static void
-set_buf(int fd, int force, int plain, int bytes)
+set_buf(int fd, int force, int plain, int bytes, const char *name, int quiet)
 {
-	if (bytes > 0 && setsockopt(fd, SOL_SOCKET, force, &bytes, sizeof(bytes)) < 0)
+	socklen_t sl = sizeof(int);
+	int got = 0;
+
+	if (bytes <= 0)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, force, &bytes, sizeof(bytes)) < 0)
 		setsockopt(fd, SOL_SOCKET, plain, &bytes, sizeof(bytes));
+	if (!quiet && getsockopt(fd, SOL_SOCKET, plain, &got, &sl) == 0 &&
+	    (got < 0 || got / 2 < bytes))
+		sofl_log(SOFL_LOG_WARN, "udp: %s of %d bytes asked, the kernel gave %d "
+			 "(net.core.%s; CAP_NET_ADMIN sets more)", name, bytes, got / 2,
+			 plain == SO_RCVBUF ? "rmem_max" : "wmem_max");
 }
 
 /* Probes UDP_SEGMENT and UDP_GRO on @fd as asked.  @return SOFL_PORT_OFF_F_* */
@@ -228,8 +258,8 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 		if (c.reuseport &&
 		    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
 			goto sys;
-		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, c.sndbuf);
-		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, c.rcvbuf);
+		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, c.sndbuf, "SO_SNDBUF", c.quiet);
+		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, c.rcvbuf, "SO_RCVBUF", c.quiet);
 		if (c.local && bind(fd, c.local, c.local_len) < 0)
 			goto sys;
 		if (c.connect && connect(fd, c.remote, c.remote_len) < 0)
@@ -352,11 +382,11 @@ take(struct udp_port *u, uint32_t i, uint32_t len)
 		port_drop(&u->base, 0, SOFL_PORT_DROP_TRUNC, 1);
 		return;
 	}
-	if (u->peer_only && !same_host(&u->raddr[i], &u->remote)) {
+	if (u->peer_only && !same_host(RX_ADDR(u, i), &u->remote)) {
 		port_drop(&u->base, 0, SOFL_PORT_DROP_PEER, 1);
 		return;
 	}
-	split(u, u->riov[i].iov_base, len, gso, (const struct sockaddr *)&u->raddr[i],
+	split(u, u->riov[i].iov_base, len, gso, (const struct sockaddr *)RX_ADDR(u, i),
 	      m->msg_namelen);
 }
 
@@ -407,8 +437,9 @@ udp_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
 	for (i = 0; i < u->nb; i++) {
 		struct msghdr *m = &u->rmsg[i].msg_hdr;
 
-		m->msg_name = &u->raddr[i];
-		m->msg_namelen = sizeof(u->raddr[i]);
+		m->msg_name = RX_ADDR(u, i);
+		m->msg_namelen = sizeof(struct sockaddr_storage);
+		u->riov[i] = (struct iovec){ u->buf[i], u->buf_size };
 		m->msg_iov = &u->riov[i];
 		m->msg_iovlen = 1;
 		m->msg_control = u->rctl + (size_t)i * RX_CTL;
@@ -429,6 +460,7 @@ udp_recv(struct sofl_port *port, struct sofl_port_pkt **pkts)
 	port_add(&port->st.rx_calls, 1);
 	for (i = 0; i < (uint32_t)r; i++)
 		take(u, i, u->rmsg[i].msg_len);
+	port->rx_used = (uint32_t)r;	/* buf[0..r) hold this batch (kept batches) */
 	return (int)u->q.n;
 }
 

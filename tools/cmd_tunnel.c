@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,7 +47,8 @@ usage(FILE *f)
 "                          [--trust-inner]\n"
 "                          [--offload on|off|gso|gro] [--mtu N] [--queues N]\n"
 "                          [--stats-interval S] [--json] [--verify-inner]\n"
-"                          [--txqueuelen N] [--duration S]\n"
+"                          [--txqueuelen N] [--gro-flush-timeout US]\n"
+"                          [--duration S]\n"
 "\n"
 "--encap ip (default): carries every IPv4/IPv6 packet of TUN NAME in one UDP\n"
 "datagram to the peer (another softoffload tunnel; an IPv4 or IPv6 underlay)\n"
@@ -99,6 +99,12 @@ usage(FILE *f)
 "                  itself)\n"
 "  --txqueuelen N  the TUN's queue towards the tunnel, in packets (default\n"
 "                  5000; the kernel's 500 drops bursts of wire-size packets)\n"
+"  --gro-flush-timeout US  --offload on|gro: a flow whose datagrams came in\n"
+"                  pieces is kept until nothing came for US microseconds (4 x\n"
+"                  US after its first packet at most) so that the rest joins\n"
+"                  it, as the kernel's gro_flush_timeout (default 1000; 0:\n"
+"                  every receive's flows are written at its end).  Cost: a\n"
+"                  burst that ends without PSH reaches the TUN that late\n"
 "  --duration S    stop after S seconds (default: until SIGINT/SIGTERM)\n",
 		TN_MAX_REMOTES);
 	return f == stdout ? 0 : 2;
@@ -206,13 +212,13 @@ parse_ports(const char *val, struct tn_opts *o)
 }
 
 enum { O_TUN = 0x100, O_LOCAL, O_REMOTE, O_OFFLOAD, O_MTU, O_QUEUES, O_INTERVAL,
-       O_TXQLEN, O_DURATION, O_ENCAP, O_VNI, O_INNER, O_SPORTS, O_UDPCSUM };
+       O_TXQLEN, O_DURATION, O_ENCAP, O_VNI, O_INNER, O_SPORTS, O_UDPCSUM, O_HOLD };
 
 /* checks between options; defaults that depend on others */
 static int
 check_opts(struct tn_opts *o, int have_l, int have_vni)
 {
-	unsigned i, outer;
+	unsigned i;
 
 	if (!o->tun || !have_l || !o->nremotes)
 		return cli_usage("--tun, --local and --remote are required");
@@ -244,10 +250,16 @@ check_opts(struct tn_opts *o, int have_l, int have_vni)
 		return cli_usage("--queues %u: ports PORT..PORT+%u must exist (and not be 0)",
 				 o->queues, o->queues - 1);
 	if (!o->mtu) {
-		outer = o->remote[0].ss_family == AF_INET6 ? 48 : 28;
-		if (o->encap != TN_ENCAP_IP)
-			outer += 8 + (o->inner_eth ? 14 : 0);
-		o->mtu = 1500 - outer;
+		/* a 1500-byte underlay; Geneve with IP inside: its 8-byte
+		 * header in front of the inner packet, no Ethernet */
+		enum sofl_tun_encap e = o->encap == TN_ENCAP_IP || !o->inner_eth ?
+					SOFL_TUN_ENCAP_UDP : o->encap == TN_ENCAP_VXLAN ?
+					SOFL_TUN_ENCAP_VXLAN : SOFL_TUN_ENCAP_GENEVE;
+		uint32_t head = o->encap != TN_ENCAP_IP && !o->inner_eth ? TN_GENEVE_HLEN : 0;
+		int err = sofl_tun_inner_mtu(1500, o->remote[0].ss_family, e, head, 0, &o->mtu);
+
+		if (err < 0)
+			return cli_lib_error(err, "--mtu: default"), 2;
 	}
 	return 0;
 }
@@ -274,6 +286,7 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 		{ "inner", required_argument, NULL, O_INNER },
 		{ "src-ports", required_argument, NULL, O_SPORTS },
 		{ "udp-csum", required_argument, NULL, O_UDPCSUM },
+		{ "gro-flush-timeout", required_argument, NULL, O_HOLD },
 		{ NULL, 0, NULL, 0 }
 	};
 	const struct cli_num nums[] = {
@@ -281,6 +294,7 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 		{ O_INTERVAL, "--stats-interval", 0, 86400, &o->interval },
 		{ O_TXQLEN, "--txqueuelen", 1, 1 << 20, &o->txqlen },
 		{ O_DURATION, "--duration", 0, 86400 * 365, &o->duration },
+		{ O_HOLD, "--gro-flush-timeout", 0, SOFL_PORT_FLUSH_TIMEOUT_MAX, &o->hold_us },
 	};
 	long long v;
 	int c, have_l = 0, have_vni = 0, err;
@@ -288,6 +302,7 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->queues = 1;
 	o->txqlen = 5000;
+	o->hold_us = TN_HOLD_US;
 	o->inner_eth = 1;
 	o->udp_csum = 1;
 	optind = 1;
@@ -362,26 +377,6 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 
 /* ---- set-up ---- */
 
-/* SIOCSIFMTU or SIOCSIFTXQLEN on interface @name */
-static int
-set_if(const char *name, unsigned long req, unsigned v)
-{
-	struct ifreq ifr;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), r;
-
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (req == SIOCSIFMTU)
-		ifr.ifr_mtu = (int)v;
-	else
-		ifr.ifr_qlen = (int)v;
-	r = ioctl(fd, req, &ifr);
-	close(fd);
-	return r;
-}
-
 static int
 open_tun(const struct tn_opts *o, struct tn_worker *w)
 {
@@ -410,6 +405,13 @@ open_tun(const struct tn_opts *o, struct tn_worker *w)
 	}
 	if ((err = sofl_tun_open(&c, &w->tun)) < 0) {
 		cli_lib_error(err, "--tun %s", o->tun);
+		return -1;
+	}
+	/* held sends (--gro-flush-timeout) where writes to the TUN coalesce;
+	 * a port that does not (no virtio header) says SOFL_E_NOTSUP */
+	if ((o->mode == MODE_ON || o->mode == MODE_GRO) && o->hold_us &&
+	    (err = sofl_port_set_flush_timeout(w->tun, o->hold_us)) < 0 && err != SOFL_E_NOTSUP) {
+		cli_lib_error(err, "--gro-flush-timeout %u", o->hold_us);
 		return -1;
 	}
 	return 0;
@@ -552,6 +554,7 @@ setup(struct tn_worker *ws, const struct tn_opts *o)
 {
 	struct sofl_rss_config rcfg;
 	unsigned i;
+	int err;
 
 	sofl_rss_config_init(&rcfg);
 	rcfg.nqueues = o->queues;
@@ -563,12 +566,12 @@ setup(struct tn_worker *ws, const struct tn_opts *o)
 		if (open_tun(o, &ws[i]) < 0 || open_udp(o, &ws[i]) < 0)
 			return -1;
 	}
-	if (set_if(o->tun, SIOCSIFMTU, o->mtu) < 0)
-		cli_error("tunnel: cannot set the MTU of %s to %u: %s", o->tun, o->mtu,
-			  strerror(errno));
-	if (set_if(o->tun, SIOCSIFTXQLEN, o->txqlen) < 0)
-		cli_error("tunnel: cannot set the queue length of %s to %u: %s", o->tun,
-			  o->txqlen, strerror(errno));
+	/* not fatal: an existing interface the user configured may refuse */
+	if ((err = sofl_tun_set_mtu(ws[0].tun, o->mtu)) < 0)
+		cli_lib_error(err, "tunnel: cannot set the MTU of %s to %u", o->tun, o->mtu);
+	if ((err = sofl_tun_set_txqueuelen(ws[0].tun, o->txqlen)) < 0)
+		cli_lib_error(err, "tunnel: cannot set the queue length of %s to %u", o->tun,
+			      o->txqlen);
 	return 0;
 }
 

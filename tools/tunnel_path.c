@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include "cli.h"
 #include "softoffload/rss.h"
 #include "tunnel.h"
@@ -273,12 +274,39 @@ tun_fault(int e)
 	return e == EBADFD || e == ENODEV || e == ENXIO ? "the device was deleted" : strerror(e);
 }
 
+static uint64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* ppoll()'s timeout: 200 ms, or less when the TUN holds flows
+ * (--gro-flush-timeout: wake at their deadline, as NAPI's timer does) */
+static void
+wait_time(const struct tn_worker *w, struct timespec *ts)
+{
+	uint64_t t = 200 * 1000000u, d, now;
+
+	if (sofl_port_next_deadline(w->tun, &d) == 1) {
+		now = mono_ns();
+		d = d > now ? d - now : 0;
+		if (d < t)
+			t = d;
+	}
+	ts->tv_sec = (time_t)(t / 1000000000u);
+	ts->tv_nsec = (long)(t % 1000000000u);
+}
+
 void *
 tn_worker_main(void *arg)
 {
 	struct tn_worker *w = arg;
 	int eth = w->o->encap != TN_ENCAP_IP;
 	struct pollfd pf[2];
+	struct timespec ts;
 	int a, b = 0, r, e;
 
 	pf[0] = (struct pollfd){ .fd = sofl_port_fd(w->tun), .events = POLLIN };
@@ -290,7 +318,15 @@ tn_worker_main(void *arg)
 			if (a < 0)
 				break;
 			b = eth ? eth_udp_to_tun(w) : ip_udp_to_tun(w);
-		} while ((a > 0 || b > 0) && b >= 0 && !cli_stop);
+			if (b < 0)
+				break;
+			/* held flows whose deadline passed (--gro-flush-timeout);
+			 * a fault of the TUN descriptor is the TUN's error */
+			if ((r = sofl_port_flush(w->tun, mono_ns())) < 0) {
+				a = r;
+				break;
+			}
+		} while ((a > 0 || b > 0) && !cli_stop);
 		if (a < 0 || b < 0) {
 			/* errno is the failed call's: nothing ran after it */
 			e = errno;
@@ -303,7 +339,8 @@ tn_worker_main(void *arg)
 			cli_stop = 1;
 			break;
 		}
-		r = poll(pf, 2, 200);
+		wait_time(w, &ts);
+		r = ppoll(pf, 2, &ts, NULL);
 		if (r < 0 && errno != EINTR && errno != ENOMEM && errno != EAGAIN) {
 			/* never silently: a worker that stops stops the tunnel */
 			cli_error("queue %u: poll: %s", w->idx, strerror(errno));

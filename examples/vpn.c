@@ -174,33 +174,40 @@ getn(const uint8_t *b, int n)
 	return v;
 }
 
-/* Seals @len bytes at @p in place; @h (HDR bytes) authenticated; tag to @tag. */
+/* Seals @len bytes at @p in place; @h (HDR bytes) authenticated; tag to @tag.
+ * Per packet only the IV is set (the key stays from crypto_init) and the tag
+ * is read as a provider parameter: OpenSSL 3's EVP_CIPHER_CTX_ctrl() would
+ * translate to the same parameter on every call. */
 static int
 seal(EVP_CIPHER_CTX *c, const uint8_t *h, uint8_t *p, int len, uint8_t *tag)
 {
-	uint8_t nonce[12] = { 0 };
+	OSSL_PARAM tp[2] = {
+		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, TAG),
+		OSSL_PARAM_construct_end(),
+	};
 	int l, l2;
 
-	memcpy(nonce, h + 4, 12);
-	return EVP_EncryptInit_ex(c, NULL, NULL, NULL, nonce) == 1 &&
+	return EVP_EncryptInit_ex2(c, NULL, NULL, h + 4, NULL) == 1 &&
 	       EVP_EncryptUpdate(c, NULL, &l, h, HDR) == 1 &&
 	       EVP_EncryptUpdate(c, p, &l, p, len) == 1 &&
 	       EVP_EncryptFinal_ex(c, p + l, &l2) == 1 &&
-	       EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, TAG, tag) == 1;
+	       EVP_CIPHER_CTX_get_params(c, tp) == 1;
 }
 
-/* Opens a datagram (@len bytes at @d) in place.  @return 1 authentic. */
+/* Opens a datagram (@len bytes at @d) in place.  @return 1 authentic.
+ * The expected tag goes in with the IV, as one parameter of the init. */
 static int
 open_dgram(EVP_CIPHER_CTX *c, uint8_t *d, int len)
 {
-	uint8_t nonce[12] = { 0 };
 	int l, l2, body = len - HDR - TAG;
+	OSSL_PARAM tp[2] = {
+		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, d + HDR + body, TAG),
+		OSSL_PARAM_construct_end(),
+	};
 
-	memcpy(nonce, d + 4, 12);
-	return EVP_DecryptInit_ex(c, NULL, NULL, NULL, nonce) == 1 &&
+	return EVP_DecryptInit_ex2(c, NULL, NULL, d + 4, tp) == 1 &&
 	       EVP_DecryptUpdate(c, NULL, &l, d, HDR) == 1 &&
 	       EVP_DecryptUpdate(c, d + HDR, &l, d + HDR, body) == 1 &&
-	       EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, TAG, d + HDR + body) == 1 &&
 	       EVP_DecryptFinal_ex(c, d + HDR + l, &l2) == 1;
 }
 
@@ -500,7 +507,8 @@ main(int argc, char **argv)
 			keyf = v;
 		else if (!strcmp(o, "--cipher"))
 			cipher = v;
-		else if (!strcmp(o, "--workers") && (workers = atoi(v)) >= 1 && workers <= 64)
+		else if (!strcmp(o, "--workers") && v[0] >= '0' && v[0] <= '9' &&
+			 (workers = atoi(v)) <= 64)
 			;
 		else if (!strcmp(o, "--underlay-mtu") && (underlay = (uint32_t)atoi(v)) > 0)
 			;

@@ -489,7 +489,7 @@ main(int argc, char **argv)
 	static struct crypto self;
 	pthread_t th[64];
 	uint32_t mtu, underlay = 1500;
-	int workers = 2, side = 0, err, i, d;
+	int workers = 0, side = 0, err, i, d;
 
 	g.max_packets = REJECT_AFTER;
 	for (i = 1; i + 1 < argc; i += 2) {

@@ -62,8 +62,11 @@ start() {
 		loc="198.18.40.$me:5400" rem="198.18.40.$peer:5400"
 	fi
 	tun=t$side$ID
+	# both crypto paths: worker threads for AES-256-GCM, the I/O thread
+	# (--workers 0, the default) for ChaCha20-Poly1305
+	if [ "$cipher" = aes-256-gcm ]; then w=2; else w=0; fi
 	ip netns exec "$ns" "$VPN" --side "$side" --tun "$tun" --local "$loc" --remote "$rem" \
-	    --key "$key" --cipher "$cipher" --workers 2 >"$DIR/$side.out" 2>"$DIR/$side.err" &
+	    --key "$key" --cipher "$cipher" --workers $w >"$DIR/$side.out" 2>"$DIR/$side.err" &
 	pid=$!
 	PIDS="$PIDS $pid"
 	eval "PID_$side=$pid"

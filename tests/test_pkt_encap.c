@@ -920,6 +920,61 @@ test_iov(void **state)
 	}
 }
 
+/* sofl_encap_hdr_parse(): the header rules of RFC 7348 / RFC 8926 on a
+ * bare UDP payload, one vector per rule, first rule broken wins */
+static void
+test_hdr_parse(void **state)
+{
+	static const uint8_t vx[8] = { 0x08, 0, 0, 0, 0x12, 0x34, 0x56, 0 };
+	static const uint8_t gn[16] = { 0x02, 0x40, 0x65, 0x58, 0xab, 0xcd, 0xef, 0,
+					0, 0, 0, 0, 0, 0, 0, 0 };	/* 8 option bytes, C */
+	struct sofl_encap_hdr e;
+	uint8_t b[16];
+
+	(void)state;
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_VXLAN, vx, 8, &e), 0);
+	assert_int_equal(e.len, 8);
+	assert_int_equal(e.vni, 0x123456);
+	assert_int_equal(e.proto, 0x6558);
+	assert_int_equal(e.critical, 0);
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_VXLAN, vx, 7, &e), SOFL_ENCAP_ERR_TRUNC);
+	memcpy(b, vx, 8);
+	b[0] = 0;					/* I flag clear */
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_VXLAN, b, 8, &e),
+			 SOFL_ENCAP_ERR_VXLAN_FLAGS);
+	memcpy(b, vx, 8);
+	b[7] = 1;					/* reserved byte */
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_VXLAN, b, 8, &e),
+			 SOFL_ENCAP_ERR_VXLAN_FLAGS);
+
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_GENEVE, gn, 16, &e), 0);
+	assert_int_equal(e.len, 16);
+	assert_int_equal(e.vni, 0xabcdef);
+	assert_int_equal(e.proto, 0x6558);
+	assert_int_equal(e.critical, 1);
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_GENEVE, gn, 15, &e),
+			 SOFL_ENCAP_ERR_GENEVE_OPTLEN);
+	memcpy(b, gn, 16);
+	b[0] |= 0x40;					/* version 1 */
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_GENEVE, b, 16, &e),
+			 SOFL_ENCAP_ERR_GENEVE_VER);
+	memcpy(b, gn, 16);
+	b[1] |= 0x80;					/* O bit */
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_GENEVE, b, 16, &e),
+			 SOFL_ENCAP_ERR_GENEVE_OAM);
+	memcpy(b, gn, 16);
+	b[2] = 0x88, b[3] = 0x47;			/* MPLS: not ours */
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_GENEVE, b, 16, &e),
+			 SOFL_ENCAP_ERR_GENEVE_PROTO);
+	b[2] = 0x86, b[3] = 0xdd;
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_GENEVE, b, 16, &e), 0);
+	assert_int_equal(e.proto, 0x86dd);
+
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_IPIP, vx, 8, &e), SOFL_E_INVAL);
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_VXLAN, NULL, 8, &e), SOFL_E_INVAL);
+	assert_int_equal(sofl_encap_hdr_parse(SOFL_ENCAP_VXLAN, vx, 8, NULL), SOFL_E_INVAL);
+}
+
 int
 main(void)
 {
@@ -933,6 +988,7 @@ main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_differential),
 		cmocka_unit_test(test_iov),
+		cmocka_unit_test(test_hdr_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

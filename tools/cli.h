@@ -140,6 +140,15 @@ void cli_line(FILE *f, unsigned long long n, const char *what);
  * periodic report calls it, and under ASan every fopen()'s FILE and buffer
  * went to the quarantine (~10 kB/s of growth at --stats-interval 1). */
 unsigned long long cli_read_u64(const char *path);
+
+struct sofl_port;
+struct timespec;
+/* CLOCK_MONOTONIC in nanoseconds (the clock of sofl_port_flush()) */
+uint64_t cli_mono_ns(void);
+/* ppoll()'s timeout in *ts: @tmo_ns, shortened to the earliest deadline of
+ * the flows the @n ports hold (sofl_port_next_deadline(): the flush
+ * timeout, as NAPI's timer) */
+void cli_wait_ts(struct sofl_port *const *ports, int n, uint64_t tmo_ns, struct timespec *ts);
 /* A port's non-zero drop counters as text lines, reason by reason:
  * "\t<n> <rx>: <reason>" (receive) then "\t<n> <tx>: <reason>" (send). */
 void cli_port_drops(FILE *f, const struct sofl_port_stats *s, const char *rx, const char *tx);

@@ -514,40 +514,11 @@ report(struct relay *r, int final)
 
 /* ---- main loop ---- */
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* The wait for input: @tmo_ms (0: none), shortened to the earliest
- * deadline of what the ports hold (a flush timeout of microseconds:
- * ppoll's nanoseconds, not poll's milliseconds). */
-static void
-wait_time(const struct relay *r, int tmo_ms, struct timespec *ts)
-{
-	uint64_t t = (uint64_t)tmo_ms * 1000000u, d, now;
-	int i;
-
-	for (i = 0; i < 2 && t > 0; i++)
-		if (sofl_port_next_deadline(r->e[i].port, &d) == 1) {
-			now = mono_ns();
-			d = d > now ? d - now : 0;
-			if (d < t)
-				t = d;
-		}
-	ts->tv_sec = (time_t)(t / 1000000000u);
-	ts->tv_nsec = (long)(t % 1000000000u);
-}
-
 /* Writes what the ports hold that is due (their flush timeout). */
 static int
 flush_due(struct relay *r)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = cli_mono_ns();
 	int i, err;
 
 	for (i = 0; i < 2; i++)
@@ -605,7 +576,11 @@ run(struct relay *r)
 			tmo = 0;
 		/* held flows (--gro-flush-timeout): wake at the earliest
 		 * deadline, as the NAPI timer of gro_flush_timeout does */
-		wait_time(r, tmo, &ts);
+		{
+			struct sofl_port *const pp[2] = { r->e[0].port, r->e[1].port };
+
+			cli_wait_ts(pp, 2, (uint64_t)tmo * 1000000u, &ts);
+		}
 		if (ppoll(pf, 2, &ts, NULL) < 0) {
 			if (errno == EINTR)
 				continue;

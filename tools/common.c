@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "cli.h"
 #include "softoffload/gro.h"
 #include "softoffload/port.h"
@@ -462,4 +463,30 @@ cli_gro_json(struct cli_json *j, const struct sofl_gro_stats *g, int bypass)
 		cli_json_end(j);
 	}
 	cli_json_end(j);
+}
+
+uint64_t
+cli_mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void
+cli_wait_ts(struct sofl_port *const *ports, int n, uint64_t tmo_ns, struct timespec *ts)
+{
+	uint64_t t = tmo_ns, d, now;
+	int i;
+
+	for (i = 0; i < n && t > 0; i++)
+		if (sofl_port_next_deadline(ports[i], &d) == 1) {
+			now = cli_mono_ns();
+			d = d > now ? d - now : 0;
+			if (d < t)
+				t = d;
+		}
+	ts->tv_sec = (time_t)(t / 1000000000u);
+	ts->tv_nsec = (long)(t % 1000000000u);
 }

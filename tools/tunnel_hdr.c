@@ -14,6 +14,7 @@
  *   (0x6558 Ethernet, or 0x0800/0x86DD IP); reserved bits are ignored. */
 #include <string.h>
 #include "softoffload/bytes.h"
+#include "softoffload/pkt.h"
 #include "tunnel_hdr.h"
 
 const char *const tn_drop_key[TN_DROP__MAX] = {
@@ -53,49 +54,50 @@ inner_check(const struct tn_rx_rule *r, const uint8_t *b, size_t len)
 	return ip_check(b, len);
 }
 
+/* The library's reasons for a bad tunnel header, in ours */
+static int
+hdr_reason(int why)
+{
+	switch (why) {
+	case SOFL_ENCAP_ERR_VXLAN_FLAGS:
+		return TN_DROP_VXLAN_FLAGS;
+	case SOFL_ENCAP_ERR_GENEVE_VER:
+		return TN_DROP_GENEVE_VER;
+	case SOFL_ENCAP_ERR_GENEVE_OAM:
+		return TN_DROP_GENEVE_OAM;
+	case SOFL_ENCAP_ERR_GENEVE_PROTO:
+		return TN_DROP_GENEVE_PROTO;
+	}
+	return TN_DROP_HDR_SHORT;	/* TRUNC, GENEVE_OPTLEN */
+}
+
 int
 tn_rx_check(const struct tn_rx_rule *r, const uint8_t *b, size_t len, size_t *hlen)
 {
-	size_t h;
-	uint16_t proto;
+	struct sofl_encap_hdr e;
+	int why;
 
 	*hlen = 0;
-	switch (r->encap) {
-	case TN_ENCAP_VXLAN:
-		if (len < TN_VXLAN_HLEN)
-			return TN_DROP_HDR_SHORT;
-		if (sofl_get32(b) != 0x08000000u || b[7] != 0)
-			return TN_DROP_VXLAN_FLAGS;
-		if ((sofl_get32(b + 4) >> 8) != r->vni)
-			return TN_DROP_VNI;
-		*hlen = TN_VXLAN_HLEN;
-		return inner_check(r, b + TN_VXLAN_HLEN, len - TN_VXLAN_HLEN);
-	case TN_ENCAP_GENEVE:
-		if (len < TN_GENEVE_HLEN)
-			return TN_DROP_HDR_SHORT;
-		if (b[0] >> 6)
-			return TN_DROP_GENEVE_VER;
-		h = TN_GENEVE_HLEN + (size_t)(b[0] & 0x3f) * 4;
-		if (len < h)
-			return TN_DROP_HDR_SHORT;
-		if (b[1] & 0x40)
-			return TN_DROP_GENEVE_CRIT;
-		if (b[1] & 0x80)
-			return TN_DROP_GENEVE_OAM;
-		proto = sofl_get16(b + 2);
-		if (r->inner_eth ? proto != TN_ETH_TEB :
-		    proto != 0x0800 && proto != 0x86DD)
-			return TN_DROP_GENEVE_PROTO;
-		if ((sofl_get32(b + 4) >> 8) != r->vni)
-			return TN_DROP_VNI;
-		*hlen = h;
-		if (!r->inner_eth && len > h &&
-		    (b[h] >> 4) != (proto == 0x0800 ? 4 : 6))
-			return TN_DROP_NOT_IP;	/* the type and the packet disagree */
-		return inner_check(r, b + h, len - h);
-	default:
+	if (r->encap != TN_ENCAP_VXLAN && r->encap != TN_ENCAP_GENEVE)
 		return ip_check(b, len);
-	}
+	/* the header's own rules are the parser's; ours: the C bit, the
+	 * payload we carry, the VNI */
+	why = sofl_encap_hdr_parse(r->encap == TN_ENCAP_VXLAN ? SOFL_ENCAP_VXLAN : SOFL_ENCAP_GENEVE,
+				   b, len, &e);
+	if (why != 0)
+		return hdr_reason(why);
+	if (e.critical)
+		return TN_DROP_GENEVE_CRIT;
+	if (r->encap == TN_ENCAP_GENEVE &&
+	    (r->inner_eth ? e.proto != TN_ETH_TEB : e.proto == TN_ETH_TEB))
+		return TN_DROP_GENEVE_PROTO;
+	if (e.vni != r->vni)
+		return TN_DROP_VNI;
+	*hlen = e.len;
+	if (r->encap == TN_ENCAP_GENEVE && !r->inner_eth && len > e.len &&
+	    (b[e.len] >> 4) != (e.proto == 0x0800 ? 4 : 6))
+		return TN_DROP_NOT_IP;	/* the type and the packet disagree */
+	return inner_check(r, b + e.len, len - e.len);
 }
 
 size_t

@@ -274,32 +274,6 @@ tun_fault(int e)
 	return e == EBADFD || e == ENODEV || e == ENXIO ? "the device was deleted" : strerror(e);
 }
 
-static uint64_t
-mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-/* ppoll()'s timeout: 200 ms, or less when the TUN holds flows
- * (--gro-flush-timeout: wake at their deadline, as NAPI's timer does) */
-static void
-wait_time(const struct tn_worker *w, struct timespec *ts)
-{
-	uint64_t t = 200 * 1000000u, d, now;
-
-	if (sofl_port_next_deadline(w->tun, &d) == 1) {
-		now = mono_ns();
-		d = d > now ? d - now : 0;
-		if (d < t)
-			t = d;
-	}
-	ts->tv_sec = (time_t)(t / 1000000000u);
-	ts->tv_nsec = (long)(t % 1000000000u);
-}
-
 void *
 tn_worker_main(void *arg)
 {
@@ -322,7 +296,7 @@ tn_worker_main(void *arg)
 				break;
 			/* held flows whose deadline passed (--gro-flush-timeout);
 			 * a fault of the TUN descriptor is the TUN's error */
-			if ((r = sofl_port_flush(w->tun, mono_ns())) < 0) {
+			if ((r = sofl_port_flush(w->tun, cli_mono_ns())) < 0) {
 				a = r;
 				break;
 			}
@@ -339,7 +313,7 @@ tn_worker_main(void *arg)
 			cli_stop = 1;
 			break;
 		}
-		wait_time(w, &ts);
+		cli_wait_ts(&w->tun, 1, 200 * 1000000u, &ts);	/* 200 ms or the deadline */
 		r = ppoll(pf, 2, &ts, NULL);
 		if (r < 0 && errno != EINTR && errno != ENOMEM && errno != EAGAIN) {
 			/* never silently: a worker that stops stops the tunnel */

@@ -142,6 +142,32 @@ enum sofl_encap_err {
 	SOFL_ENCAP_ERR__MAX
 };
 
+/* sofl_encap_hdr_parse() :
+ * Checks a bare VXLAN or Geneve header: @h, @len bytes of an outer UDP
+ * payload (what a UDP socket bound to the tunnel port receives), by the
+ * same rules sofl_pkt_parse_cfg() applies to a whole frame (RFC 7348 §5,
+ * RFC 8926 §3.4; Linux vxlan_rcv(), geneve_udp_encap_recv()): VXLAN flags
+ * exactly the I flag with every reserved bit and byte zero; Geneve version
+ * 0, no O bit, the options within @len, protocol type 0x6558, 0x0800 or
+ * 0x86DD.  What it does not judge is left to the caller: the VNI (whose it
+ * is), Geneve's C bit (the options a receiver knows), the inner packet.
+ * @type   SOFL_ENCAP_VXLAN or SOFL_ENCAP_GENEVE
+ * @out    on 0: the header's length (8 + Geneve options), VNI, protocol
+ *         type (0x6558 for VXLAN) and Geneve's C bit; else unspecified
+ * @return 0, a positive enum sofl_encap_err (TRUNC, VXLAN_FLAGS,
+ *         GENEVE_VER, GENEVE_OAM, GENEVE_OPTLEN, GENEVE_PROTO: the first
+ *         rule broken, in that order), or SOFL_E_INVAL (@h or @out NULL,
+ *         @type neither).  No allocation; thread-safe. */
+struct sofl_encap_hdr {
+	uint32_t len;		/* header bytes: 8, or 8 + Geneve options */
+	uint32_t vni;		/* 24-bit VNI */
+	uint16_t proto;		/* inner protocol: 0x6558 Ethernet, 0x0800, 0x86DD */
+	uint8_t  critical;	/* Geneve: the C bit (critical options present) */
+	uint8_t  pad_;
+};
+SOFL_API int sofl_encap_hdr_parse(enum sofl_encap type, const void *h, size_t len,
+				  struct sofl_encap_hdr *out);
+
 /* The UDP tunnel port table and other parse options.  Sized config (the
  * size field first, sofl_pkt_config_init() for the defaults). */
 #define SOFL_PKT_UDP_ENCAP_MAX 8

@@ -185,26 +185,21 @@ raw_tun_key(const struct sofl_gro *g, const uint8_t *d, uint32_t len, unsigned v
 	if (v == 4 && ((o[6] & 0x3f) | o[7]))
 		return 0;	/* a fragment */
 	if (proto == 17) {
+		struct sofl_encap_hdr e;
 		int type;
 
 		if (len < io + 8 + 8 + PK_ETH_HLEN + 40 + 20)
 			return 0;
 		u = d + io;
 		type = pk_udp_encap(g->pcp, sofl_get16(u + 2));
-		if (type == SOFL_ENCAP_VXLAN) {
-			if (u[8] != 0x08 || (u[9] | u[10] | u[11] | u[15]))
-				return 0;
-			io += 16;
-		} else if (type == SOFL_ENCAP_GENEVE) {
-			if ((u[8] >> 6) || (u[9] & 0x80) || sofl_get16(u + 10) != PK_ETH_P_TEB)
-				return 0;
-			io += 16 + (uint32_t)(u[8] & 0x3f) * 4;
-			if (len < io + PK_ETH_HLEN + 40 + 20)
-				return 0;
-		} else {
+		/* the parser's header rules (pk_encap_hdr), inner Ethernet */
+		if (!type || pk_encap_hdr((unsigned)type, u + 8, len - io - 8, &e) ||
+		    e.proto != PK_ETH_P_TEB)
 			return 0;
-		}
-		vni = (uint32_t)u[12] << 16 | (uint32_t)u[13] << 8 | u[14];
+		io += 8 + e.len;
+		if (len < io + PK_ETH_HLEN + 40 + 20)
+			return 0;
+		vni = e.vni;
 		iv = sofl_get16(d + io + 12) == PK_ETH_P_IP ? 4 :
 		     sofl_get16(d + io + 12) == PK_ETH_P_IPV6 ? 6 : 0;
 		io += PK_ETH_HLEN;

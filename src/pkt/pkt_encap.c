@@ -12,10 +12,6 @@
 #include "base/cfg.h"
 #include "pkt_impl.h"
 
-#define VXLAN_HLEN      8
-#define VXLAN_F_I       0x08	/* RFC 7348 §5: the I flag, the only one defined */
-#define GENEVE_HLEN     8
-#define GENEVE_O        0x80	/* RFC 8926 §3.4: control (OAM) packet */
 
 int
 sofl_pkt_config_check(const struct sofl_pkt_config *cfg)
@@ -34,10 +30,12 @@ sofl_pkt_config_check(const struct sofl_pkt_config *cfg)
 	return 0;
 }
 
-static uint32_t
-get24(const uint8_t *b)
+SOFL_API int
+sofl_encap_hdr_parse(enum sofl_encap type, const void *h, size_t len, struct sofl_encap_hdr *out)
 {
-	return (uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2];
+	if (!h || !out || (type != SOFL_ENCAP_VXLAN && type != SOFL_ENCAP_GENEVE))
+		return SOFL_E_INVAL;
+	return pk_encap_hdr(type, h, len, out);
 }
 
 /* A tunnel recognised but not parsed into: *p stays the outer packet.
@@ -103,6 +101,7 @@ sofl_pkt_encap(struct sofl_pkt *p, const struct sofl_pkt_config *cfg, int fast)
 	const uint32_t eo = p->pay_off, end = p->pay_off + p->pay_len;
 	uint32_t elen = 0, io, l2off, vni = 0;
 	uint8_t type, flags = 0;
+	struct sofl_encap_hdr e;
 	int v = 0, eth = 0, r;
 
 	if (p->l4_proto == 17) {
@@ -111,39 +110,16 @@ sofl_pkt_encap(struct sofl_pkt *p, const struct sofl_pkt_config *cfg, int fast)
 		type = (uint8_t)pk_udp_encap(cfg, p->key.dport);
 		if (sofl_get16(d + p->l4_off + 6) != 0)
 			flags |= SOFL_ENCAP_F_UDP_CSUM;
-		if (end - eo < 8)
-			return fail(p, type, flags, eo, 0, eo, SOFL_ENCAP_ERR_TRUNC, 0);
-		if (type == SOFL_ENCAP_VXLAN) {
-			/* RFC 7348 §5: flags 0x08, the reserved 24 + 8 bits zero
-			 * (vxlan_rcv() drops anything else without extensions) */
-			if (h[0] != VXLAN_F_I || (h[1] | h[2] | h[3] | h[7]) != 0)
-				return fail(p, type, flags, eo, VXLAN_HLEN, eo + VXLAN_HLEN,
-					    SOFL_ENCAP_ERR_VXLAN_FLAGS, 0);
-			elen = VXLAN_HLEN;
-			eth = 1;
-		} else {
-			uint16_t proto;
-
-			/* RFC 8926 §3.4; geneve_gro_receive(), geneve_udp_encap_recv() */
-			if (h[0] >> 6)
-				return fail(p, type, flags, eo, 0, eo, SOFL_ENCAP_ERR_GENEVE_VER, 0);
-			if (h[1] & GENEVE_O)
-				return fail(p, type, flags, eo, 0, eo, SOFL_ENCAP_ERR_GENEVE_OAM, 0);
-			elen = GENEVE_HLEN + (uint32_t)(h[0] & 0x3f) * 4;
-			if (elen > end - eo)
-				return fail(p, type, flags, eo, elen, eo, SOFL_ENCAP_ERR_GENEVE_OPTLEN, 0);
-			proto = sofl_get16(h + 2);
-			if (proto == PK_ETH_P_TEB)
-				eth = 1;
-			else if (proto == PK_ETH_P_IP)
-				v = 4;
-			else if (proto == PK_ETH_P_IPV6)
-				v = 6;
-			else
-				return fail(p, type, flags, eo, elen, eo + elen,
-					    SOFL_ENCAP_ERR_GENEVE_PROTO, 0);
-		}
-		vni = get24(h + 4);
+		if ((r = pk_encap_hdr(type, h, end - eo, &e)) != 0)
+			/* the tunnel header's extent as far as it was read; the
+			 * inner offset past it, except for options that overrun */
+			return fail(p, type, flags, eo, e.len,
+				    r == SOFL_ENCAP_ERR_GENEVE_OPTLEN ? eo : eo + e.len,
+				    (enum sofl_encap_err)r, 0);
+		elen = e.len;
+		vni = e.vni;
+		eth = e.proto == PK_ETH_P_TEB;
+		v = e.proto == PK_ETH_P_IP ? 4 : e.proto == PK_ETH_P_IPV6 ? 6 : 0;
 	} else {
 		type = SOFL_ENCAP_IPIP;	/* no header: the inner IP starts the payload */
 		v = p->l4_proto == 4 ? 4 : 6;

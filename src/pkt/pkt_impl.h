@@ -581,6 +581,47 @@ pk_udp_encap(const struct sofl_pkt_config *cfg, uint16_t port)
 	return 0;
 }
 
+#define PK_VXLAN_HLEN   8
+#define PK_VXLAN_F_I    0x08	/* RFC 7348 §5: the I flag, the only one defined */
+#define PK_GENEVE_HLEN  8	/* + (byte 0 & 0x3f) 4-byte words of options */
+#define PK_GENEVE_O     0x80	/* RFC 8926 §3.4: control (OAM) packet */
+#define PK_GENEVE_C     0x40	/* RFC 8926 §3.4: critical options present */
+
+/* The VXLAN or Geneve header @h, @room bytes of outer UDP payload: the
+ * rules of sofl_encap_hdr_parse() (pkt.h), written once for it and the
+ * frame parse.  On an error, e->len is the extent read so far: 0 (too
+ * short, Geneve version or O bit), 8 (VXLAN flags), 8 + options (Geneve
+ * options or protocol type). */
+PK_FAST int
+pk_encap_hdr(unsigned type, const uint8_t *h, size_t room, struct sofl_encap_hdr *e)
+{
+	e->len = 0;
+	if (room < 8)
+		return SOFL_ENCAP_ERR_TRUNC;
+	e->vni = (uint32_t)h[4] << 16 | (uint32_t)h[5] << 8 | h[6];
+	e->critical = 0;
+	if (type == SOFL_ENCAP_VXLAN) {
+		/* RFC 7348 §5: flags 0x08, the reserved 24 + 8 bits zero
+		 * (vxlan_rcv() drops anything else without extensions) */
+		e->len = PK_VXLAN_HLEN;
+		e->proto = PK_ETH_P_TEB;
+		return h[0] != PK_VXLAN_F_I || (h[1] | h[2] | h[3] | h[7]) != 0 ?
+		       SOFL_ENCAP_ERR_VXLAN_FLAGS : 0;
+	}
+	/* RFC 8926 §3.4; geneve_gro_receive(), geneve_udp_encap_recv() */
+	if (h[0] >> 6)
+		return SOFL_ENCAP_ERR_GENEVE_VER;
+	if (h[1] & PK_GENEVE_O)
+		return SOFL_ENCAP_ERR_GENEVE_OAM;
+	e->len = PK_GENEVE_HLEN + (uint32_t)(h[0] & 0x3f) * 4;
+	if (e->len > room)
+		return SOFL_ENCAP_ERR_GENEVE_OPTLEN;
+	e->proto = sofl_get16(h + 2);
+	e->critical = (h[1] & PK_GENEVE_C) != 0;
+	return e->proto == PK_ETH_P_TEB || e->proto == PK_ETH_P_IP || e->proto == PK_ETH_P_IPV6 ?
+	       0 : SOFL_ENCAP_ERR_GENEVE_PROTO;
+}
+
 /* 1 when the parsed packet *p carries a tunnel: UDP to a port of the table,
  * or IP-in-IP (not an IP fragment, unless SOFL_PKT_F_NO_IPIP) */
 PK_FAST int

@@ -10,7 +10,11 @@
 #   sudo BUILD=build scripts/bench-relay.sh [ROUNDS] [SECONDS] [relay options...]
 # Environment: TXCSUM=1 leaves A's transmit checksum offload on (frames with
 # partial checksums); NICE=-15 runs the measured processes at that nice level
-# (default 0).  Namespaces and devices are named after this script's PID,
+# (default 0); MODES="kernel on off" (the default) lists the set-ups of a
+# round, where on@OPT,OPT... is a relay with offloads and those options too
+# (e.g. on@--busy-poll=50), so variants are compared in the same run;
+# PERF=PREFIX records the relay of each --offload on run with
+# perf record -g into PREFIX.MODE.N (N: the round).  Namespaces and devices are named after this script's PID,
 # addresses are 198.18.5.0/24; everything is removed at exit, and only the
 # processes started here are killed.
 set -u
@@ -57,6 +61,9 @@ up() {
 # run MODE: one measurement; prints one line
 run() {
 	up
+	mode=${1%%@*}
+	mopt=""
+	case $1 in *@*) mopt=$(echo "${1#*@}" | tr , ' ') ;; esac
 	if [ "$1" = kernel ]; then
 		ip netns exec "$B" ethtool -K "$VB" gro on >/dev/null 2>&1
 		ip -n "$B" addr add 198.18.5.2/24 dev "$VB"
@@ -64,7 +71,7 @@ run() {
 		ip netns exec "$B" sysctl -qw "net.ipv6.conf.$VB.disable_ipv6=1"
 		ip -n "$B" link set "$VB" arp off
 		nice -n "$NICE" ip netns exec "$B" "$CLI" relay "afpacket:$VB" "tap:$TP" \
-			--offload "$1" --json $EXTRA > "$OUT/relay.json" 2> "$OUT/relay.err" &
+			--offload "$mode" --json $EXTRA $mopt > "$OUT/relay.json" 2> "$OUT/relay.err" &
 		RP=$!
 		for i in $(seq 50); do ip -n "$B" link show "$TP" >/dev/null 2>&1 && break; sleep 0.1; done
 		ip -n "$B" addr add 198.18.5.2/24 dev "$TP"
@@ -73,23 +80,34 @@ run() {
 	nice -n "$NICE" ip netns exec "$B" iperf3 -s -1 -p 5201 -B 198.18.5.2 >/dev/null 2>&1 &
 	sp=$!
 	sleep 0.3
+	pp=""
+	if [ -n "${PERF:-}" ] && [ "$mode" = on ] && [ -n "$RP" ]; then
+		perf record -q -g -o "$PERF.$1.$r" -p "$(pgrep -P "$RP" softoffload || echo "$RP")" \
+			-- sleep "$T" >/dev/null 2>&1 &
+		pp=$!
+	fi
 	timeout $((T + 15)) nice -n "$NICE" ip netns exec "$A" iperf3 -c 198.18.5.2 -p 5201 \
 		-t "$T" -J > "$OUT/iperf.json" 2>/dev/null
 	wait "$sp"
+	[ -n "$pp" ] && wait "$pp"
 	cpu=0
+	extra=""
 	if [ -n "$RP" ]; then
 		pid=$(pgrep -P "$RP" softoffload || echo "$RP")
 		cpu=$(awk '{print ($14 + $15) / 100}' "/proc/$pid/stat" 2>/dev/null || echo 0)
 		kill -INT "$RP"
 		wait "$RP"
 		RP=""
+		# frames per ring read and per TAP write, from the final counters
+		extra=$(tail -n 1 "$OUT/relay.json" | jq -r '.ports as $p |
+			"\(($p[0].rx_pkts / ([$p[0].rx_calls, 1] | max)) | floor) frames/read, \(($p[0].rx_pkts / ([$p[1].tx_calls, 1] | max)) | floor) frames/write"' 2>/dev/null)
 	fi
 	if v=$(jq -r '.end | "\(.sum_received.bits_per_second) \(.sum_sent.retransmits) \(.sum_received.bytes)"' \
 	    "$OUT/iperf.json" 2>/dev/null) && [ -n "$v" ]; then
-		echo "$1 $cpu $v" | awk '{ per = ($2 > 0 && $5 > 0) ? sprintf(" relay %.2f CPU-s/GB", $2 / ($5 / 1e9)) : ""
-			printf "%-7s %6.2f Gbit/s  %6d retransmits%s\n", $1, $3 / 1e9, $4, per }'
+		echo "$1 $cpu $v" | awk -v x="$extra" '{ per = ($2 > 0 && $5 > 0) ? sprintf(" relay %.2f CPU-s/GB", $2 / ($5 / 1e9)) : ""
+			printf "%-9s %6.2f Gbit/s  %6d retransmits%s%s\n", $1, $3 / 1e9, $4, per, x == "" ? "" : ", " x }'
 	else
-		printf "%-7s iperf3 failed\n" "$1"
+		printf "%-9s iperf3 failed\n" "$1"
 	fi
 	ip netns del "$A"
 	ip netns del "$B"
@@ -99,7 +117,7 @@ echo "bench-relay: $ROUNDS rounds of ${T}s; $(nproc) CPUs, $(uname -r), load $(c
 r=1
 while [ $r -le "$ROUNDS" ]; do
 	echo "round $r"
-	for m in kernel on off; do
+	for m in ${MODES:-kernel on off}; do
 		run $m
 	done
 	r=$((r + 1))

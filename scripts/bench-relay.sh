@@ -6,15 +6,17 @@
 #   kernel  the kernel's own GRO on the veth (B's address on it): the reference
 #   on      softoffload relay afpacket:VETH tap:TAP (ring, GRO, GSO)
 #   off     the same relay with --offload off (one frame per system call)
-# Prints Gbit/s, retransmissions and the relay's CPU seconds per GB moved.
+# Prints Gbit/s, retransmissions, how busy the host's CPUs were during the
+# transfer (all processes, ours and anyone else's), the relay's CPU seconds
+# per GB moved and its frames per ring read and per TAP write.
 #   sudo BUILD=build scripts/bench-relay.sh [ROUNDS] [SECONDS] [relay options...]
 # Environment: TXCSUM=1 leaves A's transmit checksum offload on (frames with
 # partial checksums); NICE=-15 runs the measured processes at that nice level
 # (default 0); MODES="kernel on off" (the default) lists the set-ups of a
 # round, where on@OPT,OPT... is a relay with offloads and those options too
 # (e.g. on@--busy-poll=50), so variants are compared in the same run;
-# PERF=PREFIX records the relay of each --offload on run with
-# perf record -g into PREFIX.MODE.N (N: the round).  Namespaces and devices are named after this script's PID,
+# PERF=PREFIX records the relay of each --offload on run with perf record
+# $PERF_ARGS (default -g) into PREFIX.MODE.N (N: the round).  Namespaces and devices are named after this script's PID,
 # addresses are 198.18.5.0/24; everything is removed at exit, and only the
 # processes started here are killed.
 set -u
@@ -82,12 +84,14 @@ run() {
 	sleep 0.3
 	pp=""
 	if [ -n "${PERF:-}" ] && [ "$mode" = on ] && [ -n "$RP" ]; then
-		perf record -q -g -o "$PERF.$1.$r" -p "$(pgrep -P "$RP" softoffload || echo "$RP")" \
+		perf record -q ${PERF_ARGS:--g} -o "$PERF.$1.$r" -p "$(pgrep -P "$RP" softoffload || echo "$RP")" \
 			-- sleep "$T" >/dev/null 2>&1 &
 		pp=$!
 	fi
+	s0=$(head -n 1 /proc/stat)
 	timeout $((T + 15)) nice -n "$NICE" ip netns exec "$A" iperf3 -c 198.18.5.2 -p 5201 \
 		-t "$T" -J > "$OUT/iperf.json" 2>/dev/null
+	s1=$(head -n 1 /proc/stat)
 	wait "$sp"
 	[ -n "$pp" ] && wait "$pp"
 	cpu=0
@@ -104,8 +108,11 @@ run() {
 	fi
 	if v=$(jq -r '.end | "\(.sum_received.bits_per_second) \(.sum_sent.retransmits) \(.sum_received.bytes)"' \
 	    "$OUT/iperf.json" 2>/dev/null) && [ -n "$v" ]; then
-		echo "$1 $cpu $v" | awk -v x="$extra" '{ per = ($2 > 0 && $5 > 0) ? sprintf(" relay %.2f CPU-s/GB", $2 / ($5 / 1e9)) : ""
-			printf "%-9s %6.2f Gbit/s  %6d retransmits%s%s\n", $1, $3 / 1e9, $4, per, x == "" ? "" : ", " x }'
+		busy=$(echo "$s0 $s1" | awk '{ n = (NF - 2) / 2; t = 0; i = 0
+			for (k = 2; k <= n + 1; k++) { d = $(k + n + 1) - $k; t += d; if (k == 5 || k == 6) i += d }
+			printf "%.0f", (t > 0 ? 100 * (t - i) / t : 0) }')
+		echo "$1 $cpu $v" | awk -v x="$extra" -v b="$busy" '{ per = ($2 > 0 && $5 > 0) ? sprintf(" relay %.2f CPU-s/GB", $2 / ($5 / 1e9)) : ""
+			printf "%-9s %6.2f Gbit/s  %6d retransmits  host %3d%% busy%s%s\n", $1, $3 / 1e9, $4, b, per, x == "" ? "" : ", " x }'
 	else
 		printf "%-9s iperf3 failed\n" "$1"
 	fi

@@ -109,10 +109,10 @@ fhdr(const struct flow *f)
 
 /* A tunnel flow's outer layout and outer-layer state (g->tun[fi], beside
  * the flow entry: struct flow has no room, and only tunnel flows touch it).
- * ov 0: flow fi is not a tunnel flow (cleared when a tunnel flow is
- * delivered or discarded; plain flows never write it).  A tunnel flow's
- * inner L3 offset is past any plain one's (TUN_L3(g)): only such flows are
- * looked up here.  The fast paths take a tunnel flow's full-size next
+ * ov 0: flow fi is not a tunnel flow.  A tunnel flow's inner L3 offset is
+ * past any plain one's (TUN_L3(g)): only such flows are looked up here,
+ * and every one of them has it written when it is held (gro_hold: ov 0 for
+ * a flow that deep but not tunnelled), so delivering a flow leaves it.  The fast paths take a tunnel flow's full-size next
  * segments one at a time (fast_one: its compare mask covers the outer
  * headers too, MK_TUN in its key; the outer ID and checksums apart), never
  * in trains or weaves, whose loops do not check the outer header. */

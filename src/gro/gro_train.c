@@ -346,8 +346,10 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		const uint8_t *d = p->data;
 
 #if GRO_AVX2
-		if (pre) {
-			if (!lanes_same(p, ke, km) || !d)
+		if (pre) {	/* (two tests: gcc then keeps them two branches) */
+			if (__builtin_expect(!lanes_same(p, ke, km), 0))
+				break;
+			if (__builtin_expect(!d, 0))
 				break;
 		} else
 #endif

@@ -116,7 +116,7 @@ fhdr(const struct flow *f)
  * segments one at a time (fast_one: its compare mask covers the outer
  * headers too, MK_TUN in its key; the outer ID and checksums apart), never
  * in trains or weaves, whose loops do not check the outer header. */
-#define TUN_L3(g) ((g)->cfg.link == SOFL_LINK_RAW ? 0u : 22u)	/* plain L3 offsets: at most */
+#define TUN_L3(g) ((g)->tun_l3)	/* plain L3 offsets: at most (sofl_gro_create: 0 raw, else 22) */
 #define MK_TUN 0x80000000u	/* mask_key bit: a tunnel flow's layout */
 struct tflow {
 	uint16_t o3;		/* outer IP header */
@@ -168,6 +168,7 @@ struct sofl_gro {
 	struct sofl_gro_config cfg;
 	struct sofl_gro_rule *rules;
 	int lnx;		/* Linux table geometry */
+	uint32_t tun_l3;	/* TUN_L3(): the deepest plain L3 offset (0 raw IP, else 22) */
 	int fast;		/* the fast paths apply (Linux policy; sofl_gro_set_fast) */
 	int isa;		/* the fast paths may use 1: AVX2 (a train's compare
 				 * in 32-byte words), 2: and AVX-512 (flow keys

@@ -66,8 +66,9 @@ mask_for(struct sofl_gro *g, const struct flow *f, const struct tflow *t)
 /* When a held flow is first compared: its mask, and the next IPv4 ID
  * (merges the general way keep it up to date from then on).  A TCP flow
  * whose first segment has CWR gets no fast path (no segment joins it: #18).
- * 0: no fast path for @f. */
-static int
+ * @return f->mk as set (NO_MASK: no fast path for @f).  Out of line: once
+ * per flow. */
+__attribute__((noinline)) uint8_t
 fast_setup(struct sofl_gro *g, struct flow *f)
 {
 	const uint8_t *h = fhdr(f);
@@ -82,17 +83,14 @@ fast_setup(struct sofl_gro *g, struct flow *f)
 	f->next_id = rule_id_want(sofl_get16(h + f->l3_off + 4), f->count, f->fixedid);
 	if (t)
 		t->next_oid = rule_id_want(sofl_get16(h + t->o3 + 4), f->count, t->ofixed);
-	return f->mk != NO_MASK;
+	return f->mk;
 }
 
-/* fast_same_x() for a flow whose mask is not a plain one's — not set yet
- * (fast_setup), none, or a tunnel flow's —, out of line */
+/* fast_same_x() of a tunnel flow (its mask's MK_T), out of line */
 __attribute__((noinline)) int
-fast_same_cold(struct sofl_gro *g, struct flow *f, const uint8_t *d)
+fast_same_tun(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 {
-	if (f->mk == NO_MASK || (f->mk == MK_UNSET && !fast_setup(g, f)))
-		return 0;
-	return f->mk & MK_T ? fast_same_x(g, f, d, 1) : fast_same_x(g, f, d, 0);
+	return fast_same_x(g, f, d, 1);
 }
 
 /* The TCP checksum of a full-size segment of @f at @d: 1 when it verifies

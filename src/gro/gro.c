@@ -131,6 +131,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	for (i = 0; i < g->ntport; i++) {
 		g->tport[i] = g->pcfg.udp[i].port;
 		g->tport_bits |= 1ull << (g->tport[i] & 63);
+		g->tport_lo[g->tport[i] & 0xff] = 1;
 	}
 	g->ipip = !(g->pcfg.flags & SOFL_PKT_F_NO_IPIP);
 	g->cfg = c;

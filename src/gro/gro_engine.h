@@ -231,6 +231,7 @@ struct sofl_gro {
 	struct tflow *tun;	/* nflows entries (sofl_zalloc: backed as used) */
 	size_t tun_map;
 	uint64_t tport_bits;	/* bit (port & 63) of each tunnel port: a quick "not one" */
+	uint8_t tport_lo[256];	/* 1 at the low byte of each tunnel port (tun_maybe4) */
 	uint32_t ntport;	/* UDP tunnel ports in tport */
 	uint16_t tport[SOFL_PKT_UDP_ENCAP_MAX];
 	int ipip;		/* IP-in-IP parsed into */

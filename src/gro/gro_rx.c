@@ -142,7 +142,7 @@ static __attribute__((noinline)) size_t
 fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 {
 	struct lone w;
-	const uint64_t tb = g->tport_bits;
+	const uint8_t *const tb = g->tport_lo;
 	const int ipip = g->ipip;
 
 	if (g->cfg.n_rules)
@@ -198,7 +198,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	if (!fast_ip_ok(d, len, l3, v, &end))
 		return 0;
 	if (v == 4 && ip[9] != 6)	/* (a tunnel frame would end the run at once) */
-		return tun_maybe4(g, g->tport_bits, g->ipip, ip, end - l3 - 20) ? 0 :
+		return tun_maybe4(g, g->tport_lo, g->ipip, ip, end - l3 - 20) ? 0 :
 		       (int)fast_bypass_run(g, in, 0, run);	/* <= max_batch */
 	if (v == 6 && ip[6] != 6)
 		return 0;	/* UDP, extension headers: the general way */
@@ -249,7 +249,7 @@ fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
 	int why;
 
 	if (g->cfg.n_rules || len < l3 + 40 + 20 ||
-	    (why = fast_why4(g, in->data, len, l3, g->tport_bits, g->ipip)) < 0)
+	    (why = fast_why4(g, in->data, len, l3, g->tport_lo, g->ipip)) < 0)
 		return 0;	/* as fast_hold (its fast_l3 minimum) */
 	gro_bypass(g, in, why);
 	return 1;

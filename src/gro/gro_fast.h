@@ -125,12 +125,18 @@ fast_same_x(const struct sofl_gro *g, const struct flow *f, const uint8_t *d, co
 uint8_t fast_setup(struct sofl_gro *g, struct flow *f);
 /* fast_same_x() of a tunnel flow (gro_rx.c) */
 int fast_same_tun(struct sofl_gro *g, struct flow *f, const uint8_t *d);
+/* fast_same_x() for a flow whose mask is not a plain one's — not set yet,
+ * none, or a tunnel flow's —, all out of line (gro_rx.c) */
+int fast_same_cold(struct sofl_gro *g, struct flow *f, const uint8_t *d);
 
 /* @in (its rx hash @h) is the next full-size segment of held flow @f.  A
  * plain flow is compared here, its mask set first if it has none yet; a
- * tunnel flow's tests are out of line (fast_same_tun). */
+ * tunnel flow's tests are out of line (fast_same_tun).  @lean: a loop
+ * short of registers (rx_chunk's): one call for all but a plain flow with
+ * its mask (fast_same_cold). */
 HOT int
-fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint32_t h)
+fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint32_t h,
+	  const int lean)
 {
 	const uint8_t *d = in->data;
 	uint8_t mk;
@@ -138,6 +144,8 @@ fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint
 	if (!f->count || f->hash != h || in->len != (uint32_t)f->hdr_len + f->mss)
 		return 0;
 	if (__builtin_expect((mk = f->mk) >= NMASK, 0)) {	/* no mask yet, none, a tunnel's */
+		if (lean)
+			return fast_same_cold(g, f, d);
 		if (mk == MK_UNSET)
 			mk = fast_setup(g, f);
 		if (mk >= NMASK)
@@ -149,7 +157,7 @@ fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint
 /* The held flow @in continues, if any, found by its rx hash (known before
  * parsing) and the masked compare. */
 HOT uint32_t
-fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
+fast_find_x(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lean)
 {
 	uint32_t fi = g->last_fi;
 	int seen = 0;
@@ -159,7 +167,7 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	 * the compare (equal masked headers mean an equal flow key, and the
 	 * general way never holds two flows with one key and one hash), so any
 	 * held flow that passes is the one the walk below would return. */
-	if (fi != NIL && fast_same(g, &g->flows[fi], in, h))
+	if (fi != NIL && fast_same(g, &g->flows[fi], in, h, lean))
 		return fi;
 	if (g->lnx && !g->tags[tag_of(g, h)]) {
 		fi = NIL;	/* nothing with this tag: skip the walk */
@@ -170,7 +178,7 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 		struct flow *f = &g->flows[fi];
 		if (f->hash != h)
 			continue;
-		if (fast_same(g, f, in, h))
+		if (fast_same(g, f, in, h, lean))
 			return fi;
 		seen = 1;
 	}
@@ -178,6 +186,14 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	g->nohash = !seen;
 	g->nohash_h = h;
 	return NIL;
+}
+
+/* fast_find_x() for the loops with registers to spare (rx_linux, the
+ * weaves) */
+HOT uint32_t
+fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
+{
+	return fast_find_x(g, in, h, 0);
 }
 
 /* the TCP checksum of a full-size segment, counted (gro_rx.c) */

@@ -86,6 +86,20 @@ fast_setup(struct sofl_gro *g, struct flow *f)
 	return f->mk;
 }
 
+/* fast_same() past its first tests for a flow whose mask is not a plain
+ * one's (not set yet, none, a tunnel's), out of line */
+__attribute__((noinline)) int
+fast_same_cold(struct sofl_gro *g, struct flow *f, const uint8_t *d)
+{
+	uint8_t mk = f->mk;
+
+	if (mk == MK_UNSET)
+		mk = fast_setup(g, f);
+	if (mk == NO_MASK)
+		return 0;
+	return mk & MK_T ? fast_same_x(g, f, d, 1) : fast_same_x(g, f, d, 0);
+}
+
 /* fast_same_x() of a tunnel flow (its mask's MK_T), out of line */
 __attribute__((noinline)) int
 fast_same_tun(struct sofl_gro *g, struct flow *f, const uint8_t *d)
@@ -260,7 +274,7 @@ fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
 HOT int
 fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
-	uint32_t fi = fast_find(g, in, h);
+	uint32_t fi = fast_find_x(g, in, h, 1);
 
 	return fi != NIL && fast_one(g, fi, in);
 }

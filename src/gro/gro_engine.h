@@ -130,7 +130,7 @@ struct tflow {
 };
 
 #define NMASK    8	/* header layouts with a fast_merge mask */
-#define MASK_LEN 128	/* longest header compared with a mask */
+#define MASK_LEN SOFL_GRO_HDR_MAX	/* longest header compared with a mask: any held flow's */
 #define NO_MASK  0xff
 #define MK_UNSET 0xfe	/* looked up when a 2nd segment is compared */
 /* flow.mk of a tunnel flow: its mask's index | MK_T, so that a plain flow's

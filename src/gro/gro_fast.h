@@ -40,7 +40,8 @@ mx16(const uint8_t *a, const uint8_t *b, const uint8_t *m)
 }
 
 /* Masked a == b over n bytes, 32 <= n <= MASK_LEN: 16 bytes at a time, the
- * last 16 ending at n (overlap is harmless: masks are positional). */
+ * last 16 ending at n (overlap is harmless: masks are positional); up to
+ * 128 bytes unrolled, beyond (long tunnel or option headers) a loop. */
 HOT int
 same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 {
@@ -57,6 +58,9 @@ same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 		x = _mm_or_si128(x, mx16(a + 80, b + 80, m + 80));
 	if (n > 112)
 		x = _mm_or_si128(x, mx16(a + 96, b + 96, m + 96));
+	if (__builtin_expect(n > 128, 0))
+		for (unsigned i = 112; i < n - 16; i += 16)
+			x = _mm_or_si128(x, mx16(a + i, b + i, m + i));
 	return _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) == 0xffff;
 }
 #else

@@ -347,8 +347,8 @@ train_more_tun(struct sofl_gro *g, const struct flow *f, struct train *r,
 			    (t->o4 && t->ocsum ? SOFL_GRO_F_OUTER_CSUM_OK : 0u);
 
 #if GRO_AVX2
-	_Static_assert(MASK_LEN <= 128, "train_loop's 32-byte words cover a mask");
-	if (g->isa && r->hl >= 32 && r->hl <= MASK_LEN && (in[i].flags & ck) == ck)
+	/* (longer headers: compared from memory, same_masked) */
+	if (g->isa && r->hl >= 32 && r->hl <= 128 && (in[i].flags & ck) == ck)
 		return train_more_tun_avx2(g, f, r, in, i, n);
 #else
 	(void)ck;

@@ -18,9 +18,10 @@ struct ycmp {
 
 #define YL(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 static inline __attribute__((target("avx2"))) void
-ycmp_init(struct ycmp *y, const uint8_t *t, const uint8_t *m, uint32_t hl, const int w4)
+ycmp_init(struct ycmp *y, const uint8_t *t, const uint8_t *m, uint32_t hl, const int w4,
+	  const int big)
 {
-	y->o1 = w4 || hl >= 64 ? 32 : hl - 32;
+	y->o1 = w4 || big || hl >= 64 ? 32 : hl - 32;	/* (@big: hl >= 64, a constant) */
 	y->o2 = w4 ? 64 : hl - 32;
 	y->o3 = hl - 32;
 	y->t0 = YL(t);
@@ -226,8 +227,8 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	const __m128i ke = _mm_setr_epi32((int)full, (int)(kf & ~SOFL_GRO_F_HASH) | (int)hf,
 					  hf ? (int)h : 0, 0);
 
-	if (nck == 32 || nck == 128)
-		ycmp_init(&y, t, m, hl, nck == 128);
+	if (nck == 32 || nck == 64 || nck == 128)
+		ycmp_init(&y, t, m, hl, nck == 128, nck == 64);
 #endif
 	/* a train of inputs flagged verified needs no layout (if one is not,
 	 * len 0 sends it to fast_csums) */
@@ -239,16 +240,16 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 
 #if GRO_AVX2
 		if (pre) {	/* (two tests: gcc then keeps them two branches) */
-			if (__builtin_expect(!lanes_same(p, ke, km), 0))
-				break;
 			if (__builtin_expect(!d, 0))
+				break;
+			if (__builtin_expect(!lanes_same(p, ke, km), 0))
 				break;
 		} else
 #endif
 		if (p->len != full || !d)
 			break;
 #if GRO_AVX2
-		if (nck == 32 || nck == 128) {
+		if (nck == 32 || nck == 64 || nck == 128) {
 			if (!ycmp_same(&y, d, nck == 128))
 				break;
 		} else
@@ -320,9 +321,13 @@ static __attribute__((noinline, target("avx2"))) size_t
 train_more_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
 		const struct sofl_gro_in *in, size_t i, size_t n)
 {
+	/* (64: headers of 64..96 bytes, the second word's offset a constant:
+	 * one register more for the loop) */
 	if (f->ipv == 4)
-		return train_loop(g, f, r, in, i, n, 32, 1, 1, 0);
-	return train_loop(g, f, r, in, i, n, 32, 0, 1, 0);
+		return r->hl >= 64 ? train_loop(g, f, r, in, i, n, 64, 1, 1, 0) :
+				     train_loop(g, f, r, in, i, n, 32, 1, 1, 0);
+	return r->hl >= 64 ? train_loop(g, f, r, in, i, n, 64, 0, 1, 0) :
+			     train_loop(g, f, r, in, i, n, 32, 0, 1, 0);
 }
 
 /* train_more_tun() on a CPU with AVX2, inputs flagged verified: headers of

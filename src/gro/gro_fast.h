@@ -284,7 +284,6 @@ fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
 struct train {
 	uint32_t seq, iplen, tail, fs, cnt, max, mss, hl;
 	uint16_t id, idinc;
-	uint16_t oid, oidinc;	/* a tunnel flow's outer IPv4 ID (#14 on the outer header) */
 	uint8_t flags;
 };
 
@@ -292,8 +291,9 @@ struct train {
  * Its segments are full-size, so the size limit and the segment cap are
  * one limit, max (rule_run_limit).  @t: @f's tunnel state (a tunnel flow
  * whose mask is set), else NULL: the size limit is the outer IP header's
- * (as fast_one_x's), the bytes before the inner one taken off the limit,
- * and the outer IPv4 ID follows its own mode. */
+ * (as fast_one_x's), the bytes before the inner one taken off the limit;
+ * the next outer IPv4 ID stays in @t (t->next_oid, its own mode), where
+ * train_add and train_loop advance it. */
 HOT void
 train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r, const struct tflow *t)
 {
@@ -306,8 +306,6 @@ train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r, con
 	r->cnt = f->count;
 	r->max = rule_run_limit(g, f->ip_len + before, f->count, f->mss);
 	r->max = r->max > before ? r->max - before : 0;
-	r->oid = t ? t->next_oid : 0;
-	r->oidinc = t ? rule_id_next(0, t->ofixed) : 0;
 	r->mss = f->mss;
 	r->hl = f->hdr_len;
 	r->id = f->next_id;
@@ -322,10 +320,8 @@ HOT void
 train_commit(struct sofl_gro *g, struct flow *f, const struct train *r, uint32_t first,
 	     struct tflow *t)
 {
-	if (t) {
-		t->next_oid = r->oid;
+	if (t)
 		g->st.tun_in += r->cnt - f->count;	/* (classify_tun counts the others) */
-	}
 	g->segs[r->tail].next = NIL;
 	if (f->seg_head == NIL)
 		f->seg_head = first;
@@ -367,7 +363,7 @@ train_push(struct sofl_gro *g, struct train *r, uint32_t *fs, const struct sofl_
  * state: its outer checksums too, as fast_one_x's). */
 HOT int
 train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *p,
-	  const struct tflow *t)
+	  struct tflow *t)
 {
 	uint32_t nip = 0, nout = 0;
 
@@ -381,7 +377,7 @@ train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struc
 	if (t) {
 		g->st.csum_sw_ip += nip;
 		g->st.csum_sw_outer += nout;
-		r->oid = (uint16_t)(r->oid + r->oidinc);
+		t->next_oid = rule_id_next(t->next_oid, t->ofixed);	/* (its own) */
 	}
 	train_push(g, r, &r->fs, p, ((const uint8_t *)p->data)[f->l4_off + 13]);
 	return 1;

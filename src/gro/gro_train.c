@@ -188,15 +188,18 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	const uint16_t idm = rule_id_mask(g), idinc = r.idinc;
 	uint32_t room = r.iplen < r.max ? (r.max - r.iplen) / r.mss : 0, nip = 0, nl4 = 0;
 	uint32_t seq = r.seq, fs = r.fs, si = r.tail;
-	uint16_t id = r.id, oid = r.oid;
+	uint16_t id = r.id;
 	uint8_t fl = r.flags;
 	/* a tunnel flow's outer header: its IPv4 ID (0: IPv6), the UDP checksum
 	 * that must stay non-zero (0: zero, in the mask, or IP-in-IP) */
-	const struct tflow *const tf = tun ? &g->tun[fi] : NULL;
+	struct tflow *const tf = tun ? &g->tun[fi] : NULL;
 	const size_t oido = tun && tf->ov == 4 ? tf->o3 + 4u : 0;
 	const size_t ocko = tun && tf->o4 && tf->ocsum ? tf->o4 + 6u : 0;
 	const int ock = tun ? (ocko ? SOFL_GRO_F_OUTER_CSUM_OK : 0) : -1;
-	const uint16_t oidinc = r.oidinc;
+	/* (the outer ID lives in the tunnel state, not the train: the plain
+	 * trains' and weaves' state stays as small as before tunnels) */
+	uint16_t oid = tun ? tf->next_oid : 0;
+	const uint16_t oidinc = tun ? rule_id_next(0, tf->ofixed) : 0;
 	uint32_t nout = 0;
 	struct seg *const segs = g->segs;
 	const struct sofl_gro_in *p = in + i, *const p0 = p, *const pend = n - i < room ? in + n :
@@ -303,13 +306,14 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	r.iplen += seq - r.seq;
 	r.seq = seq;
 	r.id = id;
-	r.oid = oid;
 	r.fs = fs;
 	r.tail = si;
 	r.flags = fl;
 	g->st.csum_sw_ip += nip;
 	g->st.csum_sw_l4 += nl4;
 	g->st.csum_sw_outer += nout;
+	if (tun)
+		tf->next_oid = oid;
 	*rp = r;
 	return (size_t)(p - in);
 }

@@ -131,9 +131,11 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	for (i = 0; i < g->ntport; i++) {
 		g->tport[i] = g->pcfg.udp[i].port;
 		g->tport_bits |= 1ull << (g->tport[i] & 63);
+		g->tport_lo[g->tport[i] & 0xff] = 1;
 	}
 	g->ipip = !(g->pcfg.flags & SOFL_PKT_F_NO_IPIP);
 	g->cfg = c;
+	g->tun_l3 = c.link == SOFL_LINK_RAW ? 0u : 22u;
 	if ((err = sofl_sip_key(g->hkey, c.hash_key)) != 0) {
 		free(g);
 		return err;

@@ -109,14 +109,14 @@ fhdr(const struct flow *f)
 
 /* A tunnel flow's outer layout and outer-layer state (g->tun[fi], beside
  * the flow entry: struct flow has no room, and only tunnel flows touch it).
- * ov 0: flow fi is not a tunnel flow (cleared when a tunnel flow is
- * delivered or discarded; plain flows never write it).  A tunnel flow's
- * inner L3 offset is past any plain one's (TUN_L3(g)): only such flows are
- * looked up here.  The fast paths take a tunnel flow's full-size next
+ * ov 0: flow fi is not a tunnel flow.  A tunnel flow's inner L3 offset is
+ * past any plain one's (TUN_L3(g)): only such flows are looked up here,
+ * and every one of them has it written when it is held (gro_hold: ov 0 for
+ * a flow that deep but not tunnelled), so delivering a flow leaves it.  The fast paths take a tunnel flow's full-size next
  * segments one at a time (fast_one: its compare mask covers the outer
  * headers too, MK_TUN in its key; the outer ID and checksums apart), never
  * in trains or weaves, whose loops do not check the outer header. */
-#define TUN_L3(g) ((g)->cfg.link == SOFL_LINK_RAW ? 0u : 22u)	/* plain L3 offsets: at most */
+#define TUN_L3(g) ((g)->tun_l3)	/* plain L3 offsets: at most (sofl_gro_create: 0 raw, else 22) */
 #define MK_TUN 0x80000000u	/* mask_key bit: a tunnel flow's layout */
 struct tflow {
 	uint16_t o3;		/* outer IP header */
@@ -130,7 +130,7 @@ struct tflow {
 };
 
 #define NMASK    8	/* header layouts with a fast_merge mask */
-#define MASK_LEN 128	/* longest header compared with a mask */
+#define MASK_LEN SOFL_GRO_HDR_MAX	/* longest header compared with a mask: any held flow's */
 #define NO_MASK  0xff
 #define MK_UNSET 0xfe	/* looked up when a 2nd segment is compared */
 /* flow.mk of a tunnel flow: its mask's index | MK_T, so that a plain flow's
@@ -168,6 +168,7 @@ struct sofl_gro {
 	struct sofl_gro_config cfg;
 	struct sofl_gro_rule *rules;
 	int lnx;		/* Linux table geometry */
+	uint32_t tun_l3;	/* TUN_L3(): the deepest plain L3 offset (0 raw IP, else 22) */
 	int fast;		/* the fast paths apply (Linux policy; sofl_gro_set_fast) */
 	int isa;		/* the fast paths may use 1: AVX2 (a train's compare
 				 * in 32-byte words), 2: and AVX-512 (flow keys
@@ -230,6 +231,7 @@ struct sofl_gro {
 	struct tflow *tun;	/* nflows entries (sofl_zalloc: backed as used) */
 	size_t tun_map;
 	uint64_t tport_bits;	/* bit (port & 63) of each tunnel port: a quick "not one" */
+	uint8_t tport_lo[256];	/* 1 at the low byte of each tunnel port (tun_maybe4) */
 	uint32_t ntport;	/* UDP tunnel ports in tport */
 	uint16_t tport[SOFL_PKT_UDP_ENCAP_MAX];
 	int ipip;		/* IP-in-IP parsed into */

@@ -40,7 +40,8 @@ mx16(const uint8_t *a, const uint8_t *b, const uint8_t *m)
 }
 
 /* Masked a == b over n bytes, 32 <= n <= MASK_LEN: 16 bytes at a time, the
- * last 16 ending at n (overlap is harmless: masks are positional). */
+ * last 16 ending at n (overlap is harmless: masks are positional); up to
+ * 128 bytes unrolled, beyond (long tunnel or option headers) a loop. */
 HOT int
 same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 {
@@ -57,6 +58,9 @@ same_masked(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
 		x = _mm_or_si128(x, mx16(a + 80, b + 80, m + 80));
 	if (n > 112)
 		x = _mm_or_si128(x, mx16(a + 96, b + 96, m + 96));
+	if (__builtin_expect(n > 128, 0))
+		for (unsigned i = 112; i < n - 16; i += 16)
+			x = _mm_or_si128(x, mx16(a + i, b + i, m + i));
 	return _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128())) == 0xffff;
 }
 #else
@@ -120,26 +124,44 @@ fast_same_x(const struct sofl_gro *g, const struct flow *f, const uint8_t *d, co
 	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g))) &&
 	       (!tun || tun_fast_same(g, f, d));
 }
-/* fast_same_x() for a flow whose mask is not a plain one's (gro_rx.c) */
+/* A held flow's mask set when it is first compared (gro_rx.c): its new
+ * f->mk */
+uint8_t fast_setup(struct sofl_gro *g, struct flow *f);
+/* fast_same_x() of a tunnel flow (gro_rx.c) */
+int fast_same_tun(struct sofl_gro *g, struct flow *f, const uint8_t *d);
+/* fast_same_x() for a flow whose mask is not a plain one's — not set yet,
+ * none, or a tunnel flow's —, all out of line (gro_rx.c) */
 int fast_same_cold(struct sofl_gro *g, struct flow *f, const uint8_t *d);
 
-/* @in (its rx hash @h) is the next full-size segment of held flow @f. */
+/* @in (its rx hash @h) is the next full-size segment of held flow @f.  A
+ * plain flow is compared here, its mask set first if it has none yet; a
+ * tunnel flow's tests are out of line (fast_same_tun).  @lean: a loop
+ * short of registers (rx_chunk's): one call for all but a plain flow with
+ * its mask (fast_same_cold). */
 HOT int
-fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint32_t h)
+fast_same(struct sofl_gro *g, struct flow *f, const struct sofl_gro_in *in, uint32_t h,
+	  const int lean)
 {
 	const uint8_t *d = in->data;
+	uint8_t mk;
 
 	if (!f->count || f->hash != h || in->len != (uint32_t)f->hdr_len + f->mss)
 		return 0;
-	if (__builtin_expect(f->mk >= NMASK, 0))	/* no mask yet, none, a tunnel's */
-		return fast_same_cold(g, f, d);
+	if (__builtin_expect((mk = f->mk) >= NMASK, 0)) {	/* no mask yet, none, a tunnel's */
+		if (lean)
+			return fast_same_cold(g, f, d);
+		if (mk == MK_UNSET)
+			mk = fast_setup(g, f);
+		if (mk >= NMASK)
+			return mk != NO_MASK && fast_same_tun(g, f, d);
+	}
 	return fast_same_x(g, f, d, 0);
 }
 
 /* The held flow @in continues, if any, found by its rx hash (known before
  * parsing) and the masked compare. */
 HOT uint32_t
-fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
+fast_find_x(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const int lean)
 {
 	uint32_t fi = g->last_fi;
 	int seen = 0;
@@ -149,7 +171,7 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	 * the compare (equal masked headers mean an equal flow key, and the
 	 * general way never holds two flows with one key and one hash), so any
 	 * held flow that passes is the one the walk below would return. */
-	if (fi != NIL && fast_same(g, &g->flows[fi], in, h))
+	if (fi != NIL && fast_same(g, &g->flows[fi], in, h, lean))
 		return fi;
 	if (g->lnx && !g->tags[tag_of(g, h)]) {
 		fi = NIL;	/* nothing with this tag: skip the walk */
@@ -160,7 +182,7 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 		struct flow *f = &g->flows[fi];
 		if (f->hash != h)
 			continue;
-		if (fast_same(g, f, in, h))
+		if (fast_same(g, f, in, h, lean))
 			return fi;
 		seen = 1;
 	}
@@ -168,6 +190,14 @@ fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 	g->nohash = !seen;
 	g->nohash_h = h;
 	return NIL;
+}
+
+/* fast_find_x() for the loops with registers to spare (rx_linux, the
+ * weaves) */
+HOT uint32_t
+fast_find(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
+{
+	return fast_find_x(g, in, h, 0);
 }
 
 /* the TCP checksum of a full-size segment, counted (gro_rx.c) */
@@ -245,8 +275,169 @@ fast_one(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in)
 /* the most flows a weave holds (gro_train.c; weave_worth) */
 #define WEAVE 8
 
-/* a train from in[i] for held flow @fi (gro_train.c) */
-size_t fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi);
+/* ---- trains ----
+ * The set-up and end of a train, inline in the receive loop (gro_rx.c) as
+ * a merge of one is; the loop over its further inputs (train_more) and the
+ * weaves are in gro_train.c. */
+/* A train's running state: the flow's fields, kept in registers (through
+ * the flow they would be reloaded after every store into a segment) */
+struct train {
+	uint32_t seq, iplen, tail, fs, cnt, max, mss, hl;
+	uint16_t id, idinc;
+	uint8_t flags;
+};
+
+/* A train's state from held flow @f (the free segments from the engine).
+ * Its segments are full-size, so the size limit and the segment cap are
+ * one limit, max (rule_run_limit).  @t: @f's tunnel state (a tunnel flow
+ * whose mask is set), else NULL: the size limit is the outer IP header's
+ * (as fast_one_x's), the bytes before the inner one taken off the limit;
+ * the next outer IPv4 ID stays in @t (t->next_oid, its own mode), where
+ * train_add and train_loop advance it. */
+HOT void
+train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r, const struct tflow *t)
+{
+	const uint32_t before = t ? (uint32_t)(f->l3_off - t->o3) : 0u;
+
+	r->seq = f->next_seq;
+	r->iplen = f->ip_len;
+	r->tail = f->seg_tail;
+	r->fs = g->free_seg;
+	r->cnt = f->count;
+	r->max = rule_run_limit(g, f->ip_len + before, f->count, f->mss);
+	r->max = r->max > before ? r->max - before : 0;
+	r->mss = f->mss;
+	r->hl = f->hdr_len;
+	r->id = f->next_id;
+	r->idinc = rule_id_next(0, f->fixedid);
+	r->flags = 0;
+}
+
+/* The state of a train that merged at least one segment back into its flow
+ * @f, @first its first new segment (the free segments are the caller's);
+ * @t: @f's tunnel state, or NULL (train_begin) */
+HOT void
+train_commit(struct sofl_gro *g, struct flow *f, const struct train *r, uint32_t first,
+	     struct tflow *t)
+{
+	if (t)
+		g->st.tun_in += r->cnt - f->count;	/* (classify_tun counts the others) */
+	g->segs[r->tail].next = NIL;
+	if (f->seg_head == NIL)
+		f->seg_head = first;
+	g->held_segs += r->cnt - f->count;
+	g->fast_segs += r->cnt - f->count;
+	g->fast_runs++;
+	f->count = (uint16_t)r->cnt;
+	f->next_seq = r->seq;
+	f->ip_len = r->iplen;
+	f->seg_tail = r->tail;
+	f->next_id = r->id;
+	f->ref = REF_USED;
+}
+
+/* Appends @p (which passed all tests; TCP flags @flags) to the train, its
+ * segment entry from the free list @fs (r->fs, or a weave's shared one). */
+HOT void
+train_push(struct sofl_gro *g, struct train *r, uint32_t *fs, const struct sofl_gro_in *p,
+	   uint8_t flags)
+{
+	struct seg *segs = g->segs;
+	uint32_t si = *fs;
+
+	r->flags = flags;
+	*fs = segs[si].next;
+	segs[si].pay = (const uint8_t *)p->data + r->hl;
+	segs[si].len = r->mss;
+	segs[si].cookie = p->cookie;
+	segs[r->tail].next = si;
+	r->tail = si;
+	r->seq += r->mss;
+	r->iplen += r->mss;
+	r->id = (uint16_t)(r->id + r->idinc);
+	r->cnt++;
+}
+
+/* Appends @p (which passed fast_same's test) to the train; 0 if it does not
+ * fit (#26) or its checksums send it the general way (@t: a tunnel flow's
+ * state: its outer checksums too, as fast_one_x's). */
+HOT int
+train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *p,
+	  struct tflow *t)
+{
+	uint32_t nip = 0, nout = 0;
+
+	if (r->iplen + r->mss > r->max)
+		return 0;
+	if (t && !tun_fast_csums(g, t, p->data, p->len, p->flags, &nip, &nout))
+		return 0;
+	if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, p->data, p->flags))
+		return 0;
+	if (t) {
+		g->st.csum_sw_ip += nip;
+		g->st.csum_sw_outer += nout;
+		t->next_oid = rule_id_next(t->next_oid, t->ofixed);	/* (its own) */
+	}
+	train_push(g, r, &r->fs, p, ((const uint8_t *)p->data)[f->l4_off + 13]);
+	return 1;
+}
+
+struct train;
+/* the rest of a train from in[i], plain or tunnel flow (gro_train.c) */
+size_t train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
+		  size_t i, size_t n);
+size_t train_more_tun(struct sofl_gro *g, const struct flow *f, struct train *r,
+		      const struct sofl_gro_in *in, size_t i, size_t n);
+
+/* A train: in[i..n) merged into held flow @fi for as long as each input
+ * continues it, the flow's state in registers and written back once.
+ * in[i] passed fast_same already.  A PSH/FIN segment ends the train and
+ * completes the flow (#24).  A tunnel flow's train (its mask's MK_T) takes
+ * its outer header's tests too (train_add, train_more_tun).  @return the
+ * index of the first input not merged (i: none was). */
+HOT size_t
+fast_train_x(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
+	     const int tun)
+{
+	struct flow *f = &g->flows[fi];
+	struct tflow *t = tun ? &g->tun[fi] : NULL;
+	struct train r;
+
+	train_begin(g, f, &r, t);
+	if (!train_add(g, f, &r, &in[i], t))
+		return i;
+	i++;
+	/* the rest only for a train (W2-like interleaving stops here) */
+	if (i < n && !(r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) &&
+	    ((in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0) == f->hash &&
+	    in[i].len == r.hl + r.mss)
+		i = t ? train_more_tun(g, f, &r, in, i, n) : train_more(g, f, &r, in, i, n);
+	/* a flow without segments had its first one linked from the sink */
+	train_commit(g, f, &r, g->segs[SINK(g)].next, t);
+	g->free_seg = r.fs;
+	g->last_fi = fi;
+	if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
+		f->orflags |= r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
+		gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
+	}
+	return i;
+}
+
+/* fast_train_x() of a tunnel flow, out of line (gro_train.c) */
+size_t fast_train_tun(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi);
+
+/* fast_train_x() for held flow @fi, plain or tunnel (its mask's MK_T:
+ * fast_same passed, so it has a mask), the plain one without the
+ * tunnel's tests */
+HOT size_t
+fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
+{
+	if (__builtin_expect(g->flows[fi].mk & MK_T, 0))
+		return fast_train_tun(g, in, i, n, fi);
+	return fast_train_x(g, in, i, n, fi, 0);
+}
+
 /* a weave from in[i] for held flow @fi (gro_train.c) */
 size_t fast_weave(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi);
 

@@ -24,10 +24,17 @@ gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt
 		hold_in(g, in, &x, h, b, ports, ck, 1, 0);
 	else
 		hold_in(g, in, &x, h, b, ports, ck, 0, 0);
-	if (q->layers & SOFL_LAYER_ENCAP) {	/* the flow just held heads bucket b */
+	/* A flow whose L3 offset is past any plain one's (TUN_L3) has its
+	 * tunnel state written here, ov 0 when it is none: every reader tests
+	 * that offset first, so delivering or dropping a flow need not clear
+	 * it (and fast_hold's flows, plain offsets, never touch it) */
+	if (__builtin_expect(q->l3_off > TUN_L3(g), 0)) {	/* the flow just held heads bucket b */
 		uint32_t fi = bhead(g, b);
 		struct tflow *t = &g->tun[fi];
 
+		t->ov = 0;
+		if (!(q->layers & SOFL_LAYER_ENCAP))
+			return;
 		t->o3 = q->outer_l3_off;
 		t->o4 = q->outer_l4_off;
 		t->enc = q->encap_off;

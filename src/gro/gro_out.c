@@ -343,8 +343,6 @@ emit(struct sofl_gro *g, uint32_t fi, int why)
 	} else {
 		out_super(g, fi);	/* frees the segments */
 	}
-	if (f->l3_off > TUN_L3(g))
-		g->tun[fi].ov = 0;	/* (not a tunnel flow any more, if it was) */
 	g->outs[g->nout - 1].flush_reason = (enum sofl_gro_flush)why;
 	g->st.flush[why]++;
 	g->held_segs -= f->count;
@@ -395,8 +393,6 @@ emit_buckets(struct sofl_gro *g, int why)
 				fi = newer;
 				continue;
 			}
-			if (f->l3_off > TUN_L3(g))
-				g->tun[fi].ov = 0;	/* (as emit) */
 			len = (uint32_t)f->hdr_len + f->mss;
 			iov->iov_base = (void *)(uintptr_t)f->hdr;	/* the frame (Linux table) */
 			iov->iov_len = len;

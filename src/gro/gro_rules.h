@@ -469,18 +469,18 @@ fast_ip_ok(const uint8_t *d, uint32_t len, uint32_t l3, unsigned v, uint32_t *en
  * neither TCP nor a fragment, may be a tunnel packet the parser would
  * parse into under the engine's parse config: IP-in-IP (protocol 4 or 41)
  * while it is on (@ipip: g->ipip), UDP to a tunnel port (@tb:
- * g->tport_bits, then g->tport).  The fast paths leave those to the
+ * g->tport_lo, a byte per low byte of a port, then g->tport).  The fast paths leave those to the
  * general way.  (@tb and @ipip passed in: fast_bypass_run keeps them in
  * registers, which its output stores would make it reload from g.) */
 HOT int
-tun_maybe4(const struct sofl_gro *g, uint64_t tb, int ipip, const uint8_t *ip, uint32_t avail)
+tun_maybe4(const struct sofl_gro *g, const uint8_t *tb, int ipip, const uint8_t *ip, uint32_t avail)
 {
 	uint32_t i;
 	uint16_t dport;
 
 	if (ip[9] != 17)
 		return (ip[9] == 4 || ip[9] == 41) && ipip;
-	if (avail < 4 || !((tb >> (ip[23] & 63)) & 1))	/* port & 63: its low byte's */
+	if (avail < 4 || !tb[ip[23]])	/* the port's low byte */
 		return 0;	/* (most UDP: one test) */
 	dport = sofl_get16(ip + 22);
 	for (i = 0; i < g->ntport; i++)
@@ -495,7 +495,7 @@ tun_maybe4(const struct sofl_gro *g, uint64_t tb, int ipip, const uint8_t *ip, u
  * (classify_l3: PROTO, UDP_OFF) — without the full parse; -1: the general
  * way decides (UDP to coalesce). */
 HOT int
-bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail, uint64_t tb, int ipip)
+bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail, const uint8_t *tb, int ipip)
 {
 	uint32_t ulen;
 
@@ -511,7 +511,7 @@ bypass4_why(const struct sofl_gro *g, const uint8_t *ip, uint32_t avail, uint64_
  * or -1: TCP, or the general way decides.  The one test of fast_bypass_run
  * and fast_other4. */
 HOT int
-fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3, uint64_t tb,
+fast_why4(const struct sofl_gro *g, const uint8_t *d, uint32_t len, uint32_t l3, const uint8_t *tb,
 	  int ipip)
 {
 	uint32_t end;

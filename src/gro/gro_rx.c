@@ -66,8 +66,9 @@ mask_for(struct sofl_gro *g, const struct flow *f, const struct tflow *t)
 /* When a held flow is first compared: its mask, and the next IPv4 ID
  * (merges the general way keep it up to date from then on).  A TCP flow
  * whose first segment has CWR gets no fast path (no segment joins it: #18).
- * 0: no fast path for @f. */
-static int
+ * @return f->mk as set (NO_MASK: no fast path for @f).  Out of line: once
+ * per flow. */
+__attribute__((noinline)) uint8_t
 fast_setup(struct sofl_gro *g, struct flow *f)
 {
 	const uint8_t *h = fhdr(f);
@@ -82,17 +83,28 @@ fast_setup(struct sofl_gro *g, struct flow *f)
 	f->next_id = rule_id_want(sofl_get16(h + f->l3_off + 4), f->count, f->fixedid);
 	if (t)
 		t->next_oid = rule_id_want(sofl_get16(h + t->o3 + 4), f->count, t->ofixed);
-	return f->mk != NO_MASK;
+	return f->mk;
 }
 
-/* fast_same_x() for a flow whose mask is not a plain one's — not set yet
- * (fast_setup), none, or a tunnel flow's —, out of line */
+/* fast_same() past its first tests for a flow whose mask is not a plain
+ * one's (not set yet, none, a tunnel's), out of line */
 __attribute__((noinline)) int
 fast_same_cold(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 {
-	if (f->mk == NO_MASK || (f->mk == MK_UNSET && !fast_setup(g, f)))
+	uint8_t mk = f->mk;
+
+	if (mk == MK_UNSET)
+		mk = fast_setup(g, f);
+	if (mk == NO_MASK)
 		return 0;
-	return f->mk & MK_T ? fast_same_x(g, f, d, 1) : fast_same_x(g, f, d, 0);
+	return mk & MK_T ? fast_same_x(g, f, d, 1) : fast_same_x(g, f, d, 0);
+}
+
+/* fast_same_x() of a tunnel flow (its mask's MK_T), out of line */
+__attribute__((noinline)) int
+fast_same_tun(struct sofl_gro *g, struct flow *f, const uint8_t *d)
+{
+	return fast_same_x(g, f, d, 1);
 }
 
 /* The TCP checksum of a full-size segment of @f at @d: 1 when it verifies
@@ -144,7 +156,7 @@ static __attribute__((noinline)) size_t
 fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n)
 {
 	struct lone w;
-	const uint64_t tb = g->tport_bits;
+	const uint8_t *const tb = g->tport_lo;
 	const int ipip = g->ipip;
 
 	if (g->cfg.n_rules)
@@ -200,7 +212,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	if (!fast_ip_ok(d, len, l3, v, &end))
 		return 0;
 	if (v == 4 && ip[9] != 6)	/* (a tunnel frame would end the run at once) */
-		return tun_maybe4(g, g->tport_bits, g->ipip, ip, end - l3 - 20) ? 0 :
+		return tun_maybe4(g, g->tport_lo, g->ipip, ip, end - l3 - 20) ? 0 :
 		       (int)fast_bypass_run(g, in, 0, run);	/* <= max_batch */
 	if (v == 6 && ip[6] != 6)
 		return 0;	/* UDP, extension headers: the general way */
@@ -251,7 +263,7 @@ fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
 	int why;
 
 	if (g->cfg.n_rules || len < l3 + 40 + 20 ||
-	    (why = fast_why4(g, in->data, len, l3, g->tport_bits, g->ipip)) < 0)
+	    (why = fast_why4(g, in->data, len, l3, g->tport_lo, g->ipip)) < 0)
 		return 0;	/* as fast_hold (its fast_l3 minimum) */
 	gro_bypass(g, in, why);
 	return 1;
@@ -262,7 +274,7 @@ fast_other4(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t l3)
 HOT int
 fast_merge(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h)
 {
-	uint32_t fi = fast_find(g, in, h);
+	uint32_t fi = fast_find_x(g, in, h, 1);
 
 	return fi != NIL && fast_one(g, fi, in);
 }

@@ -98,7 +98,6 @@ drop_flow(struct sofl_gro *g, uint32_t fi)
 	}
 	g->held_segs -= f->count;
 	f->count = 0;
-	g->tun[fi].ov = 0;	/* (not a tunnel flow any more, if it was) */
 	g->fstack[g->nfree++] = fi;
 }
 

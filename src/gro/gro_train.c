@@ -18,9 +18,10 @@ struct ycmp {
 
 #define YL(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 static inline __attribute__((target("avx2"))) void
-ycmp_init(struct ycmp *y, const uint8_t *t, const uint8_t *m, uint32_t hl, const int w4)
+ycmp_init(struct ycmp *y, const uint8_t *t, const uint8_t *m, uint32_t hl, const int w4,
+	  const int big)
 {
-	y->o1 = w4 || hl >= 64 ? 32 : hl - 32;
+	y->o1 = w4 || big || hl >= 64 ? 32 : hl - 32;	/* (@big: hl >= 64, a constant) */
 	y->o2 = w4 ? 64 : hl - 32;
 	y->o3 = hl - 32;
 	y->t0 = YL(t);
@@ -138,114 +139,6 @@ sw_csums_tun(struct sofl_gro *g, uint32_t fi, const struct swck *c, const uint8_
 	return 1;
 }
 
-/* A train's running state: the flow's fields, kept in registers (through
- * the flow they would be reloaded after every store into a segment) */
-struct train {
-	uint32_t seq, iplen, tail, fs, cnt, max, mss, hl;
-	uint16_t id, idinc;
-	uint16_t oid, oidinc;	/* a tunnel flow's outer IPv4 ID (#14 on the outer header) */
-	uint8_t flags;
-};
-
-/* A train's state from held flow @f (the free segments from the engine).
- * Its segments are full-size, so the size limit and the segment cap are
- * one limit, max (rule_run_limit).  @t: @f's tunnel state (a tunnel flow
- * whose mask is set), else NULL: the size limit is the outer IP header's
- * (as fast_one_x's), the bytes before the inner one taken off the limit,
- * and the outer IPv4 ID follows its own mode. */
-HOT void
-train_begin(const struct sofl_gro *g, const struct flow *f, struct train *r, const struct tflow *t)
-{
-	const uint32_t before = t ? (uint32_t)(f->l3_off - t->o3) : 0u;
-
-	r->seq = f->next_seq;
-	r->iplen = f->ip_len;
-	r->tail = f->seg_tail;
-	r->fs = g->free_seg;
-	r->cnt = f->count;
-	r->max = rule_run_limit(g, f->ip_len + before, f->count, f->mss);
-	r->max = r->max > before ? r->max - before : 0;
-	r->oid = t ? t->next_oid : 0;
-	r->oidinc = t ? rule_id_next(0, t->ofixed) : 0;
-	r->mss = f->mss;
-	r->hl = f->hdr_len;
-	r->id = f->next_id;
-	r->idinc = rule_id_next(0, f->fixedid);
-	r->flags = 0;
-}
-
-/* The state of a train that merged at least one segment back into its flow
- * @f, @first its first new segment (the free segments are the caller's);
- * @t: @f's tunnel state, or NULL (train_begin) */
-HOT void
-train_commit(struct sofl_gro *g, struct flow *f, const struct train *r, uint32_t first,
-	     struct tflow *t)
-{
-	if (t) {
-		t->next_oid = r->oid;
-		g->st.tun_in += r->cnt - f->count;	/* (classify_tun counts the others) */
-	}
-	g->segs[r->tail].next = NIL;
-	if (f->seg_head == NIL)
-		f->seg_head = first;
-	g->held_segs += r->cnt - f->count;
-	g->fast_segs += r->cnt - f->count;
-	g->fast_runs++;
-	f->count = (uint16_t)r->cnt;
-	f->next_seq = r->seq;
-	f->ip_len = r->iplen;
-	f->seg_tail = r->tail;
-	f->next_id = r->id;
-	f->ref = REF_USED;
-}
-
-/* Appends @p (which passed all tests; TCP flags @flags) to the train, its
- * segment entry from the free list @fs (r->fs, or a weave's shared one). */
-HOT void
-train_push(struct sofl_gro *g, struct train *r, uint32_t *fs, const struct sofl_gro_in *p,
-	   uint8_t flags)
-{
-	struct seg *segs = g->segs;
-	uint32_t si = *fs;
-
-	r->flags = flags;
-	*fs = segs[si].next;
-	segs[si].pay = (const uint8_t *)p->data + r->hl;
-	segs[si].len = r->mss;
-	segs[si].cookie = p->cookie;
-	segs[r->tail].next = si;
-	r->tail = si;
-	r->seq += r->mss;
-	r->iplen += r->mss;
-	r->id = (uint16_t)(r->id + r->idinc);
-	r->cnt++;
-}
-
-/* Appends @p (which passed fast_same's test) to the train; 0 if it does not
- * fit (#26) or its checksums send it the general way (@t: a tunnel flow's
- * state: its outer checksums too, as fast_one_x's). */
-HOT int
-train_add(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *p,
-	  const struct tflow *t)
-{
-	uint32_t nip = 0, nout = 0;
-
-	if (r->iplen + r->mss > r->max)
-		return 0;
-	if (t && !tun_fast_csums(g, t, p->data, p->len, p->flags, &nip, &nout))
-		return 0;
-	if ((p->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
-	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, p->data, p->flags))
-		return 0;
-	if (t) {
-		g->st.csum_sw_ip += nip;
-		g->st.csum_sw_outer += nout;
-		r->oid = (uint16_t)(r->oid + r->oidinc);
-	}
-	train_push(g, r, &r->fs, p, ((const uint8_t *)p->data)[f->l4_off + 13]);
-	return 1;
-}
-
 /* An input's flags and rx hash as a train's flow @fi needs them (@h its
  * hash; @c, @nip, @nl4: sw_csums): the usual case — hash, the checksums
  * verified — in one compare.  @ock: a tunnel flow's outer checksum flag
@@ -295,15 +188,18 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	const uint16_t idm = rule_id_mask(g), idinc = r.idinc;
 	uint32_t room = r.iplen < r.max ? (r.max - r.iplen) / r.mss : 0, nip = 0, nl4 = 0;
 	uint32_t seq = r.seq, fs = r.fs, si = r.tail;
-	uint16_t id = r.id, oid = r.oid;
+	uint16_t id = r.id;
 	uint8_t fl = r.flags;
 	/* a tunnel flow's outer header: its IPv4 ID (0: IPv6), the UDP checksum
 	 * that must stay non-zero (0: zero, in the mask, or IP-in-IP) */
-	const struct tflow *const tf = tun ? &g->tun[fi] : NULL;
+	struct tflow *const tf = tun ? &g->tun[fi] : NULL;
 	const size_t oido = tun && tf->ov == 4 ? tf->o3 + 4u : 0;
 	const size_t ocko = tun && tf->o4 && tf->ocsum ? tf->o4 + 6u : 0;
 	const int ock = tun ? (ocko ? SOFL_GRO_F_OUTER_CSUM_OK : 0) : -1;
-	const uint16_t oidinc = r.oidinc;
+	/* (the outer ID lives in the tunnel state, not the train: the plain
+	 * trains' and weaves' state stays as small as before tunnels) */
+	uint16_t oid = tun ? tf->next_oid : 0;
+	const uint16_t oidinc = tun ? rule_id_next(0, tf->ofixed) : 0;
 	uint32_t nout = 0;
 	struct seg *const segs = g->segs;
 	const struct sofl_gro_in *p = in + i, *const p0 = p, *const pend = n - i < room ? in + n :
@@ -334,8 +230,8 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	const __m128i ke = _mm_setr_epi32((int)full, (int)(kf & ~SOFL_GRO_F_HASH) | (int)hf,
 					  hf ? (int)h : 0, 0);
 
-	if (nck == 32 || nck == 128)
-		ycmp_init(&y, t, m, hl, nck == 128);
+	if (nck == 32 || nck == 64 || nck == 128)
+		ycmp_init(&y, t, m, hl, nck == 128, nck == 64);
 #endif
 	/* a train of inputs flagged verified needs no layout (if one is not,
 	 * len 0 sends it to fast_csums) */
@@ -346,15 +242,17 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		const uint8_t *d = p->data;
 
 #if GRO_AVX2
-		if (pre) {
-			if (!lanes_same(p, ke, km) || !d)
+		if (pre) {	/* (two tests: gcc then keeps them two branches) */
+			if (__builtin_expect(!d, 0))
+				break;
+			if (__builtin_expect(!lanes_same(p, ke, km), 0))
 				break;
 		} else
 #endif
 		if (p->len != full || !d)
 			break;
 #if GRO_AVX2
-		if (nck == 32 || nck == 128) {
+		if (nck == 32 || nck == 64 || nck == 128) {
 			if (!ycmp_same(&y, d, nck == 128))
 				break;
 		} else
@@ -408,13 +306,14 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 	r.iplen += seq - r.seq;
 	r.seq = seq;
 	r.id = id;
-	r.oid = oid;
 	r.fs = fs;
 	r.tail = si;
 	r.flags = fl;
 	g->st.csum_sw_ip += nip;
 	g->st.csum_sw_l4 += nl4;
 	g->st.csum_sw_outer += nout;
+	if (tun)
+		tf->next_oid = oid;
 	*rp = r;
 	return (size_t)(p - in);
 }
@@ -426,9 +325,13 @@ static __attribute__((noinline, target("avx2"))) size_t
 train_more_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
 		const struct sofl_gro_in *in, size_t i, size_t n)
 {
+	/* (64: headers of 64..96 bytes, the second word's offset a constant:
+	 * one register more for the loop) */
 	if (f->ipv == 4)
-		return train_loop(g, f, r, in, i, n, 32, 1, 1, 0);
-	return train_loop(g, f, r, in, i, n, 32, 0, 1, 0);
+		return r->hl >= 64 ? train_loop(g, f, r, in, i, n, 64, 1, 1, 0) :
+				     train_loop(g, f, r, in, i, n, 32, 1, 1, 0);
+	return r->hl >= 64 ? train_loop(g, f, r, in, i, n, 64, 0, 1, 0) :
+			     train_loop(g, f, r, in, i, n, 32, 0, 1, 0);
 }
 
 /* train_more_tun() on a CPU with AVX2, inputs flagged verified: headers of
@@ -444,7 +347,7 @@ train_more_tun_avx2(struct sofl_gro *g, const struct flow *f, struct train *r,
 #endif
 
 /* train_more() for a tunnel flow (its mask's MK_T) */
-static __attribute__((noinline)) size_t
+__attribute__((noinline)) size_t
 train_more_tun(struct sofl_gro *g, const struct flow *f, struct train *r,
 	       const struct sofl_gro_in *in, size_t i, size_t n)
 {
@@ -453,8 +356,8 @@ train_more_tun(struct sofl_gro *g, const struct flow *f, struct train *r,
 			    (t->o4 && t->ocsum ? SOFL_GRO_F_OUTER_CSUM_OK : 0u);
 
 #if GRO_AVX2
-	_Static_assert(MASK_LEN <= 128, "train_loop's 32-byte words cover a mask");
-	if (g->isa && r->hl >= 32 && r->hl <= MASK_LEN && (in[i].flags & ck) == ck)
+	/* (longer headers: compared from memory, same_masked) */
+	if (g->isa && r->hl >= 32 && r->hl <= 128 && (in[i].flags & ck) == ck)
 		return train_more_tun_avx2(g, f, r, in, i, n);
 #else
 	(void)ck;
@@ -462,7 +365,7 @@ train_more_tun(struct sofl_gro *g, const struct flow *f, struct train *r,
 	return train_loop(g, f, r, in, i, n, 0, f->ipv == 4, 0, 1);
 }
 
-static __attribute__((noinline)) size_t
+__attribute__((noinline)) size_t
 train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const struct sofl_gro_in *in,
 	   size_t i, size_t n)
 {
@@ -485,56 +388,11 @@ train_more(struct sofl_gro *g, const struct flow *f, struct train *r, const stru
 			     train_loop(g, f, r, in, i, n, 0, 0, 0, 0);
 }
 
-/* A train: in[i..n) merged into held flow @fi for as long as each input
- * continues it, the flow's state in registers and written back once.
- * in[i] passed fast_same already.  A PSH/FIN segment ends the train and
- * completes the flow (#24).  A tunnel flow's train (its mask's MK_T) takes
- * its outer header's tests too (train_add, train_more_tun).  @return the
- * index of the first input not merged (i: none was). */
-HOT size_t
-fast_train_x(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi,
-	     const int tun)
-{
-	struct flow *f = &g->flows[fi];
-	struct tflow *t = tun ? &g->tun[fi] : NULL;
-	struct train r;
-
-	train_begin(g, f, &r, t);
-	if (!train_add(g, f, &r, &in[i], t))
-		return i;
-	i++;
-	/* the rest only for a train (W2-like interleaving stops here) */
-	if (i < n && !(r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) &&
-	    ((in[i].flags & SOFL_GRO_F_HASH) ? in[i].hash : 0) == f->hash &&
-	    in[i].len == r.hl + r.mss)
-		i = t ? train_more_tun(g, f, &r, in, i, n) : train_more(g, f, &r, in, i, n);
-	/* a flow without segments had its first one linked from the sink */
-	train_commit(g, f, &r, g->segs[SINK(g)].next, t);
-	g->free_seg = r.fs;
-	g->last_fi = fi;
-	if (r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH)) {
-		f->orflags |= r.flags & (SOFL_TCP_FIN | SOFL_TCP_PSH);
-		gro_complete(g, fi, SOFL_GRO_FLUSH_PSH_FIN);	/* #24 */
-	}
-	return i;
-}
-
-/* fast_train_x() of a tunnel flow, out of line */
-static __attribute__((noinline)) size_t
+/* fast_train_x() of a tunnel flow, out of line (gro_fast.h) */
+__attribute__((noinline)) size_t
 fast_train_tun(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
 {
 	return fast_train_x(g, in, i, n, fi, 1);
-}
-
-/* fast_train_x() for held flow @fi, plain or tunnel (its mask's MK_T:
- * fast_same passed, so it has a mask), the plain one without the
- * tunnel's tests */
-size_t
-fast_train(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size_t n, uint32_t fi)
-{
-	if (__builtin_expect(g->flows[fi].mk & MK_T, 0))
-		return fast_train_tun(g, in, i, n, fi);
-	return fast_train_x(g, in, i, n, fi, 0);
 }
 
 /* ---- weaves ----

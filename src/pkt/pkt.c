@@ -274,6 +274,15 @@ parse_other(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link li
 	return pk_parse_cfg(p, frame, (uint32_t)len, link, NULL, PK_UDP | PK_IP4_RAW);
 }
 
+/* parse_other() of an Ethernet frame the entry point checked (@p and @d
+ * not NULL, @len >= 34): a call of three arguments, so that the entry
+ * point need not keep the link in a register for it */
+static __attribute__((noinline)) int
+parse_eth(struct sofl_pkt *p, const uint8_t *d, size_t len)
+{
+	return pk_parse_cfg(p, d, (uint32_t)len, SOFL_LINK_ETH, NULL, PK_UDP | PK_IP4_RAW);
+}
+
 static __attribute__((noinline)) int
 parse_options(struct sofl_pkt *p)
 {
@@ -331,6 +340,7 @@ sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link
 			return 0;
 		if (r == 2)
 			return parse_options(p);
+		return parse_eth(p, d, len);
 	}
 	return parse_other(p, frame, len, link);
 }

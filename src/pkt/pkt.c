@@ -331,7 +331,8 @@ sofl_pkt_parse(struct sofl_pkt *p, const void *frame, size_t len, enum sofl_link
 	uint16_t type;
 	int r;
 
-	if (link == SOFL_LINK_ETH && p && d && len >= PK_ETH_HLEN + 20 && len <= UINT32_MAX) {
+	if (__builtin_expect(link == SOFL_LINK_ETH && p && d && len >= PK_ETH_HLEN + 20 &&
+			     len <= UINT32_MAX, 1)) {
 		type = sofl_get16(d + 12);
 		if (type != PK_ETH_P_IP)
 			return parse_tagged(p, d, (uint32_t)len, type);

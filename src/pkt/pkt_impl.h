@@ -374,7 +374,7 @@ pk_fast_ip4_t(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, ui
 		if (hl - 20 > end - (l4 + 20))
 			return 0;
 		pay = end - l4 - hl;
-		if (hl == 32) {		/* (the 4 bytes lie within the header) */
+		if (__builtin_expect(hl == 32, 1)) {	/* (the 4 bytes lie within the header) */
 			memcpy(&opt, th + 20, 4);
 			opt = opt == PK_OPT_NNTS_LE ? l4 + 22 : 0;
 		}
@@ -429,7 +429,7 @@ pk_fast_ip4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint
 {
 	if (len < o + 20)
 		return 0;
-	if ((which & PK_TCP) && d[o + 9] == 6)
+	if ((which & PK_TCP) && __builtin_expect(d[o + 9] == 6, 1))
 		return pk_fast_ip4_t(p, d, len, o, tpid, tci, 0);
 	if ((which & PK_UDP) && d[o + 9] == 17)
 		return pk_fast_ip4_t(p, d, len, o, tpid, tci, 1);

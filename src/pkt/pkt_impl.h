@@ -275,9 +275,10 @@ pk_udp_store(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t ulen)
 /* ---- the TCP and UDP over IPv4 result in whole words ----
  * The most common packets of all (Ethernet with at most one VLAN tag, or
  * raw IP; IPv4 without options, not a fragment; TCP or UDP) have a result
- * that is mostly constants and zeros: it is stored as sixteen 8-byte words
- * composed in registers instead of zeroing the structure and storing its
- * two dozen fields one by one.  PK_AT() puts a field's host-order value where
+ * that is mostly constants and zeros: its 128 bytes are stored as 8-byte
+ * words composed in registers (each address with the zeros after it as
+ * one 16-byte store where SSE2 is there) instead of zeroing the structure
+ * and storing its two dozen fields one by one.  PK_AT() puts a field's host-order value where
  * memcpy() of the word would put the struct's bytes, on either byte order;
  * the word each field lies in is checked at compile time. */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__

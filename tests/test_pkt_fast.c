@@ -1,4 +1,4 @@
-/* Description: the parser's straight-line fast path gives exactly the generic parser's result (return code and every byte of struct sofl_pkt a parse defines) on random valid packets of every layout (Ethernet/raw, 0-2 VLAN tags, IPv4 with/without options and fragments, IPv6 with/without extension headers, TCP with assorted options, UDP, other protocols, padding; and each of them inside a VXLAN, Geneve or IP-in-IP tunnel), on every prefix of them and on random byte mutations of their headers (a tunnel's inner headers too). */
+/* Description: the parser's straight-line fast path gives exactly the generic parser's result (return code and every byte of struct sofl_pkt a parse defines) on random valid packets of every layout (Ethernet/raw, 0-2 VLAN tags, IPv4 with/without options and fragments, IPv6 with/without extension headers, TCP with assorted options, UDP, other protocols, padding; and each of them inside a VXLAN, Geneve or IP-in-IP tunnel), on every prefix of them and on random byte mutations of their headers (a tunnel's inner headers too); and on every value of the IPv4 version/IHL byte, of each fragment-field bit, and of the total length against every TCP data offset or UDP length (the fast path's folded length checks). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -191,6 +191,98 @@ test_fast_equals_generic(void **state)
 	}
 }
 
+/* The boundaries of the fast path's folded checks, every value in turn
+ * (not left to random mutations): IPv4 version/IHL byte, each bit of the
+ * flags/fragment field, the total length from 0 past the frame's end
+ * against every TCP data offset or every UDP length, over untagged
+ * Ethernet, one VLAN tag and raw IP, with and without the NOP NOP TS
+ * block and Ethernet padding after the IP packet.  Each value parsed both
+ * ways; a check the fast path dropped or widened makes it accept what the
+ * generic path rejects (or reject differently), and the results differ. */
+static void
+test_fast_bounds(void **state)
+{
+	static const int links[3][2] = { { SOFL_LINK_ETH, 0 }, { SOFL_LINK_ETH, 1 },
+					 { SOFL_LINK_RAW, 0 } };
+	uint8_t buf[BUFSZ];
+	int li, k, v, n = 0;
+
+	(void)state;
+	for (li = 0; li < 3; li++)
+		for (k = 0; k < 4; k++) {
+			struct t_spec s;
+			size_t len;
+			uint32_t o, room, tot, x;
+			uint8_t *ip;
+
+			t_spec_init(&s, 4, k < 3 ? 6 : 17);
+			s.link = links[li][0];
+			s.nvlan = links[li][1];
+			s.pay_len = 24;
+			if (k == 1) {
+				s.tcp_opts = t_opt_ts;
+				s.tcp_opts_len = 12;
+			}
+			if (k == 2 && s.link == SOFL_LINK_ETH)
+				s.eth_pad = 6;
+			len = t_build(buf, sizeof(buf), &s);
+			o = s.link == SOFL_LINK_RAW ? 0 : 14 + 4 * (uint32_t)s.nvlan;
+			ip = buf + o;
+			room = (uint32_t)len - o;
+			same_both(buf, len, s.link);
+			for (v = 0; v < 256; v++) {		/* version and IHL */
+				uint8_t b = ip[0];
+				ip[0] = (uint8_t)v;
+				same_both(buf, len, s.link);
+				ip[0] = b;
+			}
+			for (v = -1; v < 16; v++) {		/* flags and fragment offset */
+				uint8_t b6 = ip[6], b7 = ip[7];
+				if (v >= 0) {
+					ip[6] = (uint8_t)(ip[6] ^ (0x8000 >> v) >> 8);
+					ip[7] = (uint8_t)(ip[7] ^ (0x8000 >> v));
+				}
+				same_both(buf, len, s.link);
+				{	/* and the result itself (both paths share the test) */
+					struct sofl_pkt p;
+					assert_int_equal(sofl_pkt_parse(&p, buf, len, s.link), 0);
+					assert_int_equal(p.is_frag, v >= 2);	/* not DF, reserved */
+					assert_int_equal(p.layers & SOFL_LAYER_L4,
+							 v >= 2 ? 0 : SOFL_LAYER_L4);
+				}
+				ip[6] = b6;
+				ip[7] = b7;
+			}
+			for (tot = 0; tot <= room + 2; tot++) {	/* total length x L4 length */
+				uint8_t t2 = ip[2], t3 = ip[3];
+				ip[2] = (uint8_t)(tot >> 8);
+				ip[3] = (uint8_t)tot;
+				if (s.proto == 6) {
+					uint8_t b = ip[32];
+					for (x = 0; x < 16; x++) {	/* data offset */
+						ip[32] = (uint8_t)(x << 4 | (b & 0x0f));
+						same_both(buf, len, s.link);
+						n++;
+					}
+					ip[32] = b;
+				} else {
+					uint8_t u4 = ip[24], u5 = ip[25];
+					for (x = 0; x <= room - 18; x++) {	/* UDP length */
+						ip[24] = (uint8_t)(x >> 8);
+						ip[25] = (uint8_t)x;
+						same_both(buf, len, s.link);
+						n++;
+					}
+					ip[24] = u4;
+					ip[25] = u5;
+				}
+				ip[2] = t2;
+				ip[3] = t3;
+			}
+		}
+	assert_true(n > 10000);
+}
+
 /* Both links, an invalid link, NULL and empty inputs. */
 static void
 test_edges(void **state)
@@ -242,6 +334,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_equals_generic),
+		cmocka_unit_test(test_fast_bounds),
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_ts_shortcut),
 	};

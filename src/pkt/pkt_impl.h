@@ -70,6 +70,10 @@ void sofl_pkt_tcp_options(struct sofl_pkt *p);
 
 #define PK_FAST static inline __attribute__((always_inline))
 
+/* What the compiler knows of @x forgotten (no instruction): to steer its
+ * register use where figures showed it mattered */
+#define PK_OPAQUE(x) __asm__("" : "+r"(x))
+
 
 /* Zero *p with eight 16-byte stores: memset of this size compiles to "rep
  * stos", whose start-up cost alone was most of a fast parse. */
@@ -131,7 +135,14 @@ pk_vlan_push(struct sofl_pkt *p, uint16_t type, uint16_t tci)
 PK_FAST int
 pk_ipv4_frag(const uint8_t *ip)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t f;
+
+	memcpy(&f, ip + 6, 2);		/* the mask in the field's byte order: one test */
+	return (f & 0xff3f) != 0;
+#else
 	return (sofl_get16(ip + 6) & 0x3fff) != 0;
+#endif
 }
 
 /* The IPv4 total length of the header at @ip (@o bytes into a frame of
@@ -264,9 +275,10 @@ pk_udp_store(struct sofl_pkt *p, const uint8_t *d, uint32_t o, uint32_t ulen)
 /* ---- the TCP and UDP over IPv4 result in whole words ----
  * The most common packets of all (Ethernet with at most one VLAN tag, or
  * raw IP; IPv4 without options, not a fragment; TCP or UDP) have a result
- * that is mostly constants and zeros: it is stored as sixteen 8-byte words
- * composed in registers instead of zeroing the structure and storing its
- * two dozen fields one by one.  PK_AT() puts a field's host-order value where
+ * that is mostly constants and zeros: its 128 bytes are stored as 8-byte
+ * words composed in registers (each address with the zeros after it as
+ * one 16-byte store where SSE2 is there) instead of zeroing the structure
+ * and storing its two dozen fields one by one.  PK_AT() puts a field's host-order value where
  * memcpy() of the word would put the struct's bytes, on either byte order;
  * the word each field lies in is checked at compile time. */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -295,66 +307,116 @@ pk_st64(struct sofl_pkt *p, size_t at, uint64_t w)
 	memcpy((uint8_t *)p + at, &w, 8);
 }
 
+/* The IPv4 address at @a into the 16 bytes at @at of *p (four bytes, then
+ * twelve zeros): one 16-byte store where SSE2 is there */
+PK_FAST void
+pk_st_addr(struct sofl_pkt *p, size_t at, const uint8_t *a)
+{
+#if defined(__SSE2__)
+	int32_t v;
+
+	memcpy(&v, a, 4);
+	_mm_storeu_si128((__m128i *)(void *)((uint8_t *)p + at), _mm_cvtsi32_si128(v));
+#else
+	uint32_t v;
+
+	memcpy(&v, a, 4);
+	pk_st64(p, at, PK_AT(v, 0, 4));
+	pk_st64(p, at + 8, 0);
+#endif
+}
+
 /* The TCP or UDP over IPv4 packet at @d (@len >= @o + 20 bytes, IPv4 header at @o:
  * 0 for SOFL_LINK_RAW; for SOFL_LINK_ETH 14, or 18 after a VLAN tag
  * @tpid/@tci) parsed into *p: 1 when done, 2 when
  * done but for its TCP options (the caller calls sofl_pkt_tcp_options());
  * 0 when it is not one (nothing written).  The same result as the
  * field-by-field path. */
+/* The two 16-bit big-endian fields of the 4 bytes @w (as loaded from
+ * memory) in host order, each where memcpy() of the pair would put them */
+PK_FAST uint32_t
+pk_be16x2(uint32_t w)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return w;
+#else
+	w = __builtin_bswap32(w);
+	return w >> 16 | w << 16;
+#endif
+}
+
 PK_FAST int
 pk_fast_ip4_t(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint16_t tpid,
 	      uint16_t tci, const int udp)
 {
 	const uint8_t *ip = d + o, *th = ip + 20;
 	const uint8_t proto = udp ? 17 : 6;
-	uint32_t tot, hl, pay, opt = 0, src, dst;
-	const uint32_t l4 = o + 20;
-	const int vl = o == PK_ETH_HLEN + 4, eth = o != 0;
-	uint64_t w56 = 0, w64 = 0, w72 = 0;
+	const uint32_t l4 = o + 20, l4min = udp ? 8 : 20;
+	uint32_t end, hl, pay, opt = 0, w;
 
-	if (ip[0] != 0x45 || pk_ipv4_frag(ip) || pk_ipv4_len(ip, o, len, 20, &tot) < 0)
-		return 0;	/* (errors: the field-by-field path reports them) */
+	/* the generic checks, folded: a total length that holds the IPv4
+	 * header and the smallest L4 header and ends within the frame, a TCP
+	 * header length of at least 20 that ends within the IP packet, a UDP
+	 * length of at least 8 that does too (unsigned: x - a > b - a is
+	 * x < a || x > b for b >= a).  Anything else, errors included, is
+	 * the field-by-field path's to report. */
+	if (ip[0] != 0x45 || pk_ipv4_frag(ip))
+		return 0;
+	end = sofl_get16(ip + 2);	/* the total length, then the IP packet's end */
+	if (end < 20 + l4min)
+		return 0;
+	end += o;
+	if (end > len)
+		return 0;
 	if (!udp) {
-		if (pk_tcp_hlen(th, tot - 20, &hl) < 0)
+		hl = (uint32_t)(th[12] >> 2) & 0x3c;	/* data offset * 4 */
+		PK_OPAQUE(hl);	/* a 32-bit value from here: gcc kept byte and
+				 * word copies of it, and saved a register */
+		if (hl - 20 > end - (l4 + 20))
 			return 0;
-		pay = tot - 20 - hl;
-		if (hl == 32) {		/* (the 4 bytes lie within the header) */
+		pay = end - l4 - hl;
+		if (__builtin_expect(hl == 32, 1)) {	/* (the 4 bytes lie within the header) */
 			memcpy(&opt, th + 20, 4);
 			opt = opt == PK_OPT_NNTS_LE ? l4 + 22 : 0;
 		}
-		w56 = PK_F(56, tcp_flags, th[13]);
-		w64 = PK_F(64, opt_ts, opt) | PK_F(64, tcp_seq, sofl_get32(th + 4));
-		w72 = PK_F(72, tcp_ack, sofl_get32(th + 8));
 	} else {
-		if (pk_udp_len(th, tot - 20, &pay) < 0)
+		pay = sofl_get16(th + 4);
+		if (pay - 8 > end - (l4 + 8))
 			return 0;
 		hl = 8;
 		pay -= 8;	/* the UDP length's payload (it may end before the IP packet) */
 	}
-	memcpy(&src, ip + 12, 4);
-	memcpy(&dst, ip + 16, 4);
+	/* each word stored once composed, the header bytes it takes loaded
+	 * after the stores before it (which may alias them, so the compiler
+	 * keeps that order): few values live at once, no callee-saved
+	 * register to save in the entry point */
 	pk_st64(p, 0, (uint64_t)(uintptr_t)d);
-	pk_st64(p, 8, PK_F(8, len, len) | PK_F(8, link, eth ? SOFL_LINK_ETH : SOFL_LINK_RAW) |
-		PK_F(8, layers, (eth ? SOFL_LAYER_L2 : 0) | SOFL_LAYER_L3 | SOFL_LAYER_L4) |
+	pk_st64(p, 8, PK_F(8, len, len) | PK_F(8, link, o ? SOFL_LINK_ETH : SOFL_LINK_RAW) |
+		PK_F(8, layers, (o ? SOFL_LAYER_L2 : 0) | SOFL_LAYER_L3 | SOFL_LAYER_L4) |
 		PK_F(8, ipv, 4) | PK_F(8, l4_proto, proto));
-	pk_st64(p, 16, (eth ? PK_F(16, ethertype, PK_ETH_P_IP) : 0) |
-		(vl ? PK_F(16, vlan_tci[0], tci) : 0) |
-		(vl ? PK_AT(tpid, 22 - 16, 2) : 0));
+	pk_st64(p, 16, (o ? PK_F(16, ethertype, PK_ETH_P_IP) : 0) |
+		(o == PK_ETH_HLEN + 4 ? PK_F(16, vlan_tci[0], tci) | PK_AT(tpid, 22 - 16, 2) : 0));
 	pk_st64(p, 24, PK_F(24, l3_off, o) | PK_F(24, l3_len, 20));
-	pk_st64(p, 32, PK_F(32, ip_end, o + tot));
+	pk_st64(p, 32, PK_F(32, ip_end, end));
 	pk_st64(p, 40, PK_F(40, l4_off, l4) | PK_F(40, l4_len, hl));
 	pk_st64(p, 48, PK_F(48, pay_off, l4 + hl) | PK_F(48, pay_len, pay));
-	pk_st64(p, 56, w56);
-	pk_st64(p, 64, w64);
-	pk_st64(p, 72, w72 | PK_F(72, key.family, 4) | PK_F(72, key.proto, proto) |
-		PK_F(72, key.nvlan, vl));
-	pk_st64(p, 80, vl ? PK_F(80, key.vlan[0], tci & 0x0fff) : 0);
-	pk_st64(p, 88, PK_AT(src, 0, 4));
-	pk_st64(p, 96, 0);
-	pk_st64(p, 104, PK_AT(dst, 0, 4));
-	pk_st64(p, 112, 0);
-	pk_st64(p, 120, PK_F(120, key.sport, sofl_get16(th)) | PK_F(120, key.dport, sofl_get16(th + 2)));
-	return !udp && hl > 20 && !opt ? 2 : 1;
+	if (!udp) {
+		pk_st64(p, 56, PK_F(56, tcp_flags, th[13]));
+		pk_st64(p, 64, PK_F(64, opt_ts, opt) | PK_F(64, tcp_seq, sofl_get32(th + 4)));
+		pk_st64(p, 72, PK_F(72, tcp_ack, sofl_get32(th + 8)) | PK_F(72, key.family, 4) |
+			PK_F(72, key.proto, proto) | PK_F(72, key.nvlan, o == PK_ETH_HLEN + 4));
+	} else {
+		pk_st64(p, 56, 0);
+		pk_st64(p, 64, 0);
+		pk_st64(p, 72, PK_F(72, key.family, 4) | PK_F(72, key.proto, proto) |
+			PK_F(72, key.nvlan, o == PK_ETH_HLEN + 4));
+	}
+	pk_st64(p, 80, o == PK_ETH_HLEN + 4 ? PK_F(80, key.vlan[0], tci & 0x0fff) : 0);
+	pk_st_addr(p, 88, ip + 12);
+	pk_st_addr(p, 104, ip + 16);
+	memcpy(&w, th, 4);
+	pk_st64(p, 120, PK_AT(pk_be16x2(w), 0, 4));	/* key.sport, key.dport */
+	return udp || hl == 20 || opt ? 1 : 2;
 }
 
 /* The protocols pk_fast_ip4() is to take (constants where it is inlined) */
@@ -368,7 +430,7 @@ pk_fast_ip4(struct sofl_pkt *p, const uint8_t *d, uint32_t len, uint32_t o, uint
 {
 	if (len < o + 20)
 		return 0;
-	if ((which & PK_TCP) && d[o + 9] == 6)
+	if ((which & PK_TCP) && __builtin_expect(d[o + 9] == 6, 1))
 		return pk_fast_ip4_t(p, d, len, o, tpid, tci, 0);
 	if ((which & PK_UDP) && d[o + 9] == 17)
 		return pk_fast_ip4_t(p, d, len, o, tpid, tci, 1);

@@ -53,7 +53,6 @@
 #define MAX_PKTS 2048		/* packets per batch: the UDP port's max_pkts (TUN: 256) */
 #define F_CSUM	0x01		/* header flag: the sender knew the checksums good */
 #define REJECT_AFTER (UINT64_MAX - (1u << 13))	/* as WireGuard: stop well before a wrap */
-#define HOLD_US 1000	/* TUN flush timeout, microseconds */
 #define WIN_WORDS 32		/* replay window: 32 x 64 bits (2048 - 64 usable) */
 
 enum { TX, RX };		/* TUN -> peer (seal), peer -> TUN (open) */
@@ -469,26 +468,6 @@ parse_addr(const char *s, struct sockaddr_storage *ss)
 	return len;
 }
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* poll()'s timeout for a flush deadline (UINT64_MAX: none): at most 1 s */
-static int
-wait_ms(uint64_t due)
-{
-	uint64_t now = now_ns();
-
-	if (due <= now)
-		return 0;
-	return due - now >= 1000000000u ? 1000 : (int)((due - now + 999999) / 1000000);
-}
-
 static void
 usage(void)
 {
@@ -570,11 +549,6 @@ main(int argc, char **argv)
 	    (err = sofl_tun_set_txqueuelen(g.tun, 5000)) < 0 ||
 	    (err = sofl_tun_set_up(g.tun, 1)) < 0)
 		die("TUN setup", err);
-	/* held TUN writes (port.h "Held sends"), as softoffload tunnel's
-	 * default --gro-flush-timeout 1000: a burst that arrives in several
-	 * receives still reaches the TUN as one super-packet per flow */
-	if ((err = sofl_port_set_flush_timeout(g.tun, HOLD_US)) < 0 && err != SOFL_E_NOTSUP)
-		die("sofl_port_set_flush_timeout", err);
 	/* the UDP socket: datagrams from the peer's host only; docs/tunnel.md's buffers */
 	sofl_udp_config_init(&uc);
 	uc.local = (struct sockaddr *)&la;
@@ -608,47 +582,32 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 
 	while (!quit) {
-		struct pollfd pf[3];
-		uint64_t v, due;
-		int got;
+		struct pollfd pf[3] = {
+			{ .fd = g.efd, .events = POLLIN },
+			/* a direction with every batch in flight reads no more */
+			{ .fd = g.rlen[TX] < KEEP ? sofl_port_fd(g.tun) : -1, .events = POLLIN },
+			{ .fd = g.rlen[RX] < KEEP ? sofl_port_fd(g.udp) : -1, .events = POLLIN },
+		};
+		struct sofl_port_pkt *pk;
+		uint64_t v;
+		int n;
 
-		/* drain both ports while they have traffic, poll only when both
-		 * are idle (or every batch of a direction is in flight): a poll
-		 * per batch would cost a syscall and often a sleep per batch */
-		do {
-			struct sofl_port_pkt *pk;
-			int n;
-
-			got = 0;
-			complete(TX);
-			complete(RX);
-			for (d = 0; d < 2; d++) {
-				if (g.rlen[d] >= KEEP)
-					continue;
-				if ((n = sofl_port_recv(d == TX ? g.tun : g.udp, &pk)) < 0)
-					die("sofl_port_recv", n);
-				if (n > 0) {
-					submit(d, pk, n);
-					got = 1;
-				}
-			}
-			complete(TX);	/* what the I/O thread did itself */
-			complete(RX);
-			/* TUN writes held past their timeout (see above) */
-			if ((n = sofl_port_flush(g.tun, now_ns())) < 0)
-				die("sofl_port_flush", n);
-		} while (got && !quit);
-		pf[0] = (struct pollfd){ .fd = g.efd, .events = POLLIN };
-		/* a direction with every batch in flight reads no more */
-		pf[1] = (struct pollfd){ .fd = g.rlen[TX] < KEEP ? sofl_port_fd(g.tun) : -1,
-					 .events = POLLIN };
-		pf[2] = (struct pollfd){ .fd = g.rlen[RX] < KEEP ? sofl_port_fd(g.udp) : -1,
-					 .events = POLLIN };
-		sofl_port_next_deadline(g.tun, &due);
-		if (poll(pf, 3, wait_ms(due)) < 0 && errno != EINTR)
+		if (poll(pf, 3, 1000) < 0 && errno != EINTR)
 			die("poll", SOFL_E_SYS);
 		if ((pf[0].revents & POLLIN) && read(g.efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 			die("eventfd", SOFL_E_SYS);
+		complete(TX);
+		complete(RX);
+		for (d = 0; d < 2; d++) {
+			if (!(pf[1 + d].revents & POLLIN) || g.rlen[d] >= KEEP)
+				continue;
+			if ((n = sofl_port_recv(d == TX ? g.tun : g.udp, &pk)) < 0)
+				die("sofl_port_recv", n);
+			if (n > 0)
+				submit(d, pk, n);
+		}
+		complete(TX);	/* what the I/O thread did itself */
+		complete(RX);
 	}
 
 	pthread_mutex_lock(&g.mu);

@@ -7,7 +7,7 @@
 # tunnel).  Inner addresses: 198.18.41.0/24 (vpn), 198.18.40.0/24
 # (wireguard-go).
 
-VPN=$BUILD/examples/vpn
+VPN=${DEMO_VPN:-$BUILD/examples/vpn}	# DEMO_VPN: another build of it, to compare
 VPN_PORT=7200
 VPN_MTU=1452		# sofl_tun_inner_mtu(1500, AF_INET, UDP, 16, 16): what vpn sets
 WG_MTU=1420		# wg-quick's default

@@ -7,6 +7,7 @@ set -eu
 what=${1:-check}
 pkgs="gcc clang make pkg-config libcmocka-dev libpcap-dev iproute2 iperf3 procps ethtool tcpdump"  # ethtool: tests/*_kernel.sh; tcpdump: tests/cli_rss.sh; clang: .ci/run
 pkgs="$pkgs jq gnuplot-nox"  # tests/demo.sh
+pkgs="$pkgs iputils-ping"  # tests/vpn.sh, tests/tunnel_vxlan.sh: ping both ways
 pkgs="$pkgs python3"  # tests/tunnel.sh, tests/soak.sh, tests/cli_gso.sh: traffic helpers
 pkgs="$pkgs abigail-tools"  # tests/abi_check.sh: abidiff against the last release
 pkgs="$pkgs cppcheck gcovr"  # make lint, make coverage

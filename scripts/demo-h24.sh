@@ -13,8 +13,8 @@ step_burst() {
 	_b_rc=$?
 	_b_n=$(printf '%s\n' "$_b_out" | sed -n 's/.*kgro: [0-9]* frames in \([0-9]*\) polls.*/\1/p')
 	_b_k=$(printf '%s\n' "$_b_out" | sed -n 's/.*polls -> \([0-9]*\) frames out.*/\1/p')
-	_b_h=$(printf '%s\n' "$_b_out" | sed -n 's/^hold: \([0-9]*\) packets.*/\1/p')
-	_b_z=$(printf '%s\n' "$_b_out" | sed -n 's/^hold0: \([0-9]*\) packets.*/\1/p')
+	_b_h=$(printf '%s\n' "$_b_out" | sed -n 's/^hold: \([0-9]*\) packets.*/\1/p' | tail -n 1)
+	_b_z=$(printf '%s\n' "$_b_out" | sed -n 's/^hold0: \([0-9]*\) packets.*/\1/p' | tail -n 1)
 	if [ -z "$_b_n" ] || [ -z "$_b_k" ] || [ -z "$_b_h" ] || [ -z "$_b_z" ]; then
 		row_fail burst hold-1000 4 "tests/relay_burst.sh: $(printf '%s\n' "$_b_out" | tail -n 1)"
 		return 1

@@ -751,8 +751,12 @@ SOFL_API int sofl_afpacket_sync_stats(struct sofl_port *port);
  * flow's first packet (the age bound, Linux's jiffy).  A flow is written
  *   - when the GRO engine completes it as it always does (a segment that
  *     ends it: PSH, FIN, a gap in sequence, a different size, 64 KB...);
- *   - at the first sofl_port_send() or sofl_port_flush() at or past its
- *     deadline (T after the last send, or 4 T after its first packet);
+ *   - at the first sofl_port_flush() at or past its deadline (T after the
+ *     last send), or the first sofl_port_send() or sofl_port_flush() 4 T
+ *     after its first packet (a send past T with no flush between joins
+ *     its packets to what is held, as Linux's timer poll that finds new
+ *     packets keeps what GRO holds: the rest of a burst that waited while
+ *     the caller was away still joins it);
  *   - at the end of a send of a full batch (256 packets or more: the
  *     caller is busy, more is coming anyway), or before a packet that
  *     cannot be coalesced (a super-packet, a packet of several pieces),

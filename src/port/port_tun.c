@@ -857,10 +857,13 @@ tun_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n)
 	int sent = 0, hold = may_hold(t, pkts, n);
 	uint64_t now = t->hold ? mono_ns() : 0;
 
-	/* idle for the timeout since the last send: what is held is complete
-	 * (the flush the caller's timer would have made) */
-	if (t->hold && now - t->hold->last_ns >= (uint64_t)t->hold->us * 1000)
-		hold_flush_all(t);
+	/* A send after the timeout passed with no sofl_port_flush() (the
+	 * caller was late: preempted, or busy with the other direction) joins
+	 * its packets to what is held first and completes only the flows past
+	 * their age bound, as Linux's timer poll that finds new packets keeps
+	 * what GRO holds (napi_complete_done() with work done); completing
+	 * everything first would split a burst whose rest waited in the
+	 * caller's ring while it was away. */
 	if (hold)
 		t->hold->last_ns = now;
 	while (i < n) {

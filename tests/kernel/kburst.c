@@ -10,6 +10,19 @@
  *       to IFNAME (a veth: the frames cross it one by one as the kernel
  *       transmits them, as a NIC's ring fills while its host sleeps), then
  *       waits GAP_MS (default 20) so that bursts never touch.
+ *   kburst watch IFNAME OUT [SECONDS]
+ *       what IFNAME receives, as the relay on it does: for each TCP source
+ *       port (each burst has its own), the frames, the time from the first
+ *       frame's arrival to the last's and the longest pause between two
+ *       of its frames (the kernel's receive timestamps, SO_TIMESTAMPNS),
+ *       written to OUT on SIGTERM/SIGINT or after SECONDS (default 60) as
+ *       "SPORT FRAMES SPREAD_US MAXGAP_US" lines.  "ready" on stdout once
+ *       bound.  A burst with a pause longer than a flush timeout inside it
+ *       was not one burst when it reached the relay (the sender was
+ *       preempted inside its sendmmsg(): the frames cross a veth in the
+ *       sender's context), and a NIC's ring would not have paused it:
+ *       tests/relay_burst.sh leaves such bursts out of its comparison and
+ *       says how many.
  *
  * The bursts, each of its own flow (its own source port, so no burst
  * merges with another): a same-flow data run without PSH (the kind a
@@ -18,6 +31,8 @@
  * and a run whose ACK number moves mid-burst.
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +48,8 @@
 
 #define MSS 1428		/* an IPv6 frame of it fits a 1500 MTU */
 #define MAX_BURST 64
+#define SPORT_BASE 20000	/* the first burst's source port; one port per burst */
+#define SPORT_MAX 4096
 
 struct burst {
 	int ipv, n;
@@ -59,7 +76,7 @@ make(const char *out, const char *sizes, int rounds)
 	FILE *f;
 	int r, k;
 	size_t b;
-	uint16_t sport = 20000;
+	uint16_t sport = SPORT_BASE;
 
 	if (!(f = fopen(sizes, "w")))
 		k_die("%s: %s", sizes, strerror(errno));
@@ -159,6 +176,115 @@ sendb(const char *ifname, const char *in, const char *sizes, int gap_ms)
 	kset_free(&s);
 }
 
+/* ---- watch: arrival spread per burst ---- */
+
+static volatile sig_atomic_t stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* The TCP source port of Ethernet frame @d (@n bytes), or -1 */
+static int
+tcp_sport(const uint8_t *d, size_t n)
+{
+	size_t l4;
+
+	if (n < 14 + 20)
+		return -1;
+	if (d[12] == 0x08 && d[13] == 0x00 && (d[14] >> 4) == 4 && d[23] == 6)
+		l4 = 14 + (size_t)(d[14] & 15) * 4;
+	else if (d[12] == 0x86 && d[13] == 0xdd && n >= 14 + 40 && d[20] == 6)
+		l4 = 14 + 40;
+	else
+		return -1;
+	if (n < l4 + 20)
+		return -1;
+	return d[l4] << 8 | d[l4 + 1];
+}
+
+static void
+watch(const char *ifname, const char *out, int secs)
+{
+	static uint64_t first[SPORT_MAX], last[SPORT_MAX], gap[SPORT_MAX];
+	static uint32_t frames[SPORT_MAX];
+	static uint8_t buf[65536];
+	char cbuf[CMSG_SPACE(sizeof(struct timespec))];
+	struct sockaddr_ll sa;
+	struct sigaction sig;
+	struct timespec t0, t;
+	FILE *f;
+	int fd, one = 1, i;
+
+	memset(&sig, 0, sizeof(sig));
+	sig.sa_handler = on_signal;
+	sigaction(SIGTERM, &sig, NULL);
+	sigaction(SIGINT, &sig, NULL);
+	if ((fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL))) < 0)
+		k_die("socket: %s", strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0)
+		k_die("setsockopt: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sll_family = AF_PACKET;
+	sa.sll_protocol = htons(ETH_P_ALL);
+	sa.sll_ifindex = (int)if_nametoindex(ifname);
+	if (!sa.sll_ifindex || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		k_die("%s: %s", ifname, strerror(errno));
+	printf("ready\n");
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!stop) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct iovec v = { buf, sizeof(buf) };
+		struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1,
+				    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+		struct cmsghdr *c;
+		uint64_t ns = 0;
+		ssize_t n;
+		int sp;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= secs)
+			break;
+		if (poll(&p, 1, 100) <= 0)
+			continue;
+		if ((n = recvmsg(fd, &m, MSG_DONTWAIT)) < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			k_die("recvmsg: %s", strerror(errno));
+		}
+		for (c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec ts;
+
+				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+				ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+			}
+		sp = tcp_sport(buf, (size_t)n) - SPORT_BASE;
+		if (!ns || sp < 0 || sp >= SPORT_MAX)
+			continue;
+		if (!frames[sp]++)
+			first[sp] = last[sp] = ns;
+		if (ns > last[sp] && ns - last[sp] > gap[sp])
+			gap[sp] = ns - last[sp];
+		last[sp] = ns;
+	}
+	close(fd);
+	if (!(f = fopen(out, "w")))
+		k_die("%s: %s", out, strerror(errno));
+	for (i = 0; i < SPORT_MAX; i++)
+		if (frames[i])
+			fprintf(f, "%d %u %llu %llu\n", SPORT_BASE + i, frames[i],
+				(unsigned long long)((last[i] - first[i]) / 1000),
+				(unsigned long long)(gap[i] / 1000));
+	if (fclose(f) != 0)
+		k_die("%s: write error", out);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -170,7 +296,12 @@ main(int argc, char **argv)
 		sendb(argv[2], argv[3], argv[4], argc > 5 ? atoi(argv[5]) : 20);
 		return 0;
 	}
+	if (argc >= 4 && !strcmp(argv[1], "watch")) {
+		watch(argv[2], argv[3], argc > 4 ? atoi(argv[4]) : 60);
+		return 0;
+	}
 	fprintf(stderr, "usage: kburst make OUT.pcap SIZES_FILE [ROUNDS]\n"
-			"       kburst send IFNAME IN.pcap SIZES_FILE [GAP_MS]\n");
+			"       kburst send IFNAME IN.pcap SIZES_FILE [GAP_MS]\n"
+			"       kburst watch IFNAME OUT [SECONDS]\n");
 	return 2;
 }

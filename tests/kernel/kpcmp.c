@@ -7,39 +7,106 @@
  * as the device or stack receiving them would (skb_checksum_help: a 0 result
  * is stored as 0xFFFF): that is what `softoffload gro --csum full` must equal.
  *
- * usage: kpcmp [-f kernel.vnet] kernel.pcap ours.pcap [label]
+ * With -x PORTS (a file of TCP source ports, one per line), the records of
+ * those flows are left out of both captures before the comparison (bursts
+ * that did not reach the relay as one: tests/relay_burst.sh).
+ *
+ * usage: kpcmp [-f kernel.vnet] [-x PORTS] kernel.pcap ours.pcap [label]
  * Exit: 0 identical, 1 different, 2 usage/I/O.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "softoffload/csum.h"
 #include "kutil.h"
 
 #define SHOW_MAX 10
+#define USAGE "usage: kpcmp [-f kernel.vnet] [-x PORTS] kernel.pcap ours.pcap [label]\n"
+
+static uint8_t excluded[65536];
+
+/* The TCP source port of Ethernet frame @d (@n bytes), or -1 */
+static int
+tcp_sport(const uint8_t *d, uint32_t n)
+{
+	uint32_t l4;
+
+	if (n < 14 + 20)
+		return -1;
+	if (d[12] == 0x08 && d[13] == 0x00 && (d[14] >> 4) == 4 && d[23] == 6)
+		l4 = 14 + (uint32_t)(d[14] & 15) * 4;
+	else if (d[12] == 0x86 && d[13] == 0xdd && n >= 14 + 40 && d[20] == 6)
+		l4 = 14 + 40;
+	else
+		return -1;
+	return n < l4 + 20 ? -1 : d[l4] << 8 | d[l4 + 1];
+}
+
+static void
+read_ports(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	unsigned v;
+
+	if (!f)
+		k_die("%s: cannot open", path);
+	while (fscanf(f, "%u", &v) == 1)
+		if (v < 65536)
+			excluded[v] = 1;
+	fclose(f);
+}
+
+/* @s without the records of excluded flows; @return how many left out */
+static size_t
+drop_excluded(struct kset *s)
+{
+	size_t i, j = 0, out = 0;
+
+	for (i = 0; i < s->n; i++) {
+		int sp = tcp_sport(s->r[i].data, s->r[i].len);
+
+		if (sp >= 0 && excluded[sp]) {
+			free(s->r[i].data);
+			out++;
+			continue;
+		}
+		s->r[j++] = s->r[i];
+	}
+	s->n = j;
+	return out;
+}
 
 int
 main(int argc, char **argv)
 {
 	struct kset a = { 0 }, b = { 0 };
-	const char *label, *side = NULL;
-	size_t i, bad = 0, fixed = 0;
+	const char *label, *side = NULL, *xfile = NULL;
+	size_t i, bad = 0, fixed = 0, xa = 0, xb = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "f:")) != -1) {
-		if (c != 'f') {
-			fprintf(stderr, "usage: kpcmp [-f kernel.vnet] kernel.pcap ours.pcap [label]\n");
+	while ((c = getopt(argc, argv, "f:x:")) != -1) {
+		if (c == 'f')
+			side = optarg;
+		else if (c == 'x')
+			xfile = optarg;
+		else {
+			fputs(USAGE, stderr);
 			return 2;
 		}
-		side = optarg;
 	}
 	if (argc - optind < 2 || argc - optind > 3) {
-		fprintf(stderr, "usage: kpcmp [-f kernel.vnet] kernel.pcap ours.pcap [label]\n");
+		fputs(USAGE, stderr);
 		return 2;
 	}
 	label = argc - optind == 3 ? argv[optind + 2] : "kpcmp";
 	kset_read(&a, argv[optind], side);
 	kset_read(&b, argv[optind + 1], NULL);
+	if (xfile) {
+		read_ports(xfile);
+		xa = drop_excluded(&a);
+		xb = drop_excluded(&b);
+	}
 	for (i = 0; side && i < a.n; i++) {
 		const struct sofl_vnet_hdr *v = &a.r[i].vh;
 
@@ -64,7 +131,10 @@ main(int argc, char **argv)
 	printf("%s: kernel %zu records", label, a.n);
 	if (side)
 		printf(" (%zu checksums completed)", fixed);
-	printf(", ours %zu, %zu differ\n", b.n, bad);
+	printf(", ours %zu, %zu differ", b.n, bad);
+	if (xfile)
+		printf(" (left out: %zu kernel and %zu of ours, flows in %s)", xa, xb, xfile);
+	printf("\n");
 	i = a.n != b.n || bad;
 	kset_free(&a);
 	kset_free(&b);

@@ -69,6 +69,28 @@ static const struct burst bursts[] = {
 
 static uint8_t frame[2048];
 
+/* An AF_PACKET socket bound to @ifname (all protocols); @rx: receive only,
+ * with the kernel's receive timestamps (SO_TIMESTAMPNS) */
+static int
+packet_socket(const char *ifname, int rx)
+{
+	struct sockaddr_ll sa;
+	int fd, one = 1;
+
+	if ((fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL))) < 0)
+		k_die("socket: %s", strerror(errno));
+	if (rx && (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0 ||
+		   setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0))
+		k_die("setsockopt: %s", strerror(errno));
+	memset(&sa, 0, sizeof(sa));
+	sa.sll_family = AF_PACKET;
+	sa.sll_protocol = htons(ETH_P_ALL);
+	sa.sll_ifindex = (int)if_nametoindex(ifname);
+	if (!sa.sll_ifindex || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		k_die("%s: %s", ifname, strerror(errno));
+	return fd;
+}
+
 static void
 make(const char *out, const char *sizes, int rounds)
 {
@@ -136,7 +158,6 @@ sendb(const char *ifname, const char *in, const char *sizes, int gap_ms)
 	static int sz[4096];
 	struct mmsghdr m[MAX_BURST];
 	struct iovec v[MAX_BURST];
-	struct sockaddr_ll sa;
 	struct kset s = { 0 };
 	struct timespec ts = { gap_ms / 1000, (long)(gap_ms % 1000) * 1000000L };
 	size_t pos = 0;
@@ -144,14 +165,7 @@ sendb(const char *ifname, const char *in, const char *sizes, int gap_ms)
 
 	kset_read(&s, in, NULL);
 	n = read_sizes(sizes, sz, 4096);
-	if ((fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL))) < 0)
-		k_die("socket: %s", strerror(errno));
-	memset(&sa, 0, sizeof(sa));
-	sa.sll_family = AF_PACKET;
-	sa.sll_protocol = htons(ETH_P_ALL);
-	sa.sll_ifindex = (int)if_nametoindex(ifname);
-	if (!sa.sll_ifindex || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		k_die("%s: %s", ifname, strerror(errno));
+	fd = packet_socket(ifname, 0);
 	for (b = 0; b < n; b++) {
 		if (sz[b] > MAX_BURST || pos + (size_t)sz[b] > s.n)
 			k_die("burst %d: %d frames, more than the capture holds", b, sz[b]);
@@ -187,25 +201,6 @@ on_signal(int sig)
 	stop = 1;
 }
 
-/* The TCP source port of Ethernet frame @d (@n bytes), or -1 */
-static int
-tcp_sport(const uint8_t *d, size_t n)
-{
-	size_t l4;
-
-	if (n < 14 + 20)
-		return -1;
-	if (d[12] == 0x08 && d[13] == 0x00 && (d[14] >> 4) == 4 && d[23] == 6)
-		l4 = 14 + (size_t)(d[14] & 15) * 4;
-	else if (d[12] == 0x86 && d[13] == 0xdd && n >= 14 + 40 && d[20] == 6)
-		l4 = 14 + 40;
-	else
-		return -1;
-	if (n < l4 + 20)
-		return -1;
-	return d[l4] << 8 | d[l4 + 1];
-}
-
 static void
 watch(const char *ifname, const char *out, int secs)
 {
@@ -213,27 +208,16 @@ watch(const char *ifname, const char *out, int secs)
 	static uint32_t frames[SPORT_MAX];
 	static uint8_t buf[65536];
 	char cbuf[CMSG_SPACE(sizeof(struct timespec))];
-	struct sockaddr_ll sa;
 	struct sigaction sig;
 	struct timespec t0, t;
 	FILE *f;
-	int fd, one = 1, i;
+	int fd, i;
 
 	memset(&sig, 0, sizeof(sig));
 	sig.sa_handler = on_signal;
 	sigaction(SIGTERM, &sig, NULL);
 	sigaction(SIGINT, &sig, NULL);
-	if ((fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL))) < 0)
-		k_die("socket: %s", strerror(errno));
-	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) < 0)
-		k_die("setsockopt: %s", strerror(errno));
-	memset(&sa, 0, sizeof(sa));
-	sa.sll_family = AF_PACKET;
-	sa.sll_protocol = htons(ETH_P_ALL);
-	sa.sll_ifindex = (int)if_nametoindex(ifname);
-	if (!sa.sll_ifindex || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		k_die("%s: %s", ifname, strerror(errno));
+	fd = packet_socket(ifname, 1);
 	printf("ready\n");
 	fflush(stdout);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -264,7 +248,7 @@ watch(const char *ifname, const char *out, int secs)
 				memcpy(&ts, CMSG_DATA(c), sizeof(ts));
 				ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 			}
-		sp = tcp_sport(buf, (size_t)n) - SPORT_BASE;
+		sp = k_tcp_sport(buf, (size_t)n) - SPORT_BASE;
 		if (!ns || sp < 0 || sp >= SPORT_MAX)
 			continue;
 		if (!frames[sp]++)

@@ -26,23 +26,6 @@
 
 static uint8_t excluded[65536];
 
-/* The TCP source port of Ethernet frame @d (@n bytes), or -1 */
-static int
-tcp_sport(const uint8_t *d, uint32_t n)
-{
-	uint32_t l4;
-
-	if (n < 14 + 20)
-		return -1;
-	if (d[12] == 0x08 && d[13] == 0x00 && (d[14] >> 4) == 4 && d[23] == 6)
-		l4 = 14 + (uint32_t)(d[14] & 15) * 4;
-	else if (d[12] == 0x86 && d[13] == 0xdd && n >= 14 + 40 && d[20] == 6)
-		l4 = 14 + 40;
-	else
-		return -1;
-	return n < l4 + 20 ? -1 : d[l4] << 8 | d[l4 + 1];
-}
-
 static void
 read_ports(const char *path)
 {
@@ -64,7 +47,7 @@ drop_excluded(struct kset *s)
 	size_t i, j = 0, out = 0;
 
 	for (i = 0; i < s->n; i++) {
-		int sp = tcp_sport(s->r[i].data, s->r[i].len);
+		int sp = k_tcp_sport(s->r[i].data, s->r[i].len);
 
 		if (sp >= 0 && excluded[sp]) {
 			free(s->r[i].data);

@@ -462,3 +462,19 @@ k_run(const char *fmt, ...)
 	va_end(ap);
 	return system(cmd);
 }
+
+int
+k_tcp_sport(const uint8_t *d, size_t n)
+{
+	size_t l4;
+
+	if (n < 14 + 20)
+		return -1;
+	if (d[12] == 0x08 && d[13] == 0x00 && (d[14] >> 4) == 4 && d[23] == 6)
+		l4 = 14 + (size_t)(d[14] & 15) * 4;
+	else if (d[12] == 0x86 && d[13] == 0xdd && n >= 14 + 40 && d[20] == 6)
+		l4 = 14 + 40;
+	else
+		return -1;
+	return n < l4 + 20 ? -1 : d[l4] << 8 | d[l4 + 1];
+}

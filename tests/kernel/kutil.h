@@ -35,6 +35,9 @@ void k_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn))
 void k_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* 1 when SOFL_REQUIRE_ORACLE=1: no skip, no case left out (docs/kernel-oracle.md). */
 int k_required(void);
+/* The TCP source port of the Ethernet frame @d (@n bytes: IPv4 or IPv6,
+ * untagged), or -1 when it is no such frame */
+int k_tcp_sport(const uint8_t *d, size_t n);
 
 /* Append a copy of frame[0..len) (and *vh, may be NULL) to the set. */
 void kset_add(struct kset *s, const void *frame, uint32_t len, const struct sofl_vnet_hdr *vh);

@@ -24,6 +24,7 @@
 # Environment: BUILD (default build), DEMO_OUT (default $BUILD/demo),
 # DEMO_RUNS (3) x DEMO_SECS (5): the runs of each row (intervals of one
 # iperf3 run); DEMO_LONG=1 (make demo-long): 5 x 10 s and every row;
+# DEMO_NS (sofl-demo): the namespaces are DEMO_NS-a-PID and DEMO_NS-b-PID;
 # DEMO_STEPS (default "tunnel vxlan relay relay_vxlan burst udp rss small-packets csum
 # capture vpn"); DEMO_UDP_SECS
 # (0.4: seconds per UDP cell); DEMO_RSS_SECS (3: the RSS rows' runs).  Each step is bounded in time; a failing step

@@ -24,6 +24,7 @@
 # Environment: BUILD (default build), DEMO_OUT (default $BUILD/demo),
 # DEMO_RUNS (3) x DEMO_SECS (5): the runs of each row (intervals of one
 # iperf3 run); DEMO_LONG=1 (make demo-long): 5 x 10 s and every row;
+# DEMO_NS (sofl-demo): the namespaces are DEMO_NS-a-PID and DEMO_NS-b-PID;
 # DEMO_STEPS (default "tunnel vxlan relay relay_vxlan burst udp rss small-packets csum
 # capture vpn"); DEMO_UDP_SECS
 # (0.4: seconds per UDP cell); DEMO_RSS_SECS (3: the RSS rows' runs).  Each step is bounded in time; a failing step
@@ -51,8 +52,8 @@ DEMO_UDP_SECS=${DEMO_UDP_SECS:-0.4}
 DEMO_RSS_SECS=${DEMO_RSS_SECS:-3}
 ROW_SECS=""
 DEMO_UDP_SIZES=${DEMO_UDP_SIZES:-1472 2944 5888 11776 23552 47104 61824}
-NSA=sofl-demo-a-$$
-NSB=sofl-demo-b-$$
+NSA=${DEMO_NS:-sofl-demo}-a-$$
+NSB=${DEMO_NS:-sofl-demo}-b-$$
 DEMO_T0=$(date +%s)
 DEMO_DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 DEMO_LOAD=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -18,6 +18,7 @@ struct afp_txr {
 	uint32_t frames;	/* slots */
 	uint32_t fsize;		/* bytes per slot */
 	uint32_t room;		/* bytes of frame a slot holds (fsize - data offset) */
+	uint32_t mtu;		/* the interface's, at open */
 	uint32_t head;		/* next slot to write */
 	uint32_t queued;	/* slots handed to the kernel (SEND_REQUEST), not yet sent */
 	uint32_t *in;		/* input index (sofl_port_send()) of each slot's frame */

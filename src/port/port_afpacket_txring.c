@@ -36,6 +36,14 @@
  * (tpacket_parse_header(): tp_hdrlen - sizeof(struct sockaddr_ll)) */
 #define TXR_DATA	TPACKET_ALIGN(sizeof(struct tpacket2_hdr))
 #define TXR_STAGE_MAX	512u	/* segments of one packet that may wrap the ring */
+/* Each frame follows a virtio header (PACKET_VNET_HDR on the ring's socket)
+ * whose hdr_len is the frame's headers: tpacket_snd() copies that many
+ * bytes into the skb's linear part (copylen) and attaches the rest as ring
+ * page fragments, so the receiver finds Ethernet, IP and L4 headers linear
+ * instead of pulling them out of a fragment for every frame. */
+#define TXR_VH		10u
+#define TXR_FRAME	(TXR_DATA + TXR_VH)	/* the frame's offset in its slot */
+#define TXR_HDR_COPY	128u	/* hdr_len of a frame copied as it is (at most) */
 
 static struct tpacket2_hdr *
 txr_slot(const struct afp_txr *t, uint32_t i)
@@ -62,7 +70,7 @@ afp_txr_open(struct afp_txr *t, struct sofl_port *base, int ifindex, uint32_t fr
 	struct tpacket_req req;
 	struct sockaddr_ll sll;
 	long page = sysconf(_SC_PAGESIZE);
-	uint32_t need = (uint32_t)TXR_DATA + mtu + 18, fs = page > 0 ? (uint32_t)page : 4096;
+	uint32_t need = (uint32_t)TXR_FRAME + mtu + 18, fs = page > 0 ? (uint32_t)page : 4096;
 	int v = TPACKET_V2, one = 1;
 
 	t->base = base;
@@ -71,7 +79,8 @@ afp_txr_open(struct afp_txr *t, struct sofl_port *base, int ifindex, uint32_t fr
 	while (fs < need)
 		fs <<= 1;
 	t->fsize = fs;
-	t->room = fs - (uint32_t)TXR_DATA;
+	t->room = fs - (uint32_t)TXR_FRAME;
+	t->mtu = mtu;
 	t->frames = frames;
 	t->stage_segs = frames < TXR_STAGE_MAX ? frames : TXR_STAGE_MAX;
 	t->in = calloc(frames, sizeof(*t->in));
@@ -85,6 +94,8 @@ afp_txr_open(struct afp_txr *t, struct sofl_port *base, int ifindex, uint32_t fr
 	if (setsockopt(t->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof(v)) < 0)
 		return SOFL_E_SYS;
 	if (bypass && setsockopt(t->fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) < 0)
+		return SOFL_E_SYS;
+	if (setsockopt(t->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0)
 		return SOFL_E_SYS;
 	if (sndbuf > 0 &&
 	    setsockopt(t->fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0 &&
@@ -173,7 +184,7 @@ afp_txr_flush(struct afp_txr *t)
 		port_add(&t->base->st.tx_calls, 1);
 		while (t->queued > 0 &&
 		       txr_status(h = txr_slot(t, first)) == TP_STATUS_AVAILABLE) {
-			bytes += h->tp_len;
+			bytes += h->tp_len - TXR_VH;
 			done++;
 			t->queued--;
 			first = (first + 1) % t->frames;
@@ -232,16 +243,39 @@ txr_room(struct afp_txr *t, uint32_t n)
 	return 1;
 }
 
+/* The slot at head holds a frame of @len bytes with @hlen bytes of headers:
+ * its virtio header, and it goes to the kernel. */
 static void
-txr_queue(struct afp_txr *t, uint32_t len, uint32_t in)
+txr_queue(struct afp_txr *t, uint32_t len, uint32_t hlen, uint32_t in)
 {
 	struct tpacket2_hdr *h = txr_slot(t, t->head);
+	uint8_t *vh = (uint8_t *)h + TXR_DATA;
 
-	h->tp_len = len;
+	memset(vh, 0, TXR_VH);
+	hlen = hlen < len ? hlen : len;
+	vh[2] = (uint8_t)hlen;		/* hdr_len, little endian (virtio 1.0) */
+	vh[3] = (uint8_t)(hlen >> 8);
+	h->tp_len = TXR_VH + len;
 	t->in[t->head] = in;
 	txr_set_status(h, TP_STATUS_SEND_REQUEST);
 	t->head = (t->head + 1) % t->frames;
 	t->queued++;
+}
+
+/* Is the frame's EtherType a VLAN tag (802.1Q / 802.1ad)? */
+static int
+vlan_tpid(const struct sofl_port_pkt *pk)
+{
+	uint8_t et[2];
+	size_t off = 0, k = 0;
+	uint32_t i;
+
+	for (i = 0; i < pk->iovcnt && k < 2; off += pk->iov[i].iov_len, i++)
+		while (k < 2 && 12 + k >= off && 12 + k < off + pk->iov[i].iov_len) {
+			et[k] = ((const uint8_t *)pk->iov[i].iov_base)[12 + k - off];
+			k++;
+		}
+	return k == 2 && ((et[0] == 0x81 && et[1] == 0x00) || (et[0] == 0x88 && et[1] == 0xa8));
 }
 
 /* A frame as it is: its bytes copied into the next slot. */
@@ -253,7 +287,10 @@ txr_copy(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 	uint32_t i;
 	int r;
 
-	if (len == 0 || len > t->room) {
+	/* with a virtio header the kernel leaves the MTU to the device
+	 * (tpacket_snd()), which drops longer frames: checked here, an
+	 * Ethernet header (+ one VLAN tag) past the MTU */
+	if (len == 0 || len > t->room || len > t->mtu + 14u + (len >= 14 && vlan_tpid(pk) ? 4u : 0u)) {
 		txr_drop(t, in, len ? SOFL_PORT_DROP_TOO_BIG : SOFL_PORT_DROP_MALFORMED);
 		return 0;
 	}
@@ -262,12 +299,12 @@ txr_copy(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 			txr_drop(t, in, SOFL_PORT_DROP_NOROOM);
 		return r;
 	}
-	d = (uint8_t *)txr_slot(t, t->head) + TXR_DATA;
+	d = (uint8_t *)txr_slot(t, t->head) + TXR_FRAME;
 	for (i = 0; i < pk->iovcnt; i++) {
 		memcpy(d + off, pk->iov[i].iov_base, pk->iov[i].iov_len);
 		off += pk->iov[i].iov_len;
 	}
-	txr_queue(t, (uint32_t)len, in);
+	txr_queue(t, (uint32_t)len, TXR_HDR_COPY, in);
 	return 0;
 }
 
@@ -326,23 +363,23 @@ afp_txr_put(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 		txr_drop(t, in, SOFL_PORT_DROP_NOROOM);
 		return 0;
 	}
-	tail = t->fsize - (uint32_t)TXR_DATA - need.stride;
+	tail = t->fsize - (uint32_t)TXR_FRAME - need.stride;
 	memset(&out, 0, sizeof(out));
 	out.mode = SOFL_GSO_COPY;
 	out.seg = t->seg;
 	out.seg_cap = t->frames;
 	out.buf = direct ? (uint8_t *)txr_slot(t, t->head) : t->stage;
 	out.buf_cap = (size_t)need.nsegs * t->fsize;
-	n = gso_segment_room_iov(&gp, &p, src, cnt, &out, (uint32_t)TXR_DATA, tail);
+	n = gso_segment_room_iov(&gp, &p, src, cnt, &out, (uint32_t)TXR_FRAME, tail);
 	if (n < 0) {
 		txr_drop(t, in, n == SOFL_E_NOSPC ? SOFL_PORT_DROP_NOROOM : SOFL_PORT_DROP_MALFORMED);
 		return 0;
 	}
 	for (k = 0; k < (uint32_t)n; k++) {
 		if (!direct)
-			memcpy((uint8_t *)txr_slot(t, t->head) + TXR_DATA, t->seg[k].data,
+			memcpy((uint8_t *)txr_slot(t, t->head) + TXR_FRAME, t->seg[k].data,
 			       t->seg[k].len);
-		txr_queue(t, t->seg[k].len, in);
+		txr_queue(t, t->seg[k].len, t->seg[k].hdr_len, in);
 	}
 	if (gp.type != SOFL_GSO_NONE) {
 		port_add(&t->base->st.tx_super, 1);

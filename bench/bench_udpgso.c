@@ -412,6 +412,10 @@ uso_socket(struct tx *t, struct sockaddr_in *dst, const char *ifname, const char
 		cfg.vnet_hdr = 0;
 		cfg.qdisc_bypass = 1;
 		cfg.tx_ring = 1;
+		/* room for two messages: the slots stay in the cache (a ring
+		 * of thousands of 4 KB slots would be written cold) */
+		cfg.tx_ring_frames = getenv("BENCH_TX_RING_FRAMES") ?
+		    (uint32_t)atoi(getenv("BENCH_TX_RING_FRAMES")) : 2 * t->ndg;
 		if ((err = sofl_afpacket_open(&cfg, &t->port)) < 0) {
 			fprintf(stderr, "bench_udpgso: AF_PACKET port with a transmit ring: %s\n",
 			    sofl_strerror(err));

@@ -247,7 +247,7 @@ struct sofl_port_stats {
 #define SOFL_AFPACKET_TX_BATCH_DEFAULT	256	/* messages per sendmmsg() */
 #define SOFL_AFPACKET_TX_BATCH_MIN	1
 #define SOFL_AFPACKET_TX_BATCH_MAX	65536
-#define SOFL_AFPACKET_TX_RING_FRAMES_DEFAULT 1024 /* transmit ring slots (.tx_ring) */
+#define SOFL_AFPACKET_TX_RING_FRAMES_DEFAULT 256  /* transmit ring slots (.tx_ring) */
 #define SOFL_AFPACKET_TX_RING_FRAMES_MIN 1
 #define SOFL_AFPACKET_TX_RING_FRAMES_MAX 65536
 

@@ -660,8 +660,8 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
  * rx_drop[SOFL_PORT_DROP_RCVBUF].
  *
  * Send: sendmmsg(), one message per frame, each with its virtio header,
- * straight from the caller's iovecs (the kernel copies once; a PACKET_TX_RING
- * would need a copy into the ring in user space instead).  A super-packet
+ * straight from the caller's iovecs (the kernel copies once; .tx_ring below
+ * moves that copy into user space).  A super-packet
  * (SOFL_PORT_PKT_F_VNET with a GSO type) goes out whole when the device does
  * TSO for it (ethtool tx-tcp-segmentation, probed), else is segmented by the
  * GSO engine; a partial checksum (NEEDS_CSUM) is left to the device when it
@@ -671,9 +671,11 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
  *
  * Send with .tx_ring = 1: a transmit ring (PACKET_TX_RING, TPACKET_V2) on a
  * second packet socket bound to the interface (protocol 0: it receives
- * nothing).  Super-packets and partial checksums are cut / completed by the
- * GSO engine's copy mode (copy and checksum in one pass) straight into the
- * ring's slots; other frames are copied in; one blocking send() per
+ * nothing) and PACKET_VNET_HDR.  Super-packets and partial checksums are
+ * cut / completed by the GSO engine's copy mode (copy and checksum in one
+ * pass) straight into the ring's slots; other frames are copied in; each
+ * frame follows a virtio header whose hdr_len (its headers) the kernel
+ * copies into the skb's linear part; one blocking send() per
  * sofl_port_send() (more when the ring fills) sends every slot, the kernel
  * building skbs from the ring's pages (Linux tpacket_snd()).  Fewer system
  * calls and skb set-ups than one sendmmsg() message per frame when a batch

@@ -674,13 +674,13 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
  * nothing) and PACKET_VNET_HDR.  Super-packets and partial checksums are
  * cut / completed by the GSO engine's copy mode (copy and checksum in one
  * pass) straight into the ring's slots; other frames are copied in; each
- * frame follows a virtio header whose hdr_len (its headers) the kernel
- * copies into the skb's linear part; one blocking send() per
+ * frame follows a virtio header whose hdr_len (the whole frame) has the
+ * kernel copy it into a linear skb; one blocking send() per
  * sofl_port_send() (more when the ring fills) sends every slot, the kernel
- * building skbs from the ring's pages (Linux tpacket_snd()).  Fewer system
- * calls and skb set-ups than one sendmmsg() message per frame when a batch
- * has many frames (software USO); one copy in user space instead of one in
- * the kernel.  Every frame the kernel refuses (TP_STATUS_WRONG_FORMAT, e.g.
+ * walking the ring (Linux tpacket_snd()).  Fewer system calls and no
+ * per-message msghdr than one sendmmsg() message per frame when a batch has
+ * many frames (software USO); the copy into the ring is fused with the
+ * checksum the GSO engine computes anyway.  Every frame the kernel refuses (TP_STATUS_WRONG_FORMAT, e.g.
  * shorter than an Ethernet header or longer than the MTU) or fails to send
  * is counted (MALFORMED, or the errno's reason) and the frames behind it
  * still go; a frame larger than a slot is dropped TOO_BIG, a super-packet

@@ -20,14 +20,19 @@
  *             as Ethernet frames on an AF_PACKET socket bound to IFNAME
  *             with PACKET_QDISC_BYPASS (no routing, netfilter or qdisc:
  *             the frames go to the driver as a user-space stack with its
- *             own NIC sends them).
+ *             own NIC sends them).  -R (with -I): through sofl_port_send()
+ *             on an AF_PACKET port with its transmit ring (.tx_ring): the
+ *             super-packet with a virtio UDP_L4 header, cut by the GSO
+ *             engine's copy mode straight into PACKET_TX_RING slots, one
+ *             send() per message (Linux net/packet/af_packet.c
+ *             tpacket_snd()).
  * MB/s is payload MiB (2^20 bytes) per second handed to the kernel, CPU % the
  * sender process's user + system time over the wall time (getrusage; on a
  * veth this includes the transmit softirq that delivers to the peer's
  * backlog), MB2CPU = MB/s / CPU %.
  *
  *   bench_udpgso tx -D ADDR [-p PORT] [-s PAYLOAD] [-M MSS] [-m MODE] [-l SECS] [-k]
- *                   [-I IFNAME -E PEER_MAC]
+ *                   [-I IFNAME -E PEER_MAC [-R]]
  *   bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k] [-r]
  * tx sends for SECS seconds (default 1; fractions allowed) and prints one row; rx counts UDP
  * payload bytes arriving at PORT (IPv4 and IPv6) until SECS (default 10) or
@@ -93,6 +98,9 @@ struct tx {
 	uint8_t *scratch;
 	size_t scratch_len;
 	uint16_t ip_id;
+	/* uso -R: the AF_PACKET port with its transmit ring */
+	struct sofl_port *port;
+	struct sofl_port_pkt pk;
 	/* results */
 	uint64_t calls, msgs, dgrams, bytes, drops;
 };
@@ -111,7 +119,7 @@ usage(void)
 {
 	fprintf(stderr,
 	    "usage: bench_udpgso tx -D ADDR [-p PORT] [-s PAYLOAD] [-M MSS] "
-	    "[-m single|sendmmsg|udpseg|uso] [-l SECS] [-k] [-I IFNAME -E PEER_MAC]\n"
+	    "[-m single|sendmmsg|udpseg|uso] [-l SECS] [-k] [-I IFNAME -E PEER_MAC [-R]]\n"
 	    "       bench_udpgso rx [-p PORT] [-l SECS] [-i IDLE_MS] [-k] [-r]\n");
 	exit(2);
 }
@@ -308,6 +316,33 @@ send_uso(struct tx *t)
 	t->bytes += send_all(t, (unsigned)n, t->l2 + HDR4);
 }
 
+/* The same super-packet through sofl_port_send() on an AF_PACKET port with
+ * a transmit ring (-R): its virtio UDP_L4 header asks for the cut, the GSO
+ * engine's copy mode writes the datagrams into the ring, one send(). */
+static void
+send_uso_ring(struct tx *t)
+{
+	struct sofl_port_stats st;
+	int r;
+
+	t->ip[4] = (uint8_t)(t->ip_id >> 8);
+	t->ip[5] = (uint8_t)t->ip_id;
+	t->ip_id = (uint16_t)(t->ip_id + t->ndg);
+	r = sofl_port_send(t->port, &t->pk, 1);
+	if (r < 0) {
+		fprintf(stderr, "bench_udpgso: sofl_port_send: %s\n", sofl_strerror(r));
+		exit(2);
+	}
+	if (r == 1) {
+		t->bytes += t->payload;
+		t->dgrams += t->ndg;
+	} else {
+		t->drops++;
+	}
+	if ((t->msgs & 1023) == 0 && sofl_port_get_stats(t->port, &st, sizeof(st)) == 0)
+		t->calls = st.tx_calls;
+}
+
 /* "aa:bb:cc:dd:ee:ff" -> 6 bytes */
 static void
 parse_mac(const char *s, uint8_t mac[6])
@@ -365,6 +400,37 @@ uso_socket(struct tx *t, struct sockaddr_in *dst, const char *ifname, const char
 		fail("PACKET_QDISC_BYPASS");
 	t->l2 = ETH;
 	t->ip = t->hdr + ETH;
+	if (t->port) {
+		struct sofl_afpacket_config cfg;
+		int err;
+
+		/* the ring's own socket sends; this one only named the MAC */
+		t->port = NULL;
+		sofl_afpacket_config_init(&cfg);
+		cfg.ifname = ifname;
+		cfg.ring = 0;
+		cfg.vnet_hdr = 0;
+		cfg.qdisc_bypass = 1;
+		cfg.tx_ring = 1;
+		/* room for two messages: the slots stay in the cache (a ring
+		 * of thousands of 4 KB slots would be written cold) */
+		cfg.tx_ring_frames = getenv("BENCH_TX_RING_FRAMES") ?
+		    (uint32_t)atoi(getenv("BENCH_TX_RING_FRAMES")) : 2 * t->ndg;
+		if ((err = sofl_afpacket_open(&cfg, &t->port)) < 0) {
+			fprintf(stderr, "bench_udpgso: AF_PACKET port with a transmit ring: %s\n",
+			    sofl_strerror(err));
+			exit(2);
+		}
+		t->pk.iov = t->in;
+		t->pk.iovcnt = 2;
+		t->pk.flags = SOFL_PORT_PKT_F_VNET;
+		t->pk.vnet.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
+		t->pk.vnet.gso_type = SOFL_GSO_UDP_L4;
+		t->pk.vnet.hdr_len = ETH + HDR4;
+		t->pk.vnet.gso_size = (uint16_t)t->mss;
+		t->pk.vnet.csum_start = ETH + 20;
+		t->pk.vnet.csum_offset = 6;
+	}
 }
 
 static void
@@ -414,6 +480,7 @@ tx_setup(struct tx *t, const char *addr, int port, const char *ifname, const cha
 	t->in[0].iov_len = t->l2 + HDR4;
 	t->in[1].iov_base = t->buf;
 	t->in[1].iov_len = t->payload;
+	t->pk.len = t->l2 + HDR4 + t->payload;
 	t->gp.type = SOFL_GSO_UDP_L4;
 	t->gp.gso_size = (uint16_t)t->mss;
 	t->ip_id = 1;
@@ -441,10 +508,10 @@ tx_report(const struct tx *t, double secs, double user, double sys, int kv)
 	if (kv) {
 		printf("mode=%s payload=%u mss=%u secs=%.3f bytes=%llu mb_s=%.1f calls_s=%.0f "
 		    "msg_s=%.0f dgram_s=%.0f cpu=%.1f user_s=%.3f sys_s=%.3f mb2cpu=%.2f "
-		    "drops=%llu\n", mode_names[t->mode], t->payload, t->mss, secs,
+		    "drops=%llu ring=%d\n", mode_names[t->mode], t->payload, t->mss, secs,
 		    (unsigned long long)t->bytes, mbs, (double)t->calls / secs,
 		    (double)t->msgs / secs, (double)t->dgrams / secs, cpu, user, sys, mb2cpu,
-		    (unsigned long long)t->drops);
+		    (unsigned long long)t->drops, t->port != NULL);
 		return;
 	}
 	printf("%-8s %7u %8.0f %9.0f %9.0f %6.1f %7.2f\n", mode_names[t->mode], t->payload,
@@ -457,12 +524,13 @@ cmd_tx(int argc, char **argv)
 	static struct tx t;
 	const char *addr = NULL, *ifname = NULL, *dmac = NULL;
 	double secs = 1, t0, t1, u0, s0, u1, s1, end;
-	int port = 8000, kv = 0, c, m;
+	int port = 8000, kv = 0, c, m, ring = 0;
 
 	t.payload = 61824;
 	t.mss = 1472;
-	while ((c = getopt(argc, argv, "D:p:s:M:m:l:kI:E:")) != -1) {
+	while ((c = getopt(argc, argv, "D:p:s:M:m:l:kI:E:R")) != -1) {
 		switch (c) {
+		case 'R': ring = 1; break;
 		case 'D': addr = optarg; break;
 		case 'I': ifname = optarg; break;
 		case 'E': dmac = optarg; break;
@@ -484,6 +552,12 @@ cmd_tx(int argc, char **argv)
 	}
 	if (!addr || optind != argc)
 		usage();
+	if (ring && (t.mode != M_USO || !ifname)) {
+		fprintf(stderr, "bench_udpgso: -R needs -m uso -I IFNAME -E PEER_MAC\n");
+		exit(2);
+	}
+	/* a marker until uso_socket() opens the port */
+	t.port = ring ? (struct sofl_port *)(uintptr_t)1 : NULL;
 	tx_setup(&t, addr, port, ifname, dmac);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -495,13 +569,21 @@ cmd_tx(int argc, char **argv)
 		case M_SINGLE: send_single(&t); break;
 		case M_MMSG: t.bytes += send_all(&t, t.ndg, 0); break;
 		case M_UDPSEG: send_udpseg(&t); break;
-		default: send_uso(&t); break;
+		default: if (t.port) send_uso_ring(&t); else send_uso(&t); break;
 		}
 		t.msgs++;
 	} while (!stop && (t1 = now_s()) < end);
 	t1 = now_s();
 	cpu_s(&u1, &s1);
+	if (t.port) {
+		struct sofl_port_stats st;
+
+		if (sofl_port_get_stats(t.port, &st, sizeof(st)) == 0)
+			t.calls = st.tx_calls;
+	}
 	tx_report(&t, t1 - t0, u1 - u0, s1 - s0, kv);
+	if (t.port)
+		sofl_port_close(t.port);
 	return t.bytes ? 0 : 1;
 }
 

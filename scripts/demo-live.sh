@@ -302,7 +302,8 @@ udp_rx_lines() {
 
 step_udp() {
 	say "   bench_udpgso over the veth (MSS 1472), $DEMO_UDP_SECS s per cell, receiver in the other namespace;"
-	say "   software USO sends its frames on an AF_PACKET socket (PACKET_QDISC_BYPASS) on the veth"
+	say "   software USO writes its frames into an AF_PACKET transmit ring (PACKET_TX_RING,"
+	say "   PACKET_QDISC_BYPASS) on the veth, one send() per message"
 	_mac=$(ip -n "$NSB" -br link show vb | awk '{ print $3 }')
 	# one receiver for every cell: a line per burst, a burst ends after
 	# 250 ms without a datagram
@@ -317,7 +318,8 @@ step_udp() {
 	fi
 	for mode in single sendmmsg udpseg uso; do
 		_x=""
-		[ "$mode" = uso ] && _x="-I va -E $_mac"
+		# software USO: the AF_PACKET port's transmit ring (-R)
+		[ "$mode" = uso ] && _x="-I va -E $_mac -R"
 		for size in $DEMO_UDP_SIZES; do
 			_n0=$(udp_rx_lines)
 			fg_run 20 ip netns exec "$NSA" "$UDPGSO" tx -D 198.18.0.2 -p 9000 -m "$mode" $_x \

@@ -211,6 +211,8 @@ struct sofl_port_stats {
 #define SOFL_PORT_OFF_F_UDP_GRO  0x0200	/* UDP_GRO receives */
 #define SOFL_PORT_OFF_F_GRO      0x1000	/* writes coalesced by the GRO engine */
 #define SOFL_PORT_OFF_F_GSO      0x2000	/* reads segmented by the GSO engine */
+#define SOFL_PORT_OFF_F_TX_RING  0x4000	/* AF_PACKET sends through PACKET_TX_RING
+					 * (config .tx_ring) */
 
 /*
  * Config values: one rule for every port config struct.  A count or size
@@ -245,6 +247,9 @@ struct sofl_port_stats {
 #define SOFL_AFPACKET_TX_BATCH_DEFAULT	256	/* messages per sendmmsg() */
 #define SOFL_AFPACKET_TX_BATCH_MIN	1
 #define SOFL_AFPACKET_TX_BATCH_MAX	65536
+#define SOFL_AFPACKET_TX_RING_FRAMES_DEFAULT 256  /* transmit ring slots (.tx_ring) */
+#define SOFL_AFPACKET_TX_RING_FRAMES_MIN 1
+#define SOFL_AFPACKET_TX_RING_FRAMES_MAX 65536
 
 /* Receive modes (config .rx_mode of ports that read virtio headers).
  * SEGMENT and CONTIG never set SOFL_PORT_PKT_F_VNET on a received packet:
@@ -655,14 +660,33 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
  * rx_drop[SOFL_PORT_DROP_RCVBUF].
  *
  * Send: sendmmsg(), one message per frame, each with its virtio header,
- * straight from the caller's iovecs (the kernel copies once; a PACKET_TX_RING
- * would need a copy into the ring in user space instead).  A super-packet
+ * straight from the caller's iovecs (the kernel copies once; .tx_ring below
+ * moves that copy into user space).  A super-packet
  * (SOFL_PORT_PKT_F_VNET with a GSO type) goes out whole when the device does
  * TSO for it (ethtool tx-tcp-segmentation, probed), else is segmented by the
  * GSO engine; a partial checksum (NEEDS_CSUM) is left to the device when it
  * checksums (tx-checksumming), else completed in software.  A GSO send the
  * kernel refuses (EINVAL) turns device TSO off for the port (a fallback,
  * logged once: sofl_set_log()) and the packet goes out segmented.
+ *
+ * Send with .tx_ring = 1: a transmit ring (PACKET_TX_RING, TPACKET_V2) on a
+ * second packet socket bound to the interface (protocol 0: it receives
+ * nothing) and PACKET_VNET_HDR.  Super-packets and partial checksums are
+ * cut / completed by the GSO engine's copy mode (copy and checksum in one
+ * pass) straight into the ring's slots; other frames are copied in; each
+ * frame follows a virtio header whose hdr_len (the whole frame) has the
+ * kernel copy it into a linear skb; one blocking send() per
+ * sofl_port_send() (more when the ring fills) sends every slot, the kernel
+ * walking the ring (Linux tpacket_snd()).  Fewer system calls and no
+ * per-message msghdr than one sendmmsg() message per frame when a batch has
+ * many frames (software USO); the copy into the ring is fused with the
+ * checksum the GSO engine computes anyway.  Every frame the kernel refuses (TP_STATUS_WRONG_FORMAT, e.g.
+ * shorter than an Ethernet header or longer than the MTU) or fails to send
+ * is counted (MALFORMED, or the errno's reason) and the frames behind it
+ * still go; a frame larger than a slot is dropped TOO_BIG, a super-packet
+ * with more segments than the ring has slots NOROOM, a slot the kernel still
+ * holds after a send (ring full) NOROOM.  Device TSO / checksum offload are
+ * not used on this path (SOFL_PORT_OFF_F_TSO4/6 and _CSUM are clear).
  *
  * Without the ring (.ring = 0) every sofl_port_recv() makes one recvmsg()
  * for one frame: the plain "one frame per system call" behaviour.  Without
@@ -698,6 +722,17 @@ struct sofl_afpacket_config {
 	uint32_t slot_size;	/* ring slot bytes; 0: from the interface MTU (2 KB for
 				 * 1500); rounded up to a power of two >= 2048, or 64 KB
 				 * past 32 KB */
+	/* 0.4.0 */
+	int tx_ring;		/* 1: sends through a transmit ring (PACKET_TX_RING,
+				 * TPACKET_V2) on a second packet socket: frames are
+				 * written into the ring's slots (super-packets and
+				 * partial checksums cut and completed there by the
+				 * GSO engine's copy mode, never handed to the device
+				 * whole) and one send() per batch sends them all;
+				 * SOFL_PORT_OFF_F_TX_RING.  0 (default): sendmmsg() */
+	uint32_t tx_ring_frames; /* its slots: SOFL_AFPACKET_TX_RING_FRAMES_*; a slot is
+				 * a power of two >= the page size holding a frame of
+				 * mtu + 18 bytes */
 };
 
 /* sofl_afpacket_config_init() : defaults (see each field); ifname NULL. */
@@ -712,7 +747,7 @@ SOFL_API void sofl_afpacket_config_init(struct sofl_afpacket_config *cfg);
  * @return 0, SOFL_E_CFG_SIZE (the size field; see "Config values" above),
  *         SOFL_E_INVAL (NULL), SOFL_E_CFG_NAME (no ifname, or too long),
  *         SOFL_E_CFG_BATCH (rx_batch, ring_frames or tx_batch out of its
- *         range: SOFL_AFPACKET_*), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM (headroom/tailroom
+ *         range: SOFL_AFPACKET_*; tx_ring_frames too), SOFL_E_CFG_RX_MODE, SOFL_E_CFG_ROOM (headroom/tailroom
  *         with rx_mode SUPER), SOFL_E_NOMEM, SOFL_E_SYS (errno: ENODEV no such interface, EPERM,
  *         ENOMEM for the ring...). */
 SOFL_API int sofl_afpacket_open(const struct sofl_afpacket_config *cfg, struct sofl_port **out);

@@ -1100,6 +1100,14 @@ gso_segment_room(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 	return segment(gp, p, NULL, 0, out, head, tail);
 }
 
+int
+gso_segment_room_iov(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+		     const struct iovec *in, int in_cnt, struct sofl_gso_out *out,
+		     uint32_t head, uint32_t tail)
+{
+	return segment(gp, p, in, in_cnt, out, head, tail);
+}
+
 SOFL_API int
 sofl_gso_segment_batch(const struct sofl_gso_params *gp, const struct sofl_pkt *p, size_t n,
 		       struct sofl_gso_out *out, int *res)

@@ -1,6 +1,7 @@
 /*
  * Internal: segmentation into frames with room around each one, for the
- * ports' contiguous receive mode (src/port/port.c).  Not installed.
+ * ports' contiguous receive mode (src/port/port.c) and the AF_PACKET
+ * transmit ring.  Not installed.
  */
 #ifndef SOFL_GSO_ROOM_H
 #define SOFL_GSO_ROOM_H
@@ -19,5 +20,14 @@
  * @return as sofl_gso_segment(); SOFL_E_INVAL for another mode with room. */
 int gso_segment_room(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
 		     struct sofl_gso_out *out, uint32_t head, uint32_t tail);
+
+/* gso_segment_room_iov() :
+ * gso_segment_room() of a packet given as iovecs (@in/@in_cnt as
+ * sofl_gso_segment() takes them; @in NULL: p->data), for the AF_PACKET
+ * transmit ring (src/port/port_afpacket_txring.c), whose slots are the
+ * frames' rooms. */
+int gso_segment_room_iov(const struct sofl_gso_params *gp, const struct sofl_pkt *p,
+			 const struct iovec *in, int in_cnt, struct sofl_gso_out *out,
+			 uint32_t head, uint32_t tail);
 
 #endif

@@ -29,6 +29,7 @@
 #include "softoffload/vnet.h"
 #include "base/cfg.h"
 #include "port_impl.h"
+#include "afpacket_txring.h"
 
 #ifndef PACKET_IGNORE_OUTGOING
 #define PACKET_IGNORE_OUTGOING 23
@@ -98,6 +99,7 @@ struct afp {
 	uint32_t dropped_in;
 	int (*hook)(void *, struct mmsghdr *, unsigned);
 	void *hook_arg;
+	struct afp_txr *txr;	/* transmit ring (.tx_ring), or NULL */
 };
 
 static const uint8_t vh_zero[AFP_VH];
@@ -406,6 +408,12 @@ tx_drop_in(struct afp *a, uint32_t in)
 	}
 }
 
+static void
+txr_drop_in(void *arg, uint32_t in)
+{
+	tx_drop_in(arg, in);
+}
+
 static int
 kernel_send(struct afp *a, struct mmsghdr *m, unsigned n)
 {
@@ -642,6 +650,13 @@ afp_send(struct sofl_port *port, const struct sofl_port_pkt *pkts, size_t n)
 	a->bad_in = 0;
 	a->dropped_in = 0;
 	a->nretry = 0;
+	if (a->txr) {
+		for (i = 0; i < n && r == 0; i++)
+			r = afp_txr_put(a->txr, &pkts[i], (uint32_t)i);
+		if (r == 0)
+			r = afp_txr_flush(a->txr);
+		return r < 0 ? r : (int)(n - a->dropped_in);
+	}
 	for (i = 0; i < n && r == 0; i++)
 		r = tx_one(a, &pkts[i], (uint32_t)i, 1);
 	if (r == 0)
@@ -680,6 +695,11 @@ afp_free(struct afp *a)
 	free(a->seg);
 	free(a->giov);
 	free(a->retry);
+	if (a->txr) {
+		afp_txr_close(a->txr);
+		free(a->txr);
+		a->txr = NULL;
+	}
 }
 
 static void
@@ -715,6 +735,7 @@ sofl_afpacket_config_init(struct sofl_afpacket_config *cfg)
 	cfg->rx_batch = SOFL_AFPACKET_RX_BATCH_DEFAULT;
 	cfg->ring_frames = SOFL_AFPACKET_RING_FRAMES_DEFAULT;
 	cfg->tx_batch = SOFL_AFPACKET_TX_BATCH_DEFAULT;
+	cfg->tx_ring_frames = SOFL_AFPACKET_TX_RING_FRAMES_DEFAULT;
 }
 
 /* Copies the caller's @in (of its own size: an older or newer program)
@@ -738,7 +759,10 @@ afpacket_config_copy(struct sofl_afpacket_config *cfg, const struct sofl_afpacke
 	    (err = port_cfg_range(&cfg->ring_frames, SOFL_AFPACKET_RING_FRAMES_DEFAULT,
 				  SOFL_AFPACKET_RING_FRAMES_MIN, SOFL_AFPACKET_RING_FRAMES_MAX)) < 0 ||
 	    (err = port_cfg_range(&cfg->tx_batch, SOFL_AFPACKET_TX_BATCH_DEFAULT,
-				  SOFL_AFPACKET_TX_BATCH_MIN, SOFL_AFPACKET_TX_BATCH_MAX)) < 0)
+				  SOFL_AFPACKET_TX_BATCH_MIN, SOFL_AFPACKET_TX_BATCH_MAX)) < 0 ||
+	    (err = port_cfg_range(&cfg->tx_ring_frames, SOFL_AFPACKET_TX_RING_FRAMES_DEFAULT,
+				  SOFL_AFPACKET_TX_RING_FRAMES_MIN,
+				  SOFL_AFPACKET_TX_RING_FRAMES_MAX)) < 0)
 		return err;
 	if (cfg->rx_mode != SOFL_PORT_RX_SEGMENT && cfg->rx_mode != SOFL_PORT_RX_SUPER)
 		return SOFL_E_CFG_RX_MODE;
@@ -836,6 +860,28 @@ afp_probe(struct afp *a, const struct sofl_afpacket_config *cfg)
 			a->base.offloads |= SOFL_PORT_OFF_F_CSUM;
 		if (ethtool_get(fd, cfg->ifname, ETHTOOL_GTSO))
 			a->base.offloads |= SOFL_PORT_OFF_F_TSO4 | SOFL_PORT_OFF_F_TSO6;
+	}
+	if (cfg->tx_ring) {
+		struct ifreq mr;
+		int r;
+
+		/* the ring's frames are cut in software, never by the device */
+		memset(&mr, 0, sizeof(mr));
+		snprintf(mr.ifr_name, sizeof(mr.ifr_name), "%s", cfg->ifname);
+		if (ioctl(fd, SIOCGIFMTU, &mr) < 0)
+			return SOFL_E_SYS;
+		a->txr = calloc(1, sizeof(*a->txr));
+		if (!a->txr)
+			return SOFL_E_NOMEM;
+		a->txr->fd = -1;
+		a->txr->drop_in = txr_drop_in;
+		a->txr->arg = a;
+		if ((r = afp_txr_open(a->txr, &a->base, a->ifindex, cfg->tx_ring_frames,
+				      (uint32_t)mr.ifr_mtu, cfg->qdisc_bypass, cfg->sndbuf)) < 0)
+			return r;
+		a->base.offloads &= ~(unsigned)(SOFL_PORT_OFF_F_CSUM | SOFL_PORT_OFF_F_TSO4 |
+						SOFL_PORT_OFF_F_TSO6);
+		a->base.offloads |= SOFL_PORT_OFF_F_TX_RING;
 	}
 	return 0;
 }

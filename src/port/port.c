@@ -4,6 +4,7 @@
  * wire-size packets (GSO, zero copy) with head and tail areas.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -663,4 +664,33 @@ sofl_port_get_keep_stats(const struct sofl_port *port, struct sofl_port_keep_sta
 	if (size > sizeof(t))
 		memset((uint8_t *)s + sizeof(t), 0, size - sizeof(t));
 	return port ? 0 : SOFL_E_INVAL;
+}
+
+int
+port_gso_prepare(const struct sofl_port_pkt *pk, uint8_t *hdrbuf, struct sofl_pkt *p,
+		 struct sofl_gso_params *gp, const struct iovec **src, int *cnt)
+{
+	const struct iovec *one = port_pkt_flat(pk);
+	struct sofl_pkt q;
+	int r;
+
+	*src = pk->iov;
+	*cnt = (int)pk->iovcnt;
+	if (one) {	/* one piece (a TAP read, a ring slot): parsed where it lies */
+		r = sofl_pkt_parse(p, one->iov_base, one->iov_len, SOFL_LINK_ETH);
+		*src = NULL;
+		*cnt = 0;
+	} else {
+		r = pk->iovcnt > IOV_MAX ? SOFL_E_INVAL :
+		    sofl_pkt_parse_iov(p, hdrbuf, pk->iov, *cnt, SOFL_LINK_ETH);
+	}
+	if (r < 0)
+		return SOFL_PORT_DROP_MALFORMED;
+	/* the virtio rules measure the whole frame; p->len of a gathered
+	 * parse is only its first bytes */
+	q = *p;
+	q.len = (uint32_t)port_pkt_bytes(pk);
+	if (sofl_vnet_to_gso(&pk->vnet, &q, SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM, gp) < 0)
+		return SOFL_PORT_DROP_VNET;
+	return 0;
 }

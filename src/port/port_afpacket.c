@@ -512,35 +512,17 @@ tx_room(struct afp *a, uint32_t msgs, size_t iovs)
 static int
 tx_segment(struct afp *a, const struct sofl_port_pkt *pk, uint32_t in)
 {
-	const struct iovec *one = port_pkt_flat(pk), *src = pk->iov;
+	const struct iovec *src;
 	struct sofl_gso_params gp;
 	struct sofl_gso_need need;
 	struct sofl_gso_out out;
-	struct sofl_pkt p, q;
-	int r, n, i, cnt = (int)pk->iovcnt;
+	struct sofl_pkt p;
+	int r, n, i, cnt;
 
-	/* one piece (a TAP read, a ring slot): parsed where it lies */
-	if (one) {
-		r = sofl_pkt_parse(&p, one->iov_base, one->iov_len, SOFL_LINK_ETH);
-		src = NULL;
-		cnt = 0;
-	} else {
-		r = pk->iovcnt > IOV_MAX ? SOFL_E_INVAL :
-		    sofl_pkt_parse_iov(&p, a->hdrbuf, pk->iov, cnt, SOFL_LINK_ETH);
-	}
-	if (r < 0) {
-		port_drop(&a->base, 1, SOFL_PORT_DROP_MALFORMED, 1);
-		tx_drop_in(a, in);
-		return 0;
-	}
-	/* the virtio rules measure the whole frame; p.len of a gathered
-	 * parse is only its first bytes */
-	q = p;
-	q.len = (uint32_t)port_pkt_bytes(pk);
 	/* cut in software: any header Linux takes, UDP-tunnel ones included
 	 * (a TUN/TAP with UDP-tunnel GSO hands them over) */
-	if (sofl_vnet_to_gso(&pk->vnet, &q, SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM, &gp) < 0) {
-		port_drop(&a->base, 1, SOFL_PORT_DROP_VNET, 1);
+	if ((r = port_gso_prepare(pk, a->hdrbuf, &p, &gp, &src, &cnt)) != 0) {
+		port_drop(&a->base, 1, r, 1);
 		tx_drop_in(a, in);
 		return 0;
 	}

@@ -16,7 +16,6 @@
  * set the slot back to TP_STATUS_AVAILABLE).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -311,35 +310,19 @@ txr_copy(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 int
 afp_txr_put(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 {
-	const struct iovec *one, *src = pk->iov;
+	const struct iovec *src;
 	struct sofl_gso_params gp;
 	struct sofl_gso_need need;
 	struct sofl_gso_out out;
-	struct sofl_pkt p, q;
+	struct sofl_pkt p;
 	uint32_t k, tail;
-	int r, n, cnt = (int)pk->iovcnt, direct;
+	int r, n, cnt, direct;
 
 	if (!(pk->flags & SOFL_PORT_PKT_F_VNET) ||
 	    (pk->vnet.gso_type == SOFL_GSO_NONE && !(pk->vnet.flags & SOFL_VNET_HDR_F_NEEDS_CSUM)))
 		return txr_copy(t, pk, in);
-	one = port_pkt_flat(pk);
-	if (one) {
-		r = sofl_pkt_parse(&p, one->iov_base, one->iov_len, SOFL_LINK_ETH);
-		src = NULL;
-		cnt = 0;
-	} else {
-		r = pk->iovcnt > IOV_MAX ? SOFL_E_INVAL :
-		    sofl_pkt_parse_iov(&p, t->hdrbuf, pk->iov, cnt, SOFL_LINK_ETH);
-	}
-	if (r < 0) {
-		txr_drop(t, in, SOFL_PORT_DROP_MALFORMED);
-		return 0;
-	}
-	/* the virtio rules measure the whole frame */
-	q = p;
-	q.len = (uint32_t)port_pkt_bytes(pk);
-	if (sofl_vnet_to_gso(&pk->vnet, &q, SOFL_VNET_F_TUNNEL | SOFL_VNET_F_TUNNEL_CSUM, &gp) < 0) {
-		txr_drop(t, in, SOFL_PORT_DROP_VNET);
+	if ((r = port_gso_prepare(pk, t->hdrbuf, &p, &gp, &src, &cnt)) != 0) {
+		txr_drop(t, in, r);
 		return 0;
 	}
 	if (sofl_gso_need(&gp, &p, SOFL_GSO_COPY, cnt, &need) < 0) {

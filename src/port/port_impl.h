@@ -209,4 +209,15 @@ uint8_t *port_afpacket_slot(struct sofl_port *port, uint32_t i, uint32_t *size);
 void port_afpacket_tx_hook(struct sofl_port *port, int (*fn)(void *, struct mmsghdr *, unsigned),
 		      void *arg);
 
+/* port_gso_prepare() : the GSO parameters of the super-packet or partial
+ * checksum @pk (an Ethernet frame with its virtio header) for a port that
+ * cuts it in software: parsed once, where it lies when it is one piece,
+ * else from its first bytes gathered into @hdrbuf (SOFL_PKT_IOV_HDR_MAX);
+ * the virtio rules measure the whole frame (any header Linux takes,
+ * UDP-tunnel ones included).  *@src and *@cnt are the engine's input
+ * (NULL and 0: contiguous at p->data).  @return 0, or the drop reason
+ * (SOFL_PORT_DROP_MALFORMED, SOFL_PORT_DROP_VNET). */
+int port_gso_prepare(const struct sofl_port_pkt *pk, uint8_t *hdrbuf, struct sofl_pkt *p,
+		     struct sofl_gso_params *gp, const struct iovec **src, int *cnt);
+
 #endif

@@ -65,7 +65,7 @@ plot_udp() {
 		single) _t="one datagram per call" ;;
 		sendmmsg) _t="sendmmsg" ;;
 		udpseg) _t="kernel UDP_SEGMENT" ;;
-		uso) _t="softoffload USO + sendmmsg" ;;
+		uso) _t="softoffload USO + transmit ring" ;;
 		esac
 		_p="$_p${_p:+, }\"$WORK/plot-udp-$m.dat\" using 0:COL:xtic(1) with linespoints lw 2 title \"$_t\""
 	done

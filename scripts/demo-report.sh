@@ -98,7 +98,7 @@ report_udp() {
 	o=$(jq -rs 'map(select(.name == "udp-segmentation" and .mode == "single" and .payload == 61824)) | .[0].mb2cpu // empty' "$OUT/rows.jsonl")
 	r=$(ratio "$u" "$k")
 	say "   MB2CPU at 61824 B, offload / one datagram per call: kernel UDP_SEGMENT $(ratio "$k" "$o")," \
-		"software USO + sendmmsg $(ratio "$u" "$o"); software USO / kernel UDP_SEGMENT: ${r}"
+		"software USO + transmit ring $(ratio "$u" "$o"); software USO / kernel UDP_SEGMENT: ${r}"
 	for mode in single sendmmsg udpseg uso; do
 		case $mode in
 		single) say "   one datagram per call:" ;;
@@ -118,7 +118,7 @@ report_udp() {
 	else
 		v=$(awk -v r="$r" 'BEGIN { printf "kernel / USO = %.2fx (target <= 1.5x: %s)", 1 / r, (1 / r <= 1.5 ? "met" : "missed") }')
 	fi
-	say "   verdict: software USO + sendmmsg MB2CPU ${u:-n/a} vs kernel UDP_SEGMENT ${k:-n/a} at 61824 B: $v"
+	say "   verdict: software USO + transmit ring MB2CPU ${u:-n/a} vs kernel UDP_SEGMENT ${k:-n/a} at 61824 B: $v"
 }
 
 # the checksum counters of every tunnel run: any counter whose name says

@@ -11,7 +11,7 @@
 #               off vs on, and the kernel's own GRO on that veth
 #      relay_vxlan  the same with kernel VXLAN at both ends (scripts/demo-p22.sh)
 #   2. udp      bench_udpgso: one datagram per call, sendmmsg, UDP_SEGMENT,
-#               softoffload USO + sendmmsg, payloads 1472..61824
+#               softoffload USO into an AF_PACKET transmit ring, payloads 1472..61824
 #   3. rss      iperf3 -P 4 through the tunnel, --queues 1 vs 2
 #   4. csum     the checksum counters of the tunnel runs (no traffic of its own)
 #   5. capture  the capture walk-through: csum, csum --fix, gro, rss on a capture

@@ -410,7 +410,8 @@ uso_socket(struct tx *t, struct sockaddr_in *dst, const char *ifname, const char
 		cfg.ifname = ifname;
 		cfg.ring = 0;
 		cfg.vnet_hdr = 0;
-		cfg.qdisc_bypass = 1;
+		cfg.qdisc_bypass = getenv("BENCH_QDISC_BYPASS") ?
+		    atoi(getenv("BENCH_QDISC_BYPASS")) : 1;
 		cfg.tx_ring = 1;
 		/* room for two messages: the slots stay in the cache (a ring
 		 * of thousands of 4 KB slots would be written cold) */

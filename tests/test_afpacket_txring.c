@@ -20,7 +20,10 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include "softoffload/port.h"
@@ -109,7 +112,11 @@ vnet_uso(struct sofl_port_pkt *pk, uint16_t mss)
 	pk->vnet.csum_offset = 6;
 }
 
-/* What the GSO engine's copy mode makes of frame @f: appended to exp_f. */
+/* Does the ring leave L4 checksums partial (the device completes them)? */
+static int partial;
+
+/* What the GSO engine's copy mode makes of frame @f (checksums left partial
+ * when @partial): appended to exp_f. */
 static void
 expect(const uint8_t *f, uint32_t len, const struct sofl_vnet_hdr *vh)
 {
@@ -122,7 +129,8 @@ expect(const uint8_t *f, uint32_t len, const struct sofl_vnet_hdr *vh)
 	int n, i;
 
 	if (sofl_pkt_parse(&p, f, len, SOFL_LINK_ETH) < 0 || sofl_vnet_to_gso(vh, &p, 0, &gp) < 0 ||
-	    (n = sofl_gso_segment(&gp, &p, NULL, 0, &out)) < 0) {
+	    (gp.flags |= partial ? SOFL_GSO_F_CSUM_PARTIAL : 0,
+	     n = sofl_gso_segment(&gp, &p, NULL, 0, &out)) < 0) {
 		CHECK(0, "reference segmentation failed");
 		return;
 	}
@@ -172,6 +180,23 @@ receive_check(int rx, const char *what)
 	return got - bad;
 }
 
+/* ethtool tx-checksumming of @ifn on (1) or off (0). */
+static int
+tx_csum(const char *ifn, int on)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_STXCSUM, .data = (uint32_t)on };
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), r;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifn);
+	ifr.ifr_data = (void *)&ev;
+	r = fd < 0 ? -1 : ioctl(fd, SIOCETHTOOL, &ifr);
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 static int
 setup(void)
 {
@@ -191,8 +216,10 @@ setup(void)
 	return 0;
 }
 
-int
-main(void)
+/* Every case through a port opened on va now (its transmit checksum
+ * offload as set: partial). */
+static void
+ring_cases(int rx, const uint8_t ma[6], const uint8_t mb[6])
 {
 	static uint8_t big[NSUPER][14 + 28 + PAY];
 	static uint8_t plain[4][9100];
@@ -200,23 +227,11 @@ main(void)
 	struct sofl_port_stats st;
 	struct sofl_port_pkt pk[NSUPER + 1];
 	struct iovec iov[NSUPER + 1][2];
-	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
 	struct sofl_port *port;
-	uint8_t ma[6], mb[6];
-	int r, i, rx, rb = 32 << 20;
+	int r, i;
 	uint32_t k, segs;
 
-	if ((r = setup()) != 0)
-		return r;
-	mac_of("va", ma);
-	mac_of("vb", mb);
-	rx = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
-	ll.sll_ifindex = (int)if_nametoindex("vb");
-	if (rx < 0 || bind(rx, (struct sockaddr *)&ll, sizeof(ll)) < 0)
-		return skip("no packet socket on the peer");
-	if (setsockopt(rx, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof(rb)) < 0)
-		(void)setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
-
+	nexp = 0;
 	sofl_afpacket_config_init(&cfg);
 	cfg.ifname = "va";
 	cfg.ring = 0;
@@ -226,8 +241,8 @@ main(void)
 	cfg.quiet = 1;
 	r = sofl_afpacket_open(&cfg, &port);
 	if (r < 0) {
-		fprintf(stderr, "open: %s\n", sofl_strerror(r));
-		return 1;
+		CHECK(0, "open: %s", sofl_strerror(r));
+		return;
 	}
 	CHECK(sofl_port_offloads(port) & SOFL_PORT_OFF_F_TX_RING, "SOFL_PORT_OFF_F_TX_RING not set");
 
@@ -260,6 +275,8 @@ main(void)
 	CHECK(st.tx_super == NSUPER && st.tx_segs == segs, "tx_super/segs");
 	CHECK(st.tx_calls >= 4 && st.tx_calls <= 8, "tx_calls %llu: one send() per full ring",
 	      (unsigned long long)st.tx_calls);
+	CHECK(st.csum_sw == (partial ? 0 : segs), "csum_sw %llu, want %u (partial %d)",
+	      (unsigned long long)st.csum_sw, partial ? 0 : segs, partial);
 	receive_check(rx, "uso");
 
 	/* 2. more segments than the ring has slots: NOROOM, the rest goes */
@@ -318,17 +335,56 @@ main(void)
 	      (unsigned long long)st.tx_drop[SOFL_PORT_DROP_TOO_BIG]);
 	receive_check(rx, "bad frames");
 
-	/* 4. the ring goes on after a refused frame */
+	/* 4. the ring goes on after a refused frame; a partial checksum
+	 * without GSO (NEEDS_CSUM) is left to the device or completed */
 	nexp = 0;
 	pk[0] = (struct sofl_port_pkt){ .iov = iov[0], .iovcnt = 1, .len = 42 + 3000 };
 	iov[0][0] = (struct iovec){ big[1], 42 + 3000 };
 	vnet_uso(&pk[0], MSS);
 	expect(big[1], 42 + 3000, &pk[0].vnet);
-	r = sofl_port_send(port, pk, 1);
-	CHECK(r == 1, "after the refused frames: send returned %d", r);
+	headers(plain[0], mb, ma, 200, 77);
+	plain[0][40] = 0x12;		/* the pseudo-header sum a sender left */
+	plain[0][41] = 0x34;
+	pk[1] = (struct sofl_port_pkt){ .iov = iov[1], .iovcnt = 1, .len = 242 };
+	iov[1][0] = (struct iovec){ plain[0], 242 };
+	vnet_uso(&pk[1], 0);
+	pk[1].vnet.gso_type = SOFL_GSO_NONE;
+	pk[1].vnet.hdr_len = 0;
+	expect(plain[0], 242, &pk[1].vnet);
+	r = sofl_port_send(port, pk, 2);
+	CHECK(r == 2, "after the refused frames: send returned %d", r);
 	receive_check(rx, "after refused");
 
 	sofl_port_close(port);
+}
+
+int
+main(void)
+{
+	struct sockaddr_ll ll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
+	uint8_t ma[6], mb[6];
+	int r, rx, rb = 32 << 20;
+
+	if ((r = setup()) != 0)
+		return r;
+	mac_of("va", ma);
+	mac_of("vb", mb);
+	rx = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	ll.sll_ifindex = (int)if_nametoindex("vb");
+	if (rx < 0 || bind(rx, (struct sockaddr *)&ll, sizeof(ll)) < 0)
+		return skip("no packet socket on the peer");
+	if (setsockopt(rx, SOL_SOCKET, SO_RCVBUFFORCE, &rb, sizeof(rb)) < 0)
+		(void)setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &rb, sizeof(rb));
+
+	/* a veth completes partial checksums (tx-checksumming on): the ring
+	 * leaves each segment's UDP checksum partial (NEEDS_CSUM) */
+	partial = 1;
+	ring_cases(rx, ma, mb);
+	/* without it every checksum is completed in software */
+	CHECK(tx_csum("va", 0) == 0, "ethtool tx-checksumming off on va: %s", strerror(errno));
+	partial = 0;
+	ring_cases(rx, ma, mb);
+
 	close(rx);
 	if (fails)
 		fprintf(stderr, "test_afpacket_txring: %d failures\n", fails);

@@ -19,6 +19,9 @@ struct afp_txr {
 	uint32_t fsize;		/* bytes per slot */
 	uint32_t room;		/* bytes of frame a slot holds (fsize - data offset) */
 	uint32_t mtu;		/* the interface's, at open */
+	int csum_dev;		/* 1: the device completes partial checksums (its
+				 * transmit checksum offload, .tx_offload): segments
+				 * leave with NEEDS_CSUM, their payload copied only */
 	uint32_t head;		/* next slot to write */
 	uint32_t queued;	/* slots handed to the kernel (SEND_REQUEST), not yet sent */
 	uint32_t *in;		/* input index (sofl_port_send()) of each slot's frame */

@@ -847,7 +847,8 @@ afp_probe(struct afp *a, const struct sofl_afpacket_config *cfg)
 		struct ifreq mr;
 		int r;
 
-		/* the ring's frames are cut in software, never by the device */
+		/* the ring's frames are cut in software, never by the device;
+		 * only their L4 checksums may be left to it */
 		memset(&mr, 0, sizeof(mr));
 		snprintf(mr.ifr_name, sizeof(mr.ifr_name), "%s", cfg->ifname);
 		if (ioctl(fd, SIOCGIFMTU, &mr) < 0)
@@ -861,6 +862,8 @@ afp_probe(struct afp *a, const struct sofl_afpacket_config *cfg)
 		if ((r = afp_txr_open(a->txr, &a->base, a->ifindex, cfg->tx_ring_frames,
 				      (uint32_t)mr.ifr_mtu, cfg->qdisc_bypass, cfg->sndbuf)) < 0)
 			return r;
+		/* partial checksums left to the device when it completes them */
+		a->txr->csum_dev = cfg->tx_offload && ethtool_get(fd, cfg->ifname, ETHTOOL_GTXCSUM);
 		a->base.offloads &= ~(unsigned)(SOFL_PORT_OFF_F_CSUM | SOFL_PORT_OFF_F_TSO4 |
 						SOFL_PORT_OFF_F_TSO6);
 		a->base.offloads |= SOFL_PORT_OFF_F_TX_RING;

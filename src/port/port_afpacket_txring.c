@@ -243,10 +243,11 @@ txr_room(struct afp_txr *t, uint32_t n)
 	return 1;
 }
 
-/* The slot at head holds a frame of @len bytes: its virtio header, and it
- * goes to the kernel. */
+/* The slot at head holds a frame of @len bytes: its virtio header (with
+ * NEEDS_CSUM at @cs_start/@cs_off when @cs_start is not 0), and it goes to
+ * the kernel. */
 static void
-txr_queue(struct afp_txr *t, uint32_t len, uint32_t in)
+txr_queue(struct afp_txr *t, uint32_t len, uint32_t in, uint16_t cs_start, uint16_t cs_off)
 {
 	struct tpacket2_hdr *h = txr_slot(t, t->head);
 	uint8_t *vh = (uint8_t *)h + TXR_DATA;
@@ -254,6 +255,13 @@ txr_queue(struct afp_txr *t, uint32_t len, uint32_t in)
 	memset(vh, 0, TXR_VH);
 	vh[2] = (uint8_t)len;		/* hdr_len, little endian (virtio 1.0) */
 	vh[3] = (uint8_t)(len >> 8);
+	if (cs_start) {
+		vh[0] = SOFL_VNET_HDR_F_NEEDS_CSUM;
+		vh[6] = (uint8_t)cs_start;
+		vh[7] = (uint8_t)(cs_start >> 8);
+		vh[8] = (uint8_t)cs_off;
+		vh[9] = (uint8_t)(cs_off >> 8);
+	}
 	h->tp_len = TXR_VH + len;
 	t->in[t->head] = in;
 	txr_set_status(h, TP_STATUS_SEND_REQUEST);
@@ -303,7 +311,7 @@ txr_copy(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 		memcpy(d + off, pk->iov[i].iov_base, pk->iov[i].iov_len);
 		off += pk->iov[i].iov_len;
 	}
-	txr_queue(t, (uint32_t)len, in);
+	txr_queue(t, (uint32_t)len, in, 0, 0);
 	return 0;
 }
 
@@ -316,6 +324,7 @@ afp_txr_put(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 	struct sofl_gso_out out;
 	struct sofl_pkt p;
 	uint32_t k, tail;
+	uint16_t cs_start = 0, cs_off = 0;
 	int r, n, cnt, direct;
 
 	if (!(pk->flags & SOFL_PORT_PKT_F_VNET) ||
@@ -324,6 +333,19 @@ afp_txr_put(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 	if ((r = port_gso_prepare(pk, t->hdrbuf, &p, &gp, &src, &cnt)) != 0) {
 		txr_drop(t, in, r);
 		return 0;
+	}
+	/* the device completes the one checksum a virtio header names: the
+	 * L4 checksum of each segment (not a tunnel's: two checksums) */
+	if (t->csum_dev && (gp.type == SOFL_GSO_UDP_L4 || gp.type == SOFL_GSO_TCPV4 ||
+			    gp.type == SOFL_GSO_TCPV6)) {
+		gp.flags |= SOFL_GSO_F_CSUM_PARTIAL;
+		cs_start = p.l4_off;
+		cs_off = gp.type == SOFL_GSO_UDP_L4 ? 6 : 16;
+	} else if (t->csum_dev && gp.type == SOFL_GSO_NONE && (gp.flags & SOFL_GSO_F_CSUM_AT) &&
+		   gp.csum_start > 0) {
+		gp.flags |= SOFL_GSO_F_CSUM_PARTIAL;
+		cs_start = gp.csum_start;
+		cs_off = gp.csum_offset;
 	}
 	if (sofl_gso_need(&gp, &p, SOFL_GSO_COPY, cnt, &need) < 0) {
 		txr_drop(t, in, SOFL_PORT_DROP_MALFORMED);
@@ -362,12 +384,13 @@ afp_txr_put(struct afp_txr *t, const struct sofl_port_pkt *pk, uint32_t in)
 		if (!direct)
 			memcpy((uint8_t *)txr_slot(t, t->head) + TXR_FRAME, t->seg[k].data,
 			       t->seg[k].len);
-		txr_queue(t, t->seg[k].len, in);
+		txr_queue(t, t->seg[k].len, in, cs_start, cs_off);
 	}
 	if (gp.type != SOFL_GSO_NONE) {
 		port_add(&t->base->st.tx_super, 1);
 		port_add(&t->base->st.tx_segs, (uint64_t)n);
 	}
-	port_add(&t->base->st.csum_sw, (uint64_t)n);
+	if (!cs_start)
+		port_add(&t->base->st.csum_sw, (uint64_t)n);
 	return 0;
 }

@@ -685,8 +685,12 @@ SOFL_API int sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, s
  * is counted (MALFORMED, or the errno's reason) and the frames behind it
  * still go; a frame larger than a slot is dropped TOO_BIG, a super-packet
  * with more segments than the ring has slots NOROOM, a slot the kernel still
- * holds after a send (ring full) NOROOM.  Device TSO / checksum offload are
- * not used on this path (SOFL_PORT_OFF_F_TSO4/6 and _CSUM are clear).
+ * holds after a send (ring full) NOROOM.  Device TSO is not used on this
+ * path (SOFL_PORT_OFF_F_TSO4/6 and _CSUM are clear); with .tx_offload and a
+ * device that checksums (tx-checksumming, probed), the L4 checksum of each
+ * segment of a TCP / UDP_L4 super-packet (not a tunnel's) and a non-GSO
+ * partial checksum are left to the device (virtio NEEDS_CSUM, the copy
+ * without a checksum pass), else completed in the copy.
  *
  * Without the ring (.ring = 0) every sofl_port_recv() makes one recvmsg()
  * for one frame: the plain "one frame per system call" behaviour.  Without
@@ -726,9 +730,10 @@ struct sofl_afpacket_config {
 	int tx_ring;		/* 1: sends through a transmit ring (PACKET_TX_RING,
 				 * TPACKET_V2) on a second packet socket: frames are
 				 * written into the ring's slots (super-packets and
-				 * partial checksums cut and completed there by the
-				 * GSO engine's copy mode, never handed to the device
-				 * whole) and one send() per batch sends them all;
+				 * partial checksums cut there by the GSO engine's copy
+				 * mode, never handed to the device whole; only L4
+				 * checksums may be left to it, .tx_offload) and one
+				 * send() per batch sends them all;
 				 * SOFL_PORT_OFF_F_TX_RING.  0 (default): sendmmsg() */
 	uint32_t tx_ring_frames; /* its slots: SOFL_AFPACKET_TX_RING_FRAMES_*; a slot is
 				 * a power of two >= the page size holding a frame of

@@ -25,7 +25,12 @@
  *             super-packet with a virtio UDP_L4 header, cut by the GSO
  *             engine's copy mode straight into PACKET_TX_RING slots, one
  *             send() per message (Linux net/packet/af_packet.c
- *             tpacket_snd()).
+ *             tpacket_snd()); the UDP checksums are left partial (virtio
+ *             NEEDS_CSUM) when the device has transmit checksum offload,
+ *             as the kernel's UDP_SEGMENT leaves them.  For paired rounds
+ *             of the ring's settings: BENCH_TX_RING_FRAMES=N (slots; two
+ *             messages' worth by default), BENCH_QDISC_BYPASS=0 (the ring's
+ *             socket through the qdisc; bypassed by default).
  * MB/s is payload MiB (2^20 bytes) per second handed to the kernel, CPU % the
  * sender process's user + system time over the wall time (getrusage; on a
  * veth this includes the transmit softirq that delivers to the peer's

@@ -14,7 +14,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +87,6 @@ struct relay {
 	uint32_t busy_us;	/* --busy-poll */
 	uint32_t hold_us;	/* --gro-flush-timeout (RELAY_HOLD_US) */
 	int tx_ring;		/* --tx-ring: an AF_PACKET port sends through PACKET_TX_RING */
-	uint32_t rt_prio;	/* --rt-priority: SCHED_FIFO at this priority (0: not) */
 	uint8_t tun_mac[6];	/* --tun-mac: source of frames from a TUN */
 	int have_tun_mac;
 	struct tun_addrs ta;
@@ -106,7 +104,7 @@ usage(FILE *f)
 	    "                         [--stats-interval S] [--time S] [--promisc] [--qdisc-bypass]\n"
 	    "                         [--ring-slots N] [--busy-poll US] [--tun-mac MAC]\n"
 	    "                         [--tunnel-gso on|off] [--gro-flush-timeout US]\n"
-	    "                         [--tx-ring on|off] [--rt-priority N]\n"
+	    "                         [--tx-ring on|off]\n"
 	    "ports: tun:NAME  tap:NAME  afpacket:IFNAME\n"
 	    "Forwards both ways.  --offload on (default): AF_PACKET ring with virtio headers,\n"
 	    "GRO towards a TUN/TAP, GSO and checksums towards an AF_PACKET device without TSO;\n"
@@ -126,10 +124,6 @@ usage(FILE *f)
 	    "--tx-ring on (with --offload on): an AF_PACKET port sends through a transmit ring\n"
 	    "(PACKET_TX_RING: frames copied into it, super-packets cut there, one send() per\n"
 	    "batch) instead of one sendmmsg() message per frame; off (default): sendmmsg().\n"
-	    "--rt-priority N (1-99): the relay runs SCHED_FIFO at priority N, as a NIC's\n"
-	    "softirq runs before tasks: the programs it wakes (the receiver behind the TAP,\n"
-	    "the sender behind the veth) no longer preempt it mid-batch (default 0: not;\n"
-	    "needs CAP_SYS_NICE; it sleeps in poll() when there is no traffic).\n"
 	    "--tun-mac: source address of the frames made from a TUN's packets (default: the\n"
 	    "other port's MAC).  SIGINT/SIGTERM end it.\n");
 	return f == stdout ? 0 : 2;
@@ -671,7 +665,6 @@ cmd_relay(int argc, char **argv)
 		{ "tun-mac", required_argument, NULL, 'm' },
 		{ "tunnel-gso", required_argument, NULL, 'T' },
 		{ "tx-ring", required_argument, NULL, 'R' },
-		{ "rt-priority", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -680,7 +673,6 @@ cmd_relay(int argc, char **argv)
 		{ 'b', "--busy-poll", 0, 1000000, &r.busy_us },
 		{ 'g', "--gro-flush-timeout", 0, SOFL_PORT_FLUSH_TIMEOUT_MAX, &r.hold_us },
 		{ 'r', "--ring-slots", 1, 65536, &r.ring_slots },
-		{ 'P', "--rt-priority", 0, 99, &r.rt_prio },
 	};
 	int c, promisc = 0, bypass = 0, rc, i;
 
@@ -756,17 +748,6 @@ cmd_relay(int argc, char **argv)
 		sofl_port_close(r.e[0].port);
 		sofl_port_close(r.e[1].port);
 		return 2;
-	}
-	if (r.rt_prio) {
-		struct sched_param sp = { .sched_priority = (int)r.rt_prio };
-
-		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
-			cli_error("relay: --rt-priority %u: %s", r.rt_prio, strerror(errno));
-			sofl_port_close(r.e[0].port);
-			sofl_port_close(r.e[1].port);
-			sofl_l2_destroy(r.l2);
-			return 2;
-		}
 	}
 	cli_catch_stop();
 	clock_gettime(CLOCK_MONOTONIC, &r.t0);

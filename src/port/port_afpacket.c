@@ -251,56 +251,21 @@ rx_slot(struct afp *a, uint8_t *s, uint32_t status)
 			(status & TP_STATUS_VLAN_VALID) != 0, tpid, h->tp_vlan_tci);
 }
 
-/* Slots whose status word is prefetched per batch (below) at most */
-#define AFP_PREFETCH_MAX 64u
-
-/* For every frame, Linux's tpacket_rcv() first reads the status word of the
- * slot a quarter of the ring ahead of the one it fills
- * (__packet_rcv_has_room() -> __tpacket_has_room(po, ROOM_POW_OFF) in
- * net/packet/af_packet.c: "is the ring filling up?").  That slot was last
- * touched three quarters of a ring ago (megabytes of frames since): a
- * cache miss per frame, taken inside whichever system call the frame
- * arrives in (often the relay's own send of the ACKs, a veth delivering
- * in the sender's context).  Once the ring is drained the kernel's next
- * slot is @a->head, so the lines it will look at for the next @n frames
- * are known: they are prefetched here (shared, no write), an
- * asynchronous load that overlaps our work instead of stalling the
- * kernel's.  No system call, no store into slots the kernel owns. */
-static void
-ring_prefetch_room(const struct afp *a, uint32_t n)
-{
-	uint32_t i, q = a->slots / 4, at;
-
-	if (!q)
-		return;
-	if (n > AFP_PREFETCH_MAX)
-		n = AFP_PREFETCH_MAX;
-	at = (a->head + q) % a->slots;
-	for (i = 0; i < n; i++, at = at + 1 == a->slots ? 0 : at + 1)
-		__builtin_prefetch(slot(a, at), 0, 3);
-}
-
 static void
 ring_recv(struct afp *a)
 {
-	uint32_t n = 0;
-
 	/* held slots are still TP_STATUS_USER: never walk into them again */
 	while (a->q.n < a->q.cap && a->held < a->slots) {
 		uint8_t *s = slot(a, a->head);
 		struct tpacket2_hdr *h = (struct tpacket2_hdr *)(void *)s;
 		uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
 
-		if (!(st & TP_STATUS_USER)) {
-			/* drained: the kernel fills a->head next */
-			ring_prefetch_room(a, n ? n : 1);
+		if (!(st & TP_STATUS_USER))
 			break;
-		}
 		if (rx_slot(a, s, st) == PORT_RXQ_FULL)
 			break;		/* stays in the ring for the next batch */
 		a->head = (a->head + 1) % a->slots;
 		a->held++;
-		n++;
 	}
 }
 

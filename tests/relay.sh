@@ -5,7 +5,8 @@
 # directions, arrive intact (sha256), with --offload on (the GRO engine
 # coalesces towards the TAP/TUN: super-packets formed; super-packets read
 # from the TAP/TUN are segmented for the veth: segments split) and off (one
-# frame per system call, no GRO/GSO); an iperf3 -t 2 run each way.  The
+# frame per system call, no GRO/GSO), and on with --tx-ring on (the
+# AF_PACKET port sends through PACKET_TX_RING); an iperf3 -t 2 run each way.  The
 # counters come from --json.  Needs root, iperf3, ethtool, jq and
 # /dev/net/tun (else 77).  Removes its namespaces, kills only its own PIDs.
 set -u
@@ -96,7 +97,7 @@ iperf() {
 # start_relay KIND(tap|tun) OFFLOAD: the relay in B, its device up with B's addresses
 start_relay() {
 	DEV=sorl$1$P
-	ip netns exec "$B" "$CLI" relay "afpacket:$VB" "$1:$DEV" --offload "$2" --json $TUNMAC \
+	ip netns exec "$B" "$CLI" relay "afpacket:$VB" "$1:$DEV" --offload "$2" --json $TUNMAC ${RELAYOPT:-} \
 		> "$LOG/relay.json" 2> "$LOG/relay.err" &
 	RELAY=$!
 	PIDS="$PIDS $RELAY"
@@ -181,6 +182,11 @@ run_case() {
 }
 
 run_case tap on
+# the ACK direction (TAP -> veth) through the AF_PACKET transmit ring:
+# the same transfers intact, the port says it sends through the ring
+RELAYOPT="--tx-ring on" run_case tap on
+echo "$STATS" | jq -e '.ports[0].offloads | index("tx-ring")' >/dev/null ||
+	fail "--tx-ring on: the AF_PACKET port does not send through its ring ($(field 0 offloads))"
 run_case tap off
 run_case tun on
 run_case tun off

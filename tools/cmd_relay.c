@@ -86,6 +86,7 @@ struct relay {
 	uint32_t ring_slots;	/* 0: the port's default */
 	uint32_t busy_us;	/* --busy-poll */
 	uint32_t hold_us;	/* --gro-flush-timeout (RELAY_HOLD_US) */
+	int tx_ring;		/* --tx-ring: an AF_PACKET port sends through PACKET_TX_RING */
 	uint8_t tun_mac[6];	/* --tun-mac: source of frames from a TUN */
 	int have_tun_mac;
 	struct tun_addrs ta;
@@ -103,6 +104,7 @@ usage(FILE *f)
 	    "                         [--stats-interval S] [--time S] [--promisc] [--qdisc-bypass]\n"
 	    "                         [--ring-slots N] [--busy-poll US] [--tun-mac MAC]\n"
 	    "                         [--tunnel-gso on|off] [--gro-flush-timeout US]\n"
+	    "                         [--tx-ring on|off]\n"
 	    "ports: tun:NAME  tap:NAME  afpacket:IFNAME\n"
 	    "Forwards both ways.  --offload on (default): AF_PACKET ring with virtio headers,\n"
 	    "GRO towards a TUN/TAP, GSO and checksums towards an AF_PACKET device without TSO;\n"
@@ -119,6 +121,9 @@ usage(FILE *f)
 	    "GSO (Linux 6.17+, 24-byte virtio header), so VXLAN/Geneve frames are coalesced into\n"
 	    "tunnel super-packets towards it and its tunnel super-packets are read whole (cut\n"
 	    "for an AF_PACKET port); off, or a kernel without it: not.\n"
+	    "--tx-ring on (with --offload on): an AF_PACKET port sends through a transmit ring\n"
+	    "(PACKET_TX_RING: frames copied into it, super-packets cut there, one send() per\n"
+	    "batch) instead of one sendmmsg() message per frame; off (default): sendmmsg().\n"
 	    "--tun-mac: source address of the frames made from a TUN's packets (default: the\n"
 	    "other port's MAC).  SIGINT/SIGTERM end it.\n");
 	return f == stdout ? 0 : 2;
@@ -173,6 +178,7 @@ open_end(struct relay *r, int i, int promisc, int bypass)
 		c.rx_mode = super ? SOFL_PORT_RX_SUPER : SOFL_PORT_RX_SEGMENT;
 		if (r->ring_slots)
 			c.ring_frames = r->ring_slots;
+		c.tx_ring = r->offload && r->tx_ring;
 		if (!r->offload) {
 			c.ring = 0;
 			c.tx_offload = 0;
@@ -658,6 +664,7 @@ cmd_relay(int argc, char **argv)
 		{ "gro-flush-timeout", required_argument, NULL, 'g' },
 		{ "tun-mac", required_argument, NULL, 'm' },
 		{ "tunnel-gso", required_argument, NULL, 'T' },
+		{ "tx-ring", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -692,6 +699,14 @@ cmd_relay(int argc, char **argv)
 				r.tnl_gso = 0;
 			else
 				return cli_error("--tunnel-gso: expected on or off, not '%s'", optarg);
+			break;
+		case 'R':
+			if (!strcmp(optarg, "on"))
+				r.tx_ring = 1;
+			else if (!strcmp(optarg, "off"))
+				r.tx_ring = 0;
+			else
+				return cli_error("--tx-ring: expected on or off, not '%s'", optarg);
 			break;
 		case 'j': r.json = 1; break;
 		case 's':

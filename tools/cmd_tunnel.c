@@ -562,13 +562,12 @@ now_s(void)
  * (tcp_tso_autosize(), tcp_xmit_size_goal(): sk_gso_max_segs comes from the
  * device), so that each is one send. */
 
-/* the segments of one UDP_SEGMENT send: datagrams of @mtu plus @per bytes */
+/* VXLAN/Geneve: the datagrams of MTU + headers one UDP_SEGMENT send holds */
 static unsigned
 tn_gso_segs(const struct tn_opts *o)
 {
 	unsigned max = o->remote[0].ss_family == AF_INET6 ? 65527 : 65507;
-	unsigned per = o->encap == TN_ENCAP_IP ? 0 : o->inner_eth ? TN_VXLAN_HLEN + 14 :
-		       TN_GENEVE_HLEN;	/* = TN_VXLAN_HLEN */
+	unsigned per = o->inner_eth ? TN_VXLAN_HLEN + 14 : TN_GENEVE_HLEN;	/* = VXLAN's */
 
 	return max / (o->mtu + per);
 }
@@ -647,8 +646,10 @@ setup(struct tn_worker *ws, const struct tn_opts *o)
 	if ((err = sofl_tun_set_txqueuelen(ws[0].tun, o->txqlen)) < 0)
 		cli_lib_error(err, "tunnel: cannot set the queue length of %s to %u", o->tun,
 			      o->txqlen);
-	/* where the TUN/TAP hands over super-packets (--offload on|gso) */
-	if ((o->mode == MODE_ON || o->mode == MODE_GSO) && tn_gso_segs(o) < 64 &&
+	/* VXLAN/Geneve, where the TUN/TAP hands over super-packets (--offload
+	 * on|gso); not --encap ip, where one locked run measured no gain */
+	if (o->encap != TN_ENCAP_IP && (o->mode == MODE_ON || o->mode == MODE_GSO) &&
+	    tn_gso_segs(o) < 64 &&
 	    (err = set_gso_max_segs(o->tun, tn_gso_segs(o))) != 0)
 		cli_error("tunnel: cannot set gso_max_segs of %s to %u (super-packets "
 			  "then go out in two sends): %s", o->tun, tn_gso_segs(o), strerror(err));

@@ -10,7 +10,8 @@
 #     and send, the VXLAN/inner checks), "down" excepted: frames the kernel's
 #     VXLAN sent before the test brought the TAP up (set-up, not transfer);
 #   - the TAP's queue towards the tunnel (tx_dropped: tun_net_xmit());
-#   - A's UdpRcvbufErrors and UdpInErrors (nstat): the receive socket full.
+#   - A's Udp(6)RcvbufErrors and Udp(6)InErrors (nstat): the receive socket
+#     full.  Over an IPv4 and an IPv6 underlay.
 # The retransmits and the veth's own drops (its 256-entry ring towards the
 # peer, veth_xmit(): the wire, not the endpoint; the kernel <-> kernel rows
 # of make demo have them too) are printed, not asserted.
@@ -34,19 +35,28 @@ ip link set "$VA" netns "$TL_A"
 ip link set "$VB" netns "$TL_B"
 ip -n "$TL_A" addr add 198.18.20.1/24 dev "$VA"
 ip -n "$TL_B" addr add 198.18.20.2/24 dev "$VB"
+ip -n "$TL_A" addr add 2001:2:20::1/64 dev "$VA" nodad
+ip -n "$TL_B" addr add 2001:2:20::2/64 dev "$VB" nodad
 for ns in "$TL_A" "$TL_B"; do ip -n "$ns" link set lo up; done
 ip -n "$TL_A" link set "$VA" up
 ip -n "$TL_B" link set "$VB" up
 ip netns exec "$TL_A" ethtool -K "$VA" tso off gso off tx-udp-segmentation off gro on tx off >/dev/null 2>&1
 ip netns exec "$TL_B" ethtool -K "$VB" tso off gso off tx-udp-segmentation off gro on tx off >/dev/null 2>&1
-ip -n "$TL_B" link add "$VX" type vxlan id 42 dstport 4789 local 198.18.20.2 remote 198.18.20.1 dev "$VB"
-ip -n "$TL_B" link set "$VX" mtu 1450 up
-ip -n "$TL_B" addr add 198.18.21.2/24 dev "$VX"
 
-# start_a: softoffload's endpoint in A (stdout A.json)
+# kernel_b UNDERLAY: the kernel's VXLAN device in B (its MTU from the veth's)
+kernel_b() {
+	ip -n "$TL_B" link del "$VX" 2>/dev/null
+	if [ "$1" = 6 ]; then l=2001:2:20::2 r=2001:2:20::1; else l=198.18.20.2 r=198.18.20.1; fi
+	ip -n "$TL_B" link add "$VX" type vxlan id 42 dstport 4789 local $l remote $r dev "$VB"
+	ip -n "$TL_B" addr add 198.18.21.2/24 dev "$VX"
+	ip -n "$TL_B" link set "$VX" up
+}
+
+# start_a UNDERLAY: softoffload's endpoint in A (stdout A.json)
 start_a() {
-	ip netns exec "$TL_A" "$SOFL" tunnel --encap vxlan --vni 42 --tun "$TAP" --local 198.18.20.1:4789 \
-	    --remote 198.18.20.2:4789 --json ${SOFL_DROPS_ARGS:-} >"$TL_DIR/A.json" 2>"$TL_DIR/A.err" &
+	if [ "$1" = 6 ]; then l="[2001:2:20::1]:4789" r="[2001:2:20::2]:4789"; else l=198.18.20.1:4789 r=198.18.20.2:4789; fi
+	ip netns exec "$TL_A" "$SOFL" tunnel --encap vxlan --vni 42 --tun "$TAP" --local "$l" \
+	    --remote "$r" --json ${SOFL_DROPS_ARGS:-} >"$TL_DIR/A.json" 2>"$TL_DIR/A.err" &
 	TL_PID_A=$!
 	TL_PIDS="$TL_PIDS $TL_PID_A"
 	i=0
@@ -83,7 +93,7 @@ print("%.2f Gbit/s, %d retransmits" % (d["sum_received"]["bits_per_second"] / 1e
 }
 # stop_a LABEL: stops A's tunnel; its drops (and A's UDP receive errors) checked
 stop_a() {
-	udp_err=$(ip netns exec "$TL_A" nstat 2>/dev/null | awk '$1 == "UdpRcvbufErrors" || $1 == "UdpInErrors" { n += $2 } END { print n + 0 }')
+	udp_err=$(ip netns exec "$TL_A" nstat 2>/dev/null | awk '$1 ~ /^Udp6?(RcvbufErrors|InErrors)$/ { n += $2 } END { print n + 0 }')
 	tl_stop A || bad "$1: the tunnel exited $?"
 	drops=$(tl_json A '(sum(d["tun"]["rx_drop"].values()) + sum(n for k, n in d["tun"]["tx_drop"].items() if k != "down") + sum(d["udp"]["rx_drop"].values()) + sum(d["udp"]["tx_drop"].values()) + sum(d["encap_drop"].values()) + sum(d["inner_drop"].values()) + d["kernel_tun_tx_dropped"])') ||
 	    bad "$1: cannot read the counters"
@@ -92,19 +102,22 @@ stop_a() {
 	[ "$udp_err" = 0 ] || bad "$1: the receive socket overflowed ($udp_err)"
 }
 
-start_a
+for U in 4 6; do
+kernel_b $U
+start_a $U
 ip netns exec "$TL_A" nstat -n
-xfer "$TL_A" "$TL_B" 198.18.21.2 "softoffload sends"
-stop_a "softoffload sends"
+xfer "$TL_A" "$TL_B" 198.18.21.2 "underlay IPv$U, softoffload sends"
+stop_a "underlay IPv$U, softoffload sends"
 # one UDP_SEGMENT send per super-packet read from the TAP (the TAP's
 # gso_max_segs capped at what one send holds: 1.24 sends each without)
-echo "softoffload sends: $(tl_json A 'd["udp"]["tx_super"]') UDP_SEGMENT sends for $(tl_json A 'd["tun"]["rx_super"]') super-packets"
+echo "underlay IPv$U, softoffload sends: $(tl_json A 'd["udp"]["tx_super"]') UDP_SEGMENT sends for $(tl_json A 'd["tun"]["rx_super"]') super-packets"
 tl_json A 'd["tun"]["rx_super"] > 0 and d["udp"]["tx_super"] <= 1.02 * d["tun"]["rx_super"]' | grep -q True ||
-    bad "softoffload sends: more than one UDP_SEGMENT send per super-packet"
-start_a
+    bad "underlay IPv$U, softoffload sends: more than one UDP_SEGMENT send per super-packet"
+start_a $U
 ip netns exec "$TL_A" nstat -n
-xfer "$TL_B" "$TL_A" 198.18.21.1 "softoffload receives"
-stop_a "softoffload receives"
-tl_json A 'd["tun"]["tx_super"] > 0' | grep -q True || bad "softoffload receives: no TAP super-packets"
-[ $fail = 0 ] && echo "summary: softoffload VXLAN <-> kernel VXLAN, 400 MB each way: 0 frames dropped by the endpoint"
+xfer "$TL_B" "$TL_A" 198.18.21.1 "underlay IPv$U, softoffload receives"
+stop_a "underlay IPv$U, softoffload receives"
+tl_json A 'd["tun"]["tx_super"] > 0' | grep -q True || bad "underlay IPv$U, softoffload receives: no TAP super-packets"
+done
+[ $fail = 0 ] && echo "summary: softoffload VXLAN <-> kernel VXLAN, 400 MB each way over IPv4 and IPv6 underlays: 0 frames dropped by the endpoint"
 exit $fail

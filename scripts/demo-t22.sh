@@ -40,11 +40,23 @@ vxi_down() {
 	B ip neigh flush dev vb 2>/dev/null
 }
 
-# the veth's drops A -> B (its peer's queue full: veth_xmit()), which TCP
-# sees as losses whichever endpoint is behind it
+# the veth's transmit drops, both ways (its peer's 256-entry ring full:
+# veth_xmit()), which TCP sees as losses whichever endpoint is behind it:
+# the wire's, in the kernel <-> kernel row too
 vxi_wire_drops() {
-	A ip -s link show va | awk '/TX:/ { getline; print $4; exit }'
+	echo $(($(A ip -s link show va | awk '/TX:/ { getline; print $4; exit }') +
+		$(B ip -s link show vb | awk '/TX:/ { getline; print $4; exit }')))
 }
+
+# the frames the softoffload endpoint dropped, from its counters (jq on the
+# --json object): every drop reason of its TAP and UDP ports, the VXLAN and
+# inner checks, and the TAP's queue towards it (tx_dropped); a TAP write
+# refused while the TAP was still down ("down": set-up, before the row's
+# traffic) aside
+VXI_EP_DROPS='([.tun.rx_drop[]] | add // 0) +
+	([.tun.tx_drop | to_entries[] | select(.key != "down") | .value] | add // 0) +
+	([.udp.rx_drop[]] | add // 0) + ([.udp.tx_drop[]] | add // 0) +
+	([.encap_drop[]] | add // 0) + ([.inner_drop[]] | add // 0) + (.kernel_tun_tx_dropped // 0)'
 
 # vxi_row MODE : one row; the softoffload side's counters go with it
 vxi_row() {
@@ -61,7 +73,8 @@ vxi_row() {
 		vxi_down
 		if [ -n "$_side" ]; then
 			row_add "$(jq -cn --argjson c "$(last_json "$WORK/vxi$_side.log")" --arg d "$_vd" \
-				'{counters: {sofl: $c}, wire_drops: ($d | tonumber? // null)}')"
+				"{counters: {sofl: \$c}, wire_drops: (\$d | tonumber? // null),
+				  endpoint_drops: (\$c | $VXI_EP_DROPS)}")"
 		else
 			row_add "{\"counters\": {}, \"wire_drops\": ${_vd:-null}}"
 		fi
@@ -93,4 +106,12 @@ report_vxlan() {
 	table_gbps vxlan-interop
 	_rs=$(ratio "$_s" "$_k") _rr=$(ratio "$_r" "$_k")
 	say "   verdict: softoffload sending $_rs, receiving $_rr of kernel <-> kernel (target >= 0.7x: $(verdict_ge "$_rs" 0.7), $(verdict_ge "$_rr" 0.7))"
+	say "   retransmits: $(jq -rs 'map(select(.name == "vxlan-interop" and .gbps)) |
+		map("\(.mode) \(.retransmits) (the wire dropped \(.wire_drops // "?")" +
+		    (if .mode == "kernel" then ")" else ", the endpoint \(.endpoint_drops // "?"))" end)) |
+		join(", ")' "$OUT/rows.jsonl")"
+	_ep=$(jq -rs 'map(select(.name == "vxlan-interop" and .gbps and .mode != "kernel") |
+		.endpoint_drops) | if length == 2 and all(. == 0) then "met" elif length < 2 then
+		"not measured" else "missed" end' "$OUT/rows.jsonl")
+	say "   verdict: frames dropped by the softoffload endpoint, both directions: 0 (target): $_ep"
 }

@@ -23,6 +23,7 @@
 #define HOT		static inline __attribute__((always_inline))	/* per packet */
 #define LNX_BUCKETS	8	/* GRO_HASH_BUCKETS */
 #define LNX_PER_BUCKET	8	/* MAX_GRO_SKBS */
+_Static_assert(LNX_BUCKETS * LNX_PER_BUCKET <= 256, "tagfi holds a Linux table flow index in a byte");
 
 /* tcp_flag_word() bits (bytes 12-15 of the TCP header, big-endian) */
 #define TW_FIN	0x00010000u
@@ -187,6 +188,8 @@ struct sofl_gro {
 	uint32_t *tail;		/* Linux table: oldest of each bucket */
 	uint8_t *cnt;		/* Linux table: flows per bucket */
 	uint8_t *tags;		/* Linux table: held flows per (bucket, hash tag) */
+	uint8_t *tagfi;		/* Linux table: per (bucket, hash tag), the flow held last
+				 * with it (a hint for fast_find; may be stale) */
 	struct flow *flows;
 	uint32_t nflows, nfree, held_flows, fs_grow_at;	/* (fstack_grow) */
 	uint32_t *fstack;	/* free flow entries: fstack[0, nfree), the top reused first;

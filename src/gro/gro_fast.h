@@ -173,8 +173,21 @@ fast_find_x(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const 
 	 * held flow that passes is the one the walk below would return. */
 	if (fi != NIL && fast_same(g, &g->flows[fi], in, h, lean))
 		return fi;
-	if (g->lnx && !g->tags[tag_of(g, h)]) {
-		fi = NIL;	/* nothing with this tag: skip the walk */
+	if (g->lnx) {
+		const uint32_t t = tag_of(g, h);
+
+		if (!g->tags[t]) {
+			fi = NIL;	/* nothing with this tag: skip the walk */
+		} else {
+			/* the flow held last with this tag first: flows in turn
+			 * then skip the walk (a chain of dependent loads whose
+			 * every hash test mispredicts); a stale hint fails
+			 * fast_same (not held, another hash or header) */
+			fi = g->tagfi[t];
+			if (fast_same(g, &g->flows[fi], in, h, lean))
+				return fi;
+			fi = bhead(g, h & g->mask);
+		}
 	} else {
 		fi = bhead(g, h & g->mask);
 	}

@@ -90,7 +90,10 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 		g->head[b] = (g->head[b] & ~HB_IDX) + HB_ONE + (fi + 1);
 	if (lnx) {
 		g->cnt[b]++;
-		g->tags[b * TAGS + ((h >> 3) & (TAGS - 1))]++;	/* tag_of(g, h) */
+		const uint32_t t = b * TAGS + ((h >> 3) & (TAGS - 1));	/* tag_of(g, h) */
+
+		g->tags[t]++;
+		g->tagfi[t] = (uint8_t)fi;	/* (fi < 64: the Linux table's 8 x 8) */
 	}
 	if (!lnx || g->timeout_ns)	/* g->use_age */
 		DL_LINK(g, &g->age, fi, age_prev, age_next);

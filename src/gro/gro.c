@@ -277,6 +277,12 @@ sofl_gro_fast_counts(const struct sofl_gro *g, uint64_t *segs, uint64_t *runs)
 	*runs = g->fast_runs;
 }
 
+uint64_t
+sofl_gro_fast_tun_holds(const struct sofl_gro *g)
+{
+	return g->fast_tun_holds;
+}
+
 uint32_t
 sofl_gro_chain_max(const struct sofl_gro *g)
 {

@@ -226,6 +226,7 @@ struct sofl_gro {
 				 * #14); others for tests of the rule's one definition */
 	uint64_t fast_segs;	/* segments the fast paths merged (for tests: which
 				 * path decided), added once per train */
+	uint64_t fast_tun_holds;	/* tunnel flows fast_hold_tun held (tests) */
 	uint64_t fast_runs;	/* trains and weaves' strands that merged (tests) */
 	/* tunnels: the parse config (cfg.parse copied), the UDP tunnel ports
 	 * for the fast paths' "could be a tunnel" test (tun_maybe4) */
@@ -540,6 +541,10 @@ uint32_t sofl_gro_chain_max(const struct sofl_gro *g);
  * the trains and weaves' strands that merged (*runs) since the engine was
  * created, so that a test knows which path its inputs took. */
 void sofl_gro_fast_counts(const struct sofl_gro *g, uint64_t *segs, uint64_t *runs);
+
+/* sofl_gro_fast_tun_holds() : the tunnel flows held without the full
+ * parse (fast_hold_tun) since the engine was created, for tests. */
+uint64_t sofl_gro_fast_tun_holds(const struct sofl_gro *g);
 
 /* sofl_gro_set_rule() : the bits of header byte @byte that must not differ
  * between merged segments, for tests of the rules' single definition: @hdr

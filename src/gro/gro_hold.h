@@ -101,4 +101,23 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 	g->held_segs++;
 }
 
+/* The tunnel state of the tunnel flow just held at the head of bucket @b
+ * (frame @d): outer IP header at @o3 (version @ov), outer UDP header at @o4
+ * (0: IP-in-IP), tunnel header at @enc, enum sofl_encap @type — from
+ * gro_hold's parse or fast_hold_tun's reading of the frame alike. */
+static inline void
+hold_tun(struct sofl_gro *g, uint32_t b, const uint8_t *d, uint32_t o3, uint32_t o4, uint32_t enc,
+	 unsigned ov, unsigned type)
+{
+	struct tflow *t = &g->tun[bhead(g, b)];
+
+	t->o3 = (uint16_t)o3;
+	t->o4 = (uint16_t)o4;
+	t->enc = (uint16_t)enc;
+	t->ov = (uint8_t)ov;
+	t->type = (uint8_t)type;
+	t->ocsum = o4 && sofl_get16(d + o4 + 6) != 0;
+	t->ofixed = 0;
+}
+
 #endif

@@ -56,7 +56,9 @@ enum ev {
 	EV_PSH, EV_SHORT, EV_IID_GAP, EV_OSPORT, EV_ACK, EV_VNI,
 	EV_IACK, EV_ITS,	/* inner TCP ack number, timestamp value: past 128
 				 * header bytes in the long shapes */
-	EV__N
+	EV__N,
+	EV_OULEN	/* the outer UDP length one short of the frame (not drawn
+			 * at random) */
 };
 
 struct stream {
@@ -138,6 +140,11 @@ add_pkt(struct stream *s, const struct shape *sh, int f, uint32_t seq, uint16_t 
 	if (ev == EV_OCSUM_BAD && sh->type != SOFL_ENCAP_IPIP && sh->ocsum) {
 		const size_t o6 = 14 + (sh->ov == 4 ? 20 : 40) + 6;
 		b[o6 + 1] ^= 0x10;
+	}
+	if (ev == EV_OULEN && sh->type != SOFL_ENCAP_IPIP) {
+		uint8_t *ul = b + 14 + (sh->ov == 4 ? 20 : 40) + 4;
+
+		sofl_put16(ul, (uint16_t)(sofl_get16(ul) - 1));
 	}
 	if (ev == EV_OIPSUM_BAD && sh->ov == 4)
 		b[14 + 10] ^= 0x01;
@@ -530,14 +537,15 @@ rr_stream(struct stream *s, const struct shape *sh, int flows, uint32_t fl, enum
  * its later ones merged by the fast paths, and the outputs and counters are
  * the general path's; first segments that the general way delivers at once
  * or must verify (a bad or unflagged outer checksum, a bad outer IPv4
- * header checksum not flagged, PSH, a short or empty segment, no flags)
+ * header checksum not flagged, PSH, a short or empty segment, an outer
+ * UDP length short of the frame, no flags)
  * are not held by it, and still give the general path's outputs */
 static void
 test_tun_hold_rr(void **state)
 {
 	const struct how h = { SOFL_GRO_TABLE_LINUX, 0, 0, 0 };
 	static const enum ev evs[] = { EV_OCSUM_BAD, EV_OCSUM_FLIP, EV_OIPSUM_BAD, EV_PSH,
-				       EV_SHORT, EV_ACK, EV_VNI, EV_OSPORT };
+				       EV_SHORT, EV_ACK, EV_VNI, EV_OSPORT, EV_OULEN };
 	const uint32_t ok = SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK;
 	size_t si, e;
 

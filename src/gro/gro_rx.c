@@ -100,10 +100,44 @@ fast_same_cold(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 	return mk & MK_T ? fast_same_x(g, f, d, 1) : fast_same_x(g, f, d, 0);
 }
 
-/* fast_same_x() of a tunnel flow (its mask's MK_T), out of line */
+#if GRO_AVX2
+/* same_masked() in 32-byte words (AVX2) for 32 <= n <= 128: the words at
+ * 0, 32 and 64 that start before the last one, which ends at n (overlap
+ * is harmless: masks are positional) */
+static inline __attribute__((target("avx2"))) int
+same_masked_y(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
+{
+#define YL(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define YX(o) _mm256_and_si256(YL(m + (o)), _mm256_xor_si256(YL(a + (o)), YL(b + (o))))
+	__m256i x = _mm256_or_si256(YX(0), YX(n - 32));
+
+	if (n > 64)
+		x = _mm256_or_si256(x, YX(32));
+	if (n > 96)
+		x = _mm256_or_si256(x, YX(64));
+	return _mm256_testz_si256(x, x);
+#undef YX
+#undef YL
+}
+
+/* fast_same_x() of a tunnel flow whose header fits same_masked_y */
+static __attribute__((noinline, target("avx2"))) int
+fast_same_tun_y(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
+{
+	return same_masked_y(fhdr(f), d, g->mask_b[f->mk & ~MK_T], f->hdr_len) &&
+	       fast_same_rest(g, f, d, 1);
+}
+#endif
+
+/* fast_same_x() of a tunnel flow (its mask's MK_T), out of line; headers
+ * of 32..128 bytes in 32-byte words where the CPU has AVX2 (g->isa) */
 __attribute__((noinline)) int
 fast_same_tun(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 {
+#if GRO_AVX2
+	if (g->isa && f->hdr_len <= 128)	/* (a mask: at least 32 bytes) */
+		return fast_same_tun_y(g, f, d);
+#endif
 	return fast_same_x(g, f, d, 1);
 }
 

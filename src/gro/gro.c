@@ -187,7 +187,8 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->head = sofl_zalloc(nb * sizeof(*g->head), &g->head_map);
 	if (g->lnx) {
 		g->cnt = calloc(nb, sizeof(*g->cnt));
-		g->tags = calloc((size_t)nb * TAGS, 1);
+		g->tags = calloc((size_t)nb * TAGS * 2, 1);	/* tags, then tagfi */
+		g->tagfi = g->tags ? g->tags + (size_t)nb * TAGS : NULL;
 		g->tail = malloc(nb * sizeof(*g->tail));
 	}
 	g->flows = sofl_zalloc((size_t)g->nflows * sizeof(*g->flows), &g->flows_map);
@@ -274,6 +275,12 @@ sofl_gro_fast_counts(const struct sofl_gro *g, uint64_t *segs, uint64_t *runs)
 {
 	*segs = g->fast_segs;
 	*runs = g->fast_runs;
+}
+
+uint64_t
+sofl_gro_fast_tun_holds(const struct sofl_gro *g)
+{
+	return g->fast_tun_holds;
 }
 
 uint32_t

@@ -23,6 +23,7 @@
 #define HOT		static inline __attribute__((always_inline))	/* per packet */
 #define LNX_BUCKETS	8	/* GRO_HASH_BUCKETS */
 #define LNX_PER_BUCKET	8	/* MAX_GRO_SKBS */
+_Static_assert(LNX_BUCKETS * LNX_PER_BUCKET <= 256, "tagfi holds a Linux table flow index in a byte");
 
 /* tcp_flag_word() bits (bytes 12-15 of the TCP header, big-endian) */
 #define TW_FIN	0x00010000u
@@ -187,6 +188,8 @@ struct sofl_gro {
 	uint32_t *tail;		/* Linux table: oldest of each bucket */
 	uint8_t *cnt;		/* Linux table: flows per bucket */
 	uint8_t *tags;		/* Linux table: held flows per (bucket, hash tag) */
+	uint8_t *tagfi;		/* Linux table: per (bucket, hash tag), the flow held last
+				 * with it (a hint for fast_find; may be stale) */
 	struct flow *flows;
 	uint32_t nflows, nfree, held_flows, fs_grow_at;	/* (fstack_grow) */
 	uint32_t *fstack;	/* free flow entries: fstack[0, nfree), the top reused first;
@@ -223,6 +226,7 @@ struct sofl_gro {
 				 * #14); others for tests of the rule's one definition */
 	uint64_t fast_segs;	/* segments the fast paths merged (for tests: which
 				 * path decided), added once per train */
+	uint64_t fast_tun_holds;	/* tunnel flows fast_hold_tun held (tests) */
 	uint64_t fast_runs;	/* trains and weaves' strands that merged (tests) */
 	/* tunnels: the parse config (cfg.parse copied), the UDP tunnel ports
 	 * for the fast paths' "could be a tunnel" test (tun_maybe4) */
@@ -537,6 +541,10 @@ uint32_t sofl_gro_chain_max(const struct sofl_gro *g);
  * the trains and weaves' strands that merged (*runs) since the engine was
  * created, so that a test knows which path its inputs took. */
 void sofl_gro_fast_counts(const struct sofl_gro *g, uint64_t *segs, uint64_t *runs);
+
+/* sofl_gro_fast_tun_holds() : the tunnel flows held without the full
+ * parse (fast_hold_tun) since the engine was created, for tests. */
+uint64_t sofl_gro_fast_tun_holds(const struct sofl_gro *g);
 
 /* sofl_gro_set_rule() : the bits of header byte @byte that must not differ
  * between merged segments, for tests of the rules' single definition: @hdr

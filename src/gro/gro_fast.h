@@ -114,15 +114,22 @@ tun_fast_csums(const struct sofl_gro *g, const struct tflow *t, const uint8_t *d
 	return 1;
 }
 
+/* fast_same_x() past the masked compare */
+static inline __attribute__((always_inline)) int
+fast_same_rest(const struct sofl_gro *g, const struct flow *f, const uint8_t *d, const int tun)
+{
+	return rule_seq_ok(sofl_get32(d + f->l4_off + 4), f->next_seq) &&
+	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g))) &&
+	       (!tun || tun_fast_same(g, f, d));
+}
+
 /* fast_same() past its first tests, @f's mask set (@tun: a tunnel flow's,
  * a constant: the plain variant carries none of the tunnel's tests) */
 static inline __attribute__((always_inline)) int
 fast_same_x(const struct sofl_gro *g, const struct flow *f, const uint8_t *d, const int tun)
 {
 	return same_masked(fhdr(f), d, g->mask_b[tun ? f->mk & ~MK_T : f->mk], f->hdr_len) &&
-	       rule_seq_ok(sofl_get32(d + f->l4_off + 4), f->next_seq) &&
-	       (f->ipv != 4 || rule_id_ok(sofl_get16(d + f->l3_off + 4), f->next_id, rule_id_mask(g))) &&
-	       (!tun || tun_fast_same(g, f, d));
+	       fast_same_rest(g, f, d, tun);
 }
 /* A held flow's mask set when it is first compared (gro_rx.c): its new
  * f->mk */
@@ -173,8 +180,21 @@ fast_find_x(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const 
 	 * held flow that passes is the one the walk below would return. */
 	if (fi != NIL && fast_same(g, &g->flows[fi], in, h, lean))
 		return fi;
-	if (g->lnx && !g->tags[tag_of(g, h)]) {
-		fi = NIL;	/* nothing with this tag: skip the walk */
+	if (g->lnx) {
+		const uint32_t t = tag_of(g, h);
+
+		if (!g->tags[t]) {
+			fi = NIL;	/* nothing with this tag: skip the walk */
+		} else {
+			/* the flow held last with this tag first: flows in turn
+			 * then skip the walk (a chain of dependent loads whose
+			 * every hash test mispredicts); a stale hint fails
+			 * fast_same (not held, another hash or header) */
+			fi = g->tagfi[t];
+			if (fast_same(g, &g->flows[fi], in, h, lean))
+				return fi;
+			fi = bhead(g, h & g->mask);
+		}
 	} else {
 		fi = bhead(g, h & g->mask);
 	}

@@ -29,19 +29,11 @@ gro_hold(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt
 	 * that offset first, so delivering or dropping a flow need not clear
 	 * it (and fast_hold's flows, plain offsets, never touch it) */
 	if (__builtin_expect(q->l3_off > TUN_L3(g), 0)) {	/* the flow just held heads bucket b */
-		uint32_t fi = bhead(g, b);
-		struct tflow *t = &g->tun[fi];
-
-		t->ov = 0;
 		if (!(q->layers & SOFL_LAYER_ENCAP))
-			return;
-		t->o3 = q->outer_l3_off;
-		t->o4 = q->outer_l4_off;
-		t->enc = q->encap_off;
-		t->ov = q->outer_ipv;
-		t->type = q->encap;
-		t->ocsum = q->outer_l4_off && sofl_get16(q->data + q->outer_l4_off + 6) != 0;
-		t->ofixed = 0;
+			g->tun[bhead(g, b)].ov = 0;
+		else
+			hold_tun(g, b, q->data, q->outer_l3_off, q->outer_l4_off, q->encap_off,
+				 q->outer_ipv, q->encap);
 	}
 }
 

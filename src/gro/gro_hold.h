@@ -90,12 +90,34 @@ hold_in(struct sofl_gro *g, const struct sofl_gro_in *in, const struct hinfo *x,
 		g->head[b] = (g->head[b] & ~HB_IDX) + HB_ONE + (fi + 1);
 	if (lnx) {
 		g->cnt[b]++;
-		g->tags[b * TAGS + ((h >> 3) & (TAGS - 1))]++;	/* tag_of(g, h) */
+		const uint32_t t = b * TAGS + ((h >> 3) & (TAGS - 1));	/* tag_of(g, h) */
+
+		g->tags[t]++;
+		g->tagfi[t] = (uint8_t)fi;	/* (fi < 64: the Linux table's 8 x 8) */
 	}
 	if (!lnx || g->timeout_ns)	/* g->use_age */
 		DL_LINK(g, &g->age, fi, age_prev, age_next);
 	g->held_flows++;
 	g->held_segs++;
+}
+
+/* The tunnel state of the tunnel flow just held at the head of bucket @b
+ * (frame @d): outer IP header at @o3 (version @ov), outer UDP header at @o4
+ * (0: IP-in-IP), tunnel header at @enc, enum sofl_encap @type — from
+ * gro_hold's parse or fast_hold_tun's reading of the frame alike. */
+static inline void
+hold_tun(struct sofl_gro *g, uint32_t b, const uint8_t *d, uint32_t o3, uint32_t o4, uint32_t enc,
+	 unsigned ov, unsigned type)
+{
+	struct tflow *t = &g->tun[bhead(g, b)];
+
+	t->o3 = (uint16_t)o3;
+	t->o4 = (uint16_t)o4;
+	t->enc = (uint16_t)enc;
+	t->ov = (uint8_t)ov;
+	t->type = (uint8_t)type;
+	t->ocsum = o4 && sofl_get16(d + o4 + 6) != 0;
+	t->ofixed = 0;
 }
 
 #endif

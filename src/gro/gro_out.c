@@ -175,14 +175,28 @@ super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, ui
 	return (uint16_t)~sofl_csum_fold(sum);
 }
 
+/* The IPv4 header @ip, a copy of @src just written, with total length @len
+ * and its checksum updated for it (inet_gro_complete: csum_replace2), the
+ * old values read from @src: loads from bytes the copy has just stored
+ * would wait for its wide stores (no store-to-load forwarding into part
+ * of a vector store) */
+static inline void
+ip4_set_len_from(uint8_t *ip, const uint8_t *src, uint16_t len)
+{
+	sofl_put16(ip + 10, sofl_csum_replace16(sofl_get16(src + 10), sofl_get16(src + 2), len));
+	sofl_put16(ip + 2, len);
+}
+
 /* Completion (inet_gro_complete, ipv6_gro_complete, tcp_gro_complete,
- * udp_gro_complete): rewrite a copy of the first segment's headers. */
+ * udp_gro_complete): rewrite a copy of the first segment's headers (what
+ * it reads, from the first segment's: ip4_set_len_from). */
 static void
 out_super(struct sofl_gro *g, uint32_t fi)
 {
 	struct flow *f = &g->flows[fi];
 	struct sofl_gro_out *o = out_begin(g, f->count);
 	uint8_t *h = g->scratch + g->sused, *ip = h + f->l3_off, *l4 = h + f->l4_off;
+	const uint8_t *src = fhdr(f);
 	uint32_t l4len = f->ip_len - (uint32_t)(f->l4_off - f->l3_off), si, next;
 	uint16_t pseudo, co = f->proto == 6 ? 16 : 6;
 	const struct seg *segs = g->segs;
@@ -190,14 +204,14 @@ out_super(struct sofl_gro *g, uint32_t fi)
 	uint64_t *ck;
 
 	g->sused += ((size_t)f->hdr_len + 7) & ~(size_t)7;
-	memcpy(h, fhdr(f), f->hdr_len);
+	memcpy(h, src, f->hdr_len);
 	if (f->ipv == 4)
-		hdr_ipv4_set_len_incr(ip, (uint16_t)f->ip_len);
+		ip4_set_len_from(ip, src + f->l3_off, (uint16_t)f->ip_len);
 	else
 		hdr_ipv6_set_len(ip, f->ip_len);
-	pseudo = l4_pseudo(f->ipv, ip, f->proto, l4len);
+	pseudo = l4_pseudo(f->ipv, src + f->l3_off, f->proto, l4len);	/* (addresses) */
 	if (f->proto == 6) {
-		l4[13] |= f->orflags;
+		l4[13] = src[f->l4_off + 13] | f->orflags;
 		if (g->cfg.policy == SOFL_GRO_POLICY_RELAXED && f->last_l4) {
 			memcpy(l4 + 8, f->last_l4 + 8, 4);	/* newest ACK */
 			memcpy(l4 + 14, f->last_l4 + 14, 2);	/* newest window */
@@ -295,11 +309,12 @@ gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_
 	const struct flow *f = &g->flows[fi];
 	const struct tflow *t = &g->tun[fi];
 	const uint32_t tot = (uint32_t)f->l3_off + f->ip_len;	/* the frame */
+	const uint8_t *src = fhdr(f) + t->o3;	/* (out_super: ip4_set_len_from) */
 	uint8_t *oip = h + t->o3, *uh;
 	uint32_t ulen;
 
 	if (t->ov == 4)
-		hdr_ipv4_set_len_incr(oip, (uint16_t)(tot - t->o3));
+		ip4_set_len_from(oip, src, (uint16_t)(tot - t->o3));
 	else
 		hdr_ipv6_set_len(oip, tot - t->o3);
 	g->st.tun_super_pkts++;
@@ -326,7 +341,7 @@ gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_
 		return;
 	}
 	o->gso_type |= SOFL_GSO_TUNNEL_UDP_CSUM;
-	sofl_put16(uh + 6, l4_pseudo(t->ov, oip, 17, ulen));
+	sofl_put16(uh + 6, l4_pseudo(t->ov, src, 17, ulen));	/* (addresses) */
 }
 
 /* Delivers held flow @fi (already out of the table); frees it and its

@@ -100,10 +100,44 @@ fast_same_cold(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 	return mk & MK_T ? fast_same_x(g, f, d, 1) : fast_same_x(g, f, d, 0);
 }
 
-/* fast_same_x() of a tunnel flow (its mask's MK_T), out of line */
+#if GRO_AVX2
+/* same_masked() in 32-byte words (AVX2) for 32 <= n <= 128: the words at
+ * 0, 32 and 64 that start before the last one, which ends at n (overlap
+ * is harmless: masks are positional) */
+static inline __attribute__((target("avx2"))) int
+same_masked_y(const uint8_t *a, const uint8_t *b, const uint8_t *m, unsigned n)
+{
+#define YL(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define YX(o) _mm256_and_si256(YL(m + (o)), _mm256_xor_si256(YL(a + (o)), YL(b + (o))))
+	__m256i x = _mm256_or_si256(YX(0), YX(n - 32));
+
+	if (n > 64)
+		x = _mm256_or_si256(x, YX(32));
+	if (n > 96)
+		x = _mm256_or_si256(x, YX(64));
+	return _mm256_testz_si256(x, x);
+#undef YX
+#undef YL
+}
+
+/* fast_same_x() of a tunnel flow whose header fits same_masked_y */
+static __attribute__((noinline, target("avx2"))) int
+fast_same_tun_y(const struct sofl_gro *g, const struct flow *f, const uint8_t *d)
+{
+	return same_masked_y(fhdr(f), d, g->mask_b[f->mk & ~MK_T], f->hdr_len) &&
+	       fast_same_rest(g, f, d, 1);
+}
+#endif
+
+/* fast_same_x() of a tunnel flow (its mask's MK_T), out of line; headers
+ * of 32..128 bytes in 32-byte words where the CPU has AVX2 (g->isa) */
 __attribute__((noinline)) int
 fast_same_tun(struct sofl_gro *g, struct flow *f, const uint8_t *d)
 {
+#if GRO_AVX2
+	if (g->isa && f->hdr_len <= 128)	/* (a mask: at least 32 bytes) */
+		return fast_same_tun_y(g, f, d);
+#endif
 	return fast_same_x(g, f, d, 1);
 }
 
@@ -178,6 +212,84 @@ fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size
 	return i;
 }
 
+/* ---- fast hold of a tunnel flow ----
+ * fast_hold() for the first segment of a new TCP flow inside a UDP tunnel
+ * (VXLAN, Geneve) on the Linux table, without the full parse: outer IPv4
+ * without options or IPv6 without extension headers (fast_hold's fast_l3,
+ * fast_ip_ok: the outer IP packet is the frame, no fragment, no reserved
+ * bit), the UDP length to the frame's end (pk_udp_len), a tunnel port of
+ * the engine's parse config (pk_udp_encap) and a tunnel header the parser
+ * accepts (pk_encap_hdr), an inner Ethernet header without a VLAN tag (or
+ * Geneve's IP protocol types), then the inner IP and TCP headers by
+ * fast_hold's tests (fast_ip_ok, pk_tcp_hlen, classify_l3, tcp_new_flow).
+ * Every checksum must come flagged verified (the IPv4 headers', the inner
+ * TCP one, a non-zero outer UDP one): then classify_tun and
+ * classify_tun_l4 count nothing but the tunnel input.  Anything else
+ * declines (0) and the general way parses and decides it.  The flow's
+ * tunnel state as gro_hold writes it (hold_tun).  @return 1 held. */
+static __attribute__((noinline)) int
+fast_hold_tun(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, uint32_t l3,
+	      unsigned ov)
+{
+	const uint8_t *d = in->data, *ip, *th;
+	const uint32_t len = in->len, o4 = l3 + (ov == 4 ? 20 : 40), enc = o4 + 8;
+	uint32_t ulen, type, io, l4, thl, end;
+	struct sofl_encap_hdr e;
+	struct hinfo x;
+	uint16_t et;
+	unsigned v;
+
+	/* (fast_hold: no flow rules, fast_l3's minimum, fast_ip_ok: the outer
+	 * IP packet ends at the frame's end) */
+	if ((in->flags & (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK)) !=
+	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) ||
+	    pk_udp_len(d + o4, len - o4, &ulen) < 0 || o4 + ulen != len ||
+	    (sofl_get16(d + o4 + 6) && !(in->flags & SOFL_GRO_F_OUTER_CSUM_OK)) ||
+	    !(type = (uint32_t)pk_udp_encap(g->pcp, sofl_get16(d + o4 + 2))) ||
+	    pk_encap_hdr(type, d + enc, len - enc, &e) != 0)
+		return 0;
+	io = enc + e.len;
+	et = e.proto;
+	if (et == PK_ETH_P_TEB) {
+		if (len < io + PK_ETH_HLEN)
+			return 0;
+		et = sofl_get16(d + io + 12);
+		io += PK_ETH_HLEN;
+	}
+	if (io <= TUN_L3(g) || len < io + 40 + 20)
+		return 0;
+	ip = d + io;
+	if (et == PK_ETH_P_IP && ip[0] == 0x45 && ip[9] == 6)
+		v = 4;
+	else if (et == PK_ETH_P_IPV6 && (ip[0] >> 4) == 6 && ip[6] == 6)
+		v = 6;
+	else
+		return 0;	/* options, extension headers, not TCP, not IP */
+	l4 = io + (v == 4 ? 20 : 40);
+	th = d + l4;
+	if (!fast_ip_ok(d, len, io, v, &end) || pk_tcp_hlen(th, len - l4, &thl) < 0 ||
+	    classify_l3(g, NULL, v, 6, 20, 0, l4 + thl) >= 0 ||
+	    tcp_new_flow(0, len - l4 - thl, th[13]) >= 0)
+		return 0;	/* malformed, too long a header, or delivered at once */
+	g->st.tun_in++;		/* (classify_tun's count) */
+	g->fast_tun_holds++;
+	x.ipv = (uint8_t)v;
+	x.l3_len = (uint16_t)(l4 - io);
+	x.data = d;
+	x.seq = sofl_get32(th + 4);
+	x.ip_len = len - io;
+	x.l3_off = (uint16_t)io;
+	x.l4_off = (uint16_t)l4;
+	x.l4_len = (uint16_t)thl;
+	x.pay_off = (uint16_t)(l4 + thl);
+	x.pay_len = len - x.pay_off;
+	x.ts_off = 0;
+	x.proto = 6;
+	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, 1, 1);
+	hold_tun(g, h & g->mask, d, l3, o4, enc, ov, type);
+	return 1;
+}
+
 /* ---- fast hold ----
  * The first segment of a new TCP flow (fast_find saw no held flow with its
  * rx hash, so the general way's lookup finds none either) held without the
@@ -212,10 +324,11 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 	if (!fast_ip_ok(d, len, l3, v, &end))
 		return 0;
 	if (v == 4 && ip[9] != 6)	/* (a tunnel frame would end the run at once) */
-		return tun_maybe4(g, g->tport_lo, g->ipip, ip, end - l3 - 20) ? 0 :
-		       (int)fast_bypass_run(g, in, 0, run);	/* <= max_batch */
-	if (v == 6 && ip[6] != 6)
-		return 0;	/* UDP, extension headers: the general way */
+		return !tun_maybe4(g, g->tport_lo, g->ipip, ip, end - l3 - 20) ?
+		       (int)fast_bypass_run(g, in, 0, run) :	/* <= max_batch */
+		       ip[9] == 17 && lnx && fast_hold_tun(g, in, h, l3, 4);
+	if (v == 6 && ip[6] != 6)	/* UDP, extension headers: the general way */
+		return ip[6] == 17 && lnx && fast_hold_tun(g, in, h, l3, 6);
 	l3len = v == 4 ? 20 : 40;
 	l4 = l3 + l3len;
 	th = d + l4;

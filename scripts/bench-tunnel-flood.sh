@@ -13,7 +13,8 @@ SOFL=$BUILD/softoffload
 FLOOD=$BUILD/bench/bench_udpgso
 SECS=${1:-5}
 ID=$$
-A=t22fa$ID B=t22fb$ID
+NS=${FLOOD_NS:-sofl-flood}
+A=${NS}a$ID B=${NS}b$ID
 PIDS=""
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
@@ -75,6 +76,9 @@ kvx $A 198.18.20.1 198.18.20.2 198.18.21.1; kvx $B 198.18.20.2 198.18.20.1 198.1
 row "kernel vxlan <-> kernel vxlan"; down
 kvx $A 198.18.20.1 198.18.20.2 198.18.21.1; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --encap vxlan --vni 42
 row "kernel vxlan -> softoffload vxlan"; down
+tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: rcvbuf-full", d["udp"]["rx_drop"].get("rcvbuf-full", 0), "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
+sofl $A 198.18.20.1 198.18.20.2 198.18.21.1 --encap vxlan --vni 42; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --encap vxlan --vni 42
+row "softoffload vxlan <-> softoffload vxlan"; down
 tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: rcvbuf-full", d["udp"]["rx_drop"].get("rcvbuf-full", 0), "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
 sofl $A 198.18.20.1 198.18.20.2 198.18.21.1 --queues 2; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --queues 2
 row "softoffload ip <-> softoffload ip"; down

@@ -89,11 +89,11 @@ kvx $A 198.18.20.1 198.18.20.2 198.18.21.1; kvx $B 198.18.20.2 198.18.20.1 198.1
 row "kernel vxlan <-> kernel vxlan"; down
 kvx $A 198.18.20.1 198.18.20.2 198.18.21.1; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --encap vxlan --vni 42
 row "kernel vxlan -> softoffload vxlan"; down
-tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: rcvbuf-full", d["udp"]["rx_drop"].get("rcvbuf-full", 0), "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
+tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: udp rx_drop", d["udp"]["rx_drop"], "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
 sofl $A 198.18.20.1 198.18.20.2 198.18.21.1 --encap vxlan --vni 42; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --encap vxlan --vni 42
 row "softoffload vxlan <-> softoffload vxlan"; down
-tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: rcvbuf-full", d["udp"]["rx_drop"].get("rcvbuf-full", 0), "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
+tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: udp rx_drop", d["udp"]["rx_drop"], "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
 sofl $A 198.18.20.1 198.18.20.2 198.18.21.1 --queues 2; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --queues 2
 row "softoffload ip <-> softoffload ip"; down
-tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: rcvbuf-full", d["udp"]["rx_drop"].get("rcvbuf-full", 0), "inner_drop", {k: v for k, v in d["inner_drop"].items() if v})'
+tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: udp rx_drop", d["udp"]["rx_drop"], "inner_drop", {k: v for k, v in d["inner_drop"].items() if v})'
 rm -f ${TMPDIR:-/tmp}/sofl-flood.*

@@ -5,15 +5,21 @@
 # softoffload --encap vxlan receiving from the kernel's VXLAN; softoffload
 # --encap ip at both ends (--queues 2: unconnected sockets, which hear any
 # source port).  The flood: bench_udpgso tx (one sendmmsg per 20-byte datagram,
-# flat out) from namespace A to B's UDP 4789 for the stream's duration.
+# flat out) from namespace A to B's UDP 4789 for the stream's duration; with
+# FLOOD_RATE=N, tests/kernel/kflood instead: exactly N * SECS datagrams at N a
+# second (the same flood in every row; a flat-out flooder gets a different
+# share of the CPUs in each).  FLOOD_NS prefixes the namespaces' names.
 # Root; run under the bench lock.  Usage: bench-tunnel-flood.sh [SECS]
 set -u
 BUILD=${BUILD:-build}
 SOFL=$BUILD/softoffload
 FLOOD=$BUILD/bench/bench_udpgso
+KFLOOD=${KFLOOD:-$BUILD/tests/kernel/kflood}
+FLOOD_RATE=${FLOOD_RATE:-}
 SECS=${1:-5}
 ID=$$
-A=t22fa$ID B=t22fb$ID
+NS=${FLOOD_NS:-sofl-flood}
+A=${NS}a$ID B=${NS}b$ID
 PIDS=""
 cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
@@ -22,6 +28,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 [ -x "$SOFL" ] && [ -x "$FLOOD" ] || { echo "make cli benches first"; exit 2; }
+[ -z "$FLOOD_RATE" ] || [ -x "$KFLOOD" ] || { echo "FLOOD_RATE: make tests first ($KFLOOD)"; exit 2; }
 ip netns add $A && ip netns add $B || exit 2
 ip link add va$ID type veth peer name vb$ID
 ip link set va$ID netns $A; ip link set vb$ID netns $B
@@ -54,7 +61,12 @@ stream() {
 	s=$!; sleep 0.3
 	ip netns exec $A ping -c 1 -W 2 198.18.21.2 >/dev/null 2>&1
 	if [ "$1" = 1 ]; then
-		ip netns exec $A "$FLOOD" tx -D 198.18.20.2 -p 4789 -s 20 -m sendmmsg -l $SECS >${TMPDIR:-/tmp}/sofl-flood.tx 2>&1 &
+		if [ -n "$FLOOD_RATE" ]; then
+			ip netns exec $A timeout $((SECS + 30)) "$KFLOOD" 198.18.20.1 198.18.20.2 4789 20 \
+			    $((FLOOD_RATE * SECS)) $FLOOD_RATE >${TMPDIR:-/tmp}/sofl-flood.tx 2>&1 &
+		else
+			ip netns exec $A "$FLOOD" tx -D 198.18.20.2 -p 4789 -s 20 -m sendmmsg -l $SECS >${TMPDIR:-/tmp}/sofl-flood.tx 2>&1 &
+		fi
 		f=$!
 	fi
 	ip netns exec $A timeout $((SECS + 15)) iperf3 -c 198.18.21.2 -t $SECS -J >${TMPDIR:-/tmp}/sofl-flood.iperf 2>&1
@@ -63,20 +75,25 @@ stream() {
 	python3 -c 'import json,sys
 d=json.load(open(sys.argv[1]))["end"]
 print("%.2f Gbit/s, %d retransmits" % (d["sum_received"]["bits_per_second"] / 1e9, d["sum_sent"].get("retransmits", 0)), end="")' ${TMPDIR:-/tmp}/sofl-flood.iperf
-	[ "$1" = 1 ] && printf ', flood: %s' "$(grep -o '[0-9.]* msg/s' ${TMPDIR:-/tmp}/sofl-flood.tx | head -1 || tail -1 ${TMPDIR:-/tmp}/sofl-flood.tx)"
+	[ "$1" = 1 ] && printf ', flood: %s' "$(awk '/^sendmmsg/ { print $4 " datagrams/s" } /^sent/ { print $2 " datagrams in " $4 " s" }' ${TMPDIR:-/tmp}/sofl-flood.tx)"
 	echo
 }
-row() {	# LABEL
-	printf '%-36s quiet: %s\n' "$1" "$(stream 0)"
-	printf '%-36s flood: %s\n' "" "$(stream 1)"
+row() {	# LABEL: quiet, flooded, and the ratio of the two (same run)
+	q=$(stream 0); f=$(stream 1)
+	printf '%-36s quiet: %s\n' "$1" "$q"
+	printf '%-36s flood: %s\n' "" "$f"
+	printf '%-36s kept:  %s\n' "" "$(echo "$q $f" | awk '$1 > 0 { printf "%.0f%%", 100 * $5 / $1 }')"
 }
 sh "$(dirname "$0")/cpu-name.sh"
 kvx $A 198.18.20.1 198.18.20.2 198.18.21.1; kvx $B 198.18.20.2 198.18.20.1 198.18.21.2
 row "kernel vxlan <-> kernel vxlan"; down
 kvx $A 198.18.20.1 198.18.20.2 198.18.21.1; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --encap vxlan --vni 42
 row "kernel vxlan -> softoffload vxlan"; down
-tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: rcvbuf-full", d["udp"]["rx_drop"].get("rcvbuf-full", 0), "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
+tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: udp rx_drop", d["udp"]["rx_drop"], "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
+sofl $A 198.18.20.1 198.18.20.2 198.18.21.1 --encap vxlan --vni 42; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --encap vxlan --vni 42
+row "softoffload vxlan <-> softoffload vxlan"; down
+tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: udp rx_drop", d["udp"]["rx_drop"], "encap_drop", {k: v for k, v in d["encap_drop"].items() if v})'
 sofl $A 198.18.20.1 198.18.20.2 198.18.21.1 --queues 2; sofl $B 198.18.20.2 198.18.20.1 198.18.21.2 --queues 2
 row "softoffload ip <-> softoffload ip"; down
-tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: rcvbuf-full", d["udp"]["rx_drop"].get("rcvbuf-full", 0), "inner_drop", {k: v for k, v in d["inner_drop"].items() if v})'
+tail -1 ${TMPDIR:-/tmp}/sofl-flood.$B.json | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print("   receiver: udp rx_drop", d["udp"]["rx_drop"], "inner_drop", {k: v for k, v in d["inner_drop"].items() if v})'
 rm -f ${TMPDIR:-/tmp}/sofl-flood.*

@@ -1,4 +1,4 @@
-/* Description: UDP port without a network: a UDP_GRO buffer split by gso_size (exact multiples, a short last datagram, a gso_size beyond the length); sends grouped into UDP_SEGMENT runs (equal sizes, a shorter last one ends a run, a single datagram never a run, another destination starts a new one) observed through an AF_UNIX datagram socket pair, which takes one message per run; recvmmsg receives; config checks. */
+/* Description: UDP port without a network: a UDP_GRO buffer split by gso_size (exact multiples, a short last datagram, a gso_size beyond the length); sends grouped into UDP_SEGMENT runs (equal sizes, a shorter last one ends a run, a single datagram never a run, another destination starts a new one) observed through an AF_UNIX datagram socket pair, which takes one message per run; recvmmsg receives; runts below min_len dropped by reason (a UDP_GRO message of them at once, unsplit); config checks. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -59,6 +59,51 @@ test_split(void **state)
 	assert_int_equal(st.rx_bytes, 3000 + 2400 + 500 + 500 + 64000);
 	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 70000, 1000), SOFL_E_INVAL);
 	sofl_port_close(p);
+}
+
+/* min_len: datagrams shorter are RUNT drops, a UDP_GRO message of them at
+ * once and unsplit, a short last segment alone, a recvmmsg() batch's runts
+ * among good datagrams; every datagram delivered or counted once. */
+static void
+test_runt(void **state)
+{
+	struct sofl_port_pkt *pk;
+	struct sofl_port_stats st;
+	struct sofl_udp_config c;
+	struct sofl_port *p;
+	int sp[2];
+	(void)state;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM, 0, sp), 0);
+	sofl_udp_config_init(&c);
+	c.min_len = 22;			/* a VXLAN header and an Ethernet header */
+	assert_int_equal(port_udp_make(&c, sp[0], SOFL_PORT_OFF_F_UDP_GRO, &p), 0);
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 20 * 64, 20), 0);	/* 64 runts */
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 21, 0), 0);		/* one */
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 0, 0), 0);		/* empty */
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 22, 0), 1);		/* the minimum */
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 100 * 3 + 10, 100), 3);	/* last short */
+	sofl_port_get_stats(p, &st, sizeof(st));
+	assert_int_equal(st.rx_drop[SOFL_PORT_DROP_RUNT], 64 + 1 + 1 + 1);
+	assert_int_equal(st.rx_pkts, 1 + 3);
+	assert_int_equal(st.rx_bytes, 22 + 300);
+	assert_string_equal(sofl_port_drop_name(SOFL_PORT_DROP_RUNT), "runt");
+	/* recvmmsg: runts and datagrams mixed in one batch */
+	assert_int_equal(write(sp[1], "short", 5), 5);
+	assert_int_equal(write(sp[1], buf, 40), 40);
+	assert_int_equal(write(sp[1], "", 0), 0);
+	assert_int_equal(write(sp[1], buf, 22), 22);
+	assert_int_equal(sofl_port_recv(p, &pk), 2);
+	assert_int_equal(pk[0].len, 40);
+	assert_int_equal(pk[1].len, 22);
+	sofl_port_get_stats(p, &st, sizeof(st));
+	assert_int_equal(st.rx_drop[SOFL_PORT_DROP_RUNT], 67 + 2);
+	sofl_port_close(p);
+	close(sp[1]);
+	/* the range */
+	c.min_len = SOFL_UDP_RX_BUF_MAX + 1;
+	assert_int_equal(port_udp_make(&c, -1, 0, &p), SOFL_E_CFG_BATCH);
+	assert_null(p);
 }
 
 /* packets of the given sizes, all from buf */
@@ -273,6 +318,7 @@ main(void)
 		cmocka_unit_test(test_send_runs),
 		cmocka_unit_test(test_send_run_limits),
 		cmocka_unit_test(test_recv),
+		cmocka_unit_test(test_runt),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_wrong_kind),
 	};

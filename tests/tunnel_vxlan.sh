@@ -229,15 +229,19 @@ if geneve:
            "geneve_version": gnv(ver=1) + good_eth,
            "geneve_proto": gnv(proto=0x0800) + good_eth,
            "vni": gnv(vni=43) + good_eth,
-           "eth_short": gnv() + good_eth[:10],
-           "hdr_short": gnv(optlen=3)[:12]}
+           "eth_short": gnv(optlen=1) + good_eth[:10],
+           "hdr_short": gnv(optlen=5)[:24],
+           # below the header plus an Ethernet header: the UDP port's runts
+           "runt": gnv() + good_eth[:10],
+           "runt ": gnv(optlen=3)[:12]}
 else:
     bad = {"vxlan_flags": vx(flags=0) + good_eth,
            "vxlan_flags ": vx(flags=0x08000100) + good_eth,
            "vxlan_flags  ": vx(low=1) + good_eth,
            "vni": vx(vni=43) + good_eth,
-           "eth_short": vx() + good_eth[:10],
-           "hdr_short": vx()[:5]}
+           # below the header plus an Ethernet header: the UDP port's runts
+           "runt": vx() + good_eth[:10],
+           "runt ": vx()[:5]}
 peer = socket.socket(); peer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 peer.bind(("198.18.20.2", 0))
 stranger = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -256,10 +260,11 @@ for enc in vxlan geneve; do
 	tl_stop A || bad "$MODE: A exited $?"
 	expect A 'd["tun"]["tx_pkts"] == 0' 'd["tun"]'
 	if [ $enc = vxlan ]; then
-		expect A 'all(d["encap_drop"][k] == n for k, n in (("vxlan_flags", 150), ("vni", 50), ("eth_short", 50), ("hdr_short", 50), ("unknown_remote", 50)))' 'd["encap_drop"]'
+		expect A 'all(d["encap_drop"][k] == n for k, n in (("vxlan_flags", 150), ("vni", 50), ("unknown_remote", 50)))' 'd["encap_drop"]'
 	else
 		expect A 'all(d["encap_drop"][k] == 50 for k in ("geneve_critical", "geneve_oam", "geneve_version", "geneve_proto", "vni", "eth_short", "hdr_short", "unknown_remote"))' 'd["encap_drop"]'
 	fi
+	expect A 'd["udp"]["rx_drop"].get("runt", 0) == 100' 'd["udp"]["rx_drop"]'
 done
 
 # ---- Geneve, softoffload at both ends: Ethernet and IP payloads ----

@@ -468,6 +468,11 @@ open_udp_encap(const struct tn_opts *o, struct tn_worker *w)
 	c.local = (const struct sockaddr *)&o->local;
 	c.local_len = o->local_len;
 	c.gso = 0;
+	/* shorter than the tunnel header and the inner Ethernet (or IP)
+	 * header: dropped as runts by the port, before a packet slot or a
+	 * header check (a flood of them costs the receive and a compare) */
+	c.min_len = o->encap == TN_ENCAP_VXLAN ? TN_VXLAN_HLEN + 14 :
+		    TN_GENEVE_HLEN + (o->inner_eth ? 14 : 20);
 	if ((err = sofl_udp_open(&c, &w->udp)) < 0)
 		return cli_lib_error(err, "--local"), -1;
 	if (!o->udp_csum && csum_off(o, sofl_port_fd(w->udp), 0) < 0)

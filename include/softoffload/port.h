@@ -169,6 +169,7 @@ enum sofl_port_drop {
 	SOFL_PORT_DROP_IO,		/* any other system-call error (errno in last_errno) */
 	SOFL_PORT_DROP_DOWN,		/* device down / no carrier (EIO on a TUN) */
 	SOFL_PORT_DROP_UNSUPPORTED,	/* not sendable on this port (e.g. iovcnt > IOV_MAX) */
+	SOFL_PORT_DROP_RUNT,		/* received datagram shorter than the port's minimum (0.4.0) */
 	SOFL_PORT_DROP__MAX = 24	/* room to grow; names for unused slots are "?" */
 };
 
@@ -605,6 +606,10 @@ struct sofl_udp_config {
 	uint16_t headroom;	/* bytes of writable head area per received datagram (0),
 				 * iov[0] as on a TUN (0.4.0) */
 	uint16_t tailroom;	/* bytes of writable tail area per received datagram (0) */
+	uint32_t min_len;	/* 0.4.0: received datagrams shorter than this (0: none)
+				 * are dropped as RUNT before they are split or handed
+				 * over (a UDP_GRO message of them at once): no packet
+				 * slot, no caller pass.  Up to SOFL_UDP_RX_BUF_MAX */
 };
 
 /* sofl_udp_config_init() : defaults (see each field). */

@@ -33,6 +33,7 @@ static const char *const drop_names[SOFL_PORT_DROP__MAX] = {
 	[SOFL_PORT_DROP_IO] = "io",
 	[SOFL_PORT_DROP_DOWN] = "down",
 	[SOFL_PORT_DROP_UNSUPPORTED] = "unsupported",
+	[SOFL_PORT_DROP_RUNT] = "runt",
 };
 
 SOFL_API const char *

@@ -50,6 +50,7 @@ struct udp_port {
 	struct sockaddr_storage remote;
 	socklen_t remote_len;
 	uint32_t nb, buf_size, max_dgram;
+	uint32_t min_len;		/* shorter datagrams are RUNT drops (0: none) */
 	uint32_t addr_off;		/* buf_size rounded up to 64: the address's offset */
 	uint8_t **buf;			/* nb buffers: buf_size bytes of datagrams, then the
 					 * sender's address (RX_ADDR), so that a kept batch
@@ -109,6 +110,8 @@ udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 	    (err = port_cfg_range(&c->max_pkts, 64 * c->rx_batch, SOFL_UDP_MAX_PKTS_MIN,
 				  SOFL_UDP_MAX_PKTS_MAX)) < 0)
 		return err;
+	if (c->min_len > SOFL_UDP_RX_BUF_MAX)
+		return SOFL_E_CFG_BATCH;
 	if (c->gro && c->rx_buf < 65536)	/* a UDP_GRO receive is up to 64 KB */
 		return SOFL_E_CFG_BATCH;
 	if ((c->local && c->local_len > sizeof(struct sockaddr_storage)) ||
@@ -169,6 +172,7 @@ port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 	u->max_dgram = u->family == AF_INET6 ? 65527 : 65507;
 	u->nb = c.rx_batch;
 	u->buf_size = c.rx_buf;
+	u->min_len = c.min_len;
 	err = SOFL_E_NOMEM;
 	u->buf = calloc(u->nb, sizeof(*u->buf));
 	u->rmsg = calloc(u->nb, sizeof(*u->rmsg));
@@ -315,7 +319,10 @@ same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 }
 
 /* Splits one received message (@len bytes at @buf, from @sa) into
- * datagrams of @gso bytes (0: one datagram). */
+ * datagrams of @gso bytes (0: one datagram).  Datagrams shorter than
+ * min_len are RUNT drops: a message of them (every segment but the last is
+ * @gso bytes, the last no longer) at once, unsplit; else only the last can
+ * be one. */
 static void
 split(struct udp_port *u, uint8_t *buf, uint32_t len, int gso, const struct sockaddr *sa,
       socklen_t salen)
@@ -326,8 +333,16 @@ split(struct udp_port *u, uint8_t *buf, uint32_t len, int gso, const struct sock
 		gso = (int)len;
 	if (len == 0)
 		gso = 0;
+	if ((uint32_t)gso < u->min_len) {
+		port_drop(&u->base, 0, SOFL_PORT_DROP_RUNT, gso ? (len + gso - 1) / gso : 1);
+		return;
+	}
 	do {
 		d = len - off < (uint32_t)gso ? len - off : (uint32_t)gso;
+		if (d < u->min_len) {	/* the last segment of a message */
+			port_drop(&u->base, 0, SOFL_PORT_DROP_RUNT, 1);
+			break;
+		}
 		if (port_rxq_add_plain(&u->q, buf + off, d, 0) < 0) {
 			port_drop(&u->base, 0, SOFL_PORT_DROP_NOROOM,
 				  gso ? (len - off + gso - 1) / gso : 1);

@@ -506,6 +506,9 @@ void gro_tun_single(struct sofl_gro *g, const struct sofl_gro_in *in, const stru
 void gro_bypass_l4(struct sofl_gro *g, const struct sofl_gro_in *in, const struct sofl_pkt *q,
 		   int why, int ck);
 void gro_complete(struct sofl_gro *g, uint32_t fi, int why);
+/* gro_out.c: a tunnel flow's super-packet, its outer headers (in the
+ * scratch copy @h) rewritten as the gro_complete chain leaves them */
+void gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h);
 void gro_flush_linux(struct sofl_gro *g, int why, int aged_only);
 void gro_flush_lru(struct sofl_gro *g, int why, int aged_only);
 /* gro_rx.c */

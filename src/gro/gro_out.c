@@ -187,8 +187,6 @@ ip4_set_len_from(uint8_t *ip, const uint8_t *src, uint16_t len)
 	sofl_put16(ip + 2, len);
 }
 
-static void gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h);
-
 /* Completion (inet_gro_complete, ipv6_gro_complete, tcp_gro_complete,
  * udp_gro_complete): rewrite a copy of the first segment's headers (what
  * it reads, from the first segment's: ip4_set_len_from). */
@@ -305,7 +303,7 @@ out_super(struct sofl_gro *g, uint32_t fi)
  * form (virtio_net_hdr_tnl_to_skb accepts it: NEEDS_CSUM, the outer
  * family bit, outer_th_offset, inner_nh_offset, UDP_TUNNEL_CSUM when the
  * outer checksum is not zero). */
-static void
+void
 gro_tun_complete(struct sofl_gro *g, uint32_t fi, struct sofl_gro_out *o, uint8_t *h)
 {
 	const struct flow *f = &g->flows[fi];

@@ -323,17 +323,7 @@ sofl_csum_ipv4_hdr_ok(const void *iph, size_t hlen)
 SOFL_API uint16_t
 sofl_csum_replace16(uint16_t check, uint16_t old, uint16_t new_)
 {
-	uint32_t s;
-
-	if (old == new_)
-		return check;
-	/* ~(~HC + ~m + m'), with 16-bit end-around-carry adds like csum16_add */
-	s = (uint16_t)~check;
-	s += (uint16_t)~old;
-	s = (s & 0xffff) + (s >> 16);
-	s += new_;
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
+	return csum_replace16_inl(check, old, new_);
 }
 
 SOFL_API uint16_t

@@ -38,4 +38,23 @@ sofl_csum_verify(uint32_t sum, const void *buf, size_t len)
 	return sofl_fold64(sofl_adc64(sofl_csum_resid(buf, len), s)) == 0xffff;
 }
 
+/* sofl_csum_replace16() inline (csum.c's is this): for the layers that
+ * update a header per output packet, where the call would cost more than
+ * the arithmetic */
+static inline uint16_t
+csum_replace16_inl(uint16_t check, uint16_t old, uint16_t new_)
+{
+	uint32_t s;
+
+	if (old == new_)
+		return check;
+	/* ~(~HC + ~m + m'), with 16-bit end-around-carry adds like csum16_add */
+	s = (uint16_t)~check;
+	s += (uint16_t)~old;
+	s = (s & 0xffff) + (s >> 16);
+	s += new_;
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
 #endif

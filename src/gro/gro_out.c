@@ -183,7 +183,7 @@ super_csum(const struct sofl_gro *g, const struct flow *f, const uint8_t *l4, ui
 static inline void
 ip4_set_len_from(uint8_t *ip, const uint8_t *src, uint16_t len)
 {
-	sofl_put16(ip + 10, sofl_csum_replace16(sofl_get16(src + 10), sofl_get16(src + 2), len));
+	sofl_put16(ip + 10, csum_replace16_inl(sofl_get16(src + 10), sofl_get16(src + 2), len));
 	sofl_put16(ip + 2, len);
 }
 

@@ -453,6 +453,15 @@ csum_off(const struct tn_opts *o, int fd, int tx)
 			  sizeof(one));
 }
 
+/* VXLAN/Geneve: the bytes of a datagram before its inner IP packet (the
+ * tunnel header, options aside, then the inner Ethernet header if any;
+ * VXLAN's and Geneve's are the same size) */
+static unsigned
+tn_inner_off(const struct tn_opts *o)
+{
+	return TN_VXLAN_HLEN + (o->inner_eth ? 14 : 0);
+}
+
 /* VXLAN/Geneve: the receiving socket on --local, one sending socket per
  * outer source port */
 static int
@@ -471,8 +480,7 @@ open_udp_encap(const struct tn_opts *o, struct tn_worker *w)
 	/* shorter than the tunnel header and the inner Ethernet (or IP)
 	 * header: dropped as runts by the port, before a packet slot or a
 	 * header check (a flood of them costs the receive and a compare) */
-	c.min_len = o->encap == TN_ENCAP_VXLAN ? TN_VXLAN_HLEN + 14 :
-		    TN_GENEVE_HLEN + (o->inner_eth ? 14 : 20);
+	c.min_len = tn_inner_off(o) + (o->inner_eth ? 0 : 20);
 	if ((err = sofl_udp_open(&c, &w->udp)) < 0)
 		return cli_lib_error(err, "--local"), -1;
 	if (!o->udp_csum && csum_off(o, sofl_port_fd(w->udp), 0) < 0)
@@ -572,9 +580,8 @@ static unsigned
 tn_gso_segs(const struct tn_opts *o)
 {
 	unsigned max = o->remote[0].ss_family == AF_INET6 ? 65527 : 65507;
-	unsigned per = o->inner_eth ? TN_VXLAN_HLEN + 14 : TN_GENEVE_HLEN;	/* = VXLAN's */
 
-	return max / (o->mtu + per);
+	return max / (o->mtu + tn_inner_off(o));
 }
 
 /* IFLA_GSO_MAX_SEGS of @name by rtnetlink.  @return 0 or an errno */

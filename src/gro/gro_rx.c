@@ -212,6 +212,25 @@ fast_bypass_run(struct sofl_gro *g, const struct sofl_gro_in *in, size_t i, size
 	return i;
 }
 
+/* The hold's view of a TCP segment of @len bytes at @d whose IP header is
+ * at @l3 and TCP header @th (@thl bytes) at @l4, for fast_hold and
+ * fast_hold_tun (x->ipv and x->l3_len are the caller's) */
+static inline __attribute__((always_inline)) void
+fast_tcp_info(struct hinfo *x, const uint8_t *d, uint32_t len, uint32_t l3, uint32_t l4,
+	      const uint8_t *th, uint32_t thl)
+{
+	x->data = d;
+	x->seq = sofl_get32(th + 4);
+	x->ip_len = len - l3;
+	x->l3_off = (uint16_t)l3;
+	x->l4_off = (uint16_t)l4;
+	x->l4_len = (uint16_t)thl;
+	x->pay_off = (uint16_t)(l4 + thl);
+	x->pay_len = len - x->pay_off;
+	x->ts_off = 0;		/* (relaxed policy only; the fast paths are Linux's) */
+	x->proto = 6;
+}
+
 /* ---- fast hold of a tunnel flow ----
  * fast_hold() for the first segment of a new TCP flow inside a UDP tunnel
  * (VXLAN, Geneve) on the Linux table, without the full parse: outer IPv4
@@ -275,16 +294,7 @@ fast_hold_tun(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, uint
 	g->fast_tun_holds++;
 	x.ipv = (uint8_t)v;
 	x.l3_len = (uint16_t)(l4 - io);
-	x.data = d;
-	x.seq = sofl_get32(th + 4);
-	x.ip_len = len - io;
-	x.l3_off = (uint16_t)io;
-	x.l4_off = (uint16_t)l4;
-	x.l4_len = (uint16_t)thl;
-	x.pay_off = (uint16_t)(l4 + thl);
-	x.pay_len = len - x.pay_off;
-	x.ts_off = 0;
-	x.proto = 6;
+	fast_tcp_info(&x, d, len, io, l4, th, thl);
 	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, 1, 1);
 	hold_tun(g, h & g->mask, d, l3, o4, enc, ov, type);
 	return 1;
@@ -351,16 +361,7 @@ fast_hold(struct sofl_gro *g, const struct sofl_gro_in *in, uint32_t h, const in
 		g->st.csum_sw_ip += (uint64_t)sw_ip;
 		g->st.csum_sw_l4 += (uint64_t)sw_l4;
 	}
-	x.data = d;
-	x.seq = sofl_get32(th + 4);
-	x.ip_len = len - l3;
-	x.l3_off = (uint16_t)l3;
-	x.l4_off = (uint16_t)l4;
-	x.l4_len = (uint16_t)thl;
-	x.pay_off = (uint16_t)(l4 + thl);
-	x.pay_len = len - x.pay_off;
-	x.ts_off = 0;		/* (relaxed policy only; the fast paths are Linux's) */
-	x.proto = 6;
+	fast_tcp_info(&x, d, len, l3, l4, th, thl);
 	hold_in(g, in, &x, h, h & g->mask, sofl_get32(th), CK_VALID, lnx, 1);
 	return 1;
 }

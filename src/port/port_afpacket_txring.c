@@ -250,18 +250,15 @@ static void
 txr_queue(struct afp_txr *t, uint32_t len, uint32_t in, uint16_t cs_start, uint16_t cs_off)
 {
 	struct tpacket2_hdr *h = txr_slot(t, t->head);
-	uint8_t *vh = (uint8_t *)h + TXR_DATA;
+	struct sofl_vnet_hdr v = { .hdr_len = (uint16_t)len };
 
-	memset(vh, 0, TXR_VH);
-	vh[2] = (uint8_t)len;		/* hdr_len, little endian (virtio 1.0) */
-	vh[3] = (uint8_t)(len >> 8);
 	if (cs_start) {
-		vh[0] = SOFL_VNET_HDR_F_NEEDS_CSUM;
-		vh[6] = (uint8_t)cs_start;
-		vh[7] = (uint8_t)(cs_start >> 8);
-		vh[8] = (uint8_t)cs_off;
-		vh[9] = (uint8_t)(cs_off >> 8);
+		v.flags = SOFL_VNET_HDR_F_NEEDS_CSUM;
+		v.csum_start = cs_start;
+		v.csum_offset = cs_off;
 	}
+	/* a packet socket's header, in the host's order (as afp_send's) */
+	sofl_vnet_encode((uint8_t *)h + TXR_DATA, TXR_VH, &v, TXR_VH, SOFL_VNET_F_NATIVE);
 	h->tp_len = TXR_VH + len;
 	t->in[t->head] = in;
 	txr_set_status(h, TP_STATUS_SEND_REQUEST);

@@ -47,16 +47,25 @@ test_split(void **state)
 	assert_int_equal(pk[2].len, 600);
 	assert_ptr_equal(pk[1].iov[0].iov_base, buf + 1200);	/* zero copy */
 	assert_ptr_equal(pk[2].iov[0].iov_base, buf + 2400);
+	/* a coalesced message: every segment (the short last one too) carries
+	 * the kernel's verified UDP checksum */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(pk[i].flags & SOFL_PORT_PKT_F_UDP_CSUM, SOFL_PORT_PKT_F_UDP_CSUM);
 	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 2400, 1200), 2);
+	assert_int_equal(pk[1].flags & SOFL_PORT_PKT_F_UDP_CSUM, SOFL_PORT_PKT_F_UDP_CSUM);
 	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 500, 1200), 1);	/* one datagram */
 	assert_int_equal(pk[0].len, 500);
+	assert_int_equal(pk[0].flags & SOFL_PORT_PKT_F_UDP_CSUM, 0);	/* its checksum may be 0 */
+	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 1200, 1200), 1);	/* exactly gso_size */
+	assert_int_equal(pk[0].flags & SOFL_PORT_PKT_F_UDP_CSUM, 0);
 	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 500, 0), 1);
+	assert_int_equal(pk[0].flags & SOFL_PORT_PKT_F_UDP_CSUM, 0);
 	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 64 * 1000, 1000), 64);
 	sofl_port_get_stats(p, &st, sizeof(st));
 	assert_int_equal(st.rx_super, 3);
 	assert_int_equal(st.rx_segs, 3 + 2 + 64);
-	assert_int_equal(st.rx_pkts, 3 + 2 + 1 + 1 + 64);
-	assert_int_equal(st.rx_bytes, 3000 + 2400 + 500 + 500 + 64000);
+	assert_int_equal(st.rx_pkts, 3 + 2 + 1 + 1 + 1 + 64);
+	assert_int_equal(st.rx_bytes, 3000 + 2400 + 500 + 1200 + 500 + 64000);
 	assert_int_equal(port_udp_rx_buf(p, &pk, buf, 70000, 1000), SOFL_E_INVAL);
 	sofl_port_close(p);
 }

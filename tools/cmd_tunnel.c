@@ -85,7 +85,9 @@ usage(FILE *f)
 "                  sent without, and without UDP_SEGMENT, which Linux refuses\n"
 "                  without checksums; zero-checksum IPv6 datagrams accepted)\n"
 "  --trust-inner   VXLAN/Geneve: treat the inner checksums as verified (the\n"
-"                  outer one covered them; default: GRO verifies them, as a\n"
+"                  outer one covered them; default: only those of datagrams\n"
+"                  the kernel coalesced (UDP_GRO), whose non-zero outer\n"
+"                  checksum it verified; GRO verifies the others, as a\n"
 "                  datagram's outer checksum may have been 0)\n"
 "  --mtu N         inner MTU, set on the TUN/TAP (default 1500 minus the\n"
 "                  outer headers: 1472/1452 for ip, 1450/1430 for VXLAN and\n"
@@ -96,10 +98,10 @@ usage(FILE *f)
 "                  (--encap ip only)\n"
 "  --stats-interval S  print the counters every S seconds (0: at exit only)\n"
 "  --json          counters as one JSON object per line\n"
-"  --verify-inner  --encap ip: verify the inner TCP/UDP checksums of received\n"
-"                  packets in software (default: trusted, the outer UDP\n"
-"                  checksum covered them; the kernel verifies the IPv4 header\n"
-"                  itself)\n"
+"  --verify-inner  verify the inner TCP/UDP checksums of received packets in\n"
+"                  software (default, ip: trusted, the outer UDP checksum\n"
+"                  covered them; the kernel verifies the IPv4 header itself;\n"
+"                  vxlan/geneve: those of coalesced receives trusted)\n"
 "  --txqueuelen N  the TUN's queue towards the tunnel, in packets (default\n"
 "                  5000; the kernel's 500 drops bursts of wire-size packets)\n"
 "  --gro-flush-timeout US  --offload on|gro: a flow whose datagrams came in\n"
@@ -238,8 +240,8 @@ check_opts(struct tn_opts *o, int have_l, int have_vni)
 			return cli_usage("--encap %s: --vni is required", tn_encap_names[o->encap]);
 		if (o->queues > 1)
 			return cli_usage("--queues: --encap ip only");
-		if (o->verify_inner)
-			return cli_usage("--verify-inner: vxlan and geneve verify by default");
+		if (o->verify_inner && o->trust_inner)
+			return cli_usage("--verify-inner and --trust-inner exclude each other");
 		if (o->encap == TN_ENCAP_VXLAN && !o->inner_eth)
 			return cli_usage("--inner ip: geneve only (VXLAN carries Ethernet)");
 		if (!o->sport_min) {
@@ -510,6 +512,7 @@ open_udp_encap(const struct tn_opts *o, struct tn_worker *w)
 	w->rule.encap = o->encap;
 	w->rule.inner_eth = o->inner_eth;
 	w->trust = o->trust_inner;
+	w->trust_gro = !o->verify_inner;
 	w->rule.vni = o->vni;
 	if (!(w->out = calloc((size_t)TN_MAX_BATCH * o->nremotes + o->nremotes, sizeof(*w->out))))
 		return cli_error("out of memory"), -1;

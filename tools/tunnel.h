@@ -44,6 +44,7 @@ struct tn_worker {
 	struct sockaddr_storage *dst;	/* the peer's N ports */
 	struct tn_rx_rule rule;
 	int trust;			/* inner checksums covered by the outer one */
+	int trust_gro;			/* ... in coalesced receives (SOFL_PORT_PKT_F_UDP_CSUM) */
 	struct tn_mac_table *macs;	/* VXLAN/Geneve with several remotes */
 	struct sofl_port_pkt in[TN_MAX_BATCH];
 	struct sofl_port_pkt *out;	/* TN_MAX_BATCH * nremotes (flooding) */

@@ -248,8 +248,12 @@ eth_udp_to_tun(struct tn_worker *w)
 		w->in[k] = pk[i];
 		w->in[k].addr = NULL;
 		/* trusted when the outer checksum was required (it covers them),
-		 * else verified by GRO or by the kernel behind the TAP */
-		if (w->trust)
+		 * or when the kernel verified it: it coalesces only datagrams
+		 * with a non-zero UDP checksum that passed (net/ipv4/
+		 * udp_offload.c: udp_gro_receive_segment(), udp4_gro_receive();
+		 * IPv6 alike); else verified by GRO (a lone datagram's outer
+		 * checksum may have been 0) */
+		if (w->trust || (w->trust_gro && (pk[i].flags & SOFL_PORT_PKT_F_UDP_CSUM)))
 			w->in[k].flags |= SOFL_PORT_PKT_F_CSUM_OK;
 		if (++k == TN_MAX_BATCH) {
 			sofl_port_send(w->tun, w->in, (size_t)k);

@@ -137,6 +137,15 @@ struct sofl_rss;
 					 * DATA_VALID, or the port completed / verified
 					 * them); on send to a TUN/TAP: GRO trusts them */
 #define SOFL_PORT_PKT_F_HASH    0x04	/* .hash holds a flow hash (RSS) */
+#define SOFL_PORT_PKT_F_UDP_CSUM 0x08	/* UDP receive: a segment of a message the
+					 * kernel coalesced (UDP_GRO, more than one
+					 * datagram).  Linux coalesces only datagrams
+					 * with a non-zero UDP checksum that it
+					 * verified (udp_gro_receive_segment(),
+					 * udp4/6_gro_receive()), or its own local
+					 * UDP_SEGMENT sends: the payload arrived as
+					 * sent.  A single datagram never has it (its
+					 * checksum may have been 0).  Ignored on send */
 
 struct sofl_port_pkt {
 	struct iovec *iov;	/* the packet (plus headroom/tailroom areas, see above) */

@@ -322,15 +322,18 @@ same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
  * datagrams of @gso bytes (0: one datagram).  Datagrams shorter than
  * min_len are RUNT drops: a message of them (every segment but the last is
  * @gso bytes, the last no longer) at once, unsplit; else only the last can
- * be one. */
+ * be one.  The segments of a coalesced message (more than one datagram) are
+ * marked SOFL_PORT_PKT_F_UDP_CSUM (port.h: what the kernel verified). */
 static void
 split(struct udp_port *u, uint8_t *buf, uint32_t len, int gso, const struct sockaddr *sa,
       socklen_t salen)
 {
-	uint32_t off = 0, k = 0, d;
+	uint32_t off = 0, k = 0, d, fl = 0;
 
 	if (gso <= 0 || (uint32_t)gso >= len)
 		gso = (int)len;
+	else
+		fl = SOFL_PORT_PKT_F_UDP_CSUM;
 	if (len == 0)
 		gso = 0;
 	if ((uint32_t)gso < u->min_len) {
@@ -343,7 +346,7 @@ split(struct udp_port *u, uint8_t *buf, uint32_t len, int gso, const struct sock
 			port_drop(&u->base, 0, SOFL_PORT_DROP_RUNT, 1);
 			break;
 		}
-		if (port_rxq_add_plain(&u->q, buf + off, d, 0) < 0) {
+		if (port_rxq_add_plain(&u->q, buf + off, d, fl) < 0) {
 			port_drop(&u->base, 0, SOFL_PORT_DROP_NOROOM,
 				  gso ? (len - off + gso - 1) / gso : 1);
 			break;

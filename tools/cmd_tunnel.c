@@ -170,6 +170,19 @@ addr_port(const struct sockaddr_storage *ss)
 		     ((const struct sockaddr_in6 *)ss)->sin6_port);
 }
 
+/* a specific address with a port: one the kernel runt drop can share */
+static int
+addr_specific(const struct sockaddr_storage *ss)
+{
+	static const struct in6_addr any6;
+
+	if (!addr_port(ss))
+		return 0;
+	return ss->ss_family == AF_INET ?
+	       ((const struct sockaddr_in *)ss)->sin_addr.s_addr != 0 :
+	       memcmp(&((const struct sockaddr_in6 *)ss)->sin6_addr, &any6, sizeof(any6)) != 0;
+}
+
 static void
 set_port(struct sockaddr_storage *ss, unsigned port)
 {
@@ -483,6 +496,7 @@ open_udp_encap(const struct tn_opts *o, struct tn_worker *w)
 	 * header: dropped as runts by the port, before a packet slot or a
 	 * header check (a flood of them costs the receive and a compare) */
 	c.min_len = tn_inner_off(o) + (o->inner_eth ? 0 : 20);
+	c.min_len_kernel = !getenv("NOKR") && addr_specific(&o->local);
 	if ((err = sofl_udp_open(&c, &w->udp)) < 0)
 		return cli_lib_error(err, "--local"), -1;
 	if (!o->udp_csum && csum_off(o, sofl_port_fd(w->udp), 0) < 0)

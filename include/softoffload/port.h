@@ -619,6 +619,24 @@ struct sofl_udp_config {
 				 * are dropped as RUNT before they are split or handed
 				 * over (a UDP_GRO message of them at once): no packet
 				 * slot, no caller pass.  Up to SOFL_UDP_RX_BUF_MAX */
+	int min_len_kernel;	/* 0.4.0: 1: drop them in the kernel instead, before
+				 * they take receive-buffer room or a recvmmsg() slot
+				 * (a flood of runts then costs the kernel's UDP
+				 * receive only, as for the kernel's own tunnels).
+				 * Needs .min_len, .local with an address and a port
+				 * (not the wildcard), no .connect, no adopted .fd
+				 * (else SOFL_E_CFG_ADDR).  How: the socket gets
+				 * SO_REUSEPORT and a second socket, the sink, joins
+				 * its group, connect()ed to the bound address; a
+				 * classic BPF program on the group
+				 * (SO_ATTACH_REUSEPORT_CBPF) sends a datagram whose
+				 * payload is shorter than .min_len to the sink
+				 * (docs/ports.md).  Counted: rx_drop[RUNT], brought
+				 * up to date every 64 sofl_port_recv() calls (a
+				 * drain of the sink and a getsockopt). Another
+				 * socket of the same user bound to the same address
+				 * and port with SO_REUSEPORT would join the group:
+				 * don't. */
 };
 
 /* sofl_udp_config_init() : defaults (see each field). */

@@ -102,6 +102,8 @@ sofl_port_get_stats(const struct sofl_port *port, struct sofl_port_stats *s, siz
 		load_counters((uint64_t *)&t, (const uint64_t *)&port->st,
 			      offsetof(struct sofl_port_stats, last_errno) / sizeof(uint64_t));
 		t.last_errno = __atomic_load_n(&port->st.last_errno, __ATOMIC_RELAXED);
+		if (port->ops->stats)
+			port->ops->stats(port, &t);
 	}
 	memcpy(s, &t, size < sizeof(t) ? size : sizeof(t));
 	if (size > sizeof(t))
@@ -144,6 +146,8 @@ sofl_port_reset_stats(struct sofl_port *port)
 	zero_counters((uint64_t *)&port->st,
 		      offsetof(struct sofl_port_stats, last_errno) / sizeof(uint64_t));
 	__atomic_store_n(&port->st.last_errno, 0, __ATOMIC_RELAXED);
+	if (port->ops->reset)
+		port->ops->reset(port);
 	if (port->gro) {
 		sofl_gro_reset_stats(port->gro);
 		zero_counters((uint64_t *)&port->gro_st, sizeof(port->gro_st) / sizeof(uint64_t));

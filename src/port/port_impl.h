@@ -19,6 +19,10 @@ struct sofl_port_ops {
 	int (*send)(struct sofl_port *, const struct sofl_port_pkt *, size_t);
 	void (*close)(struct sofl_port *);	/* frees the type's state, closes the fd;
 						 * port.c then frees the object */
+	/* optional: adds counters kept outside port->st (any thread), and
+	 * takes them back to 0 (owner thread) */
+	void (*stats)(const struct sofl_port *, struct sofl_port_stats *);
+	void (*reset)(struct sofl_port *);
 };
 
 struct sofl_port {
@@ -193,6 +197,9 @@ int port_tun_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t
 		    size_t len);
 int port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 		  struct sofl_port **out);
+/* udp_sink.c: the runt sink of .min_len_kernel */
+int udp_sink_open(int fd, uint32_t min_len, int *ebpf);
+uint32_t udp_sink_count(int sink);
 int port_udp_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *buf,
 		    size_t len, int gso_size);
 

@@ -91,8 +91,8 @@ static int tun_recv(struct sofl_port *, struct sofl_port_pkt **);
 static int tun_send(struct sofl_port *, const struct sofl_port_pkt *, size_t);
 static void tun_close(struct sofl_port *);
 
-static const struct sofl_port_ops tun_ops = { "tun", tun_recv, tun_send, tun_close };
-static const struct sofl_port_ops tap_ops = { "tap", tun_recv, tun_send, tun_close };
+static const struct sofl_port_ops tun_ops = { "tun", tun_recv, tun_send, tun_close, NULL, NULL };
+static const struct sofl_port_ops tap_ops = { "tap", tun_recv, tun_send, tun_close, NULL, NULL };
 
 SOFL_API void
 sofl_tun_config_init(struct sofl_tun_config *cfg)

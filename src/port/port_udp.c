@@ -51,6 +51,8 @@ struct udp_port {
 	socklen_t remote_len;
 	uint32_t nb, buf_size, max_dgram;
 	uint32_t min_len;		/* shorter datagrams are RUNT drops (0: none) */
+	int sink;			/* the runt sink (udp_sink.c), or -1 */
+	uint32_t sink_base;		/* its count at the last reset (atomic) */
 	uint32_t addr_off;		/* buf_size rounded up to 64: the address's offset */
 	uint8_t **buf;			/* nb buffers: buf_size bytes of datagrams, then the
 					 * sender's address (RX_ADDR), so that a kept batch
@@ -71,7 +73,11 @@ static int udp_recv(struct sofl_port *, struct sofl_port_pkt **);
 static int udp_send(struct sofl_port *, const struct sofl_port_pkt *, size_t);
 static void udp_close(struct sofl_port *);
 
-static const struct sofl_port_ops udp_ops = { "udp", udp_recv, udp_send, udp_close };
+static void udp_stats(const struct sofl_port *, struct sofl_port_stats *);
+static void udp_reset(struct sofl_port *);
+static const struct sofl_port_ops udp_ops = {
+	"udp", udp_recv, udp_send, udp_close, udp_stats, udp_reset
+};
 
 SOFL_API void
 sofl_udp_config_init(struct sofl_udp_config *cfg)
@@ -90,6 +96,22 @@ sofl_udp_config_init(struct sofl_udp_config *cfg)
 /* Copies the caller's @in (of its own size: an older or newer program)
  * into @c, defaults for the fields it lacks, and checks it (port.h's rule).
  * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
+/* @sa is the wildcard address (or port 0: no port to share) */
+static int
+addr_is_any(const struct sockaddr *sa)
+{
+	static const uint8_t any6[16];
+
+	if (sa->sa_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)sa)->sin_addr.s_addr == 0 ||
+		       ((const struct sockaddr_in *)(const void *)sa)->sin_port == 0;
+	if (sa->sa_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, any6,
+			       16) ||
+		       ((const struct sockaddr_in6 *)(const void *)sa)->sin6_port == 0;
+	return 1;
+}
+
 static int
 udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 {
@@ -112,6 +134,9 @@ udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 		return err;
 	if (c->min_len > SOFL_UDP_RX_BUF_MAX)
 		return SOFL_E_CFG_BATCH;
+	if (c->min_len_kernel && (!c->min_len || c->connect || c->fd >= 0 || !c->local ||
+				  addr_is_any(c->local)))
+		return SOFL_E_CFG_ADDR;
 	if (c->gro && c->rx_buf < 65536)	/* a UDP_GRO receive is up to 64 KB */
 		return SOFL_E_CFG_BATCH;
 	if ((c->local && c->local_len > sizeof(struct sockaddr_storage)) ||
@@ -173,6 +198,7 @@ port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 	u->nb = c.rx_batch;
 	u->buf_size = c.rx_buf;
 	u->min_len = c.min_len;
+	u->sink = -1;
 	err = SOFL_E_NOMEM;
 	u->buf = calloc(u->nb, sizeof(*u->buf));
 	u->rmsg = calloc(u->nb, sizeof(*u->rmsg));
@@ -243,7 +269,7 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 {
 	struct sofl_udp_config c;
 	unsigned off;
-	int fd, err, one = 1, e;
+	int fd, err, one = 1, e, sink = -1, ebpf = 0;
 
 	if (!out)
 		return SOFL_E_INVAL;
@@ -259,7 +285,7 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 			return SOFL_E_CFG_ADDR;
 		if ((fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP)) < 0)
 			return SOFL_E_SYS;
-		if (c.reuseport &&
+		if ((c.reuseport || c.min_len_kernel) &&
 		    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
 			goto sys;
 		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, c.sndbuf, "SO_SNDBUF", c.quiet);
@@ -271,11 +297,19 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	off = probe(fd, &c);
+	if (c.min_len_kernel && (sink = udp_sink_open(fd, c.min_len, &ebpf)) < 0)
+		goto sys;
 	if ((err = port_udp_make(&c, fd, off, out)) < 0) {
+		if (sink >= 0)
+			close(sink);
 		if (c.fd < 0)
 			close(fd);
 		return err;
 	}
+	((struct udp_port *)*out)->sink = sink;
+	if (sink >= 0 && !ebpf && !c.quiet)
+		sofl_log(SOFL_LOG_INFO, "udp: runts dropped in the kernel by length only "
+			 "(no eBPF: CAP_BPF); coalesced ones reach the port");
 	return 0;
 sys:
 	e = errno;
@@ -297,9 +331,34 @@ sofl_udp_local(const struct sofl_port *port, struct sockaddr *sa, socklen_t *len
 static void
 udp_close(struct sofl_port *port)
 {
+	struct udp_port *u = (struct udp_port *)port;
+
+	if (u->sink >= 0)
+		close(u->sink);
 	if (port->fd >= 0)
 		close(port->fd);
 	udp_free((struct udp_port *)port);
+}
+
+/* The runt sink's datagrams (udp_sink.c): RUNT drops, read from the kernel */
+static void
+udp_stats(const struct sofl_port *port, struct sofl_port_stats *s)
+{
+	const struct udp_port *u = (const struct udp_port *)port;
+
+	if (u->sink >= 0)
+		s->rx_drop[SOFL_PORT_DROP_RUNT] +=
+			(uint32_t)(udp_sink_count(u->sink) -
+				   __atomic_load_n(&u->sink_base, __ATOMIC_RELAXED));
+}
+
+static void
+udp_reset(struct sofl_port *port)
+{
+	struct udp_port *u = (struct udp_port *)port;
+
+	if (u->sink >= 0)
+		__atomic_store_n(&u->sink_base, udp_sink_count(u->sink), __ATOMIC_RELAXED);
 }
 
 /* ---- receive ---- */

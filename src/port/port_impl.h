@@ -197,9 +197,19 @@ int port_tun_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t
 		    size_t len);
 int port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 		  struct sofl_port **out);
-/* udp_sink.c: the runt sink of .min_len_kernel */
-int udp_sink_open(int fd, uint32_t min_len, int *ebpf);
-uint32_t udp_sink_count(int sink);
+/* udp_sink.c: the runt sink of .min_len_kernel, for a UDP socket bound to
+ * a specific address and port with SO_REUSEPORT, not connected */
+struct udp_sink {
+	int fd;		/* the sink socket, or -1 */
+	int map;	/* the eBPF program's counter map, or -1: classic BPF */
+};
+/* Opens @s for @fd, datagrams shorter than @min_len.  @return 0, or -1 with
+ * errno set (@s closed). */
+int udp_sink_open(struct udp_sink *s, int fd, uint32_t min_len);
+/* The datagrams the sink took since it was opened (classic BPF: its drop
+ * count, modulo 2^32).  Any thread. */
+uint64_t udp_sink_count(const struct udp_sink *s);
+void udp_sink_close(struct udp_sink *s);
 int port_udp_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t *buf,
 		    size_t len, int gso_size);
 

@@ -51,8 +51,8 @@ struct udp_port {
 	socklen_t remote_len;
 	uint32_t nb, buf_size, max_dgram;
 	uint32_t min_len;		/* shorter datagrams are RUNT drops (0: none) */
-	int sink;			/* the runt sink (udp_sink.c), or -1 */
-	uint32_t sink_base;		/* its count at the last reset (atomic) */
+	struct udp_sink sink;		/* the runt sink (udp_sink.c); fd -1: none */
+	uint64_t sink_base;		/* its count at the last reset (atomic) */
 	uint32_t addr_off;		/* buf_size rounded up to 64: the address's offset */
 	uint8_t **buf;			/* nb buffers: buf_size bytes of datagrams, then the
 					 * sender's address (RX_ADDR), so that a kept batch
@@ -198,7 +198,7 @@ port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 	u->nb = c.rx_batch;
 	u->buf_size = c.rx_buf;
 	u->min_len = c.min_len;
-	u->sink = -1;
+	u->sink.fd = u->sink.map = -1;
 	err = SOFL_E_NOMEM;
 	u->buf = calloc(u->nb, sizeof(*u->buf));
 	u->rmsg = calloc(u->nb, sizeof(*u->rmsg));
@@ -269,7 +269,8 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 {
 	struct sofl_udp_config c;
 	unsigned off;
-	int fd, err, one = 1, e, sink = -1, ebpf = 0;
+	struct udp_sink sink = { -1, -1 };
+	int fd, err, one = 1, e;
 
 	if (!out)
 		return SOFL_E_INVAL;
@@ -297,19 +298,18 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	off = probe(fd, &c);
-	if (c.min_len_kernel && (sink = udp_sink_open(fd, c.min_len, &ebpf)) < 0)
+	if (c.min_len_kernel && udp_sink_open(&sink, fd, c.min_len) < 0)
 		goto sys;
 	if ((err = port_udp_make(&c, fd, off, out)) < 0) {
-		if (sink >= 0)
-			close(sink);
+		udp_sink_close(&sink);
 		if (c.fd < 0)
 			close(fd);
 		return err;
 	}
 	((struct udp_port *)*out)->sink = sink;
-	if (sink >= 0 && !ebpf && !c.quiet)
-		sofl_log(SOFL_LOG_INFO, "udp: runts dropped in the kernel by length only "
-			 "(no eBPF: CAP_BPF); coalesced ones reach the port");
+	if (sink.fd >= 0 && sink.map < 0 && !c.quiet)
+		sofl_log(SOFL_LOG_INFO, "udp: runts dropped in the kernel by their length "
+			 "only (no eBPF: CAP_BPF); coalesced ones reach the port");
 	return 0;
 sys:
 	e = errno;
@@ -333,8 +333,7 @@ udp_close(struct sofl_port *port)
 {
 	struct udp_port *u = (struct udp_port *)port;
 
-	if (u->sink >= 0)
-		close(u->sink);
+	udp_sink_close(&u->sink);
 	if (port->fd >= 0)
 		close(port->fd);
 	udp_free((struct udp_port *)port);
@@ -346,10 +345,9 @@ udp_stats(const struct sofl_port *port, struct sofl_port_stats *s)
 {
 	const struct udp_port *u = (const struct udp_port *)port;
 
-	if (u->sink >= 0)
+	if (u->sink.fd >= 0)
 		s->rx_drop[SOFL_PORT_DROP_RUNT] +=
-			(uint32_t)(udp_sink_count(u->sink) -
-				   __atomic_load_n(&u->sink_base, __ATOMIC_RELAXED));
+			udp_sink_count(&u->sink) - __atomic_load_n(&u->sink_base, __ATOMIC_RELAXED);
 }
 
 static void
@@ -357,8 +355,8 @@ udp_reset(struct sofl_port *port)
 {
 	struct udp_port *u = (struct udp_port *)port;
 
-	if (u->sink >= 0)
-		__atomic_store_n(&u->sink_base, udp_sink_count(u->sink), __ATOMIC_RELAXED);
+	if (u->sink.fd >= 0)
+		__atomic_store_n(&u->sink_base, udp_sink_count(&u->sink), __ATOMIC_RELAXED);
 }
 
 /* ---- receive ---- */

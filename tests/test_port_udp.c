@@ -268,6 +268,37 @@ test_config(void **state)
 	c.rx_buf = 1500;
 	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_BATCH);	/* UDP_GRO needs 64 KB */
 	assert_null(p);
+	/* min_len_kernel: min_len, a specific local address with a port, not
+	 * connected, not adopted (checked before any socket exists) */
+	sofl_udp_config_init(&c);
+	a4.sin_addr.s_addr = htonl(0xc6120002);	/* 198.18.0.2 */
+	a4.sin_port = htons(4789);
+	c.local = (const struct sockaddr *)&a4;
+	c.local_len = sizeof(a4);
+	c.min_len_kernel = 1;
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);	/* no min_len */
+	c.min_len = 22;
+	c.connect = 1;
+	c.remote = (const struct sockaddr *)&a4;
+	c.remote_len = sizeof(a4);
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);	/* connected */
+	c.connect = 0;
+	c.fd = 0;
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);	/* adopted */
+	c.fd = -1;
+	a4.sin_port = 0;
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);	/* no port */
+	a4.sin_port = htons(4789);
+	a4.sin_addr.s_addr = 0;
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);	/* wildcard */
+	c.local = (const struct sockaddr *)&a6;
+	c.local_len = sizeof(a6);
+	c.remote = NULL;
+	a6.sin6_port = htons(4789);
+	assert_int_equal(sofl_udp_open(&c, &p), SOFL_E_CFG_ADDR);	/* IPv6 wildcard */
+	assert_null(p);
+	a4.sin_port = 0;
+	a6.sin6_port = 0;
 	/* port.h's rule: 0 = the default, else [MIN, MAX] */
 	sofl_udp_config_init(&c);
 	c.rx_batch = 0;

@@ -51,7 +51,7 @@ usage(FILE *f)
 "                          [--offload on|off|gso|gro] [--mtu N] [--queues N]\n"
 "                          [--stats-interval S] [--json] [--verify-inner]\n"
 "                          [--txqueuelen N] [--gro-flush-timeout US]\n"
-"                          [--duration S]\n"
+"                          [--duration S] [--runt-drop kernel|port]\n"
 "\n"
 "--encap ip (default): carries every IPv4/IPv6 packet of TUN NAME in one UDP\n"
 "datagram to the peer (another softoffload tunnel; an IPv4 or IPv6 underlay)\n"
@@ -110,6 +110,12 @@ usage(FILE *f)
 "                  it, as the kernel's gro_flush_timeout (default 1000; 0:\n"
 "                  every receive's flows are written at its end).  Cost: a\n"
 "                  burst that ends without PSH reaches the TUN that late\n"
+"  --runt-drop kernel|port  VXLAN/Geneve: datagrams too short for the tunnel\n"
+"                  header and the inner header are dropped in the kernel\n"
+"                  (default, with a specific --local address: a second\n"
+"                  socket on the port takes them, steered by a BPF program;\n"
+"                  a flood of them never wakes the tunnel) or by the tunnel\n"
+"                  after it read them (port); both count them as runt\n"
 "  --duration S    stop after S seconds (default: until SIGINT/SIGTERM)\n",
 		TN_MAX_REMOTES);
 	return f == stdout ? 0 : 2;
@@ -207,6 +213,7 @@ parse_word(const char *opt, const char *val, const char *const *names, int n, in
 }
 
 static const char *const onoff[2] = { "off", "on" };
+static const char *const runt_names[2] = { "port", "kernel" };
 static const char *const inner_names[2] = { "ip", "eth" };
 
 static int
@@ -230,7 +237,8 @@ parse_ports(const char *val, struct tn_opts *o)
 }
 
 enum { O_TUN = 0x100, O_LOCAL, O_REMOTE, O_OFFLOAD, O_MTU, O_QUEUES, O_INTERVAL,
-       O_TXQLEN, O_DURATION, O_ENCAP, O_VNI, O_INNER, O_SPORTS, O_UDPCSUM, O_HOLD };
+       O_TXQLEN, O_DURATION, O_ENCAP, O_VNI, O_INNER, O_SPORTS, O_UDPCSUM, O_HOLD,
+       O_RUNT };
 
 /* checks between options; defaults that depend on others */
 static int
@@ -305,6 +313,7 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 		{ "src-ports", required_argument, NULL, O_SPORTS },
 		{ "udp-csum", required_argument, NULL, O_UDPCSUM },
 		{ "gro-flush-timeout", required_argument, NULL, O_HOLD },
+		{ "runt-drop", required_argument, NULL, O_RUNT },
 		{ NULL, 0, NULL, 0 }
 	};
 	const struct cli_num nums[] = {
@@ -323,6 +332,7 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 	o->hold_us = TN_HOLD_US;
 	o->inner_eth = 1;
 	o->udp_csum = 1;
+	o->runt_kernel = 1;
 	optind = 1;
 	while ((c = cli_getopt(argc, argv, ":h", lopts)) != -1) {
 		const char *val = optarg;
@@ -364,6 +374,10 @@ parse_opts(int argc, char **argv, struct tn_opts *o)
 			break;
 		case O_UDPCSUM:
 			if ((err = parse_word("--udp-csum", val, onoff, 2, &o->udp_csum)))
+				return err;
+			break;
+		case O_RUNT:
+			if ((err = parse_word("--runt-drop", val, runt_names, 2, &o->runt_kernel)))
 				return err;
 			break;
 		case O_VNI:
@@ -496,7 +510,7 @@ open_udp_encap(const struct tn_opts *o, struct tn_worker *w)
 	 * header: dropped as runts by the port, before a packet slot or a
 	 * header check (a flood of them costs the receive and a compare) */
 	c.min_len = tn_inner_off(o) + (o->inner_eth ? 0 : 20);
-	c.min_len_kernel = !getenv("NOKR") && addr_specific(&o->local);
+	c.min_len_kernel = o->runt_kernel && addr_specific(&o->local);
 	if ((err = sofl_udp_open(&c, &w->udp)) < 0)
 		return cli_lib_error(err, "--local"), -1;
 	if (!o->udp_csum && csum_off(o, sofl_port_fd(w->udp), 0) < 0)

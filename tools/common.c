@@ -289,6 +289,8 @@ static const struct { unsigned bit; const char *name; } port_off_names[] = {
 	{ SOFL_PORT_OFF_F_UDP_TNL, "udp-tnl-gso" },
 	{ SOFL_PORT_OFF_F_UDP_TNL_CSUM, "udp-tnl-gso-csum" },
 	{ SOFL_PORT_OFF_F_UDP_GSO, "udp-segment" }, { SOFL_PORT_OFF_F_UDP_GRO, "udp-gro" },
+	{ SOFL_PORT_OFF_F_RUNT_KERNEL, "runt-drop-kernel" },
+	{ SOFL_PORT_OFF_F_RUNT_EBPF, "runt-drop-ebpf" },
 	{ SOFL_PORT_OFF_F_GRO, "gro" }, { SOFL_PORT_OFF_F_GSO, "gso" },
 	{ SOFL_PORT_OFF_F_TX_RING, "tx-ring" },
 };

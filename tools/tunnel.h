@@ -27,6 +27,7 @@ struct tn_opts {
 	socklen_t local_len, remote_len;
 	unsigned nremotes;
 	int mode, json, verify_inner, trust_inner, encap, inner_eth, udp_csum;
+	int runt_kernel;		/* --runt-drop kernel (VXLAN/Geneve) */
 	uint32_t vni;
 	unsigned sport_min, sport_max;	/* Ethernet encaps: outer source ports [min, max] */
 	unsigned mtu, queues, interval, duration, txqlen;

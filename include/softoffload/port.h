@@ -219,6 +219,11 @@ struct sofl_port_stats {
 					 * non-zero outer UDP checksum too, on read */
 #define SOFL_PORT_OFF_F_UDP_GSO  0x0100	/* UDP_SEGMENT sends */
 #define SOFL_PORT_OFF_F_UDP_GRO  0x0200	/* UDP_GRO receives */
+#define SOFL_PORT_OFF_F_RUNT_KERNEL 0x0400 /* UDP .min_len_kernel: runts dropped in the
+					 * kernel (a reuseport sink; 0.4.0) */
+#define SOFL_PORT_OFF_F_RUNT_EBPF 0x0800 /* ... by an eBPF program that tests the
+					 * segment size of coalesced ones too and counts
+					 * them exactly (else classic BPF: the length) */
 #define SOFL_PORT_OFF_F_GRO      0x1000	/* writes coalesced by the GRO engine */
 #define SOFL_PORT_OFF_F_GSO      0x2000	/* reads segmented by the GSO engine */
 #define SOFL_PORT_OFF_F_TX_RING  0x4000	/* AF_PACKET sends through PACKET_TX_RING
@@ -620,23 +625,27 @@ struct sofl_udp_config {
 				 * over (a UDP_GRO message of them at once): no packet
 				 * slot, no caller pass.  Up to SOFL_UDP_RX_BUF_MAX */
 	int min_len_kernel;	/* 0.4.0: 1: drop them in the kernel instead, before
-				 * they take receive-buffer room or a recvmmsg() slot
-				 * (a flood of runts then costs the kernel's UDP
-				 * receive only, as for the kernel's own tunnels).
-				 * Needs .min_len, .local with an address and a port
-				 * (not the wildcard), no .connect, no adopted .fd
-				 * (else SOFL_E_CFG_ADDR).  How: the socket gets
-				 * SO_REUSEPORT and a second socket, the sink, joins
-				 * its group, connect()ed to the bound address; a
-				 * classic BPF program on the group
-				 * (SO_ATTACH_REUSEPORT_CBPF) sends a datagram whose
-				 * payload is shorter than .min_len to the sink
-				 * (docs/ports.md).  Counted: rx_drop[RUNT], brought
-				 * up to date every 64 sofl_port_recv() calls (a
-				 * drain of the sink and a getsockopt). Another
-				 * socket of the same user bound to the same address
-				 * and port with SO_REUSEPORT would join the group:
-				 * don't. */
+				 * they take receive-buffer room, a wakeup or a
+				 * recvmmsg() slot: a flood of runts then costs the
+				 * kernel's UDP receive only, as for the kernel's own
+				 * tunnels.  Needs .min_len, .local with a specific
+				 * address and a port, no .connect, no adopted .fd
+				 * (else SOFL_E_CFG_ADDR).  The socket gets
+				 * SO_REUSEPORT (without .reuseport the address must
+				 * be free at open: EADDRINUSE as for a plain bind)
+				 * and a second socket, the sink, joins its group; a
+				 * BPF program on the group sends the sink what is
+				 * shorter than .min_len, and the sink drops it.  With
+				 * CAP_BPF the program is eBPF: it tests the segment
+				 * size of a UDP_GRO-coalesced message too and counts
+				 * the datagrams exactly (SOFL_PORT_OFF_F_RUNT_EBPF);
+				 * else classic BPF: lone runts only, counted by the
+				 * sink's drop count, where a coalesced message counts
+				 * one (docs/ports.md).  Counted in rx_drop[RUNT],
+				 * read from the kernel by sofl_port_get_stats().
+				 * Another socket of the same user bound later to the
+				 * same address and port with SO_REUSEPORT would join
+				 * the group and get a share of the traffic. */
 };
 
 /* sofl_udp_config_init() : defaults (see each field). */

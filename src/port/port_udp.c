@@ -248,6 +248,21 @@ set_buf(int fd, int force, int plain, int bytes, const char *name, int quiet)
 			 plain == SO_RCVBUF ? "rmem_max" : "wmem_max");
 }
 
+/* A plain socket binds to @sa: 0, or -1 with errno (EADDRINUSE) */
+static int
+addr_free(const struct sockaddr *sa, socklen_t len)
+{
+	int s = socket(sa->sa_family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP), r, e;
+
+	if (s < 0)
+		return -1;
+	r = bind(s, sa, len);
+	e = errno;
+	close(s);
+	errno = e;
+	return r;
+}
+
 /* Probes UDP_SEGMENT and UDP_GRO on @fd as asked.  @return SOFL_PORT_OFF_F_* */
 static unsigned
 probe(int fd, const struct sofl_udp_config *c)
@@ -286,6 +301,10 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 			return SOFL_E_CFG_ADDR;
 		if ((fd = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_UDP)) < 0)
 			return SOFL_E_SYS;
+		/* (the sink needs SO_REUSEPORT; without .reuseport the address
+		 * must still be free, as a plain bind() would find it) */
+		if (c.min_len_kernel && !c.reuseport && addr_free(c.local, c.local_len) < 0)
+			goto sys;
 		if ((c.reuseport || c.min_len_kernel) &&
 		    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) < 0)
 			goto sys;
@@ -298,8 +317,11 @@ sofl_udp_open(const struct sofl_udp_config *cfg, struct sofl_port **out)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	off = probe(fd, &c);
-	if (c.min_len_kernel && udp_sink_open(&sink, fd, c.min_len) < 0)
-		goto sys;
+	if (c.min_len_kernel) {
+		if (udp_sink_open(&sink, fd, c.min_len) < 0)
+			goto sys;
+		off |= SOFL_PORT_OFF_F_RUNT_KERNEL | (sink.map >= 0 ? SOFL_PORT_OFF_F_RUNT_EBPF : 0);
+	}
 	if ((err = port_udp_make(&c, fd, off, out)) < 0) {
 		udp_sink_close(&sink);
 		if (c.fd < 0)

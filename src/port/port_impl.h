@@ -197,6 +197,14 @@ int port_tun_rx_buf(struct sofl_port *port, struct sofl_port_pkt **pkts, uint8_t
 		    size_t len);
 int port_udp_make(const struct sofl_udp_config *cfg, int fd, unsigned offloads,
 		  struct sofl_port **out);
+/* (Debian 12's libc headers predate these) */
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+
 /* udp_sink.c: the runt sink of .min_len_kernel, for a UDP socket bound to
  * a specific address and port with SO_REUSEPORT, not connected */
 struct udp_sink {

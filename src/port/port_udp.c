@@ -24,12 +24,6 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
 #endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
 #ifndef IOV_MAX
 #define IOV_MAX 1024
 #endif
@@ -93,9 +87,6 @@ sofl_udp_config_init(struct sofl_udp_config *cfg)
 	cfg->fd = -1;
 }
 
-/* Copies the caller's @in (of its own size: an older or newer program)
- * into @c, defaults for the fields it lacks, and checks it (port.h's rule).
- * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
 /* @sa is the wildcard address (or port 0: no port to share) */
 static int
 addr_is_any(const struct sockaddr *sa)
@@ -112,6 +103,9 @@ addr_is_any(const struct sockaddr *sa)
 	return 1;
 }
 
+/* Copies the caller's @in (of its own size: an older or newer program)
+ * into @c, defaults for the fields it lacks, and checks it (port.h's rule).
+ * @return 0, SOFL_E_INVAL, SOFL_E_CFG_*. */
 static int
 udp_config_copy(struct sofl_udp_config *c, const struct sofl_udp_config *in)
 {
@@ -358,7 +352,7 @@ udp_close(struct sofl_port *port)
 	udp_sink_close(&u->sink);
 	if (port->fd >= 0)
 		close(port->fd);
-	udp_free((struct udp_port *)port);
+	udp_free(u);
 }
 
 /* The runt sink's datagrams (udp_sink.c): RUNT drops, read from the kernel */

@@ -59,12 +59,6 @@
 #ifndef SO_ATTACH_REUSEPORT_EBPF
 #define SO_ATTACH_REUSEPORT_EBPF 52
 #endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-#ifndef SOL_UDP
-#define SOL_UDP 17
-#endif
 #ifndef SO_MEMINFO
 #define SO_MEMINFO 55
 #endif

@@ -242,10 +242,11 @@ train_loop(struct sofl_gro *g, const struct flow *f, struct train *rp, const str
 		const uint8_t *d = p->data;
 
 #if GRO_AVX2
-		if (pre) {	/* (two tests: gcc then keeps them two branches) */
-			if (__builtin_expect(!d, 0))
-				break;
-			if (__builtin_expect(!lanes_same(p, ke, km), 0))
+		/* (one test: gcc computes the lanes' result without a branch
+		 * and branches on the frame; with two tests, the NULL frame's
+		 * first, W1 pre-verified took 1.06-1.12x the time, Zen 5) */
+		if (pre) {
+			if (!lanes_same(p, ke, km) || !d)
 				break;
 		} else
 #endif

@@ -136,6 +136,7 @@ sofl_gro_create(const struct sofl_gro_config *cfg, struct sofl_gro **out)
 	g->ipip = !(g->pcfg.flags & SOFL_PKT_F_NO_IPIP);
 	g->cfg = c;
 	g->tun_l3 = c.link == SOFL_LINK_RAW ? 0u : 22u;
+	g->tl_mk = NO_MASK;	/* (fast_setup's last tunnel layout: none) */
 	if ((err = sofl_sip_key(g->hkey, c.hash_key)) != 0) {
 		free(g);
 		return err;
@@ -267,6 +268,7 @@ sofl_gro_set_rule(struct sofl_gro *g, unsigned hdr, unsigned byte, uint8_t mask)
 	m = hdr == 4 ? g->ip4_same : hdr == 6 ? g->ip6_same : g->tcp_same;
 	m[byte] = mask;
 	g->nmask = 0;		/* the fast path's masks derive from the rules */
+	g->tl_mk = NO_MASK;
 	return 0;
 }
 

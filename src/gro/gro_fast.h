@@ -263,8 +263,10 @@ fast_one_x(struct sofl_gro *g, uint32_t fi, const struct sofl_gro_in *in, const 
 	    (SOFL_GRO_F_CSUM_OK | SOFL_GRO_F_IPCSUM_OK) && !fast_csums(g, f, d, in->flags))
 		return 0;
 	if (t) {
-		g->st.csum_sw_ip += nip;
-		g->st.csum_sw_outer += nout;
+		if (__builtin_expect(nip | nout, 0)) {	/* (flagged: none) */
+			g->st.csum_sw_ip += nip;
+			g->st.csum_sw_outer += nout;
+		}
 		g->st.tun_in++;		/* (classify_tun counts the others) */
 		t->next_oid = rule_id_next(t->next_oid, t->ofixed);
 	}

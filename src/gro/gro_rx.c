@@ -63,6 +63,37 @@ mask_for(struct sofl_gro *g, const struct flow *f, const struct tflow *t)
 	return (uint8_t)g->nmask++;
 }
 
+/* A tunnel flow's f->mk: the mask of the layout looked up last when @f
+ * and @t have that layout (the flows of one tunnel come in turn, and its
+ * key costs more to build than these three compares), else mask_for's */
+_Static_assert(offsetof(struct flow, l3_len) + 2 == offsetof(struct flow, ipv) + 8,
+	       "tun_mask: ipv .. l3_len are 8 bytes");
+_Static_assert(offsetof(struct tflow, type) + 1 == 8 && offsetof(struct tflow, o3) == 0,
+	       "tun_mask: o3 .. type are the first 8 bytes");
+
+static uint8_t
+tun_mask(struct sofl_gro *g, const struct flow *f, const struct tflow *t)
+{
+	uint8_t b[8], mk;
+	uint64_t lf, lt;
+
+	/* ipv, proto, l4_len, ck (zeroed), l3_off, l3_len; o3, o4, enc, ov, type */
+	memcpy(b, &f->ipv, sizeof(b));
+	b[offsetof(struct flow, ck) - offsetof(struct flow, ipv)] = 0;
+	memcpy(&lf, b, sizeof(lf));
+	memcpy(&lt, t, sizeof(lt));
+	if (g->tl_mk != NO_MASK && lf == g->tl_flow && lt == g->tl_tun && t->ocsum == g->tl_ocsum)
+		return g->tl_mk;
+	mk = mask_for(g, f, t);
+	if (mk == NO_MASK)
+		return NO_MASK;
+	g->tl_flow = lf;
+	g->tl_tun = lt;
+	g->tl_ocsum = t->ocsum;
+	g->tl_mk = (uint8_t)(mk | MK_T);
+	return g->tl_mk;
+}
+
 /* When a held flow is first compared: its mask, and the next IPv4 ID
  * (merges the general way keep it up to date from then on).  A TCP flow
  * whose first segment has CWR gets no fast path (no segment joins it: #18).
@@ -78,8 +109,10 @@ fast_setup(struct sofl_gro *g, struct flow *f)
 		t = NULL;
 	if (f->proto != 6 || (h[f->l4_off + 13] & SOFL_TCP_CWR))
 		f->mk = NO_MASK;
-	else if ((f->mk = mask_for(g, f, t)) != NO_MASK && t)
-		f->mk |= MK_T;
+	else if (t)
+		f->mk = tun_mask(g, f, t);
+	else
+		f->mk = mask_for(g, f, NULL);
 	f->next_id = rule_id_want(sofl_get16(h + f->l3_off + 4), f->count, f->fixedid);
 	if (t)
 		t->next_oid = rule_id_want(sofl_get16(h + t->o3 + 4), f->count, t->ofixed);

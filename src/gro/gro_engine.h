@@ -179,11 +179,6 @@ struct sofl_gro {
 	uint8_t mask_b[NMASK][MASK_LEN] __attribute__((aligned(16)));	/* see mask_for() */
 	uint32_t mask_key[NMASK];
 	uint32_t nmask;
-	/* the tunnel layout fast_setup looked up last (its flow's bytes from
-	 * ipv to l3_len, ck zeroed; its tunnel state's first 8 bytes and ocsum)
-	 * and its f->mk: flows of one tunnel come in turn (NO_MASK: none) */
-	uint64_t tl_flow, tl_tun;
-	uint8_t tl_ocsum, tl_mk;
 	uint32_t last_fi;	/* flow fast_merge last merged into (a hint), or NIL */
 	int nohash;		/* set by fast_find: no held flow has hash nohash_h */
 	uint32_t nohash_h;	/* (valid until the input is delivered) */
@@ -245,6 +240,13 @@ struct sofl_gro {
 	uint16_t tport[SOFL_PKT_UDP_ENCAP_MAX];
 	int ipip;		/* IP-in-IP parsed into */
 	struct tbatch tb;	/* the LRU table's tunnel frames hashed (gro_rx.c) */
+	/* the tunnel layout fast_setup looked up last (its flow's bytes from
+	 * ipv to l3_len, ck zeroed; its tunnel state's first 8 bytes and ocsum)
+	 * and its f->mk: flows of one tunnel come in turn (NO_MASK: none).
+	 * (Last, not beside the masks: the other fields stay where they were,
+	 * on the same cache lines.) */
+	uint64_t tl_flow, tl_tun;
+	uint8_t tl_ocsum, tl_mk;
 };
 
 /* A bucket's word: its newest flow + 1 (0: none) in the low 25 bits, so

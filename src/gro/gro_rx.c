@@ -63,14 +63,14 @@ mask_for(struct sofl_gro *g, const struct flow *f, const struct tflow *t)
 	return (uint8_t)g->nmask++;
 }
 
-/* A tunnel flow's f->mk: the mask of the layout looked up last when @f
- * and @t have that layout (the flows of one tunnel come in turn, and its
- * key costs more to build than these three compares), else mask_for's */
 _Static_assert(offsetof(struct flow, l3_len) + 2 == offsetof(struct flow, ipv) + 8,
 	       "tun_mask: ipv .. l3_len are 8 bytes");
 _Static_assert(offsetof(struct tflow, type) + 1 == 8 && offsetof(struct tflow, o3) == 0,
 	       "tun_mask: o3 .. type are the first 8 bytes");
 
+/* A tunnel flow's f->mk: the mask of the layout looked up last when @f
+ * and @t have that layout (the flows of one tunnel come in turn, and its
+ * key costs more to build than these three compares), else mask_for's */
 static uint8_t
 tun_mask(struct sofl_gro *g, const struct flow *f, const struct tflow *t)
 {

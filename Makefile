@@ -192,16 +192,24 @@ endif
 
 # examples/ (examples/README.md): one program per file, built as a user
 # would build it (-std=c11 -Wall -Wextra -Werror, the installed headers, the
-# static library).  Only examples link OpenSSL (vpn: libcrypto, libssl-dev),
-# never the library.  make check builds them; tests/vpn.sh runs vpn.
+# static library).  Only examples link OpenSSL (vpn: libcrypto, libssl-dev)
+# or ipsec-mb, never the library.  make check builds them; tests/vpn.sh runs vpn.
 EX_SRC    := $(wildcard examples/*.c)
 EX_BIN    := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
 EX_LIBS_vpn := -lcrypto
+# vpn's AES-256-GCM goes through Intel's ipsec-mb where its header is found
+# (Debian's libipsec-mb-dev, amd64 only; scripts/deps.sh installs it there)
+EX_IPSEC_MB := $(shell printf '\043include <intel-ipsec-mb.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
+ifeq ($(EX_IPSEC_MB),1)
+EX_CFLAGS_vpn := -DHAVE_IPSEC_MB
+EX_LIBS_vpn   += -lIPSec_MB
+endif
 examples: $(EX_BIN)
 
 $(BUILD)/examples/%: examples/%.c $(STATIC)
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 -Wall -Wextra -Werror $(CFLAGS) -Iinclude $(LDFLAGS) -o $@ $< $(STATIC) \
+	$(CC) -std=c11 -Wall -Wextra -Werror $(CFLAGS) $(EX_CFLAGS_$*) -Iinclude $(LDFLAGS) \
+	    -o $@ $< $(STATIC) \
 	    $(EX_LIBS_$*) -lpthread
 
 deps:

@@ -1,5 +1,7 @@
 # make demo, experiment "vpn" (sourced by scripts/demo.sh): one TCP stream
-# through examples/vpn (AES-256-GCM, then ChaCha20-Poly1305) and through
+# through examples/vpn (AES-256-GCM by the crypto vpn picks, ipsec-mb on
+# x86-64; AES-256-GCM by OpenSSL's EVP, row aes-256-gcm-openssl; then
+# ChaCha20-Poly1305, OpenSSL's) and through
 # Debian's wireguard-go (the 2022 package: its TUN has no offloads, one
 # packet per read and write), on the demo's 1500-byte veth, IPv4 inside
 # and out, $DEMO_RUNS x $DEMO_SECS s per row, the tunnel's columns.  The
@@ -12,20 +14,24 @@ VPN_PORT=7200
 VPN_MTU=1452		# sofl_tun_inner_mtu(1500, AF_INET, UDP, 16, 16): what vpn sets
 WG_MTU=1420		# wg-quick's default
 VPN_WORKERS=${DEMO_VPN_WORKERS:-0}	# crypto threads per side: 0 (on the I/O thread) measured best on 2 vCPUs
-VPN_ROWS=${DEMO_VPN_ROWS:-aes-256-gcm chacha20-poly1305 wireguard-go}	# the rows, in order
+VPN_ROWS=${DEMO_VPN_ROWS:-aes-256-gcm aes-256-gcm-openssl chacha20-poly1305 wireguard-go}	# the rows, in order
 
-# vpn_row CIPHER
+# vpn_row MODE: a cipher, or CIPHER-openssl (vpn --crypto openssl)
 vpn_row() {
+	case $1 in
+	*-openssl) _cipher=${1%-openssl} _lib="--crypto openssl" ;;
+	*) _cipher=$1 _lib="" ;;
+	esac
 	if [ ! -x "$VPN" ]; then
 		row_fail vpn "$1" 4 "$VPN not built (make BUILD=$BUILD examples)"
 		return 1
 	fi
 	head -c 32 /dev/urandom >"$WORK/vpn.key"
 	bg_start vpnA ip netns exec "$NSA" "$VPN" --side a --tun vpn0 --local 198.18.0.1:$VPN_PORT \
-		--remote 198.18.0.2:$VPN_PORT --key "$WORK/vpn.key" --cipher "$1" --workers $VPN_WORKERS
+		--remote 198.18.0.2:$VPN_PORT --key "$WORK/vpn.key" --cipher "$_cipher" --workers $VPN_WORKERS $_lib
 	_va=$BG_PID
 	bg_start vpnB ip netns exec "$NSB" "$VPN" --side b --tun vpn0 --local 198.18.0.2:$VPN_PORT \
-		--remote 198.18.0.1:$VPN_PORT --key "$WORK/vpn.key" --cipher "$1" --workers $VPN_WORKERS
+		--remote 198.18.0.1:$VPN_PORT --key "$WORK/vpn.key" --cipher "$_cipher" --workers $VPN_WORKERS $_lib
 	_vb=$BG_PID
 	if ! wait_up 5 "$_va" sh -c "ip -n $NSA link show vpn0 | grep -q ,UP" ||
 	   ! wait_up 5 "$_vb" sh -c "ip -n $NSB link show vpn0 | grep -q ,UP"; then
@@ -39,10 +45,12 @@ vpn_row() {
 	_ok=$?
 	bg_stop "$_va" "$_vb"
 	[ $_ok -eq 0 ] || return 1
-	# each side's final counters line, as {"a": "...", "b": "..."}
+	# each side's final counters line, as {"a": "...", "b": "..."}, and
+	# the crypto it ran ("OpenSSL EVP", "ipsec-mb AVX-512", ...)
 	row_add "$(jq -cn --arg a "$(grep '^vpn: sealed' "$WORK/vpnA.log" | tail -n 1)" \
 		--arg b "$(grep '^vpn: sealed' "$WORK/vpnB.log" | tail -n 1)" \
-		'{counters: {a: $a, b: $b}, mtu: '$VPN_MTU'}')"
+		--arg c "$(sed -n 's/.* by \(.*\), [0-9]* worker.*/\1/p' "$WORK/vpnA.log" | head -n 1)" \
+		'{counters: {a: $a, b: $b}, crypto: $c, mtu: '$VPN_MTU'}')"
 }
 
 wg_row() {
@@ -89,7 +97,7 @@ step_vpn() {
 			say "   wireguard-go (Debian's, no TUN offloads), IPv4 ..."
 			wg_row
 		else
-			say "   vpn --cipher $c, IPv4 ..."
+			say "   vpn --cipher ${c%-openssl}$(case $c in *-openssl) echo " --crypto openssl" ;; esac), IPv4 ..."
 			vpn_row "$c"
 		fi
 	done
@@ -98,12 +106,14 @@ step_vpn() {
 
 report_vpn() {
 	aes=$(avg_of vpn aes-256-gcm 4) cha=$(avg_of vpn chacha20-poly1305 4)
+	evp=$(avg_of vpn aes-256-gcm-openssl 4)
 	wg=$(avg_of vpn wireguard-go 4) plain=$(avg_of tunnel on 4)
 	r_plain=$(ratio "$aes" "$plain") r_wg=$(ratio "$aes" "$wg")
 	say ""
 	say "== 6. VPN: one TCP stream through examples/vpn and wireguard-go, 1500-byte wire ($DEMO_RUNS x $DEMO_SECS s per row)"
 	say "   CPU: $(sh "$here/cpu-name.sh" 2>/dev/null)"
 	say "   aes-256-gcm / plain tunnel (--offload on, this run): ${r_plain}; aes-256-gcm / wireguard-go: ${r_wg}; chacha20-poly1305 / wireguard-go: $(ratio "$cha" "$wg")"
+	say "   AES-256-GCM by $(jq -r 'select(.name == "vpn" and .mode == "aes-256-gcm") | .crypto' "$OUT/rows.jsonl" 2>/dev/null | head -n 1); by OpenSSL's EVP (row aes-256-gcm-openssl): $(ratio "$evp" "$plain") the plain tunnel"
 	say "   (wireguard-go is Debian's 2022 package: its TUN has no offloads, one packet per read and write)"
 	table_gbps vpn
 	say "   verdict: AES-256-GCM ${r_plain} the plain tunnel (target >= 0.75x: $(verdict_ge "$r_plain" 0.75)), ${r_wg} wireguard-go (target >= 10x: $(verdict_ge "$r_wg" 10))"

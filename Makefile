@@ -205,6 +205,7 @@ EX_CFLAGS_vpn := -DHAVE_IPSEC_MB
 EX_LIBS_vpn   += -lIPSec_MB
 endif
 examples: $(EX_BIN)
+$(BUILD)/examples/vpn: examples/vpn_aead.h
 
 $(BUILD)/examples/%: examples/%.c $(STATIC)
 	@mkdir -p $(dir $@)

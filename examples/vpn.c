@@ -26,12 +26,7 @@
  * session): a restart never reuses a key with a nonce, and a receiver
  * follows the newest session that authenticates, never an older one.  See
  * README.md for what this protects against and what it does not.
- *
- * The AEAD is OpenSSL's EVP, except AES-256-GCM when the program is built
- * with Intel's ipsec-mb (HAVE_IPSEC_MB: Debian's libipsec-mb-dev, x86-64)
- * and the CPU has AES-NI: then ipsec-mb's one-call GCM, 3-4x faster per
- * packet than OpenSSL 3.0's EVP (its VAES/AVX-512 code; README.md).  The
- * two interoperate: the datagrams are the same bytes.  --crypto chooses.
+ * The AEAD (OpenSSL's EVP, or ipsec-mb for AES-256-GCM) is vpn_aead.h.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -49,16 +44,13 @@
 #include <time.h>
 #include <unistd.h>
 #include <openssl/core_names.h>
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
 #include <softoffload/port.h>
-#ifdef HAVE_IPSEC_MB
-#include <intel-ipsec-mb.h>
-#endif
+#include "vpn_aead.h"
 
 #define HDR	16		/* type, flags, 2 zero bytes, session, counter */
-#define TAG	16
+#define TAG	AEAD_TAG
 #define KEEP	8		/* batches in flight per direction */
 #define MAX_PKTS 2048		/* packets per batch: the UDP port's max_pkts (TUN: 256) */
 #define F_CSUM	0x01		/* header flag: the sender knew the checksums good */
@@ -78,9 +70,7 @@ struct job {
 };
 
 static struct {
-	const EVP_CIPHER *cipher;
 	const char *cipher_name;
-	int mb;			/* AES-256-GCM through ipsec-mb, not EVP */
 	uint8_t psk[1024];
 	size_t psk_len;
 	const char *label[2];	/* HKDF info: [TX] this side's direction, [RX] the peer's */
@@ -168,7 +158,7 @@ load_psk(const char *file, char side)
 		usleep(20000);
 }
 
-/* ---- the AEAD, in place ---- */
+/* ---- the crypto of a batch ---- */
 
 static void
 put64(uint8_t *b, uint64_t v)
@@ -187,92 +177,16 @@ getn(const uint8_t *b, int n)
 	return v;
 }
 
-/* A thread's AEAD state: [TX] keyed once, [RX] for the session @rx_ses.
- * EVP contexts always (ChaCha20-Poly1305, or AES-256-GCM by OpenSSL); with
- * g.mb, ipsec-mb's expanded keys instead. */
+/* A thread's AEADs: [TX] keyed once, [RX] for the peer's session @rx_ses. */
 struct crypto {
-	EVP_CIPHER_CTX *c[2];
+	struct aead a[2];
 	uint32_t rx_ses;	/* 0: none yet */
-#ifdef HAVE_IPSEC_MB
-	IMB_MGR *mb;		/* this thread's: only its function pointers are used */
-	_Alignas(64) struct gcm_key_data mbk[2];
-	struct gcm_context_data mbc;
-#endif
 };
-
-/* Keys direction @dir (TX, RX) of @k. */
-static int
-set_key(struct crypto *k, int dir, const uint8_t key[32])
-{
-#ifdef HAVE_IPSEC_MB
-	if (g.mb) {
-		IMB_AES256_GCM_PRE(k->mb, key, &k->mbk[dir]);
-		return 1;
-	}
-#endif
-	return EVP_CipherInit_ex(k->c[dir], NULL, NULL, key, NULL, dir == TX) == 1;
-}
-
-/* Seals @len bytes at @p in place; @h (HDR bytes) authenticated; tag to @tag.
- * EVP: per packet only the IV is set (the key stays from set_key) and the
- * tag is read as a provider parameter: OpenSSL 3's EVP_CIPHER_CTX_ctrl()
- * would translate to the same parameter on every call.  ipsec-mb: one call. */
-static int
-seal(struct crypto *k, const uint8_t *h, uint8_t *p, int len, uint8_t *tag)
-{
-	EVP_CIPHER_CTX *c = k->c[TX];
-	OSSL_PARAM tp[2] = {
-		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, TAG),
-		OSSL_PARAM_construct_end(),
-	};
-	int l, l2;
-
-#ifdef HAVE_IPSEC_MB
-	if (g.mb) {
-		IMB_AES256_GCM_ENC(k->mb, &k->mbk[TX], &k->mbc, p, p, (uint64_t)len, h + 4,
-				   h, HDR, tag, TAG);
-		return 1;
-	}
-#endif
-	return EVP_EncryptInit_ex2(c, NULL, NULL, h + 4, NULL) == 1 &&
-	       EVP_EncryptUpdate(c, NULL, &l, h, HDR) == 1 &&
-	       EVP_EncryptUpdate(c, p, &l, p, len) == 1 &&
-	       EVP_EncryptFinal_ex(c, p + l, &l2) == 1 &&
-	       EVP_CIPHER_CTX_get_params(c, tp) == 1;
-}
-
-/* Opens a datagram (@len bytes at @d) in place.  @return 1 authentic.
- * EVP: the expected tag goes in with the IV, as one parameter of the init.
- * ipsec-mb: the tag it computes is compared in constant time. */
-static int
-open_dgram(struct crypto *k, uint8_t *d, int len)
-{
-	EVP_CIPHER_CTX *c = k->c[RX];
-	int l, l2, body = len - HDR - TAG;
-	OSSL_PARAM tp[2] = {
-		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, d + HDR + body, TAG),
-		OSSL_PARAM_construct_end(),
-	};
-
-#ifdef HAVE_IPSEC_MB
-	if (g.mb) {
-		uint8_t t[TAG];
-
-		IMB_AES256_GCM_DEC(k->mb, &k->mbk[RX], &k->mbc, d + HDR, d + HDR, (uint64_t)body,
-				   d + 4, d, HDR, t, TAG);
-		return CRYPTO_memcmp(t, d + HDR + body, TAG) == 0;
-	}
-#endif
-	return EVP_DecryptInit_ex2(c, NULL, NULL, d + 4, tp) == 1 &&
-	       EVP_DecryptUpdate(c, NULL, &l, d, HDR) == 1 &&
-	       EVP_DecryptUpdate(c, d + HDR, &l, d + HDR, body) == 1 &&
-	       EVP_DecryptFinal_ex(c, d + HDR + l, &l2) == 1;
-}
 
 /* A worker's share of a TX job: header into the head area, packet sealed,
  * tag into the tail area (three adjacent pieces, port.h RX_CONTIG). */
 static void
-do_tx(struct crypto *k, struct job *j)
+do_tx(struct aead *a, struct job *j)
 {
 	for (int i = 0; i < j->n; i++) {
 		struct sofl_port_pkt *pk = &j->pk[i];
@@ -282,7 +196,7 @@ do_tx(struct crypto *k, struct job *j)
 		h[0] = 1;
 		h[1] = pk->flags & SOFL_PORT_PKT_F_CSUM_OK ? F_CSUM : 0;
 		put64(h + 8, j->first + (uint64_t)i);
-		if (!seal(k, h, p, (int)pk->len, pk->iov[2].iov_base)) {
+		if (!aead_seal(a, h + 4, h, HDR, p, (int)pk->len, pk->iov[2].iov_base)) {
 			fprintf(stderr, "vpn: seal failed\n");
 			exit(1);
 		}
@@ -295,11 +209,11 @@ do_tx(struct crypto *k, struct job *j)
 /* A worker's share of an RX job: every datagram opened in place (or its
  * counter marked rejected); the replay window is the I/O thread's. */
 static void
-do_rx(struct crypto *k, struct job *j)
+do_rx(struct aead *a, uint32_t *ses, struct job *j)
 {
 	for (int i = 0; i < j->n; i++) {
 		struct iovec *v = &j->pk[i].iov[0];
-		uint8_t *d = v->iov_base, key[32];
+		uint8_t *d = v->iov_base, key[AEAD_KEY];
 
 		j->ctr[i] = UINT64_MAX;
 		if (j->pk[i].iovcnt != 1 || v->iov_len < HDR + TAG + 20 || d[0] != 1 || d[2] ||
@@ -308,14 +222,16 @@ do_rx(struct crypto *k, struct job *j)
 			continue;
 		}
 		j->ses[i] = (uint32_t)getn(d + 4, 4);
-		if (j->ses[i] != k->rx_ses) {	/* another session: its key (an HKDF) */
+		if (j->ses[i] != *ses) {	/* another session: its key (an HKDF) */
 			derive(RX, j->ses[i], key);
-			if (!set_key(k, RX, key))
+			if (!aead_key(a, key))
 				exit(1);
 			OPENSSL_cleanse(key, sizeof(key));
-			k->rx_ses = j->ses[i];
+			*ses = j->ses[i];
 		}
-		if (!open_dgram(k, d, (int)v->iov_len)) {
+		/* header authenticated, the body opened in place, the tag after it */
+		if (!aead_open(a, d + 4, d, HDR, d + HDR, (int)v->iov_len - HDR - TAG,
+			       d + v->iov_len - TAG)) {
 			atomic_fetch_add(&g.auth_fail, 1);
 			continue;
 		}
@@ -326,55 +242,24 @@ do_rx(struct crypto *k, struct job *j)
 static void
 crypto_init(struct crypto *k)
 {
-	uint8_t key[32];
+	uint8_t key[AEAD_KEY];
 
-	memset(k, 0, sizeof(*k));
-	k->c[TX] = EVP_CIPHER_CTX_new();
-	k->c[RX] = EVP_CIPHER_CTX_new();
-	if (!k->c[TX] || !k->c[RX] ||
-	    EVP_EncryptInit_ex(k->c[TX], g.cipher, NULL, NULL, NULL) != 1 ||
-	    EVP_DecryptInit_ex(k->c[RX], g.cipher, NULL, NULL, NULL) != 1) {
-		fprintf(stderr, "vpn: EVP init failed\n");
-		exit(1);
-	}
-#ifdef HAVE_IPSEC_MB
-	if (g.mb) {
-		IMB_ARCH arch;
-
-		if (!(k->mb = alloc_mb_mgr(0))) {
-			fprintf(stderr, "vpn: ipsec-mb: no memory\n");
-			exit(1);
-		}
-		init_mb_mgr_auto(k->mb, &arch);
-	}
-#endif
 	derive(TX, g.session, key);
-	if (!set_key(k, TX, key)) {
-		fprintf(stderr, "vpn: AEAD key setup failed\n");
+	k->rx_ses = 0;
+	if (!aead_init(&k->a[TX], 1) || !aead_init(&k->a[RX], 0) || !aead_key(&k->a[TX], key)) {
+		fprintf(stderr, "vpn: AEAD init failed\n");
 		exit(1);
 	}
 	OPENSSL_cleanse(key, sizeof(key));
 }
 
 static void
-crypto_free(struct crypto *k)
-{
-	EVP_CIPHER_CTX_free(k->c[TX]);
-	EVP_CIPHER_CTX_free(k->c[RX]);
-#ifdef HAVE_IPSEC_MB
-	if (k->mb)
-		free_mb_mgr(k->mb);
-	OPENSSL_cleanse(k->mbk, sizeof(k->mbk));
-#endif
-}
-
-static void
 run_job(struct crypto *k, struct job *j)
 {
 	if (j->dir == TX)
-		do_tx(k, j);
+		do_tx(&k->a[TX], j);
 	else
-		do_rx(k, j);
+		do_rx(&k->a[RX], &k->rx_ses, j);
 	atomic_store_explicit(&j->done, 1, memory_order_release);
 }
 
@@ -407,7 +292,8 @@ worker(void *arg)
 		if (write(g.efd, &one, sizeof(one)) < 0)
 			perror("vpn: eventfd");
 	}
-	crypto_free(&k);
+	aead_free(&k.a[TX]);
+	aead_free(&k.a[RX]);
 	return NULL;
 }
 
@@ -546,43 +432,6 @@ parse_addr(const char *s, struct sockaddr_storage *ss)
 	return len;
 }
 
-/* --crypto: @want "openssl", "ipsec-mb" or NULL (ipsec-mb where it can
- * serve).  @return 1: AES-256-GCM by ipsec-mb; its code path in @path. */
-static int
-pick_mb(const char *want, int aes, const char **path)
-{
-	int can = 0;
-
-	*path = "OpenSSL EVP";
-#ifdef HAVE_IPSEC_MB
-	static const char *const name[IMB_ARCH_NUM] = {
-		[IMB_ARCH_SSE] = "ipsec-mb SSE", [IMB_ARCH_AVX] = "ipsec-mb AVX",
-		[IMB_ARCH_AVX2] = "ipsec-mb AVX2", [IMB_ARCH_AVX512] = "ipsec-mb AVX-512",
-	};
-	IMB_MGR *m = aes ? alloc_mb_mgr(0) : NULL;
-	IMB_ARCH arch = IMB_ARCH_NONE;
-
-	if (m) {
-		init_mb_mgr_auto(m, &arch);
-		free_mb_mgr(m);
-	}
-	/* IMB_ARCH_NOAESNI is its software AES: slower than OpenSSL's */
-	can = arch >= IMB_ARCH_SSE && arch < IMB_ARCH_NUM;
-	if (can && !(want && !strcmp(want, "openssl")))
-		*path = name[arch];
-#endif
-	if (want && !strcmp(want, "ipsec-mb") && !can) {
-		fprintf(stderr, "vpn: --crypto ipsec-mb: %s\n", !aes ? "it does AES-256-GCM only" :
-#ifdef HAVE_IPSEC_MB
-			"this CPU has no AES-NI");
-#else
-			"built without it (libipsec-mb-dev; make examples finds it)");
-#endif
-		exit(2);
-	}
-	return can && !(want && !strcmp(want, "openssl"));
-}
-
 static void
 usage(void)
 {
@@ -642,14 +491,9 @@ main(int argc, char **argv)
 	    !(ll = parse_addr(local, &la)) || !(rl = parse_addr(remote, &ra)) ||
 	    la.ss_family != ra.ss_family)
 		usage();
-	if (!strcmp(cipher, "aes-256-gcm"))
-		g.cipher = EVP_aes_256_gcm();
-	else if (!strcmp(cipher, "chacha20-poly1305"))
-		g.cipher = EVP_chacha20_poly1305();
-	else
+	if (!(path = aead_pick(cipher, lib)))
 		usage();
 	g.cipher_name = cipher;
-	g.mb = pick_mb(lib, g.cipher == EVP_aes_256_gcm(), &path);
 	load_psk(keyf, (char)side);
 
 	/* the TUN: packets one piece each, with room for header and tag */
@@ -748,6 +592,7 @@ main(int argc, char **argv)
 	       (unsigned long long)us.tx_pkts);
 	sofl_port_close(g.tun);
 	sofl_port_close(g.udp);
-	crypto_free(&self);
+	aead_free(&self.a[TX]);
+	aead_free(&self.a[RX]);
 	return 0;
 }

@@ -26,7 +26,7 @@ verdict_ge() {
 
 # table_gbps NAME : one line per row of experiment NAME, tcpbench's columns.
 table_gbps() {
-	printf '   %-14s %-4s %-7s %-45s %6s  %s\n' mode fam streams "       bandwidth min/avg/max/std-dev" retr \
+	printf '   %-19s %-4s %-7s %-45s %6s  %s\n' mode fam streams "       bandwidth min/avg/max/std-dev" retr \
 		"CPU s/GB: user sys (tool)  machine"
 	jq -rs --arg n "$1" 'map(select(.name == $n))[] |
 		if .error then "\(.mode)\t\(.family)\t-\tstep failed: \(.error)"
@@ -37,9 +37,9 @@ table_gbps() {
 		      (if .server_gbps then "= \(.server_gbps.min)/\(.server_gbps.avg)/\(.server_gbps.max)/\(.server_gbps.stddev) Gbps"
 		       else "-" end)] | map(tostring) | join("\t") end' "$OUT/rows.jsonl" |
 	awk -F'\t' '{
-		if (NF == 4) { printf "   %-14s %-4s %-7s %s\n", $1, "v" $2, $3, $4; next }
-		printf "   %-14s %-4s %-7s client %-38s %6s  %8s %6s %8s\n", $1, "v" $2, $3, $4, $5, $6, $7, $8
-		if ($9 != "-") printf "   %-14s %-4s %-7s server %s\n", "", "", "", $9
+		if (NF == 4) { printf "   %-19s %-4s %-7s %s\n", $1, "v" $2, $3, $4; next }
+		printf "   %-19s %-4s %-7s client %-38s %6s  %8s %6s %8s\n", $1, "v" $2, $3, $4, $5, $6, $7, $8
+		if ($9 != "-") printf "   %-19s %-4s %-7s server %s\n", "", "", "", $9
 	}'
 }
 

@@ -71,7 +71,9 @@ for m in off plain; do check_row tunnel-baseline $m 4; done
 bad=$(jq -c '[.experiments[] | select(.name == "small-packets") |
 	select((.pps > 0 and .sent >= .delivered and .delivered > 0 and .secs > 0) | not) | .mode]' "$J")
 [ "$bad" = "[]" ] || fail "small-packets rows without packets delivered: $bad"
-for m in aes-256-gcm aes-256-gcm-openssl chacha20-poly1305 wireguard-go; do check_row vpn $m 4; done
+for m in aes-256-gcm aes-256-gcm-openssl chacha20-poly1305 chacha20-poly1305-openssl wireguard-go; do
+	check_row vpn $m 4
+done
 for m in single sendmmsg udpseg uso; do
 	n=$(jq --arg m "$m" '[.experiments[] | select(.name == "udp-segmentation" and .mode == $m and .error == null)] | length' "$J")
 	[ "$n" = 2 ] || fail "udp-segmentation $m: $n rows, expected 2"

@@ -197,7 +197,7 @@ endif
 EX_SRC    := $(wildcard examples/*.c)
 EX_BIN    := $(EX_SRC:examples/%.c=$(BUILD)/examples/%)
 EX_LIBS_vpn := -lcrypto
-# vpn's AES-256-GCM goes through Intel's ipsec-mb where its header is found
+# vpn's AEAD goes through Intel's ipsec-mb where its header is found
 # (Debian's libipsec-mb-dev, amd64 only; scripts/deps.sh installs it there)
 EX_IPSEC_MB := $(shell printf '\043include <intel-ipsec-mb.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1)
 ifeq ($(EX_IPSEC_MB),1)

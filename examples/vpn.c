@@ -26,7 +26,8 @@
  * session): a restart never reuses a key with a nonce, and a receiver
  * follows the newest session that authenticates, never an older one.  See
  * README.md for what this protects against and what it does not.
- * The AEAD (OpenSSL's EVP, or ipsec-mb for AES-256-GCM) is vpn_aead.h.
+ * The AEAD (OpenSSL's EVP, or Intel's ipsec-mb where built with it) is
+ * vpn_aead.h.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>

@@ -13,7 +13,7 @@ pkgs="$pkgs abigail-tools"  # tests/abi_check.sh: abidiff against the last relea
 pkgs="$pkgs cppcheck gcovr"  # make lint, make coverage
 pkgs="$pkgs libssl-dev"  # make examples: examples/vpn.c (OpenSSL EVP; the library never links it)
 pkgs="$pkgs wireguard-go wireguard-tools"  # tests/demo.sh, make demo: the vpn experiment's reference
-# make examples: examples/vpn's AES-256-GCM (Intel's ipsec-mb; Debian builds it for amd64 only)
+# make examples: examples/vpn's AEAD (Intel's ipsec-mb; Debian builds it for amd64 only)
 [ "$(dpkg --print-architecture 2>/dev/null)" = amd64 ] && pkgs="$pkgs libipsec-mb-dev"
 case $what in
 demo)  pkgs="$pkgs ethtool gnuplot-nox tcpdump jq" ;;

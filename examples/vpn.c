@@ -255,6 +255,13 @@ crypto_init(struct crypto *k)
 }
 
 static void
+crypto_free(struct crypto *k)
+{
+	aead_free(&k->a[TX]);
+	aead_free(&k->a[RX]);
+}
+
+static void
 run_job(struct crypto *k, struct job *j)
 {
 	if (j->dir == TX)
@@ -293,8 +300,7 @@ worker(void *arg)
 		if (write(g.efd, &one, sizeof(one)) < 0)
 			perror("vpn: eventfd");
 	}
-	aead_free(&k.a[TX]);
-	aead_free(&k.a[RX]);
+	crypto_free(&k);
 	return NULL;
 }
 
@@ -593,7 +599,6 @@ main(int argc, char **argv)
 	       (unsigned long long)us.tx_pkts);
 	sofl_port_close(g.tun);
 	sofl_port_close(g.udp);
-	aead_free(&self.a[TX]);
-	aead_free(&self.a[RX]);
+	crypto_free(&self);
 	return 0;
 }

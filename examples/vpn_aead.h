@@ -112,12 +112,13 @@ static int
 aead_key(struct aead *a, const uint8_t *key)
 {
 #ifdef HAVE_IPSEC_MB
-	if (a->mb && aead_aes)
-		IMB_AES256_GCM_PRE(a->mb, key, &a->mbk);
-	else if (a->mb)
-		memcpy(a->mbkey, key, AEAD_KEY);
-	if (a->mb)
+	if (a->mb) {
+		if (aead_aes)
+			IMB_AES256_GCM_PRE(a->mb, key, &a->mbk);
+		else
+			memcpy(a->mbkey, key, AEAD_KEY);
 		return 1;
+	}
 #endif
 	return EVP_CipherInit_ex(a->evp, NULL, NULL, key, NULL, a->enc) == 1;
 }
@@ -130,12 +131,6 @@ static int
 aead_seal(struct aead *a, const uint8_t *nonce, const uint8_t *ad, int adlen, uint8_t *p,
 	  int len, uint8_t *tag)
 {
-	OSSL_PARAM tp[2] = {
-		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, AEAD_TAG),
-		OSSL_PARAM_construct_end(),
-	};
-	int l, l2;
-
 #ifdef HAVE_IPSEC_MB
 	if (a->mb && aead_aes) {
 		IMB_AES256_GCM_ENC(a->mb, &a->mbk, &a->mbc, p, p, (uint64_t)len, nonce, ad,
@@ -149,6 +144,13 @@ aead_seal(struct aead *a, const uint8_t *nonce, const uint8_t *ad, int adlen, ui
 		return 1;
 	}
 #endif
+	/* EVP only: the tag parameter is built here, not on ipsec-mb's path */
+	OSSL_PARAM tp[2] = {
+		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, AEAD_TAG),
+		OSSL_PARAM_construct_end(),
+	};
+	int l, l2;
+
 	return EVP_EncryptInit_ex2(a->evp, NULL, NULL, nonce, NULL) == 1 &&
 	       EVP_EncryptUpdate(a->evp, NULL, &l, ad, adlen) == 1 &&
 	       EVP_EncryptUpdate(a->evp, p, &l, p, len) == 1 &&
@@ -164,13 +166,6 @@ static int
 aead_open(struct aead *a, const uint8_t *nonce, const uint8_t *ad, int adlen, uint8_t *p,
 	  int len, const uint8_t *tag)
 {
-	OSSL_PARAM tp[2] = {
-		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag,
-						  AEAD_TAG),
-		OSSL_PARAM_construct_end(),
-	};
-	int l, l2;
-
 #ifdef HAVE_IPSEC_MB
 	if (a->mb) {
 		uint8_t t[AEAD_TAG];
@@ -188,6 +183,13 @@ aead_open(struct aead *a, const uint8_t *nonce, const uint8_t *ad, int adlen, ui
 		return CRYPTO_memcmp(t, tag, AEAD_TAG) == 0;
 	}
 #endif
+	OSSL_PARAM tp[2] = {
+		OSSL_PARAM_construct_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, (void *)tag,
+						  AEAD_TAG),
+		OSSL_PARAM_construct_end(),
+	};
+	int l, l2;
+
 	return EVP_DecryptInit_ex2(a->evp, NULL, NULL, nonce, tp) == 1 &&
 	       EVP_DecryptUpdate(a->evp, NULL, &l, ad, adlen) == 1 &&
 	       EVP_DecryptUpdate(a->evp, p, &l, p, len) == 1 &&

@@ -81,13 +81,12 @@ aead_pick(const char *cipher, const char *want)
 			"libipsec-mb-dev only\n");
 		return NULL;
 	}
-	if (!path || (want && !strcmp(want, "openssl")))
-		path = "OpenSSL EVP";
-	aead_mb = strcmp(path, "OpenSSL EVP") != 0;
-	return path;
+	aead_mb = path && !(want && !strcmp(want, "openssl"));
+	return aead_mb ? path : "OpenSSL EVP";
 }
 
-/* Readies @a to seal (@enc 1) or open (@enc 0), without a key.  @return 1. */
+/* Readies @a to seal (@enc 1) or open (@enc 0), without a key.  @return 1,
+ * or 0 when the library could not allocate or refused the cipher. */
 static int
 aead_init(struct aead *a, int enc)
 {
@@ -132,15 +131,17 @@ aead_seal(struct aead *a, const uint8_t *nonce, const uint8_t *ad, int adlen, ui
 	  int len, uint8_t *tag)
 {
 #ifdef HAVE_IPSEC_MB
-	if (a->mb && aead_aes) {
-		IMB_AES256_GCM_ENC(a->mb, &a->mbk, &a->mbc, p, p, (uint64_t)len, nonce, ad,
-				   (uint64_t)adlen, tag, AEAD_TAG);
-		return 1;
-	}
 	if (a->mb) {
-		IMB_CHACHA20_POLY1305_INIT(a->mb, a->mbkey, &a->mbcc, nonce, ad, (uint64_t)adlen);
-		IMB_CHACHA20_POLY1305_ENC_UPDATE(a->mb, a->mbkey, &a->mbcc, p, p, (uint64_t)len);
-		IMB_CHACHA20_POLY1305_ENC_FINALIZE(a->mb, &a->mbcc, tag, AEAD_TAG);
+		if (aead_aes) {
+			IMB_AES256_GCM_ENC(a->mb, &a->mbk, &a->mbc, p, p, (uint64_t)len, nonce,
+					   ad, (uint64_t)adlen, tag, AEAD_TAG);
+		} else {
+			IMB_CHACHA20_POLY1305_INIT(a->mb, a->mbkey, &a->mbcc, nonce, ad,
+						   (uint64_t)adlen);
+			IMB_CHACHA20_POLY1305_ENC_UPDATE(a->mb, a->mbkey, &a->mbcc, p, p,
+							 (uint64_t)len);
+			IMB_CHACHA20_POLY1305_ENC_FINALIZE(a->mb, &a->mbcc, tag, AEAD_TAG);
+		}
 		return 1;
 	}
 #endif
